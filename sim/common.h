@@ -1,0 +1,35 @@
+// Shared basics for single-source host/device code (DESIGN.md D1).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define RLT_HD __host__ __device__
+#define RLT_INLINE __forceinline__
+#else
+#define RLT_HD
+#define RLT_INLINE inline
+#endif
+
+namespace rlt {
+
+using i64 = std::int64_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+template <class T>
+RLT_HD RLT_INLINE T clamp(T x, T lo, T hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+// isfinite that works in host and device code (never build with -ffast-math: it breaks this).
+RLT_HD RLT_INLINE bool is_finite(float x) {
+#if defined(__CUDA_ARCH__)
+  return isfinite(x);
+#else
+  return std::isfinite(x);
+#endif
+}
+
+}  // namespace rlt

@@ -1,0 +1,123 @@
+// The CPU executor (DESIGN.md D1): parallel_for over a thread pool, host buffers, and
+// deterministic reductions. The CUDA executor in kernels/cuda_executor.cuh has the same surface.
+//
+// Executor surface used by single-source code (VecEnv, learner):
+//   Exec::Buffer<T>                           owning buffer in the executor's memory
+//   parallel_for(exec, n, f)                  f(i) for i in [0, n); f is an RLT_HD callable
+//   reduce_sum(exec, n, f, out)               *out = sum_i f(i) (double), out in executor memory
+//   exec.copy_to_host / copy_from_host / copy (n elements, counted as transfers on CUDA)
+//   exec.synchronize()
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "sim/common.h"
+#include "sim/thread_pool.h"
+
+namespace rlt {
+
+enum class Device { kCpu, kCuda };
+const char* device_name(Device d);
+
+// Owning host array. Move-only like its device twin, so code written for one compiles for both.
+template <class T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  explicit HostBuffer(i64 n) : m_data(static_cast<size_t>(n)) {}
+  HostBuffer(HostBuffer&&) noexcept = default;
+  HostBuffer& operator=(HostBuffer&&) noexcept = default;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  void resize(i64 n) { m_data.assign(static_cast<size_t>(n), T{}); }
+  T* data() { return m_data.data(); }
+  const T* data() const { return m_data.data(); }
+  i64 size() const { return static_cast<i64>(m_data.size()); }
+
+ private:
+  std::vector<T> m_data;
+};
+
+class CpuExecutor {
+ public:
+  template <class T>
+  using Buffer = HostBuffer<T>;
+  static constexpr Device kDevice = Device::kCpu;
+
+  // Work is cut into chunks of at least this many items; small loops run on the caller.
+  static constexpr i64 kMinGrain = 1024;
+  // Reductions sum fixed-size chunks, then the chunk sums in order: the result does not depend
+  // on the number of threads.
+  static constexpr i64 kReduceChunk = 4096;
+
+  explicit CpuExecutor(int num_threads = 0) : m_pool(std::make_shared<ThreadPool>(num_threads)) {}
+
+  int num_threads() const { return m_pool->num_threads(); }
+  ThreadPool& pool() const { return *m_pool; }
+
+  template <class T>
+  void copy_to_host(T* dst, const T* src, i64 n) const { copy(dst, src, n); }
+  template <class T>
+  void copy_from_host(T* dst, const T* src, i64 n) const { copy(dst, src, n); }
+  template <class T>
+  void copy(T* dst, const T* src, i64 n) const {
+    if (n > 0 && dst != src) std::memcpy(dst, src, sizeof(T) * static_cast<size_t>(n));
+  }
+  template <class T>
+  void fill(T* dst, T value, i64 n) const { std::fill(dst, dst + n, value); }
+  void synchronize() const {}
+
+  // Runs body(begin, end) over [0, n) split into contiguous ranges.
+  template <class Body>
+  void for_ranges(i64 n, i64 grain, const Body& body) const {
+    if (n <= 0) return;
+    const int threads = m_pool->num_threads();
+    if (threads == 1 || n <= grain) {
+      body(i64{0}, n);
+      return;
+    }
+    // A few tasks per thread balance uneven work without much overhead.
+    i64 num_tasks = std::min<i64>((n + grain - 1) / grain, static_cast<i64>(threads) * 4);
+    const i64 per_task = (n + num_tasks - 1) / num_tasks;
+    num_tasks = (n + per_task - 1) / per_task;
+    m_pool->run(static_cast<int>(num_tasks), [&](int t) {
+      const i64 b = static_cast<i64>(t) * per_task;
+      body(b, std::min(n, b + per_task));
+    });
+  }
+
+ private:
+  std::shared_ptr<ThreadPool> m_pool;
+};
+
+template <class F>
+void parallel_for(const CpuExecutor& exec, i64 n, const F& f) {
+  exec.for_ranges(n, CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
+    for (i64 i = b; i < e; ++i) f(i);
+  });
+}
+
+// Deterministic sum; writes the result to *out (host memory for this executor).
+template <class F>
+void reduce_sum(const CpuExecutor& exec, i64 n, const F& f, double* out) {
+  const i64 num_chunks = (n + CpuExecutor::kReduceChunk - 1) / CpuExecutor::kReduceChunk;
+  std::vector<double> partial(static_cast<size_t>(num_chunks), 0.0);
+  exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
+    for (i64 c = cb; c < ce; ++c) {
+      const i64 b = c * CpuExecutor::kReduceChunk;
+      const i64 e = std::min(n, b + CpuExecutor::kReduceChunk);
+      double s = 0.0;
+      for (i64 i = b; i < e; ++i) s += static_cast<double>(f(i));
+      partial[static_cast<size_t>(c)] = s;
+    }
+  });
+  double total = 0.0;
+  for (double p : partial) total += p;
+  *out = total;
+}
+
+}  // namespace rlt

@@ -1,0 +1,69 @@
+// VecEnv: N copies of one environment stepped together (DESIGN.md D5).
+//
+// All arrays are in the executor's memory (host for the CPU, device for CUDA), one row per env:
+//   obs          (num_envs x obs_dim)  observation after the step (after auto-reset when done)
+//   final_obs    (num_envs x obs_dim)  observation that ended the episode; valid where done
+//   reward       (num_envs)            reward of the step
+//   terminated   (num_envs)            1 where the episode reached a terminal state
+//   truncated    (num_envs)            1 where it hit the time limit (bootstrap from final_obs)
+//   ep_return    (num_envs)            undiscounted return of the episode that just ended
+//   ep_length    (num_envs)            its length in steps
+// Auto-reset happens inside step: a done env starts its next episode in the same call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cpu_executor.h"
+#include "sim/spaces.h"
+
+namespace rlt {
+
+// One named array of a VecEnv's state, as bytes, for checkpoints.
+struct StateBlob {
+  std::string name;
+  std::vector<std::uint8_t> bytes;
+};
+
+class VecEnv {
+ public:
+  virtual ~VecEnv() = default;
+
+  virtual const EnvSpec& spec() const = 0;
+  virtual i64 num_envs() const = 0;
+  virtual Device device() const = 0;
+
+  // Sets a parameter of the env by name (before reset). Returns false for an unknown name.
+  virtual bool set_param(const std::string& name, double value) = 0;
+  // (name, current value, doc) of every parameter, for `rltrain envs` and config errors.
+  struct ParamInfo {
+    std::string name;
+    double value;
+    std::string doc;
+  };
+  virtual std::vector<ParamInfo> params() const = 0;
+
+  // Starts every env's first episode; all randomness derives from seed (DESIGN.md D4).
+  virtual void reset(std::uint64_t seed) = 0;
+  // actions: (num_envs x action.dim) floats in executor memory; discrete actions hold the index.
+  virtual void step(const float* actions) = 0;
+
+  virtual const float* obs() const = 0;
+  virtual const float* final_obs() const = 0;
+  virtual const float* reward() const = 0;
+  virtual const std::uint8_t* terminated() const = 0;
+  virtual const std::uint8_t* truncated() const = 0;
+  virtual const float* ep_return() const = 0;
+  virtual const std::int32_t* ep_length() const = 0;
+  // Number of env steps whose state went non-finite and were reset (D9), since reset().
+  virtual i64 num_nonfinite_resets() const = 0;
+
+  // Checkpoint support: the full mutable state, device-agnostic bytes.
+  virtual std::vector<StateBlob> save_state() const = 0;
+  // Throws std::runtime_error naming the blob when a size does not match.
+  virtual void load_state(const std::vector<StateBlob>& blobs) = 0;
+};
+
+}  // namespace rlt

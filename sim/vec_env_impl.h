@@ -1,0 +1,274 @@
+// VecEnvT<Env, Exec>: the single-source VecEnv over one env type and one executor.
+// Included by envs/registry.cpp (CPU) and kernels/cuda_envs.cu (CUDA).
+//
+// The Env contract (see envs/cartpole.h for a documented example):
+//   static constexpr const char* kName; kObsDim; kActDim; kDiscrete; kNumActions; kMaxEpisodeSteps
+//   struct Params { ...; template <class V> void visit(V&& v); };   v(name, field, doc)
+//   struct State  { ... };                                            plain data, one env
+//   static void spaces(const Params&, Space& obs, Space& act);       host
+//   RLT_HD static void reset(const Params&, State&, Philox& rng);
+//   RLT_HD static void step(const Params&, State&, const float* action, Philox& rng,
+//                           float& reward, bool& terminated);
+//   RLT_HD static void observe(const Params&, const State&, float* obs);
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+#include "sim/philox.h"
+#include "sim/vec_env.h"
+
+namespace rlt {
+
+// Per-env bookkeeping that is the same for every env type.
+struct EnvCounters {
+  std::int32_t step;     // steps taken in the current episode
+  std::uint32_t episode; // episodes started by this env (keys its random stream)
+  float ret;             // return accumulated in the current episode
+  std::uint32_t pad;
+};
+static_assert(sizeof(EnvCounters) == 16, "EnvCounters crosses the host/device boundary");
+
+RLT_HD RLT_INLINE bool all_finite(const float* x, int n) {
+  bool ok = true;
+  for (int k = 0; k < n; ++k) ok = ok && is_finite(x[k]);
+  return ok;
+}
+
+// One env's step with auto-reset: the body that both executors run per env index.
+template <class Env>
+struct StepOne {
+  typename Env::Params params;
+  std::uint64_t seed;
+  int max_steps;
+  typename Env::State* states;
+  EnvCounters* counters;
+  const float* actions;
+  float* obs;
+  float* final_obs;
+  float* reward;
+  std::uint8_t* terminated;
+  std::uint8_t* truncated;
+  float* ep_return;
+  std::int32_t* ep_length;
+  std::uint32_t* nonfinite;
+
+  RLT_HD void operator()(i64 i) const {
+    using State = typename Env::State;
+    State s = states[i];
+    EnvCounters c = counters[i];
+    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), c.episode, static_cast<u32>(c.step));
+    float r = 0.0f;
+    bool term = false;
+    Env::step(params, s, actions + i * Env::kActDim, rng, r, term);
+    c.step += 1;
+    float* o = obs + i * Env::kObsDim;
+    Env::observe(params, s, o);
+    const bool finite = all_finite(o, Env::kObsDim) && is_finite(r);
+    if (!finite) {  // D9: count, end the episode as terminal (no bootstrap from garbage), reset
+      nonfinite[i] += 1;
+      r = 0.0f;
+      term = true;
+    }
+    const bool trunc = !term && c.step >= max_steps;
+    c.ret += r;
+    reward[i] = r;
+    terminated[i] = term;
+    truncated[i] = trunc;
+    if (term || trunc) {
+      float* fo = final_obs + i * Env::kObsDim;
+      for (int k = 0; k < Env::kObsDim; ++k) fo[k] = finite ? o[k] : 0.0f;
+      ep_return[i] = c.ret;
+      ep_length[i] = c.step;
+      c.episode += 1;
+      c.step = 0;
+      c.ret = 0.0f;
+      Philox reset_rng(seed, RngStream::kEnvReset, static_cast<u32>(i), c.episode);
+      Env::reset(params, s, reset_rng);
+      Env::observe(params, s, o);
+    }
+    states[i] = s;
+    counters[i] = c;
+  }
+};
+
+// Starts env i's episode c.episode.
+template <class Env>
+struct ResetOne {
+  typename Env::Params params;
+  std::uint64_t seed;
+  typename Env::State* states;
+  EnvCounters* counters;
+  float* obs;
+  RLT_HD void operator()(i64 i) const {
+    typename Env::State s;
+    EnvCounters c = counters[i];
+    Philox rng(seed, RngStream::kEnvReset, static_cast<u32>(i), c.episode);
+    Env::reset(params, s, rng);
+    Env::observe(params, s, obs + i * Env::kObsDim);
+    c.step = 0;
+    c.ret = 0.0f;
+    states[i] = s;
+    counters[i] = c;
+  }
+};
+
+template <class Env, class Exec>
+class VecEnvT final : public VecEnv {
+ public:
+  using State = typename Env::State;
+  static_assert(std::is_trivially_copyable<State>::value, "env state must be plain data");
+
+  VecEnvT(Exec exec, i64 num_envs) : m_exec(std::move(exec)), m_num_envs(num_envs) {
+    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
+    m_spec.name = Env::kName;
+    m_spec.max_episode_steps = Env::kMaxEpisodeSteps;
+    m_max_steps = Env::kMaxEpisodeSteps;
+    Env::spaces(m_params, m_spec.observation, m_spec.action);
+    m_states.resize(num_envs);
+    m_counters.resize(num_envs);
+    m_obs.resize(num_envs * Env::kObsDim);
+    m_final_obs.resize(num_envs * Env::kObsDim);
+    m_reward.resize(num_envs);
+    m_terminated.resize(num_envs);
+    m_truncated.resize(num_envs);
+    m_ep_return.resize(num_envs);
+    m_ep_length.resize(num_envs);
+    m_nonfinite.resize(num_envs);
+  }
+
+  const EnvSpec& spec() const override { return m_spec; }
+  i64 num_envs() const override { return m_num_envs; }
+  Device device() const override { return Exec::kDevice; }
+  Exec& executor() { return m_exec; }
+  const typename Env::Params& env_params() const { return m_params; }
+
+  bool set_param(const std::string& name, double value) override {
+    if (name == "max_episode_steps") {
+      if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
+      m_max_steps = static_cast<int>(value);
+      m_spec.max_episode_steps = m_max_steps;
+      return true;
+    }
+    bool found = false;
+    m_params.visit([&](const char* n, auto& field, const char*) {
+      if (name == n) {
+        field = static_cast<std::remove_reference_t<decltype(field)>>(value);
+        found = true;
+      }
+    });
+    if (found) Env::spaces(m_params, m_spec.observation, m_spec.action);
+    return found;
+  }
+
+  std::vector<ParamInfo> params() const override {
+    std::vector<ParamInfo> out;
+    out.push_back({"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"});
+    auto p = m_params;
+    p.visit([&](const char* n, auto& field, const char* doc) {
+      out.push_back({n, static_cast<double>(field), doc});
+    });
+    return out;
+  }
+
+  void reset(std::uint64_t seed) override {
+    m_seed = seed;
+    m_exec.fill(m_counters.data(), EnvCounters{0, 0, 0.0f, 0}, m_num_envs);
+    m_exec.fill(m_nonfinite.data(), std::uint32_t{0}, m_num_envs);
+    m_exec.fill(m_terminated.data(), std::uint8_t{0}, m_num_envs);
+    m_exec.fill(m_truncated.data(), std::uint8_t{0}, m_num_envs);
+    ResetOne<Env> f{m_params, m_seed, m_states.data(), m_counters.data(), m_obs.data()};
+    parallel_for(m_exec, m_num_envs, f);
+  }
+
+  void step(const float* actions) override {
+    StepOne<Env> f{m_params,         m_seed,          m_max_steps,         m_states.data(),
+                   m_counters.data(), actions,        m_obs.data(),        m_final_obs.data(),
+                   m_reward.data(),   m_terminated.data(), m_truncated.data(), m_ep_return.data(),
+                   m_ep_length.data(), m_nonfinite.data()};
+    parallel_for(m_exec, m_num_envs, f);
+  }
+
+  const float* obs() const override { return m_obs.data(); }
+  const float* final_obs() const override { return m_final_obs.data(); }
+  const float* reward() const override { return m_reward.data(); }
+  const std::uint8_t* terminated() const override { return m_terminated.data(); }
+  const std::uint8_t* truncated() const override { return m_truncated.data(); }
+  const float* ep_return() const override { return m_ep_return.data(); }
+  const std::int32_t* ep_length() const override { return m_ep_length.data(); }
+
+  i64 num_nonfinite_resets() const override {
+    std::vector<std::uint32_t> h(static_cast<size_t>(m_num_envs));
+    m_exec.copy_to_host(h.data(), m_nonfinite.data(), m_num_envs);
+    i64 total = 0;
+    for (auto v : h) total += v;
+    return total;
+  }
+
+  // Direct access for tests and for setting a state by hand.
+  State* states() { return m_states.data(); }
+
+  std::vector<StateBlob> save_state() const override {
+    std::vector<StateBlob> out;
+    out.push_back(blob("states", m_states));
+    out.push_back(blob("counters", m_counters));
+    out.push_back(blob("obs", m_obs));
+    out.push_back(blob("nonfinite", m_nonfinite));
+    StateBlob seed{"seed", std::vector<std::uint8_t>(sizeof(m_seed))};
+    std::memcpy(seed.bytes.data(), &m_seed, sizeof(m_seed));
+    out.push_back(std::move(seed));
+    return out;
+  }
+
+  void load_state(const std::vector<StateBlob>& blobs) override {
+    auto find = [&](const char* name) -> const StateBlob& {
+      for (const auto& b : blobs)
+        if (b.name == name) return b;
+      throw std::runtime_error(std::string("env state '") + name + "' is missing");
+    };
+    unblob(find("states"), m_states);
+    unblob(find("counters"), m_counters);
+    unblob(find("obs"), m_obs);
+    unblob(find("nonfinite"), m_nonfinite);
+    const auto& seed = find("seed");
+    if (seed.bytes.size() != sizeof(m_seed)) throw std::runtime_error("env state 'seed' has the wrong size");
+    std::memcpy(&m_seed, seed.bytes.data(), sizeof(m_seed));
+  }
+
+ private:
+  template <class T>
+  StateBlob blob(const char* name, const typename Exec::template Buffer<T>& buf) const {
+    StateBlob b{name, std::vector<std::uint8_t>(sizeof(T) * static_cast<size_t>(buf.size()))};
+    m_exec.copy_to_host(reinterpret_cast<T*>(b.bytes.data()), buf.data(), buf.size());
+    return b;
+  }
+  template <class T>
+  void unblob(const StateBlob& b, typename Exec::template Buffer<T>& buf) {
+    if (b.bytes.size() != sizeof(T) * static_cast<size_t>(buf.size()))
+      throw std::runtime_error("env state '" + b.name + "' has " + std::to_string(b.bytes.size()) +
+                               " bytes, expected " + std::to_string(sizeof(T) * buf.size()) +
+                               " (another env or num_envs?)");
+    m_exec.copy_from_host(buf.data(), reinterpret_cast<const T*>(b.bytes.data()), buf.size());
+  }
+
+  Exec m_exec;
+  i64 m_num_envs;
+  EnvSpec m_spec;
+  typename Env::Params m_params;
+  int m_max_steps;
+  std::uint64_t m_seed = 0;
+  typename Exec::template Buffer<State> m_states;            // (num_envs) env state
+  typename Exec::template Buffer<EnvCounters> m_counters;    // (num_envs) step/episode/return
+  typename Exec::template Buffer<float> m_obs;               // (num_envs x obs_dim)
+  typename Exec::template Buffer<float> m_final_obs;         // (num_envs x obs_dim)
+  typename Exec::template Buffer<float> m_reward;            // (num_envs)
+  typename Exec::template Buffer<std::uint8_t> m_terminated; // (num_envs)
+  typename Exec::template Buffer<std::uint8_t> m_truncated;  // (num_envs)
+  typename Exec::template Buffer<float> m_ep_return;         // (num_envs) valid where done
+  typename Exec::template Buffer<std::int32_t> m_ep_length;  // (num_envs) valid where done
+  typename Exec::template Buffer<std::uint32_t> m_nonfinite; // (num_envs) non-finite resets
+};
+
+}  // namespace rlt

@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "sim/cpu_executor.h"
+
+namespace rlt {
+namespace {
+
+TEST(CpuExecutor, ParallelForVisitsEveryIndexOnce) {
+  for (int threads : {1, 2, 3, 8}) {
+    CpuExecutor exec(threads);
+    for (i64 n : {0, 1, 1023, 1024, 1025, 100000}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      parallel_for(exec, n, [&](i64 i) { hits[static_cast<size_t>(i)]++; });
+      for (i64 i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+TEST(CpuExecutor, ReduceIsIdenticalWhateverTheThreadCount) {
+  const i64 n = 123457;
+  auto f = [](i64 i) { return 1.0 / (1.0 + static_cast<double>(i % 977)) * (i % 3 ? 1.0 : -0.7); };
+  double ref = 0;
+  reduce_sum(CpuExecutor(1), n, f, &ref);
+  for (int threads : {2, 3, 7}) {
+    double got = 0;
+    reduce_sum(CpuExecutor(threads), n, f, &got);
+    EXPECT_EQ(got, ref) << threads << " threads";  // bit-identical, not just close
+  }
+  double plain = 0;
+  for (i64 i = 0; i < n; ++i) plain += f(i);
+  EXPECT_NEAR(ref, plain, 1e-9 * std::abs(plain) + 1e-9);
+}
+
+TEST(ThreadPool, ManyShortJobs) {
+  ThreadPool pool(4);
+  std::atomic<long> total{0};
+  for (int job = 0; job < 2000; ++job) pool.run(7, [&](int t) { total += t; });
+  EXPECT_EQ(total.load(), 2000L * 21);
+}
+
+}  // namespace
+}  // namespace rlt
