@@ -2,7 +2,13 @@
 // expand RLT_FOR_EACH_ENV to instantiate VecEnvT for each.
 #pragma once
 
+#include "envs/acrobot.h"
 #include "envs/cartpole.h"
+#include "envs/mountain_car_continuous.h"
+#include "envs/pendulum.h"
 
 #define RLT_FOR_EACH_ENV(X) \
-  X(CartPole)
+  X(CartPole)               \
+  X(Pendulum)               \
+  X(Acrobot)                \
+  X(MountainCarContinuous)

@@ -23,6 +23,18 @@ RLT_HD RLT_INLINE T clamp(T x, T lo, T hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }
 
+// Math overloads for float and double usable in host and device code alike.
+RLT_HD RLT_INLINE float m_exp(float x) { return expf(x); }
+RLT_HD RLT_INLINE double m_exp(double x) { return ::exp(x); }
+RLT_HD RLT_INLINE float m_log(float x) { return logf(x); }
+RLT_HD RLT_INLINE double m_log(double x) { return ::log(x); }
+RLT_HD RLT_INLINE float m_tanh(float x) { return tanhf(x); }
+RLT_HD RLT_INLINE double m_tanh(double x) { return ::tanh(x); }
+RLT_HD RLT_INLINE float m_expm1(float x) { return expm1f(x); }
+RLT_HD RLT_INLINE double m_expm1(double x) { return ::expm1(x); }
+RLT_HD RLT_INLINE float m_sqrt(float x) { return sqrtf(x); }
+RLT_HD RLT_INLINE double m_sqrt(double x) { return ::sqrt(x); }
+
 // isfinite that works in host and device code (never build with -ffast-math: it breaks this).
 RLT_HD RLT_INLINE bool is_finite(float x) {
 #if defined(__CUDA_ARCH__)

@@ -4,6 +4,7 @@
 // Executor surface used by single-source code (VecEnv, learner):
 //   Exec::Buffer<T>                           owning buffer in the executor's memory
 //   parallel_for(exec, n, f)                  f(i) for i in [0, n); f is an RLT_HD callable
+//   parallel_for_2d(exec, rows, cols, f)      f(r, j) over a (rows x cols) grid
 //   reduce_sum(exec, n, f, out)               *out = sum_i f(i) (double), out in executor memory
 //   exec.copy_to_host / copy_from_host / copy (n elements, counted as transfers on CUDA)
 //   exec.synchronize()
@@ -20,7 +21,7 @@
 namespace rlt {
 
 enum class Device { kCpu, kCuda };
-const char* device_name(Device d);
+inline const char* device_name(Device d) { return d == Device::kCuda ? "cuda" : "cpu"; }
 
 // Owning host array. Move-only like its device twin, so code written for one compiles for both.
 template <class T>
@@ -98,6 +99,17 @@ template <class F>
 void parallel_for(const CpuExecutor& exec, i64 n, const F& f) {
   exec.for_ranges(n, CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
     for (i64 i = b; i < e; ++i) f(i);
+  });
+}
+
+// f(r, j) for r in [0, rows), j in [0, cols): rows in parallel, j innermost so the compiler can
+// vectorize the inner loop. (The CUDA executor runs one thread per (r, j).)
+template <class F>
+void parallel_for_2d(const CpuExecutor& exec, i64 rows, int cols, const F& f) {
+  const i64 grain = std::max<i64>(1, CpuExecutor::kMinGrain / std::max(cols, 1));
+  exec.for_ranges(rows, grain, [&](i64 b, i64 e) {
+    for (i64 r = b; r < e; ++r)
+      for (int j = 0; j < cols; ++j) f(r, j);
   });
 }
 

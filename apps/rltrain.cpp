@@ -1,0 +1,150 @@
+// rltrain: one binary, subcommands train | eval | bench | envs (DESIGN.md D8).
+// Exit codes: 0 success, 2 bad input (config, flag, checkpoint), 1 anything else.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/bench.h"
+#include "envs/registry.h"
+#include "rl/checkpoint.h"
+#include "rl/evaluate.h"
+#include "rl/runtime.h"
+#include "rl/trainer.h"
+
+namespace {
+
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& flag) {
+  std::vector<std::int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 1) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw rlt::ConfigError(flag + ": expected a comma-separated list of positive integers, got \"" + text + "\"");
+    }
+  }
+  if (out.empty()) throw rlt::ConfigError(flag + ": expected a comma-separated list of positive integers, got \"\"");
+  return out;
+}
+
+int list_envs(bool names_only) {
+  rlt::CpuExecutor exec(1);
+  for (const auto& name : rlt::env_names()) {
+    if (names_only) {
+      std::printf("%s\n", name.c_str());
+      continue;
+    }
+    auto env = rlt::make_cpu_vec_env(name, 1, exec);
+    const auto& s = env->spec();
+    std::printf("%s\n  observation: %s\n  action:      %s\n  max_episode_steps: %d\n  params:", name.c_str(),
+                s.observation.describe().c_str(), s.action.describe().c_str(), s.max_episode_steps);
+    for (const auto& p : env->params()) std::printf(" %s=%g", p.name.c_str(), p.value);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+
+  rlt::TrainOptions train;
+  std::uint64_t train_seed = 0;
+  auto* t = app.add_subcommand("train", "Train PPO on a config; writes a run directory");
+  auto* t_config = t->add_option("--config", train.config_path, "Config TOML (e.g. configs/cartpole.toml)");
+  t->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
+  t->add_option("--device", train.device, "auto | cpu | cuda (default: the config's train.device)");
+  auto* t_seed = t->add_option("--seed", train_seed, "Seed (overrides train.seed)");
+  t->add_option("--run-dir", train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
+  auto* t_resume = t->add_option("--resume", train.resume_dir, "Continue the run in this directory exactly");
+  t->add_option("--iterations", train.max_iterations, "Stop after this many iterations in this call (0: run to the end)")
+      ->check(CLI::NonNegativeNumber);
+  t->add_flag("--quiet", train.quiet, "No progress output");
+  t_config->excludes(t_resume);
+
+  rlt::EvalOptions eval;
+  auto* e = app.add_subcommand("eval", "Evaluate a checkpoint: mean and std return");
+  e->add_option("--checkpoint", eval.checkpoint, "Checkpoint file or run directory")->required();
+  e->add_option("--episodes", eval.episodes, "Episodes to play");
+  e->add_flag("--deterministic", eval.deterministic, "Play the distribution's mode instead of sampling");
+  e->add_option("--config", eval.config_path, "Evaluate on this config's env (same env, other parameters)");
+  e->add_option("--seed", eval.seed, "Seed of the evaluation episodes");
+  e->add_option("--device", eval.device, "auto | cpu | cuda");
+
+  bool names_only = false;
+  auto* l = app.add_subcommand("envs", "List environments with their spaces and parameters");
+  l->add_flag("--names", names_only, "Names only, one per line");
+
+  rlt::BenchOptions bench;
+  std::string bench_env = "cartpole", bench_sizes = "1,256,4096,65536";
+  bool no_ppo = false;
+  auto* b = app.add_subcommand("bench", "Measure env steps/s, with policy inference, and PPO samples/s");
+  b->add_option("--env", bench_env, "Env name, a comma-separated list, or 'all'");
+  b->add_option("--num-envs", bench_sizes, "Comma-separated batch sizes");
+  b->add_option("--steps", bench.steps, "Steps per env per measurement (default: about 16M env steps)");
+  b->add_option("--device", bench.device, "auto | cpu | cuda");
+  b->add_option("--threads", bench.threads, "CPU threads (0: one per core)");
+  b->add_option("--json", bench.json_path, "Write the results as JSON");
+  b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
+  b->add_flag("--no-ppo", no_ppo, "Skip the full PPO iteration measurement");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    const int code = app.exit(err);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*t) {
+      if (train.config_path.empty() && train.resume_dir.empty())
+        throw rlt::ConfigError("rltrain train: --config FILE or --resume RUN_DIR is required");
+      if (*t_seed) train.seed = train_seed;
+      const rlt::TrainResult r = rlt::train(train);
+      std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", r.run_dir.c_str(),
+                  static_cast<long long>(r.env_steps), r.wall_seconds, r.final_mean_return,
+                  r.reached_target ? " (target reached)" : "");
+      return 0;
+    }
+    if (*e) {
+      const rlt::EvalResult r = rlt::evaluate(eval);
+      std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f\n", r.env.c_str(),
+                  static_cast<long long>(r.returns.size()), eval.deterministic ? "deterministic" : "sampled",
+                  r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
+      return 0;
+    }
+    if (*l) return list_envs(names_only);
+    if (*b) {
+      bench.num_envs = parse_int_list(bench_sizes, "--num-envs");
+      if (bench_env == "all") bench.envs = rlt::env_names();
+      else {
+        std::stringstream ss(bench_env);
+        std::string item;
+        while (std::getline(ss, item, ','))
+          if (!rlt::env_exists(item)) throw rlt::ConfigError("--env: unknown env '" + item + "' (see rltrain envs)");
+          else bench.envs.push_back(item);
+      }
+      bench.ppo = !no_ppo;
+      return rlt::run_bench(bench);
+    }
+  } catch (const rlt::ConfigError& err) {
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return 2;
+  } catch (const rlt::CheckpointError& err) {
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return 2;
+  } catch (const std::exception& err) {
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,159 @@
+// Acrobot-v1, with Gymnasium's equations, constants and termination rule
+// (gymnasium/envs/classic_control/acrobot.py: the "book" dynamics of Sutton & Barto 1998,
+// integrated by one classical RK4 step over dt with the torque held constant).
+//
+// Observation (Box(6), float32)
+// | idx | meaning                                      | range            | unit  |
+// |-----|----------------------------------------------|------------------|-------|
+// | 0   | cos(theta1), theta1 = 0 hanging down         | [-1, 1]          |       |
+// | 1   | sin(theta1)                                  | [-1, 1]          |       |
+// | 2   | cos(theta2), theta2 relative to link 1       | [-1, 1]          |       |
+// | 3   | sin(theta2)                                  | [-1, 1]          |       |
+// | 4   | angular velocity of link 1, dtheta1          | [-4 pi, 4 pi]    | rad/s |
+// | 5   | angular velocity of link 2, dtheta2          | [-9 pi, 9 pi]    | rad/s |
+// Action (Discrete(3)): torque on the joint between the links, 0 -> -1, 1 -> 0, 2 -> +1 (N m).
+// Reward: -1 every step, 0 on the step that terminates.
+// Terminated: the tip is more than one link length above the pivot,
+//             -cos(theta1) - cos(theta2 + theta1) > 1. Truncated: 500 steps.
+// Reset: theta1, theta2, dtheta1, dtheta2 each uniform in [-0.1, 0.1).
+//
+// After the RK4 step the angles are wrapped to [-pi, pi] (Gymnasium's wrap()) and the velocities
+// clipped. Gymnasium's torque_noise_max is 0 in Acrobot-v1 and is not modelled; its LINK_LENGTH_2
+// only affects rendering and is not a parameter here.
+#pragma once
+
+#include "sim/philox.h"
+#include "sim/spaces.h"
+
+namespace rlt {
+
+struct Acrobot {
+  static constexpr const char* kName = "acrobot";
+  static constexpr int kObsDim = 6;
+  static constexpr int kActDim = 1;
+  static constexpr bool kDiscrete = true;
+  static constexpr int kNumActions = 3;
+  static constexpr int kMaxEpisodeSteps = 500;
+
+  static constexpr float kPi = 3.14159265358979323846f;
+
+  struct Params {
+    float dt = 0.2f;             // s per step (one RK4 step)
+    float gravity = 9.8f;        // m/s^2
+    float link_length_1 = 1.0f;  // m
+    float link_mass_1 = 1.0f;    // kg
+    float link_mass_2 = 1.0f;    // kg
+    float link_com_1 = 0.5f;     // m, pivot to link 1's centre of mass
+    float link_com_2 = 0.5f;     // m, joint to link 2's centre of mass
+    float link_moi = 1.0f;       // kg m^2, moment of inertia of each link
+    float max_vel_1 = 4 * kPi;   // rad/s, dtheta1 is clipped to +-max_vel_1
+    float max_vel_2 = 9 * kPi;   // rad/s, dtheta2 is clipped to +-max_vel_2
+    float torque = 1.0f;         // N m, magnitude of actions 0 and 2
+    float goal_height = 1.0f;    // tip height (in link lengths, above the pivot) that terminates
+    float reset_noise = 0.1f;    // half-width of the uniform reset distribution
+    template <class V>
+    void visit(V&& v) {
+      v("dt", dt, "time step, integrated by one RK4 step (s)");
+      v("gravity", gravity, "gravitational acceleration (m/s^2)");
+      v("link_length_1", link_length_1, "length of link 1 (m)");
+      v("link_mass_1", link_mass_1, "mass of link 1 (kg)");
+      v("link_mass_2", link_mass_2, "mass of link 2 (kg)");
+      v("link_com_1", link_com_1, "pivot to link 1 centre of mass (m)");
+      v("link_com_2", link_com_2, "joint to link 2 centre of mass (m)");
+      v("link_moi", link_moi, "moment of inertia of each link (kg m^2)");
+      v("max_vel_1", max_vel_1, "dtheta1 limit (rad/s)");
+      v("max_vel_2", max_vel_2, "dtheta2 limit (rad/s)");
+      v("torque", torque, "joint torque of actions 0 (-) and 2 (+) (N m)");
+      v("goal_height", goal_height, "-cos(t1) - cos(t1 + t2) above this terminates");
+      v("reset_noise", reset_noise, "reset state ~ U(-reset_noise, reset_noise)");
+    }
+  };
+
+  // Gymnasium's `state` = [theta1, theta2, dtheta1, dtheta2], in that order.
+  struct State {
+    float theta1, theta2;    // rad, wrapped to [-pi, pi]
+    float dtheta1, dtheta2;  // rad/s
+  };
+
+  static void spaces(const Params& p, Space& obs, Space& act) {
+    obs = Space{kObsDim, false, 0, {-1.0f, -1.0f, -1.0f, -1.0f, -p.max_vel_1, -p.max_vel_2},
+                {1.0f, 1.0f, 1.0f, 1.0f, p.max_vel_1, p.max_vel_2}};
+    act = Space{1, true, kNumActions, {0.0f}, {static_cast<float>(kNumActions - 1)}};
+  }
+
+  // Gymnasium's _dsdt ("book" branch): d/dt of (theta1, theta2, dtheta1, dtheta2) under torque a.
+  RLT_HD static void derivs(const Params& p, const float* s, float a, float* ds) {
+    const float m1 = p.link_mass_1, m2 = p.link_mass_2, l1 = p.link_length_1;
+    const float lc1 = p.link_com_1, lc2 = p.link_com_2, i1 = p.link_moi, i2 = p.link_moi;
+    const float g = p.gravity;
+    const float theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
+    const float c2 = cosf(theta2), s2 = sinf(theta2);
+    const float d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * c2) + i1 + i2;
+    const float d2 = m2 * (lc2 * lc2 + l1 * lc2 * c2) + i2;
+    // Gymnasium writes cos(x - pi/2); sin(x) is the same function without pi's rounding error.
+    const float phi2 = m2 * lc2 * g * sinf(theta1 + theta2);
+    const float phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * s2 -
+                       2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * s2 +
+                       (m1 * lc1 + m2 * l1) * g * sinf(theta1) + phi2;
+    const float ddtheta2 = (a + d2 / d1 * phi1 - m2 * l1 * lc2 * dtheta1 * dtheta1 * s2 - phi2) /
+                           (m2 * lc2 * lc2 + i2 - d2 * d2 / d1);
+    const float ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    ds[0] = dtheta1;
+    ds[1] = dtheta2;
+    ds[2] = ddtheta1;
+    ds[3] = ddtheta2;
+  }
+
+  // Gymnasium's wrap(x, -pi, pi): shifts by 2 pi until x is in [-pi, pi]. The loop is what
+  // Gymnasium does (one shift in practice); far-out values are first reduced in one go so that
+  // the loop always ends, and a non-finite x is left for VecEnv's non-finite check.
+  RLT_HD static float wrap_angle(float x) {
+    const float two_pi = 2.0f * kPi;
+    if (!is_finite(x)) return x;
+    if (x > 4 * kPi || x < -4 * kPi) x -= two_pi * floorf((x + kPi) / two_pi);
+    while (x > kPi) x -= two_pi;
+    while (x < -kPi) x += two_pi;
+    return x;
+  }
+
+  RLT_HD static void reset(const Params& p, State& s, Philox& rng) {
+    float u[4];
+    uniform4(rng, -p.reset_noise, p.reset_noise, u, 4);
+    s = State{u[0], u[1], u[2], u[3]};
+  }
+
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
+                          bool& terminated) {
+    // Discrete index 0, 1, 2 -> torque -1, 0, +1 (out-of-range values go to the nearest end).
+    const float a = action[0] < 0.5f ? -p.torque : (action[0] < 1.5f ? 0.0f : p.torque);
+    // rk4(_dsdt, [s, a], [0, dt]): one classical RK4 step; the torque's derivative is 0.
+    const float y0[4] = {s.theta1, s.theta2, s.dtheta1, s.dtheta2};
+    const float h = p.dt, h2 = p.dt / 2.0f;
+    float k1[4], k2[4], k3[4], k4[4], y[4];
+    derivs(p, y0, a, k1);
+    for (int j = 0; j < 4; ++j) y[j] = y0[j] + h2 * k1[j];
+    derivs(p, y, a, k2);
+    for (int j = 0; j < 4; ++j) y[j] = y0[j] + h2 * k2[j];
+    derivs(p, y, a, k3);
+    for (int j = 0; j < 4; ++j) y[j] = y0[j] + h * k3[j];
+    derivs(p, y, a, k4);
+    for (int j = 0; j < 4; ++j) y[j] = y0[j] + h / 6.0f * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
+    s.theta1 = wrap_angle(y[0]);
+    s.theta2 = wrap_angle(y[1]);
+    s.dtheta1 = clamp(y[2], -p.max_vel_1, p.max_vel_1);
+    s.dtheta2 = clamp(y[3], -p.max_vel_2, p.max_vel_2);
+    terminated = -cosf(s.theta1) - cosf(s.theta2 + s.theta1) > p.goal_height;
+    reward = terminated ? 0.0f : -1.0f;
+  }
+
+  RLT_HD static void observe(const Params&, const State& s, float* obs) {
+    obs[0] = cosf(s.theta1);
+    obs[1] = sinf(s.theta1);
+    obs[2] = cosf(s.theta2);
+    obs[3] = sinf(s.theta2);
+    obs[4] = s.dtheta1;
+    obs[5] = s.dtheta2;
+  }
+};
+
+}  // namespace rlt

@@ -1,0 +1,106 @@
+// MountainCarContinuous-v0, with Gymnasium's equations, constants and termination rule
+// (gymnasium/envs/classic_control/continuous_mountain_car.py; Moore 1990).
+//
+// Observation (Box(2), float32)
+// | idx | meaning                  | range          | unit                  |
+// |-----|--------------------------|----------------|-----------------------|
+// | 0   | car position x           | [-1.2, 0.6]    | position units        |
+// | 1   | car velocity             | [-0.07, 0.07]  | position units / step |
+// Action (Box(1), float32)
+// | idx | meaning                  | range          | unit                  |
+// |-----|--------------------------|----------------|-----------------------|
+// | 0   | push force               | [-1, 1]        | scaled by power       |
+// The force is clipped to [-1, 1] in the dynamics. The action cost uses the action as given, not
+// clipped, exactly as Gymnasium does (reward -= pow(action[0], 2) * 0.1): a policy that asks for
+// more than the car can deliver pays for it.
+// Reward: -0.1 a^2 every step, +100 on the step that reaches the goal.
+// Terminated: x >= 0.45 and velocity >= 0 (goal_velocity). Truncated: 999 steps.
+// Reset: x uniform in [-0.6, -0.4), velocity 0.
+// Dynamics (one step): v += force * power - 0.0025 cos(3x), clipped to +-0.07; x += v, clipped to
+// [-1.2, 0.6]; at the left wall (x == -1.2) a negative velocity is set to 0 (inelastic).
+#pragma once
+
+#include "sim/philox.h"
+#include "sim/spaces.h"
+
+namespace rlt {
+
+struct MountainCarContinuous {
+  static constexpr const char* kName = "mountaincar_continuous";
+  static constexpr int kObsDim = 2;
+  static constexpr int kActDim = 1;
+  static constexpr bool kDiscrete = false;
+  static constexpr int kNumActions = 0;
+  static constexpr int kMaxEpisodeSteps = 999;
+
+  struct Params {
+    float min_action = -1.0f;     // the force is clipped to [min_action, max_action]
+    float max_action = 1.0f;
+    float min_position = -1.2f;   // left wall
+    float max_position = 0.6f;    // right end of the track
+    float max_speed = 0.07f;      // velocity is clipped to +-max_speed
+    float goal_position = 0.45f;  // x >= goal_position (with velocity >= goal_velocity) terminates
+    float goal_velocity = 0.0f;
+    float power = 0.0015f;        // velocity change per unit force per step
+    float hill_gravity = 0.0025f; // velocity change from the slope: -hill_gravity * cos(hill_freq x)
+    float hill_freq = 3.0f;       // the track's height is sin(hill_freq x)
+    float goal_reward = 100.0f;   // reward added on the step that reaches the goal
+    float action_cost = 0.1f;     // reward -= action_cost * action^2 every step
+    float reset_low = -0.6f;      // reset x ~ U(reset_low, reset_high), velocity 0
+    float reset_high = -0.4f;
+    template <class V>
+    void visit(V&& v) {
+      v("min_action", min_action, "lower clip of the force");
+      v("max_action", max_action, "upper clip of the force");
+      v("min_position", min_position, "left wall position");
+      v("max_position", max_position, "right end position");
+      v("max_speed", max_speed, "velocity limit (per step)");
+      v("goal_position", goal_position, "position that terminates");
+      v("goal_velocity", goal_velocity, "velocity needed at the goal to terminate");
+      v("power", power, "velocity change per unit force per step");
+      v("hill_gravity", hill_gravity, "slope term: v -= hill_gravity * cos(hill_freq * x)");
+      v("hill_freq", hill_freq, "track height is sin(hill_freq * x)");
+      v("goal_reward", goal_reward, "reward for reaching the goal");
+      v("action_cost", action_cost, "reward -= action_cost * action^2 (unclipped action)");
+      v("reset_low", reset_low, "reset position ~ U(reset_low, reset_high)");
+      v("reset_high", reset_high, "reset position ~ U(reset_low, reset_high)");
+    }
+  };
+
+  // Gymnasium's `state` = [position, velocity], in that order.
+  struct State {
+    float position;
+    float velocity;
+  };
+
+  static void spaces(const Params& p, Space& obs, Space& act) {
+    obs = Space{kObsDim, false, 0, {p.min_position, -p.max_speed}, {p.max_position, p.max_speed}};
+    act = Space{kActDim, false, 0, {p.min_action}, {p.max_action}};
+  }
+
+  RLT_HD static void reset(const Params& p, State& s, Philox& rng) {
+    float u[1];
+    uniform4(rng, p.reset_low, p.reset_high, u, 1);
+    s = State{u[0], 0.0f};
+  }
+
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
+                          bool& terminated) {
+    const float force = clamp(action[0], p.min_action, p.max_action);
+    float velocity = s.velocity + force * p.power - p.hill_gravity * cosf(p.hill_freq * s.position);
+    velocity = clamp(velocity, -p.max_speed, p.max_speed);
+    float position = clamp(s.position + velocity, p.min_position, p.max_position);
+    if (position == p.min_position && velocity < 0.0f) velocity = 0.0f;
+    s.position = position;
+    s.velocity = velocity;
+    terminated = position >= p.goal_position && velocity >= p.goal_velocity;
+    reward = (terminated ? p.goal_reward : 0.0f) - p.action_cost * action[0] * action[0];
+  }
+
+  RLT_HD static void observe(const Params&, const State& s, float* obs) {
+    obs[0] = s.position;
+    obs[1] = s.velocity;
+  }
+};
+
+}  // namespace rlt

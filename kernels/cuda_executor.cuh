@@ -1,0 +1,89 @@
+// The launch half of the CUDA executor (kernels/cuda_executor.h has the class): parallel_for,
+// parallel_for_2d and reduce_sum for CudaExecutor, the twins of those in sim/cpu_executor.h. Needs nvcc, with
+// --extended-lambda (rlt_cuda passes it on to whoever links it).
+//
+// f is a functor whose operator()(i64) const is RLT_HD (see StepOne in sim/vec_env_impl.h) or an
+// extended lambda, [=] RLT_HD (i64 i) { ... }. It is copied to the device by value: capture
+// device pointers and plain values, never host pointers or references.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "kernels/cuda_executor.cuh needs nvcc; host-only code includes kernels/cuda_executor.h"
+#endif
+
+#include <algorithm>
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "kernels/cuda_check.h"
+#include "kernels/cuda_executor.h"
+
+namespace rlt {
+
+// f(i) for i in [0, n), one thread per index (the grid-stride loop only matters past 2^31 blocks).
+template <class F>
+__global__ void __launch_bounds__(CudaExecutor::kBlockSize) parallel_for_kernel(i64 n, F f) {
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
+}
+
+template <class F>
+void parallel_for(const CudaExecutor& exec, i64 n, const F& f) {
+  if (n <= 0) return;
+  constexpr i64 kMaxBlocks = 0x7fffffff;  // gridDim.x limit
+  const i64 blocks = std::min<i64>((n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize, kMaxBlocks);
+  parallel_for_kernel<F><<<static_cast<unsigned>(blocks), CudaExecutor::kBlockSize, 0, exec.stream()>>>(n, f);
+  RLT_CUDA_CHECK_LAUNCH("parallel_for_kernel");
+}
+
+namespace detail {
+
+// Flat index -> (row, column), row-major: consecutive threads take consecutive columns, so a
+// row-major array is read and written coalesced.
+template <class F>
+struct Flat2d {
+  F f;
+  int cols;
+  RLT_HD void operator()(i64 i) const { f(i / cols, static_cast<int>(i % cols)); }
+};
+
+}  // namespace detail
+
+// f(r, j) for r in [0, rows), j in [0, cols): one thread per (r, j), the twin of the CPU
+// executor's parallel_for_2d (which loops j innermost on each thread).
+template <class F>
+void parallel_for_2d(const CudaExecutor& exec, i64 rows, int cols, const F& f) {
+  if (rows <= 0 || cols <= 0) return;
+  parallel_for(exec, rows * cols, detail::Flat2d<F>{f, cols});
+}
+
+namespace detail {
+
+// i -> double(f(i)): the input of the reduction, computed on the fly (nothing is materialized).
+template <class F>
+struct AsDouble {
+  F f;
+  RLT_HD double operator()(i64 i) const { return static_cast<double>(f(i)); }
+};
+
+}  // namespace detail
+
+// *out = sum_{i<n} f(i) in double, out in device memory; queued (read it with copy_to_host).
+// CUB's tree reduction: run-to-run reproducible on one GPU, but summed in another order than the
+// CPU executor's fixed chunks, so the two agree to rounding, not bit for bit.
+template <class F>
+void reduce_sum(const CudaExecutor& exec, i64 n, const F& f, double* out) {
+  if (n <= 0) {
+    RLT_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(double), exec.stream()));  // all-zero bits are 0.0
+    return;
+  }
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<i64>(0), detail::AsDouble<F>{f});
+  size_t temp_bytes = 0;
+  RLT_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, exec.stream()));
+  void* temp = exec.scratch(temp_bytes);
+  RLT_CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, exec.stream()));
+}
+
+}  // namespace rlt

@@ -1,0 +1,134 @@
+// The CUDA executor (DESIGN.md D1): the twin of CpuExecutor (sim/cpu_executor.h), with the same
+// surface, so that VecEnvT and the learner compile unchanged for both:
+//   CudaExecutor::Buffer<T>                  DeviceBuffer<T> (kernels/device_buffer.h)
+//   parallel_for(exec, n, f)                 a kernel, one thread per index      }
+//   parallel_for_2d(exec, rows, cols, f)     one thread per (r, j)               } in cuda_executor.cuh
+//   reduce_sum(exec, n, f, out)              CUB; *out is in device memory       }
+//   exec.copy_to_host / copy_from_host       counted in transfers(); copy_to_host waits for the data
+//   exec.copy / fill                         device to device, not counted
+//   exec.synchronize()
+//
+// Everything is queued on the executor's one stream, in submission order; only copy_to_host and
+// synchronize() wait. An executor is a cheap handle: copies share the stream, the cuBLAS handle,
+// the reduction scratch and the transfer counters. Use one executor (and its copies) from one host
+// thread at a time, as you would a stream.
+//
+// This header is plain C++ (it needs only cuda_runtime_api.h), so host-only code compiled by g++
+// (apps/, tests) can make an executor and pass it to make_cuda_vec_env or gemm; the launch
+// templates parallel_for, parallel_for_2d and reduce_sum need nvcc and live in kernels/cuda_executor.cuh.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include "kernels/device_buffer.h"
+#include "sim/common.h"
+#include "sim/cpu_executor.h"  // enum Device
+
+struct cublasContext;  // cublasHandle_t is cublasContext*; created on first use by kernels/cuda_gemm.cu
+
+namespace rlt {
+
+// Host<->device traffic through an executor (and all its copies), for benchmarks: the training loop
+// is meant to move nothing but a few scalars per iteration.
+struct TransferStats {
+  i64 h2d_copies = 0;  // copy_from_host calls with n > 0
+  i64 h2d_bytes = 0;
+  i64 d2h_copies = 0;  // copy_to_host calls with n > 0
+  i64 d2h_bytes = 0;
+  i64 copies() const { return h2d_copies + d2h_copies; }
+  i64 bytes() const { return h2d_bytes + d2h_bytes; }
+};
+
+class CudaExecutor {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+  static constexpr Device kDevice = Device::kCuda;
+
+  // Threads per block of parallel_for.
+  static constexpr int kBlockSize = 256;
+
+  // Makes `device` current on the calling thread and creates the executor's stream on it. Throws
+  // std::runtime_error when no device answers (check probe_cuda() first for a clean message).
+  explicit CudaExecutor(int device = 0);
+
+  int device() const;
+  cudaStream_t stream() const;
+
+  // dst (host) <- src (device); waits until the data is on the host.
+  template <class T>
+  void copy_to_host(T* dst, const T* src, i64 n) const {
+    static_assert(std::is_trivially_copyable<T>::value, "copied as bytes");
+    copy_to_host_bytes(dst, src, bytes_of<T>(n));
+  }
+  // dst (device) <- src (host); queued. Pageable src may be reused on return (the runtime stages
+  // it); pinned src (cudaMallocHost) must stay unchanged until the next synchronize().
+  template <class T>
+  void copy_from_host(T* dst, const T* src, i64 n) const {
+    static_assert(std::is_trivially_copyable<T>::value, "copied as bytes");
+    copy_from_host_bytes(dst, src, bytes_of<T>(n));
+  }
+  // dst (device) <- src (device); queued; not a transfer.
+  template <class T>
+  void copy(T* dst, const T* src, i64 n) const {
+    static_assert(std::is_trivially_copyable<T>::value, "copied as bytes");
+    if (dst != src) copy_device_bytes(dst, src, bytes_of<T>(n));
+  }
+  // dst[0..n) = value, for any trivially copyable T (a small kernel, or a memset when every byte of
+  // value is the same); queued.
+  template <class T>
+  void fill(T* dst, T value, i64 n) const {
+    static_assert(std::is_trivially_copyable<T>::value, "filled as bytes");
+    fill_bytes(dst, &value, sizeof(T), n);
+  }
+  // Waits for everything queued on the stream; reports a fault raised by any of it.
+  void synchronize() const;
+
+  TransferStats transfers() const;
+  void reset_transfers();
+
+  // TF32 tensor-core math for gemm (cuBLAS CUBLAS_TF32_TENSOR_OP_MATH): about 10 mantissa bits in
+  // the products, several times faster on Ampere and later. Off by default; shared by copies.
+  void set_tf32(bool enabled);
+  bool tf32() const;
+
+  // Device scratch of at least `bytes`, kept by the executor and grown on demand (reduce_sum's CUB
+  // temp storage). Valid until the next call to scratch() on this executor or its copies.
+  void* scratch(size_t bytes) const;
+
+  // The executor's cuBLAS handle, bound to its stream; created on first use (kernels/cuda_gemm.cu).
+  cublasContext* cublas() const;
+
+  // Shared by an executor and its copies. Public so that the pieces of kernels/ (cuda_gemm.cu)
+  // reach it; not for use elsewhere.
+  struct State {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0};
+    std::atomic<bool> tf32{false};
+    DeviceBuffer<unsigned char> scratch;
+    std::mutex blas_mutex;                  // guards the lazy creation of blas
+    std::shared_ptr<cublasContext> blas;    // deleter (cublasDestroy) set where it is created
+    ~State();                               // releases blas and scratch, then the stream
+  };
+  State& state() const { return *m_state; }
+
+ private:
+  template <class T>
+  static size_t bytes_of(i64 n) {
+    return n > 0 ? sizeof(T) * static_cast<size_t>(n) : 0;
+  }
+  void copy_to_host_bytes(void* dst, const void* src, size_t bytes) const;
+  void copy_from_host_bytes(void* dst, const void* src, size_t bytes) const;
+  void copy_device_bytes(void* dst, const void* src, size_t bytes) const;
+  void fill_bytes(void* dst, const void* value, size_t value_size, i64 n) const;
+
+  std::shared_ptr<State> m_state;
+};
+
+}  // namespace rlt

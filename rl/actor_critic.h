@@ -1,0 +1,182 @@
+// Actor-critic over one flat parameter buffer (DESIGN.md D6):
+//   [ actor MLP (obs -> logits or mean) | log_std (continuous only) | critic MLP (obs -> value) ]
+// Separate actor and critic trunks. loss_and_grad() computes the PPO loss gradient for a
+// minibatch, single source: runs on any executor, in float (training) or double (gradient tests).
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include <Eigen/QR>
+
+#include "rl/mlp.h"
+#include "rl/ppo_math.h"
+
+namespace rlt {
+
+struct PolicySpec {
+  int obs_dim = 0;
+  int act_dim = 0;      // action vector length (1 for discrete)
+  bool discrete = false;
+  int num_actions = 0;  // discrete only
+  std::vector<int> hidden;
+  Activation act = Activation::kTanh;
+  int head_dim() const { return discrete ? num_actions : act_dim; }
+};
+
+// Views of one minibatch, rows contiguous, in executor memory.
+template <class T>
+struct MinibatchView {
+  const T* obs;        // (rows x obs_dim), already normalized
+  const T* action;     // (rows x act_dim)
+  const T* old_logp;   // (rows)
+  const T* advantage;  // (rows)
+  const T* ret;        // (rows)
+  const T* old_value;  // (rows)
+  i64 rows;
+};
+
+template <class T>
+struct SquareOf {
+  const T* x;
+  RLT_HD double operator()(i64 i) const { return static_cast<double>(x[i]) * static_cast<double>(x[i]); }
+};
+template <class T>
+struct ValueOf {
+  const T* x;
+  RLT_HD double operator()(i64 i) const { return static_cast<double>(x[i]); }
+};
+template <class T>
+struct StridedValueOf {
+  const T* x;
+  int stride;
+  int offset;
+  RLT_HD double operator()(i64 i) const { return static_cast<double>(x[i * stride + offset]); }
+};
+
+template <class T, class Exec>
+class ActorCritic {
+ public:
+  using Buf = typename Exec::template Buffer<T>;
+
+  ActorCritic(const PolicySpec& spec, i64 max_rows, const Exec& exec) : m_spec(spec) {
+    if (spec.discrete && spec.num_actions > 16)
+      throw std::invalid_argument("discrete heads support at most 16 actions");
+    MlpShape actor{spec.obs_dim, spec.hidden, spec.head_dim(), spec.act};
+    MlpShape critic{spec.obs_dim, spec.hidden, 1, spec.act};
+    m_log_std_offset = actor.num_params();
+    m_critic_offset = m_log_std_offset + (spec.discrete ? 0 : spec.act_dim);
+    m_num_params = m_critic_offset + critic.num_params();
+    m_actor = Mlp<T, Exec>(actor, 0, max_rows, exec);
+    m_critic = Mlp<T, Exec>(critic, m_critic_offset, max_rows, exec);
+    m_d_head.resize(max_rows * spec.head_dim());
+    m_d_value.resize(max_rows);
+    m_d_log_std_rows.resize(spec.discrete ? 1 : max_rows * spec.act_dim);
+    m_stats.resize(max_rows * kNumPpoStats);
+    m_adv_moments.resize(2);
+    m_ones.resize(max_rows);
+    parallel_for(exec, max_rows, FillValue<T>{m_ones.data(), T(1)});
+  }
+
+  const PolicySpec& spec() const { return m_spec; }
+  i64 num_params() const { return m_num_params; }
+  i64 log_std_offset() const { return m_log_std_offset; }
+  i64 critic_offset() const { return m_critic_offset; }
+  i64 max_rows() const { return m_actor.max_rows(); }
+
+  // Initial parameters on the host (CleanRL's scheme): orthogonal weights with gain sqrt(2) in
+  // hidden layers, 0.01 on the actor output, 1 on the critic output; zero biases; log_std =
+  // init_log_std. Orthogonal matrices come from QR of Philox normals, so init is seeded.
+  std::vector<T> initial_params(u64 seed, double init_log_std) const {
+    std::vector<T> p(static_cast<size_t>(m_num_params), T(0));
+    u32 counter = 0;
+    auto init_mlp = [&](const MlpShape& s, i64 offset, double out_gain) {
+      for (int l = 0; l < s.num_layers(); ++l) {
+        const int ni = s.layer_in(l), no = s.layer_out(l);
+        const double gain = l + 1 < s.num_layers() ? std::sqrt(2.0) : out_gain;
+        const int big = ni > no ? ni : no;
+        Eigen::MatrixXd g(big, big);
+        Philox rng(seed, RngStream::kPolicyInit, counter++, 0);
+        for (int r = 0; r < big; ++r)
+          for (int c = 0; c < big; c += 2) {
+            const U32x4 w = rng.next4();
+            float z0, z1;
+            box_muller(w.v[0], w.v[1], z0, z1);
+            g(r, c) = z0;
+            if (c + 1 < big) g(r, c + 1) = z1;
+          }
+        Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+        Eigen::MatrixXd q = qr.householderQ();
+        // Sign fix so the distribution is uniform (Mezzadri 2007).
+        const Eigen::MatrixXd rm = qr.matrixQR().template triangularView<Eigen::Upper>();
+        for (int c = 0; c < big; ++c)
+          if (rm(c, c) < 0) q.col(c) *= -1.0;
+        T* w = p.data() + offset + s.weight_offset(l);
+        for (int r = 0; r < ni; ++r)
+          for (int c = 0; c < no; ++c) w[r * no + c] = static_cast<T>(gain * q(r, c));
+      }
+    };
+    init_mlp(m_actor.shape(), 0, 0.01);
+    init_mlp(m_critic.shape(), m_critic_offset, 1.0);
+    if (!m_spec.discrete)
+      for (int k = 0; k < m_spec.act_dim; ++k) p[static_cast<size_t>(m_log_std_offset + k)] = static_cast<T>(init_log_std);
+    return p;
+  }
+
+  // (rows x head_dim) logits or means.
+  const T* actor_forward(const Exec& exec, const T* params, const T* obs, i64 rows) {
+    return m_actor.forward(exec, params, obs, rows);
+  }
+  // (rows) values.
+  const T* critic_forward(const Exec& exec, const T* params, const T* obs, i64 rows) {
+    return m_critic.forward(exec, params, obs, rows);
+  }
+
+  // Gradient of the minibatch PPO loss into grads (every entry overwritten) and the minibatch
+  // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory).
+  void loss_and_grad(const Exec& exec, const T* params, const MinibatchView<T>& mb, const PpoCoefs<T>& coefs,
+                     T* grads, double* stat_sums) {
+    const i64 rows = mb.rows;
+    const T* head = m_actor.forward(exec, params, mb.obs, rows);
+    const T* value = m_critic.forward(exec, params, mb.obs, rows);
+    if (coefs.normalize_advantages) {
+      reduce_sum(exec, rows, ValueOf<T>{mb.advantage}, m_adv_moments.data());
+      reduce_sum(exec, rows, SquareOf<T>{mb.advantage}, m_adv_moments.data() + 1);
+    }
+    PpoLossGrad<T> f{head,
+                     params + m_log_std_offset,
+                     value,
+                     mb.action,
+                     mb.old_logp,
+                     mb.advantage,
+                     mb.ret,
+                     mb.old_value,
+                     m_adv_moments.data(),
+                     m_d_head.data(),
+                     m_d_value.data(),
+                     m_d_log_std_rows.data(),
+                     m_stats.data(),
+                     m_spec.head_dim(),
+                     m_spec.act_dim,
+                     m_spec.discrete,
+                     rows,
+                     coefs};
+    parallel_for(exec, rows, f);
+    m_actor.backward(exec, params, m_d_head.data(), grads);
+    m_critic.backward(exec, params, m_d_value.data(), grads);
+    if (!m_spec.discrete)
+      gemm(exec, true, false, 1, m_spec.act_dim, rows, T(1), m_ones.data(), m_d_log_std_rows.data(), T(0),
+           grads + m_log_std_offset);
+    for (int s = 0; s < kNumPpoStats; ++s)
+      reduce_sum(exec, rows, StridedValueOf<T>{m_stats.data(), kNumPpoStats, s}, stat_sums + s);
+  }
+
+ private:
+  PolicySpec m_spec;
+  i64 m_log_std_offset = 0, m_critic_offset = 0, m_num_params = 0;
+  Mlp<T, Exec> m_actor, m_critic;
+  Buf m_d_head, m_d_value, m_d_log_std_rows, m_stats, m_ones;
+  typename Exec::template Buffer<double> m_adv_moments;
+};
+
+}  // namespace rlt

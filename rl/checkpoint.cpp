@@ -1,0 +1,120 @@
+#include "rl/checkpoint.h"
+
+#include <cmath>
+#include <limits>
+
+namespace rlt {
+
+double TrainProgress::mean_return() const {
+  if (recent_returns.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0;
+  for (float r : recent_returns) s += r;
+  return s / static_cast<double>(recent_returns.size());
+}
+
+double TrainProgress::mean_length() const {
+  if (recent_lengths.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0;
+  for (auto l : recent_lengths) s += l;
+  return s / static_cast<double>(recent_lengths.size());
+}
+
+void TrainProgress::add_episode(float ret, std::int32_t len, std::size_t window) {
+  recent_returns.push_back(ret);
+  recent_lengths.push_back(len);
+  while (recent_returns.size() > window) recent_returns.pop_front();
+  while (recent_lengths.size() > window) recent_lengths.pop_front();
+  ++episodes;
+}
+
+void save_checkpoint(const std::string& path, const Config& cfg, const Learner& learner, const VecEnv& env,
+                     const TrainProgress& progress) {
+  TensorFile f;
+  const PolicySpec& ps = learner.policy_spec();
+  f.metadata["format"] = kCheckpointFormat;
+  f.metadata["env"] = env.spec().name;
+  f.metadata["obs_dim"] = std::to_string(ps.obs_dim);
+  f.metadata["head_dim"] = std::to_string(ps.head_dim());
+  f.metadata["num_envs"] = std::to_string(env.num_envs());
+  f.metadata["config"] = to_toml(cfg);
+  for (const NamedArray& a : learner.save()) {
+    if (!a.f32.empty()) f.tensors.push_back(make_tensor("learner/" + a.name, a.f32));
+    else f.tensors.push_back(make_tensor("learner/" + a.name, a.f64));
+  }
+  for (const StateBlob& b : env.save_state()) f.tensors.push_back(make_tensor("env/" + b.name, b.bytes));
+  f.tensors.push_back(make_tensor("progress/counters",
+                                  std::vector<std::int64_t>{progress.iteration, progress.env_steps, progress.episodes}));
+  f.tensors.push_back(make_tensor("progress/wall_seconds", std::vector<double>{progress.wall_seconds}));
+  f.tensors.push_back(make_tensor("progress/recent_returns",
+                                  std::vector<float>(progress.recent_returns.begin(), progress.recent_returns.end())));
+  f.tensors.push_back(make_tensor("progress/recent_lengths",
+                                  std::vector<std::int32_t>(progress.recent_lengths.begin(), progress.recent_lengths.end())));
+  write_safetensors(path, f);
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  Checkpoint c;
+  c.file = read_safetensors(path);
+  auto it = c.file.metadata.find("format");
+  if (it == c.file.metadata.end() || it->second != kCheckpointFormat)
+    throw CheckpointError(path + ": metadata \"format\": expected \"" + kCheckpointFormat +
+                          "\" (not an rltrain checkpoint?)");
+  try {
+    c.config = parse_config(c.file.meta("config"), path + " [metadata config]");
+  } catch (const ConfigError& e) {
+    throw CheckpointError(e.what());
+  }
+  return c;
+}
+
+void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
+                        TrainProgress* progress) {
+  const std::string& src = ckpt.file.source;
+  const PolicySpec& ps = learner.policy_spec();
+  const std::string ck_env = ckpt.file.meta("env");
+  const int ck_obs = std::stoi(ckpt.file.meta("obs_dim")), ck_head = std::stoi(ckpt.file.meta("head_dim"));
+  if (env != nullptr && ck_env != env->spec().name)
+    throw CheckpointError(src + ": metadata \"env\": checkpoint is for env '" + ck_env + "', expected '" +
+                          env->spec().name + "'");
+  if (ck_obs != ps.obs_dim || ck_head != ps.head_dim())
+    throw CheckpointError(src + ": metadata \"obs_dim\"/\"head_dim\": checkpoint has " + std::to_string(ck_obs) +
+                          "/" + std::to_string(ck_head) + ", expected " + std::to_string(ps.obs_dim) + "/" +
+                          std::to_string(ps.head_dim()) + " (another env?)");
+  std::vector<NamedArray> arrays;
+  for (const Tensor& t : ckpt.file.tensors) {
+    if (t.name.rfind("learner/", 0) != 0) continue;
+    NamedArray a;
+    a.name = t.name.substr(8);
+    if (t.dtype == DType::F32) a.f32 = tensor_values<float>(t, src);
+    else a.f64 = tensor_values<double>(t, src);
+    arrays.push_back(std::move(a));
+  }
+  try {
+    learner.load(arrays, policy_only);
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(src + ": " + e.what() + " (policy.hidden or env differs from the checkpoint's?)");
+  }
+  if (env != nullptr) {
+    std::vector<StateBlob> blobs;
+    for (const Tensor& t : ckpt.file.tensors)
+      if (t.name.rfind("env/", 0) == 0) blobs.push_back(StateBlob{t.name.substr(4), tensor_values<std::uint8_t>(t, src)});
+    try {
+      env->load_state(blobs);
+    } catch (const std::runtime_error& e) {
+      throw CheckpointError(src + ": " + e.what());
+    }
+  }
+  if (progress != nullptr) {
+    const auto counters = ckpt.file.values<std::int64_t>("progress/counters", {3});
+    progress->iteration = counters[0];
+    progress->env_steps = counters[1];
+    progress->episodes = counters[2];
+    progress->wall_seconds = ckpt.file.values<double>("progress/wall_seconds", {1})[0];
+    const auto rets = ckpt.file.values<float>("progress/recent_returns");
+    const auto lens = ckpt.file.values<std::int32_t>("progress/recent_lengths");
+    progress->recent_returns.assign(rets.begin(), rets.end());
+    progress->recent_lengths.assign(lens.begin(), lens.end());
+  }
+}
+
+}  // namespace rlt

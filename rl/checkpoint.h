@@ -1,0 +1,49 @@
+// Checkpoints (DESIGN.md D7): one safetensors file with the learner's state (weights, Adam
+// moments, normalizers, counters), the VecEnv's state (so --resume continues bit for bit) and the
+// training progress; the resolved config rides along as metadata. Device-agnostic: host arrays.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "rl/config.h"
+#include "rl/ppo.h"
+#include "rl/safetensors.h"
+#include "sim/vec_env.h"
+
+namespace rlt {
+
+constexpr const char* kCheckpointFormat = "rltrain-checkpoint-1";
+
+struct TrainProgress {
+  std::int64_t iteration = 0;      // iterations completed
+  std::int64_t env_steps = 0;      // env steps taken
+  std::int64_t episodes = 0;       // episodes finished
+  double wall_seconds = 0;         // training time so far, over all invocations
+  std::deque<float> recent_returns;          // the last eval_episodes finished episodes
+  std::deque<std::int32_t> recent_lengths;
+  double mean_return() const;      // NaN when no episode has finished
+  double mean_length() const;
+  void add_episode(float ret, std::int32_t len, std::size_t window);
+};
+
+// Writes atomically (temp file, fsync, rename).
+void save_checkpoint(const std::string& path, const Config& cfg, const Learner& learner, const VecEnv& env,
+                     const TrainProgress& progress);
+
+struct Checkpoint {
+  TensorFile file;
+  Config config;  // the config the checkpoint was trained with
+};
+
+// Reads and checks the format; throws CheckpointError("<file>: ...").
+Checkpoint read_checkpoint(const std::string& path);
+
+// Restores the learner (policy_only: weights and normalizer only) and, unless env is null, the
+// env and progress. Shape mismatches throw CheckpointError naming the file and tensor, with a
+// hint when the env or policy differs from the checkpoint's.
+void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
+                        TrainProgress* progress);
+
+}  // namespace rlt

@@ -1,0 +1,72 @@
+// The GEMM interface of the learner (DESIGN.md D6): row-major, contiguous matrices,
+//   C (m x n) = alpha * op(A) * op(B) + beta * C,
+// op(A) is (m x k): A is stored (m x k), or (k x m) when trans_a; likewise op(B) is (k x n).
+// The CPU version uses Eigen on fixed-size chunks so the result is bit-identical whatever the
+// thread count; the CUDA version (kernels/cuda_gemm.cu) calls cuBLAS.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "sim/cpu_executor.h"
+
+namespace rlt {
+
+template <class T>
+void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha,
+          const T* a, const T* b, T beta, T* c) {
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Map = Eigen::Map<Mat>;
+  using CMap = Eigen::Map<const Mat>;
+  if (m <= 0 || n <= 0) return;
+  constexpr i64 kRows = 256;  // rows of C per task: independent, so any split is deterministic
+  constexpr i64 kDepth = 512; // chunk of the k dimension when C is small and k is long
+  // Weight gradients have a small C and a long k (the batch): split k into fixed chunks, sum the
+  // partial products in chunk order.
+  if (m < 2 * kRows && k > 2 * kDepth) {
+    const i64 num_chunks = (k + kDepth - 1) / kDepth;
+    std::vector<Mat> partial(static_cast<size_t>(num_chunks));
+    exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
+      for (i64 ch = cb; ch < ce; ++ch) {
+        const i64 k0 = ch * kDepth, kn = std::min(kDepth, k - k0);
+        Mat& p = partial[static_cast<size_t>(ch)];
+        // Slice the k range out of op(A) and op(B).
+        if (!trans_a && !trans_b)
+          p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, k, n).middleRows(k0, kn);
+        else if (trans_a && !trans_b)
+          p.noalias() = CMap(a, k, m).middleRows(k0, kn).transpose() * CMap(b, k, n).middleRows(k0, kn);
+        else if (!trans_a && trans_b)
+          p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, n, k).middleCols(k0, kn).transpose();
+        else
+          p.noalias() = CMap(a, k, m).middleRows(k0, kn).transpose() * CMap(b, n, k).middleCols(k0, kn).transpose();
+      }
+    });
+    Map cm(c, m, n);
+    Mat sum = partial[0];
+    for (size_t ch = 1; ch < partial.size(); ++ch) sum += partial[ch];
+    if (beta == T(0)) cm = alpha * sum;
+    else cm = alpha * sum + beta * cm;
+    return;
+  }
+  exec.for_ranges((m + kRows - 1) / kRows, 1, [&](i64 tb, i64 te) {
+    for (i64 t = tb; t < te; ++t) {
+      const i64 r0 = t * kRows, rn = std::min(kRows, m - r0);
+      auto cblock = Map(c, m, n).middleRows(r0, rn);
+      if (beta == T(0)) cblock.setZero();
+      else if (beta != T(1)) cblock *= beta;
+      // C += alpha op(A) op(B), straight into C (no temporary).
+      if (!trans_a && !trans_b)
+        cblock.noalias() += alpha * CMap(a, m, k).middleRows(r0, rn) * CMap(b, k, n);
+      else if (trans_a && !trans_b)
+        cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, k, n);
+      else if (!trans_a && trans_b)
+        cblock.noalias() += alpha * CMap(a, m, k).middleRows(r0, rn) * CMap(b, n, k).transpose();
+      else
+        cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, n, k).transpose();
+    }
+  });
+}
+
+}  // namespace rlt

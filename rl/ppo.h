@@ -1,0 +1,141 @@
+// PPO over a VecEnv, single source for every executor (DESIGN.md D6), read top to bottom like
+// CleanRL: rollout (num_steps x num_envs), GAE, then epochs x minibatches. Everything inside
+// iterate() stays in executor memory; the only host reads are the per-iteration statistics.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rl/actor_critic.h"
+#include "rl/config.h"
+#include "sim/vec_env.h"
+
+namespace rlt {
+
+Activation parse_activation(const std::string& name);
+PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg);
+
+// What one iteration reports (host).
+struct IterationStats {
+  std::int64_t iteration = 0;     // 1-based, after this iteration
+  std::int64_t env_steps = 0;     // total env steps after this iteration
+  double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_frac = 0;
+  double explained_variance = 0;
+  double learning_rate = 0;       // at the end of the iteration
+  int epochs_run = 0;             // < num_epochs when target_kl stopped early
+  std::vector<float> finished_returns;        // episodes that ended in this iteration
+  std::vector<std::int32_t> finished_lengths;
+};
+
+// Running mean and variance of a vector quantity (Chan et al.'s parallel merge): mean/var live
+// in executor memory (read by kernels), the count on the host.
+template <class Exec>
+struct RunningMoments {
+  typename Exec::template Buffer<float> mean, var;  // (dim)
+  typename Exec::template Buffer<double> batch;     // (2 x dim) batch mean, batch M2
+  double count = 0;
+  int dim = 0;
+  void init(const Exec& exec, int d) {
+    dim = d;
+    mean.resize(d);
+    var.resize(d);
+    batch.resize(2 * d);
+    exec.fill(mean.data(), 0.0f, d);
+    exec.fill(var.data(), 1.0f, d);
+    count = 0;
+  }
+};
+
+// Folds a batch (n rows x dim, row-major) into running moments.
+template <class Exec>
+void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n);
+
+// A named host array of the learner's state, for checkpoints.
+struct NamedArray {
+  std::string name;
+  std::vector<float> f32;
+  std::vector<double> f64;
+};
+
+// The learner as the trainer, eval and bench see it, whatever the executor.
+class Learner {
+ public:
+  virtual ~Learner() = default;
+  // Starts training from scratch: initial weights, normalizers seeded with the reset obs.
+  virtual void start(std::uint64_t seed) = 0;
+  // One rollout (num_steps env steps per env) and one update.
+  virtual IterationStats iterate(std::int64_t iteration, std::int64_t num_iterations) = 0;
+  // Actions for the env's current observations (executor memory, num_envs x act_dim, valid
+  // until the next call): the mode when deterministic, else sampled from the stream keyed by step_key.
+  virtual const float* act(bool deterministic, std::uint32_t step_key) = 0;
+  // The learner's full state as host arrays, and restoring it (std::runtime_error naming the
+  // array on a missing one or a shape mismatch).
+  // With policy_only, only what acting needs (weights, observation normalizer) is restored,
+  // so a checkpoint evaluates on any number of envs.
+  virtual std::vector<NamedArray> save() const = 0;
+  virtual void load(const std::vector<NamedArray>& arrays, bool policy_only) = 0;
+  virtual const PolicySpec& policy_spec() const = 0;
+  virtual i64 num_params() const = 0;
+  virtual i64 batch_size() const = 0;
+};
+
+template <class Exec>
+class Ppo final : public Learner {
+ public:
+  using FBuf = typename Exec::template Buffer<float>;
+  using DBuf = typename Exec::template Buffer<double>;
+
+  Ppo(const Config& cfg, VecEnv& env, const Exec& exec);
+
+  void start(std::uint64_t seed) override;
+  IterationStats iterate(std::int64_t iteration, std::int64_t num_iterations) override;
+  const float* act(bool deterministic, std::uint32_t step_key) override;
+  std::vector<NamedArray> save() const override;
+  void load(const std::vector<NamedArray>& arrays, bool policy_only) override;
+  const PolicySpec& policy_spec() const override { return m_ac.spec(); }
+  i64 num_params() const override { return m_ac.num_params(); }
+  i64 batch_size() const override { return m_batch; }
+
+ private:
+  void normalize(const float* raw, float* out, i64 rows);
+  void collect_rollout(std::int64_t iteration);
+  void compute_advantages();
+  int update(IterationStats& st);
+
+  Config m_cfg;
+  VecEnv& m_env;
+  Exec m_exec;
+  i64 m_num_envs, m_num_steps, m_batch, m_minibatch;
+  int m_obs_dim, m_act_dim;
+  ActorCritic<float, Exec> m_ac;
+  std::uint64_t m_seed = 0;
+  std::int64_t m_adam_step = 0;
+
+  FBuf m_params, m_grads, m_adam_m, m_adam_v;  // (num_params) the flat buffer and its Adam state
+  FBuf m_lr;                                   // (1) current learning rate
+  DBuf m_grad_sq;                              // (1) squared gradient norm of the minibatch
+  DBuf m_stat_sums;                            // (kNumPpoStats) minibatch sums
+  DBuf m_stat_acc;                             // (kNumPpoStats + 4) iteration sums; + explained-variance sums
+  RunningMoments<Exec> m_obs_rms;              // observation normalizer
+  RunningMoments<Exec> m_ret_rms;              // discounted-return moments (reward scaling)
+  FBuf m_disc_return;                          // (num_envs) running discounted return per env
+
+  // Rollout storage, (num_steps x num_envs x ...), written by collect_rollout.
+  FBuf m_obs, m_actions, m_logp, m_values, m_rewards, m_boot, m_disc, m_adv, m_returns, m_ep_ret;
+  typename Exec::template Buffer<std::uint8_t> m_done;
+  typename Exec::template Buffer<std::int32_t> m_ep_len;
+  // Per-step scratch (num_envs x ...).
+  FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
+  // Minibatch gather (minibatch x ...).
+  FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
+  // Host mirrors of the per-iteration statistics.
+  std::vector<double> m_host_stats;
+  std::vector<std::uint8_t> m_host_done;
+  std::vector<float> m_host_ep_ret;
+  std::vector<std::int32_t> m_host_ep_len;
+};
+
+}  // namespace rlt

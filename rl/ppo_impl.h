@@ -1,0 +1,415 @@
+// Ppo<Exec> implementation. Included once per executor: rl/ppo_cpu.cpp, kernels/cuda_ppo.cu.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "rl/ppo.h"
+
+namespace rlt {
+
+// ---- functors (one element or row each) -----------------------------------------------------------
+
+struct BatchMomentTerm {  // (x[i, k] - mean_k)^2 with mean_k = batch[k] / n read from executor memory
+  const float* x;
+  const double* batch;
+  int dim, k;
+  double n;
+  RLT_HD double operator()(i64 i) const {
+    const double d = static_cast<double>(x[i * dim + k]) - batch[k] / n;
+    return d * d;
+  }
+};
+
+struct MergeMoments {  // Chan et al.: fold (n_b, mean_b, M2_b) into (n_a, mean_a, var_a)
+  float* mean;
+  float* var;
+  const double* batch;  // [0, dim) sums, [dim, 2 dim) M2
+  int dim;
+  double n_a, n_b;
+  RLT_HD void operator()(i64 k) const {
+    const double mb = batch[k] / n_b, m2b = batch[dim + k];
+    const double ma = mean[k], m2a = static_cast<double>(var[k]) * n_a;
+    const double n = n_a + n_b, delta = mb - ma;
+    mean[k] = static_cast<float>(ma + delta * n_b / n);
+    var[k] = static_cast<float>((m2a + m2b + delta * delta * n_a * n_b / n) / n);
+  }
+};
+
+struct PostStep {  // bookkeeping after env.step for env i at rollout step t
+  const float* reward;
+  const std::uint8_t* terminated;
+  const std::uint8_t* truncated;
+  const float* ep_return;
+  const std::int32_t* ep_length;
+  const float* final_value;  // (num_envs) V(final obs)
+  float* disc_return;        // (num_envs)
+  float* rewards;            // rollout rows at step t
+  float* boot;
+  float* disc;
+  std::uint8_t* done;
+  float* ep_ret;
+  std::int32_t* ep_len;
+  float gamma;
+  RLT_HD void operator()(i64 i) const {
+    const float r = reward[i];
+    const bool d = terminated[i] || truncated[i];
+    rewards[i] = r;
+    // Gymnasium's semantics: a truncated episode is bootstrapped from its final observation.
+    boot[i] = truncated[i] ? gamma * final_value[i] : 0.0f;
+    const float g = disc_return[i] * gamma + r;
+    disc[i] = g;
+    disc_return[i] = d ? 0.0f : g;
+    done[i] = d;
+    ep_ret[i] = d ? ep_return[i] : 0.0f;
+    ep_len[i] = d ? ep_length[i] : 0;
+  }
+};
+
+struct ScaleRewards {  // r <- r / sqrt(var(discounted return) + eps) + bootstrap
+  float* rewards;
+  const float* boot;
+  const float* ret_var;
+  bool enabled;
+  RLT_HD void operator()(i64 k) const {
+    const float s = enabled ? 1.0f / sqrtf(ret_var[0] + 1e-8f) : 1.0f;
+    rewards[k] = rewards[k] * s + boot[k];
+  }
+};
+
+struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + j), obs normalized
+  IndexPermutation perm;
+  i64 start;
+  const float* obs;
+  const float* actions;
+  const float* logp;
+  const float* adv;
+  const float* ret;
+  const float* values;
+  const float* obs_mean;
+  const float* obs_var;
+  float* mb_obs;
+  float* mb_actions;
+  float* mb_logp;
+  float* mb_adv;
+  float* mb_ret;
+  float* mb_val;
+  int obs_dim, act_dim;
+  float clip;
+  bool normalize;
+  RLT_HD void operator()(i64 j) const {
+    const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
+    for (int k = 0; k < obs_dim; ++k) {
+      const float x = obs[src * obs_dim + k];
+      mb_obs[j * obs_dim + k] =
+          normalize ? clamp((x - obs_mean[k]) * (1.0f / sqrtf(obs_var[k] + 1e-8f)), -clip, clip) : x;
+    }
+    for (int k = 0; k < act_dim; ++k) mb_actions[j * act_dim + k] = actions[src * act_dim + k];
+    mb_logp[j] = logp[src];
+    mb_adv[j] = adv[src];
+    mb_ret[j] = ret[src];
+    mb_val[j] = values[src];
+  }
+};
+
+struct AdaptiveLr {  // rsl_rl's rule, on the minibatch's approximate KL, in executor memory
+  float* lr;
+  const double* stat_sums;
+  double rows, desired_kl;
+  RLT_HD void operator()(i64) const {
+    const double kl = stat_sums[kStatApproxKl] / rows;
+    if (kl > 2.0 * desired_kl) lr[0] = fmaxf(lr[0] / 1.5f, 1e-5f);
+    else if (kl < 0.5 * desired_kl && kl > 0.0) lr[0] = fminf(lr[0] * 1.5f, 1e-2f);
+  }
+};
+
+struct Accumulate {
+  double* acc;
+  const double* x;
+  RLT_HD void operator()(i64 s) const { acc[s] += x[s]; }
+};
+
+struct ResidualOf {  // returns - values, and its square
+  const float* ret;
+  const float* val;
+  bool square;
+  RLT_HD double operator()(i64 k) const {
+    const double d = static_cast<double>(ret[k]) - static_cast<double>(val[k]);
+    return square ? d * d : d;
+  }
+};
+
+// ---- moments ------------------------------------------------------------------------------------
+
+template <class Exec>
+void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n) {
+  if (n <= 0) return;
+  for (int k = 0; k < m.dim; ++k) reduce_sum(exec, n, StridedValueOf<float>{x, m.dim, k}, m.batch.data() + k);
+  for (int k = 0; k < m.dim; ++k)
+    reduce_sum(exec, n, BatchMomentTerm{x, m.batch.data(), m.dim, k, static_cast<double>(n)}, m.batch.data() + m.dim + k);
+  parallel_for(exec, m.dim, MergeMoments{m.mean.data(), m.var.data(), m.batch.data(), m.dim, m.count, static_cast<double>(n)});
+  m.count += static_cast<double>(n);
+}
+
+// ---- Ppo ------------------------------------------------------------------------------------------
+
+template <class Exec>
+Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
+    : m_cfg(cfg),
+      m_env(env),
+      m_exec(exec),
+      m_num_envs(env.num_envs()),
+      m_num_steps(cfg.ppo.num_steps),
+      m_batch(m_num_envs * cfg.ppo.num_steps),
+      m_minibatch(m_batch / cfg.ppo.num_minibatches),
+      m_obs_dim(env.spec().observation.dim),
+      m_act_dim(env.spec().action.dim),
+      m_ac(policy_spec_for(env.spec(), cfg.policy), std::max(m_num_envs, m_batch / cfg.ppo.num_minibatches), exec) {
+  if (m_batch % cfg.ppo.num_minibatches != 0)
+    throw std::invalid_argument("num_envs * num_steps must be divisible by num_minibatches");
+  const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;
+  for (FBuf* buf : {&m_params, &m_grads, &m_adam_m, &m_adam_v}) buf->resize(p);
+  m_lr.resize(1);
+  m_grad_sq.resize(1);
+  m_stat_sums.resize(kNumPpoStats);
+  m_stat_acc.resize(kNumPpoStats + 4);
+  m_obs_rms.init(m_exec, m_obs_dim);
+  m_ret_rms.init(m_exec, 1);
+  m_disc_return.resize(n);
+  m_obs.resize(b * m_obs_dim);
+  m_actions.resize(b * m_act_dim);
+  for (FBuf* buf : {&m_logp, &m_values, &m_rewards, &m_boot, &m_disc, &m_adv, &m_returns, &m_ep_ret}) buf->resize(b);
+  m_done.resize(b);
+  m_ep_len.resize(b);
+  m_step_obs.resize(n * m_obs_dim);
+  m_step_final.resize(n * m_obs_dim);
+  m_next_value.resize(n);
+  m_step_actions.resize(n * m_act_dim);
+  m_mb_obs.resize(mb * m_obs_dim);
+  m_mb_actions.resize(mb * m_act_dim);
+  for (FBuf* buf : {&m_mb_logp, &m_mb_adv, &m_mb_ret, &m_mb_val}) buf->resize(mb);
+  m_host_stats.resize(kNumPpoStats + 4);
+  m_seed = cfg.train.seed;
+}
+
+template <class Exec>
+void Ppo<Exec>::start(std::uint64_t seed) {
+  m_seed = seed;
+  const std::vector<float> init = m_ac.initial_params(seed, m_cfg.policy.init_log_std);
+  m_exec.copy_from_host(m_params.data(), init.data(), m_ac.num_params());
+  m_exec.fill(m_adam_m.data(), 0.0f, m_ac.num_params());
+  m_exec.fill(m_adam_v.data(), 0.0f, m_ac.num_params());
+  m_exec.fill(m_lr.data(), static_cast<float>(m_cfg.ppo.learning_rate), 1);
+  m_exec.fill(m_disc_return.data(), 0.0f, m_num_envs);
+  m_adam_step = 0;
+  m_obs_rms.init(m_exec, m_obs_dim);
+  m_ret_rms.init(m_exec, 1);
+  if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_obs_rms, m_env.obs(), m_num_envs);
+}
+
+template <class Exec>
+void Ppo<Exec>::normalize(const float* raw, float* out, i64 rows) {
+  parallel_for(m_exec, rows * m_obs_dim,
+               NormalizeObs{raw, m_obs_rms.mean.data(), m_obs_rms.var.data(), out, m_obs_dim,
+                            static_cast<float>(m_cfg.ppo.clip_obs), m_cfg.ppo.normalize_obs});
+}
+
+template <class Exec>
+const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
+  normalize(m_env.obs(), m_step_obs.data(), m_num_envs);
+  const float* head = m_ac.actor_forward(m_exec, m_params.data(), m_step_obs.data(), m_num_envs);
+  const PolicySpec& ps = m_ac.spec();
+  parallel_for(m_exec, m_num_envs,
+               SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
+                            ps.act_dim, ps.discrete, deterministic, m_seed ^ 0x5EEDu, step_key});
+  return m_step_actions.data();
+}
+
+template <class Exec>
+void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
+  const i64 n = m_num_envs;
+  const PolicySpec& ps = m_ac.spec();
+  const float* params = m_params.data();
+  for (i64 t = 0; t < m_num_steps; ++t) {
+    const i64 row = t * n;
+    m_exec.copy(m_obs.data() + row * m_obs_dim, m_env.obs(), n * m_obs_dim);
+    normalize(m_env.obs(), m_step_obs.data(), n);
+    const float* head = m_ac.actor_forward(m_exec, params, m_step_obs.data(), n);
+    const float* value = m_ac.critic_forward(m_exec, params, m_step_obs.data(), n);
+    m_exec.copy(m_values.data() + row, value, n);
+    const u32 step_key = static_cast<u32>((iteration - 1) * m_num_steps + t);
+    parallel_for(m_exec, n,
+                 SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
+                              m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key});
+    m_env.step(m_actions.data() + row * m_act_dim);
+    normalize(m_env.final_obs(), m_step_final.data(), n);
+    const float* final_value = m_ac.critic_forward(m_exec, params, m_step_final.data(), n);
+    parallel_for(m_exec, n,
+                 PostStep{m_env.reward(), m_env.terminated(), m_env.truncated(), m_env.ep_return(), m_env.ep_length(),
+                          final_value, m_disc_return.data(), m_rewards.data() + row, m_boot.data() + row,
+                          m_disc.data() + row, m_done.data() + row, m_ep_ret.data() + row, m_ep_len.data() + row,
+                          static_cast<float>(m_cfg.ppo.gamma)});
+  }
+  normalize(m_env.obs(), m_step_obs.data(), n);
+  const float* next_value = m_ac.critic_forward(m_exec, params, m_step_obs.data(), n);
+  m_exec.copy(m_next_value.data(), next_value, n);
+}
+
+template <class Exec>
+void Ppo<Exec>::compute_advantages() {
+  if (m_cfg.ppo.normalize_reward) update_moments(m_exec, m_ret_rms, m_disc.data(), m_batch);
+  parallel_for(m_exec, m_batch, ScaleRewards{m_rewards.data(), m_boot.data(), m_ret_rms.var.data(), m_cfg.ppo.normalize_reward});
+  parallel_for(m_exec, m_num_envs,
+               GaeOneEnv<float>{m_rewards.data(), m_values.data(), m_done.data(), m_next_value.data(), m_adv.data(),
+                                m_returns.data(), static_cast<int>(m_num_steps), m_num_envs,
+                                static_cast<float>(m_cfg.ppo.gamma), static_cast<float>(m_cfg.ppo.gae_lambda)});
+}
+
+template <class Exec>
+int Ppo<Exec>::update(IterationStats& st) {
+  const auto& c = m_cfg.ppo;
+  const PpoCoefs<float> coefs{static_cast<float>(c.clip_coef), static_cast<float>(c.vf_coef),
+                              static_cast<float>(c.ent_coef), c.clip_value_loss, c.normalize_advantages};
+  const i64 p = m_ac.num_params();
+  const PolicySpec& ps = m_ac.spec();
+  int epochs = 0;
+  for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
+    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration), static_cast<u32>(epoch));
+    for (int k = 0; k < c.num_minibatches; ++k) {
+      parallel_for(m_exec, m_minibatch,
+                   GatherMinibatch{perm, k * m_minibatch, m_obs.data(), m_actions.data(), m_logp.data(), m_adv.data(),
+                                   m_returns.data(), m_values.data(), m_obs_rms.mean.data(), m_obs_rms.var.data(),
+                                   m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
+                                   m_mb_ret.data(), m_mb_val.data(), m_obs_dim, ps.act_dim,
+                                   static_cast<float>(c.clip_obs), c.normalize_obs});
+      const MinibatchView<float> mb{m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
+                                    m_mb_ret.data(),  m_mb_val.data(),     m_minibatch};
+      m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
+      parallel_for(m_exec, kNumPpoStats, Accumulate{m_stat_acc.data(), m_stat_sums.data()});
+      if (c.lr_schedule == "adaptive_kl")
+        parallel_for(m_exec, 1, AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
+      if (c.max_grad_norm > 0) reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
+      ++m_adam_step;
+      const float b1 = 0.9f, b2 = 0.999f;
+      parallel_for(m_exec, p,
+                   AdamStep<float>{m_params.data(), m_grads.data(), m_adam_m.data(), m_adam_v.data(), m_grad_sq.data(),
+                                   m_lr.data(), b1, b2, static_cast<float>(c.adam_eps),
+                                   static_cast<float>(c.max_grad_norm),
+                                   static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(m_adam_step))),
+                                   static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step)))});
+    }
+    ++epochs;
+    if (c.target_kl > 0) {  // one host read per epoch, only when early stopping is enabled
+      std::vector<double> acc(kNumPpoStats);
+      m_exec.copy_to_host(acc.data(), m_stat_acc.data(), kNumPpoStats);
+      if (acc[kStatApproxKl] / static_cast<double>(m_minibatch * c.num_minibatches * epochs) > c.target_kl) break;
+    }
+  }
+  return epochs;
+}
+
+template <class Exec>
+IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_iterations) {
+  const auto& c = m_cfg.ppo;
+  IterationStats st;
+  st.iteration = iteration;
+  if (c.lr_schedule == "linear") {  // CleanRL: anneal from lr to 0 over the run
+    const double frac = 1.0 - static_cast<double>(iteration - 1) / static_cast<double>(num_iterations);
+    m_exec.fill(m_lr.data(), static_cast<float>(frac * c.learning_rate), 1);
+  } else if (c.lr_schedule == "constant") {
+    m_exec.fill(m_lr.data(), static_cast<float>(c.learning_rate), 1);
+  }
+  collect_rollout(iteration);
+  compute_advantages();
+  m_exec.fill(m_stat_acc.data(), 0.0, kNumPpoStats + 4);
+  double* ev = m_stat_acc.data() + kNumPpoStats;
+  reduce_sum(m_exec, m_batch, ValueOf<float>{m_returns.data()}, ev + 0);
+  reduce_sum(m_exec, m_batch, SquareOf<float>{m_returns.data()}, ev + 1);
+  reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), false}, ev + 2);
+  reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), true}, ev + 3);
+  st.epochs_run = update(st);
+  if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch);
+
+  // The per-iteration statistics: the only host reads of the iteration.
+  m_exec.copy_to_host(m_host_stats.data(), m_stat_acc.data(), kNumPpoStats + 4);
+  float lr = 0;
+  m_exec.copy_to_host(&lr, m_lr.data(), 1);
+  m_host_done.resize(static_cast<size_t>(m_batch));
+  m_host_ep_ret.resize(static_cast<size_t>(m_batch));
+  m_host_ep_len.resize(static_cast<size_t>(m_batch));
+  m_exec.copy_to_host(m_host_done.data(), m_done.data(), m_batch);
+  m_exec.copy_to_host(m_host_ep_ret.data(), m_ep_ret.data(), m_batch);
+  m_exec.copy_to_host(m_host_ep_len.data(), m_ep_len.data(), m_batch);
+  for (i64 k = 0; k < m_batch; ++k)
+    if (m_host_done[static_cast<size_t>(k)]) {
+      st.finished_returns.push_back(m_host_ep_ret[static_cast<size_t>(k)]);
+      st.finished_lengths.push_back(m_host_ep_len[static_cast<size_t>(k)]);
+    }
+  const double samples = static_cast<double>(m_minibatch) * c.num_minibatches * st.epochs_run;
+  st.policy_loss = m_host_stats[kStatPolicyLoss] / samples;
+  st.value_loss = m_host_stats[kStatValueLoss] / samples;
+  st.entropy = m_host_stats[kStatEntropy] / samples;
+  st.approx_kl = m_host_stats[kStatApproxKl] / samples;
+  st.clip_frac = m_host_stats[kStatClipFrac] / samples;
+  const double nb = static_cast<double>(m_batch);
+  const double* e = m_host_stats.data() + kNumPpoStats;
+  const double var_ret = e[1] / nb - (e[0] / nb) * (e[0] / nb);
+  const double var_res = e[3] / nb - (e[2] / nb) * (e[2] / nb);
+  st.explained_variance = var_ret > 0 ? 1.0 - var_res / var_ret : 0.0;
+  st.learning_rate = lr;
+  return st;
+}
+
+template <class Exec>
+std::vector<NamedArray> Ppo<Exec>::save() const {
+  std::vector<NamedArray> out;
+  auto f32 = [&](const char* name, const FBuf& b) {
+    NamedArray a{name, std::vector<float>(static_cast<size_t>(b.size())), {}};
+    m_exec.copy_to_host(a.f32.data(), b.data(), b.size());
+    out.push_back(std::move(a));
+  };
+  f32("params", m_params);
+  f32("adam_m", m_adam_m);
+  f32("adam_v", m_adam_v);
+  f32("learning_rate", m_lr);
+  f32("obs_mean", m_obs_rms.mean);
+  f32("obs_var", m_obs_rms.var);
+  f32("ret_mean", m_ret_rms.mean);
+  f32("ret_var", m_ret_rms.var);
+  f32("disc_return", m_disc_return);
+  out.push_back(NamedArray{"counts", {}, {m_obs_rms.count, m_ret_rms.count, static_cast<double>(m_adam_step)}});
+  return out;
+}
+
+template <class Exec>
+void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, bool policy_only) {
+  auto find = [&](const char* name) -> const NamedArray& {
+    for (const auto& a : arrays)
+      if (a.name == name) return a;
+    throw std::runtime_error(std::string("tensor '") + name + "' is missing");
+  };
+  auto f32 = [&](const char* name, FBuf& b) {
+    const auto& a = find(name);
+    if (static_cast<i64>(a.f32.size()) != b.size())
+      throw std::runtime_error(std::string("tensor '") + name + "' has " + std::to_string(a.f32.size()) +
+                               " values, expected " + std::to_string(b.size()));
+    m_exec.copy_from_host(b.data(), a.f32.data(), b.size());
+  };
+  f32("params", m_params);
+  f32("obs_mean", m_obs_rms.mean);
+  f32("obs_var", m_obs_rms.var);
+  if (policy_only) return;
+  f32("adam_m", m_adam_m);
+  f32("adam_v", m_adam_v);
+  f32("learning_rate", m_lr);
+  f32("ret_mean", m_ret_rms.mean);
+  f32("ret_var", m_ret_rms.var);
+  f32("disc_return", m_disc_return);
+  const auto& counts = find("counts");
+  if (counts.f64.size() != 3) throw std::runtime_error("tensor 'counts' must have 3 values");
+  m_obs_rms.count = counts.f64[0];
+  m_ret_rms.count = counts.f64[1];
+  m_adam_step = static_cast<std::int64_t>(counts.f64[2]);
+}
+
+}  // namespace rlt

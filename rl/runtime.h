@@ -1,0 +1,51 @@
+// The one place where the backend is chosen (STYLE.md 3): resolves --device, owns the executor,
+// and makes envs and learners on it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rl/config.h"
+#include "rl/ppo.h"
+#include "sim/vec_env.h"
+
+namespace rlt {
+
+class Runtime {
+ public:
+  // want: auto | cpu | cuda. auto picks CUDA when a GPU answers (note() then says which) and
+  // falls back to the CPU with one line saying why; cuda without a GPU throws ConfigError.
+  Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "");
+  ~Runtime();
+
+  Device device() const { return m_device; }
+  const std::string& note() const { return m_note; }
+  int cpu_threads() const { return m_cpu.num_threads(); }
+  const CpuExecutor& cpu() const { return m_cpu; }
+
+  // Throws std::invalid_argument for an unknown env.
+  std::unique_ptr<VecEnv> make_env(const std::string& name, i64 num_envs) const;
+  // The env of a config, with its [env] parameters applied (ConfigError naming env.<key>).
+  std::unique_ptr<VecEnv> make_env(const Config& cfg) const;
+  std::unique_ptr<Learner> make_learner(const Config& cfg, VecEnv& env) const;
+  // Host <-> executor copies of small arrays (actions for eval, stats).
+  void to_host(float* dst, const float* src, i64 n) const;
+  void from_host(float* dst, const float* src, i64 n) const;
+  void to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const;
+  void to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const;
+  // Counted host<->device transfers so far (0 on the CPU).
+  std::int64_t num_transfers() const;
+
+ private:
+  Device m_device = Device::kCpu;
+  std::string m_note;
+  CpuExecutor m_cpu;
+  struct Cuda;
+  std::unique_ptr<Cuda> m_cuda;
+};
+
+// Applies cfg.env.params to env; unknown names or bad values throw ConfigError naming the file
+// and env.<key>.
+void apply_env_params(const Config& cfg, VecEnv& env);
+
+}  // namespace rlt

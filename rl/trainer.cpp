@@ -1,0 +1,222 @@
+#include "rl/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "rl/checkpoint.h"
+#include "rl/files.h"
+#include "rl/runtime.h"
+
+namespace fs = std::filesystem;
+
+namespace rlt {
+namespace {
+
+const char* kMetricsHeader =
+    "iteration,env_steps,wall_seconds,mean_return,mean_length,episodes,policy_loss,value_loss,entropy,"
+    "approx_kl,clip_frac,explained_variance,learning_rate,env_steps_per_second";
+
+std::string fmt(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string metrics_row(const IterationStats& st, const TrainProgress& p, double sps) {
+  std::ostringstream os;
+  os << st.iteration << ',' << st.env_steps << ',' << fmt(p.wall_seconds) << ',' << fmt(p.mean_return()) << ','
+     << fmt(p.mean_length()) << ',' << p.episodes << ',' << fmt(st.policy_loss) << ',' << fmt(st.value_loss) << ','
+     << fmt(st.entropy) << ',' << fmt(st.approx_kl) << ',' << fmt(st.clip_frac) << ',' << fmt(st.explained_variance)
+     << ',' << fmt(st.learning_rate) << ',' << fmt(sps);
+  return os.str();
+}
+
+std::string default_run_dir(const Config& cfg) {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return "runs/" + cfg.env.name + "-s" + std::to_string(cfg.train.seed) + "-" + stamp;
+}
+
+std::string human(double v) {
+  char buf[32];
+  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+// Keeps the metrics rows up to `iteration` (the checkpoint's): a resumed run recomputes the rest
+// identically, so nothing is lost.
+void trim_metrics(const std::string& path, std::int64_t iteration) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string line, kept;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header) {
+      kept += line + "\n";
+      header = false;
+      continue;
+    }
+    if (line.empty()) continue;
+    if (std::stoll(line.substr(0, line.find(','))) <= iteration) kept += line + "\n";
+  }
+  write_text_atomic(path, kept);
+}
+
+}  // namespace
+
+TrainResult train(const TrainOptions& opts) {
+  // 1. Everything that can be wrong with the input is checked before anything is written.
+  const bool resuming = !opts.resume_dir.empty();
+  Config cfg;
+  std::string ckpt_path;
+  if (resuming) {
+    const std::string saved = (fs::path(opts.resume_dir) / "config.toml").string();
+    ckpt_path = (fs::path(opts.resume_dir) / "checkpoints" / "latest.safetensors").string();
+    if (!fs::exists(saved)) throw ConfigError(opts.resume_dir + ": not a run directory (no config.toml)");
+    if (!fs::exists(ckpt_path)) throw CheckpointError(ckpt_path + ": missing (no checkpoint to resume from)");
+    cfg = load_config(saved);
+  } else {
+    cfg = load_config(opts.config_path);
+  }
+  for (const auto& o : opts.overrides) apply_override(cfg, o);
+  if (opts.seed) cfg.train.seed = *opts.seed;
+  if (!opts.device.empty()) cfg.train.device = opts.device;
+  validate(cfg);
+
+  Runtime rt(cfg.train.device, cfg.train.threads, cfg.source);
+  auto env = rt.make_env(cfg);
+  env->reset(cfg.train.seed);
+  auto learner = rt.make_learner(cfg, *env);
+  TrainProgress progress;
+  if (resuming) {
+    const Checkpoint ckpt = read_checkpoint(ckpt_path);
+    restore_checkpoint(ckpt, *learner, false, env.get(), &progress);
+  } else {
+    learner->start(cfg.train.seed);
+  }
+  const std::int64_t batch = learner->batch_size();
+  const std::int64_t num_iterations = (cfg.train.total_env_steps + batch - 1) / batch;
+
+  // 2. The run directory.
+  TrainResult result;
+  result.run_dir = resuming ? opts.resume_dir : (opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir);
+  const fs::path dir(result.run_dir);
+  const fs::path metrics_path = dir / "metrics.csv";
+  if (!resuming) {
+    if (fs::exists(dir / "config.toml") || fs::exists(metrics_path))
+      throw ConfigError(result.run_dir + ": already holds a run; use --resume " + result.run_dir +
+                        " or another --run-dir");
+    std::error_code ec;
+    fs::create_directories(dir / "checkpoints", ec);
+    if (ec) throw ConfigError(result.run_dir + ": cannot create (" + ec.message() + ")");
+  }
+  write_text_atomic((dir / "config.toml").string(), to_toml(cfg));
+  if (resuming) trim_metrics(metrics_path.string(), progress.iteration);
+  const bool new_metrics = !fs::exists(metrics_path);
+  std::ofstream metrics(metrics_path, std::ios::app);
+  if (!metrics) throw ConfigError(metrics_path.string() + ": cannot write");
+  if (new_metrics) metrics << kMetricsHeader << "\n" << std::flush;
+
+  const bool tty = !opts.quiet && ::isatty(STDERR_FILENO);
+  if (!opts.quiet) {
+    if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+    std::fprintf(stderr, "rltrain train: env %s, %lld envs, device %s (%d threads), %lld iterations of %lld steps, run dir %s%s\n",
+                 cfg.env.name.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()),
+                 rt.cpu_threads(), static_cast<long long>(num_iterations), static_cast<long long>(batch),
+                 result.run_dir.c_str(), resuming ? " (resumed)" : "");
+  }
+
+  // 3. The loop.
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const double wall_before = progress.wall_seconds;
+  auto last_print = t0;
+  const std::int64_t first = progress.iteration + 1;
+  const std::int64_t last =
+      opts.max_iterations > 0 ? std::min(num_iterations, progress.iteration + opts.max_iterations) : num_iterations;
+  auto checkpoint = [&](std::int64_t it) {
+    const std::string latest = (dir / "checkpoints" / "latest.safetensors").string();
+    save_checkpoint(latest, cfg, *learner, *env, progress);
+    if (cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) {
+      char name[64];
+      std::snprintf(name, sizeof name, "iter_%06lld.safetensors", static_cast<long long>(it));
+      save_checkpoint((dir / "checkpoints" / name).string(), cfg, *learner, *env, progress);
+    }
+  };
+  for (std::int64_t it = first; it <= last; ++it) {
+    const auto it_start = Clock::now();
+    IterationStats st = learner->iterate(it, num_iterations);
+    const double it_seconds = std::chrono::duration<double>(Clock::now() - it_start).count();
+    progress.iteration = it;
+    progress.env_steps += batch;
+    st.env_steps = progress.env_steps;
+    for (size_t k = 0; k < st.finished_returns.size(); ++k)
+      progress.add_episode(st.finished_returns[k], st.finished_lengths[k], static_cast<size_t>(cfg.train.eval_episodes));
+    progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
+    const double sps = static_cast<double>(batch) / it_seconds;
+    metrics << metrics_row(st, progress, sps) << "\n" << std::flush;
+    const bool reached = cfg.train.stop_at_target &&
+                         progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
+                         progress.mean_return() >= cfg.train.target_return;
+    const bool final_it = it == last || reached;
+    if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it) checkpoint(it);
+    const auto now = Clock::now();
+    if (!opts.quiet && (tty || final_it || now - last_print > std::chrono::seconds(2))) {
+      const double elapsed = std::chrono::duration<double>(now - t0).count();
+      const double eta = elapsed / static_cast<double>(it - first + 1) * static_cast<double>(last - it);
+      char line[256];
+      std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
+                    static_cast<long long>(it), static_cast<long long>(num_iterations),
+                    human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(),
+                    progress.mean_length(), human(sps).c_str(), progress.wall_seconds, eta);
+      if (tty) std::fprintf(stderr, "\r%-100s%s", line, final_it ? "\n" : "");
+      else std::fprintf(stderr, "%s\n", line);
+      last_print = now;
+    }
+    if (reached) {
+      result.reached_target = true;
+      break;
+    }
+  }
+  if (first > last) checkpoint(progress.iteration);  // nothing left to run: still leave a checkpoint
+
+  // 4. Summary.
+  result.final_mean_return = progress.mean_return();
+  result.env_steps = progress.env_steps;
+  result.iterations = progress.iteration;
+  result.wall_seconds = progress.wall_seconds;
+  nlohmann::json s;
+  s["env"] = cfg.env.name;
+  s["final_mean_return"] = std::isnan(result.final_mean_return) ? nlohmann::json(nullptr) : nlohmann::json(result.final_mean_return);
+  s["final_mean_length"] = std::isnan(progress.mean_length()) ? nlohmann::json(nullptr) : nlohmann::json(progress.mean_length());
+  s["episodes"] = progress.episodes;
+  s["env_steps"] = result.env_steps;
+  s["iterations"] = result.iterations;
+  s["wall_seconds"] = result.wall_seconds;
+  s["env_steps_per_second"] = result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
+  s["device"] = device_name(rt.device());
+  s["threads"] = rt.cpu_threads();
+  s["seed"] = cfg.train.seed;
+  s["reached_target"] = result.reached_target;
+  s["finished"] = result.reached_target || progress.iteration >= num_iterations;
+  s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
+  write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
+  return result;
+}
+
+}  // namespace rlt

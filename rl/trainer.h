@@ -1,0 +1,38 @@
+// `rltrain train`: runs PPO and writes a run directory (DESIGN.md D7):
+//   config.toml      the resolved config
+//   metrics.csv      one row per iteration
+//   checkpoints/     latest.safetensors (+ iter_NNNNNN.safetensors every checkpoint_every)
+//   summary.json     final_mean_return, env_steps, wall_seconds, device, ...
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rlt {
+
+struct TrainOptions {
+  std::string config_path;                 // --config (not with --resume)
+  std::vector<std::string> overrides;      // --set section.key=value, in order
+  std::optional<std::uint64_t> seed;       // --seed
+  std::string device;                      // --device (empty: the config's)
+  std::string run_dir;                     // --run-dir (default runs/<env>-<seed>-<time>)
+  std::string resume_dir;                  // --resume RUN_DIR
+  std::int64_t max_iterations = 0;         // --iterations: stop after this many in this call (0 = no limit)
+  bool quiet = false;                      // no progress output
+};
+
+struct TrainResult {
+  std::string run_dir;
+  double final_mean_return = 0;
+  std::int64_t env_steps = 0;
+  std::int64_t iterations = 0;
+  double wall_seconds = 0;
+  bool reached_target = false;
+};
+
+// Throws ConfigError / CheckpointError for bad input (the CLI maps them to exit code 2).
+TrainResult train(const TrainOptions& opts);
+
+}  // namespace rlt

@@ -1,0 +1,109 @@
+// Every loss term's gradient against central finite differences, in double (DESIGN.md D6).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "rl/actor_critic.h"
+#include "rl/gemm.h"
+
+namespace rlt {
+namespace {
+
+struct Case {
+  bool discrete;
+  PpoCoefs<double> coefs;
+  Activation act;
+  const char* what;
+};
+
+class GradientCheck : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GradientCheck, MatchesFiniteDifferences) {
+  const Case& c = GetParam();
+  CpuExecutor exec(2);
+  PolicySpec spec;
+  spec.obs_dim = 5;
+  spec.discrete = c.discrete;
+  spec.act_dim = c.discrete ? 1 : 3;
+  spec.num_actions = c.discrete ? 4 : 0;
+  spec.hidden = {7, 6};
+  spec.act = c.act;
+  const i64 rows = 13;
+  ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
+  std::vector<double> params = ac.initial_params(3, -0.3);
+  Philox rng(9, RngStream::kBench, 0, 0);
+  auto uni = [&](double lo, double hi) { return lo + (hi - lo) * u32_to_unit_float(rng.next4().v[0]); };
+  // Perturb so the output layers are not nearly zero (the init uses gain 0.01 on the actor).
+  for (auto& p : params) p += uni(-0.3, 0.3);
+  std::vector<double> obs(rows * spec.obs_dim), action(rows * spec.act_dim), old_logp(rows), adv(rows), ret(rows),
+      old_value(rows);
+  for (auto& x : obs) x = uni(-1.5, 1.5);
+  for (i64 i = 0; i < rows; ++i) {
+    if (c.discrete) action[i] = static_cast<double>(i % spec.num_actions);
+    else
+      for (int k = 0; k < spec.act_dim; ++k) action[i * spec.act_dim + k] = uni(-1, 1);
+    adv[i] = uni(-2, 2);
+    ret[i] = uni(-1, 1);
+  }
+  // old log-probs and values near the current ones so some ratios clip and some don't.
+  {
+    std::vector<double> g(static_cast<size_t>(ac.num_params()));
+    std::vector<double> sums(kNumPpoStats);
+    const double* head = ac.actor_forward(exec, params.data(), obs.data(), rows);
+    const double* val = ac.critic_forward(exec, params.data(), obs.data(), rows);
+    for (i64 i = 0; i < rows; ++i) {
+      double lp, ent;
+      if (c.discrete) categorical<double>(head + i * spec.num_actions, spec.num_actions, static_cast<int>(action[i]), lp, ent, nullptr, nullptr);
+      else gaussian<double>(head + i * spec.act_dim, params.data() + ac.log_std_offset(), action.data() + i * spec.act_dim, spec.act_dim, lp, ent, nullptr, nullptr);
+      old_logp[i] = lp + uni(-0.4, 0.4);
+      old_value[i] = val[i] + uni(-0.4, 0.4);
+    }
+  }
+  MinibatchView<double> mb{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows};
+  auto loss = [&](const std::vector<double>& p, std::vector<double>* grad) {
+    std::vector<double> g(static_cast<size_t>(ac.num_params()));
+    std::vector<double> sums(kNumPpoStats);
+    ac.loss_and_grad(exec, p.data(), mb, c.coefs, g.data(), sums.data());
+    if (grad) *grad = g;
+    return (sums[kStatPolicyLoss] + c.coefs.vf_coef * sums[kStatValueLoss] - c.coefs.ent_coef * sums[kStatEntropy]) /
+           static_cast<double>(rows);
+  };
+  std::vector<double> grad;
+  loss(params, &grad);
+  const double eps = 1e-6;
+  int checked = 0, nonzero = 0;
+  double worst = 0;
+  i64 worst_i = -1;
+  for (i64 i = 0; i < ac.num_params(); ++i) {
+    std::vector<double> pp = params, pm = params;
+    pp[i] += eps;
+    pm[i] -= eps;
+    const double fd = (loss(pp, nullptr) - loss(pm, nullptr)) / (2 * eps);
+    // Central differences in double: truncation O(eps^2) and rounding ~1e-10 relative.
+    const double err = std::abs(grad[i] - fd) / (1e-7 + 1e-5 * std::abs(fd));
+    if (err > worst) worst = err, worst_i = i;
+    ++checked;
+    if (std::abs(fd) > 1e-8) ++nonzero;
+  }
+  EXPECT_LE(worst, 1.0) << c.what << ": worst parameter " << worst_i << " analytic " << grad[worst_i];
+  EXPECT_GT(nonzero, checked / 4) << c.what << ": the term must touch most parameters";
+}
+
+PpoCoefs<double> coefs(double vf, double ent, bool clip_v, bool norm_adv) {
+  return PpoCoefs<double>{0.2, vf, ent, clip_v, norm_adv};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LossTerms, GradientCheck,
+    ::testing::Values(Case{true, coefs(0, 0, false, false), Activation::kTanh, "discrete clipped surrogate"},
+                      Case{true, coefs(0, 0, false, true), Activation::kElu, "discrete surrogate, normalized adv"},
+                      Case{true, coefs(0, 0.5, false, false), Activation::kTanh, "discrete surrogate + entropy"},
+                      Case{true, coefs(1, 0, false, false), Activation::kRelu, "value loss"},
+                      Case{true, coefs(1, 0, true, false), Activation::kTanh, "clipped value loss"},
+                      Case{false, coefs(0, 0, false, false), Activation::kTanh, "gaussian clipped surrogate"},
+                      Case{false, coefs(0, 0.3, false, true), Activation::kElu, "gaussian surrogate + entropy"},
+                      Case{false, coefs(0.5, 0.01, true, true), Activation::kTanh, "gaussian full loss"}));
+
+}  // namespace
+}  // namespace rlt
