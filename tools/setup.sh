@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what rltrain needs on Debian 12 (run as root), only what is missing.
+#   tools/setup.sh          build dependencies
+#   tools/setup.sh --test   plus the test peers: GoogleTest, and the Python packages the peer
+#                           tests compare against (gymnasium, safetensors; they skip when absent)
+set -euo pipefail
+want_tests=0
+[[ "${1:-}" == "--test" ]] && want_tests=1
+
+pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if (( want_tests )); then
+  peers=(gymnasium safetensors numpy)
+  if ! python3 -c "import gymnasium, safetensors, numpy" 2>/dev/null; then
+    echo "setup: installing the Python test peers ${peers[*]}"
+    python3 -m pip install -q "${peers[@]}" 2>/dev/null ||
+      python3 -m pip install -q --break-system-packages "${peers[@]}" 2>/dev/null ||
+      echo "setup: could not install ${peers[*]}; the peer tests will skip"
+  fi
+fi
+echo "setup: ok (nvcc: $(command -v nvcc || echo 'not found, CPU-only build'))"
