@@ -11,35 +11,11 @@
 
 #include "rl/files.h"
 #include "rl/runtime.h"
-#include "sim/philox.h"
 
 namespace rlt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Random actions for every env, drawn on the executor (part of the measured step).
-struct RandomActions {
-  float* actions;
-  int act_dim;
-  bool discrete;
-  int num_actions;
-  const float* low;  // (act_dim) bounds, continuous only
-  const float* high;
-  u64 seed;
-  u32 step;
-  RLT_HD void operator()(i64 i) const {
-    Philox rng(seed, RngStream::kBench, static_cast<u32>(i), step);
-    for (int k = 0; k < act_dim; k += 4) {
-      const U32x4 r = rng.next4();
-      for (int q = 0; q < 4 && k + q < act_dim; ++q) {
-        const float u = u32_to_unit_float(r.v[q]);
-        actions[i * act_dim + k + q] =
-            discrete ? static_cast<float>(static_cast<int>(u * num_actions)) : low[k + q] + u * (high[k + q] - low[k + q]);
-      }
-    }
-  }
-};
 
 Config bench_config(const BenchOptions& opts, const std::string& env_name) {
   const std::string path = (std::filesystem::path(opts.config_dir) / (env_name + ".toml")).string();
@@ -75,21 +51,12 @@ int run_bench(const BenchOptions& opts) {
       env->reset(1);
       const EnvSpec& spec = env->spec();
       const std::int64_t steps = opts.steps > 0 ? opts.steps : std::clamp<std::int64_t>((1 << 24) / n, 20, 100000);
-      const int act_dim = spec.action.dim;
-      // Host vectors are executor memory for the CPU executor.
-      std::vector<float> actions(static_cast<size_t>(n * act_dim)), low = spec.action.low, high = spec.action.high;
-      RandomActions ra{actions.data(), act_dim, spec.action.discrete, spec.action.num_actions, low.data(), high.data(), 7, 0};
-      for (int w = 0; w < 3; ++w) {
-        ra.step = static_cast<u32>(w);
-        parallel_for(rt.cpu(), n, ra);
-        env->step(actions.data());
-      }
+      // Random actions are drawn on the executor inside the timed loop (env.sample_actions).
+      for (u32 w = 0; w < 3; ++w) env->step(env->sample_actions(7, w));
+      rt.synchronize();
       auto t0 = Clock::now();
-      for (std::int64_t t = 0; t < steps; ++t) {
-        ra.step = static_cast<u32>(t + 3);
-        parallel_for(rt.cpu(), n, ra);
-        env->step(actions.data());
-      }
+      for (std::int64_t t = 0; t < steps; ++t) env->step(env->sample_actions(7, static_cast<u32>(t + 3)));
+      rt.synchronize();
       const double env_sps = static_cast<double>(n * steps) / seconds_since(t0);
 
       // Policy inference + step: the rollout's inner loop without storage.
@@ -101,6 +68,7 @@ int run_bench(const BenchOptions& opts) {
       const std::int64_t psteps = std::max<std::int64_t>(5, steps / 10);
       t0 = Clock::now();
       for (std::int64_t t = 0; t < psteps; ++t) env->step(learner->act(false, static_cast<u32>(t)));
+      rt.synchronize();
       const double policy_sps = static_cast<double>(n * psteps) / seconds_since(t0);
 
       // Full PPO iterations (rollout + update).
@@ -121,6 +89,7 @@ int run_bench(const BenchOptions& opts) {
         t0 = Clock::now();
         const int iters = 2;
         for (int it = 2; it < 2 + iters; ++it) tl->iterate(it, 1000);
+        rt.synchronize();
         ppo_sps = static_cast<double>(tl->batch_size() * iters) / seconds_since(t0);
       }
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d\n", name.c_str(), static_cast<long long>(n), env_sps,

@@ -2,11 +2,21 @@
 
 #include "envs/registry.h"
 #include "kernels/device.h"
+#if defined(RLTRAIN_WITH_CUDA)
+#include "kernels/cuda_envs.h"
+#include "kernels/cuda_ppo.h"
+#endif
 
 namespace rlt {
 
 
+#if defined(RLTRAIN_WITH_CUDA)
+struct Runtime::Cuda {
+  CudaExecutor exec;
+};
+#else
 struct Runtime::Cuda {};
+#endif
 
 Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& config_source) : m_cpu(cpu_threads) {
   const std::string where = config_source.empty() ? "--device" : config_source + ": train.device";
@@ -23,16 +33,19 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
     m_device = Device::kCpu;
     return;
   }
-  // A GPU answers. The CUDA learner lands with the GPU issue; until then say so plainly.
-  const std::string why = "a GPU answers (" + probe.reason + ") but CUDA training is not built into this rltrain yet";
-  if (want == "cuda") throw ConfigError(where + ": " + why);
-  m_note = "device auto: using the CPU (" + why + ")";
-  m_device = Device::kCpu;
+#if defined(RLTRAIN_WITH_CUDA)
+  m_cuda = std::make_unique<Cuda>(Cuda{CudaExecutor(0)});
+  m_device = Device::kCuda;
+  if (want == "auto") m_note = "device auto: using CUDA (" + probe.reason + ")";
+#endif
 }
 
 Runtime::~Runtime() = default;
 
 std::unique_ptr<VecEnv> Runtime::make_env(const std::string& name, i64 num_envs) const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return make_cuda_vec_env(name, num_envs, m_cuda->exec);
+#endif
   return make_cpu_vec_env(name, num_envs, m_cpu);
 }
 
@@ -65,13 +78,33 @@ std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {
 }
 
 std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) {
+    m_cuda->exec.set_tf32(cfg.ppo.tf32);
+    return make_cuda_learner(cfg, env, m_cuda->exec);
+  }
+#endif
   return std::make_unique<Ppo<CpuExecutor>>(cfg, env, m_cpu);
 }
 
-void Runtime::to_host(float* dst, const float* src, i64 n) const { m_cpu.copy_to_host(dst, src, n); }
-void Runtime::from_host(float* dst, const float* src, i64 n) const { m_cpu.copy_from_host(dst, src, n); }
-void Runtime::to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const { m_cpu.copy_to_host(dst, src, n); }
-void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const { m_cpu.copy_to_host(dst, src, n); }
-std::int64_t Runtime::num_transfers() const { return 0; }
+// Copies through whichever executor is active.
+#if defined(RLTRAIN_WITH_CUDA)
+#define RLT_ACTIVE_EXEC(call) (m_cuda ? m_cuda->exec.call : m_cpu.call)
+#else
+#define RLT_ACTIVE_EXEC(call) (m_cpu.call)
+#endif
+void Runtime::to_host(float* dst, const float* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
+void Runtime::from_host(float* dst, const float* src, i64 n) const { RLT_ACTIVE_EXEC(copy_from_host(dst, src, n)); }
+void Runtime::to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
+void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
+void Runtime::synchronize() const { RLT_ACTIVE_EXEC(synchronize()); }
+#undef RLT_ACTIVE_EXEC
+
+std::int64_t Runtime::num_transfers() const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return m_cuda->exec.transfers().copies();
+#endif
+  return 0;
+}
 
 }  // namespace rlt

@@ -33,8 +33,10 @@ class Runtime {
   void from_host(float* dst, const float* src, i64 n) const;
   void to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const;
   void to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const;
-  // Counted host<->device transfers so far (0 on the CPU).
+  // Counted host<->device copies so far (0 on the CPU).
   std::int64_t num_transfers() const;
+  // Waits for queued device work (timing); nothing on the CPU.
+  void synchronize() const;
 
  private:
   Device m_device = Device::kCpu;

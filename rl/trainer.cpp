@@ -98,7 +98,7 @@ TrainResult train(const TrainOptions& opts) {
   if (!opts.device.empty()) cfg.train.device = opts.device;
   validate(cfg);
 
-  Runtime rt(cfg.train.device, cfg.train.threads, cfg.source);
+  Runtime rt(cfg.train.device, cfg.train.threads, opts.device.empty() ? cfg.source : "");
   auto env = rt.make_env(cfg);
   env->reset(cfg.train.seed);
   auto learner = rt.make_learner(cfg, *env);

@@ -49,6 +49,9 @@ class VecEnv {
   virtual void reset(std::uint64_t seed) = 0;
   // actions: (num_envs x action.dim) floats in executor memory; discrete actions hold the index.
   virtual void step(const float* actions) = 0;
+  // Uniform random actions from the declared action space (executor memory, num_envs x
+  // action.dim, valid until the next call), keyed by (seed, step): Gymnasium's action_space.sample().
+  virtual const float* sample_actions(std::uint64_t seed, std::uint32_t step) = 0;
 
   virtual const float* obs() const = 0;
   virtual const float* final_obs() const = 0;

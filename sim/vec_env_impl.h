@@ -94,6 +94,31 @@ struct StepOne {
   }
 };
 
+// Uniform random actions: one Philox block gives four action components, so item g fills
+// components [4g, 4g + 4) of the (num_envs x act_dim) array.
+struct RandomActions {
+  float* actions;
+  i64 num_components;  // num_envs * act_dim
+  int act_dim;
+  bool discrete;
+  int num_actions;
+  const float* low;  // (act_dim) bounds, continuous only
+  const float* high;
+  u64 seed;
+  u32 step;
+  RLT_HD void operator()(i64 g) const {
+    Philox rng(seed, RngStream::kBench, static_cast<u32>(g), step);
+    const U32x4 r = rng.next4();
+    for (int q = 0; q < 4; ++q) {
+      const i64 c = g * 4 + q;
+      if (c >= num_components) return;
+      const int k = static_cast<int>(c % act_dim);
+      const float u = u32_to_unit_float(r.v[q]);
+      actions[c] = discrete ? static_cast<float>(static_cast<int>(u * num_actions)) : low[k] + u * (high[k] - low[k]);
+    }
+  }
+};
+
 // Starts env i's episode c.episode.
 template <class Env>
 struct ResetOne {
@@ -137,6 +162,10 @@ class VecEnvT final : public VecEnv {
     m_ep_return.resize(num_envs);
     m_ep_length.resize(num_envs);
     m_nonfinite.resize(num_envs);
+    m_random_actions.resize(num_envs * Env::kActDim);
+    m_act_low.resize(Env::kActDim);
+    m_act_high.resize(Env::kActDim);
+    upload_action_bounds();
   }
 
   const EnvSpec& spec() const override { return m_spec; }
@@ -159,7 +188,10 @@ class VecEnvT final : public VecEnv {
         found = true;
       }
     });
-    if (found) Env::spaces(m_params, m_spec.observation, m_spec.action);
+    if (found) {
+      Env::spaces(m_params, m_spec.observation, m_spec.action);
+      upload_action_bounds();
+    }
     return found;
   }
 
@@ -189,6 +221,14 @@ class VecEnvT final : public VecEnv {
                    m_reward.data(),   m_terminated.data(), m_truncated.data(), m_ep_return.data(),
                    m_ep_length.data(), m_nonfinite.data()};
     parallel_for(m_exec, m_num_envs, f);
+  }
+
+  const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
+    const i64 components = m_num_envs * Env::kActDim;
+    RandomActions f{m_random_actions.data(), components, Env::kActDim, Env::kDiscrete, Env::kNumActions,
+                    m_act_low.data(), m_act_high.data(), seed, step};
+    parallel_for(m_exec, (components + 3) / 4, f);
+    return m_random_actions.data();
   }
 
   const float* obs() const override { return m_obs.data(); }
@@ -238,6 +278,11 @@ class VecEnvT final : public VecEnv {
   }
 
  private:
+  void upload_action_bounds() {
+    m_exec.copy_from_host(m_act_low.data(), m_spec.action.low.data(), Env::kActDim);
+    m_exec.copy_from_host(m_act_high.data(), m_spec.action.high.data(), Env::kActDim);
+  }
+
   template <class T>
   StateBlob blob(const char* name, const typename Exec::template Buffer<T>& buf) const {
     StateBlob b{name, std::vector<std::uint8_t>(sizeof(T) * static_cast<size_t>(buf.size()))};
@@ -269,6 +314,8 @@ class VecEnvT final : public VecEnv {
   typename Exec::template Buffer<float> m_ep_return;         // (num_envs) valid where done
   typename Exec::template Buffer<std::int32_t> m_ep_length;  // (num_envs) valid where done
   typename Exec::template Buffer<std::uint32_t> m_nonfinite; // (num_envs) non-finite resets
+  typename Exec::template Buffer<float> m_random_actions;    // (num_envs x act_dim) sample_actions()
+  typename Exec::template Buffer<float> m_act_low, m_act_high; // (act_dim) action bounds
 };
 
 }  // namespace rlt

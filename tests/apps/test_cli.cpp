@@ -1,0 +1,716 @@
+// End-to-end tests of the `rltrain` binary (DESIGN.md D7-D9): bad input stops with exit code 2 and
+// one line naming the file and the key, and leaves an existing run untouched; --resume continues
+// bit for bit; the thread count does not change the results; the run directory holds what it
+// should; eval is deterministic; `envs` and `--help` work. Every run is tiny (a few iterations of
+// CartPole or Pendulum), in a temp directory that is removed afterwards.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "envs/registry.h"
+#include "kernels/device.h"
+#include "rl/config.h"
+#include "rl/safetensors.h"
+#include "tests/apps/cli_util.h"
+
+namespace rlt::cli_test {
+namespace {
+
+using Args = std::vector<std::string>;
+
+// The columns the trainer writes to metrics.csv (rl/trainer.cpp), in order.
+const Args kMetricsColumns = {"iteration",   "env_steps",  "wall_seconds",       "mean_return",
+                              "mean_length", "episodes",   "policy_loss",        "value_loss",
+                              "entropy",     "approx_kl",  "clip_frac",          "explained_variance",
+                              "learning_rate", "env_steps_per_second"};
+
+// CartPole's batch with the shipped config: 16 envs x 32 steps.
+constexpr std::int64_t kCartpoleBatch = 512;
+
+Args concat(Args a, const Args& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A tiny CartPole training of `iterations` iterations that never stops early.
+Args tiny_cartpole(std::int64_t iterations) {
+  return {"train", "--config", cartpole_config(), "--quiet", "--set",
+          "train.total_env_steps=" + std::to_string(iterations * kCartpoleBatch), "--set", "train.stop_at_target=false"};
+}
+
+// Bad input: exit code 2, nothing on stdout, exactly one line on stderr that holds every needle.
+void expect_bad_input(const Args& args, const CliResult& r, const Args& needles) {
+  SCOPED_TRACE(describe(args, r));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "expected exactly one line on stderr";
+  EXPECT_EQ(r.err.back(), '\n');
+  EXPECT_EQ(r.err.rfind("rltrain: error: ", 0), 0u) << "expected the line to start with \"rltrain: error: \"";
+  for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << "stderr lacks \"" << n << "\"";
+}
+
+// Names of the files that differ between two snapshots (added, removed or changed).
+std::string diff_snapshots(const Snapshot& before, const Snapshot& after) {
+  std::string d;
+  for (const auto& [name, bytes] : before) {
+    auto it = after.find(name);
+    if (it == after.end()) d += " removed:" + name;
+    else if (it->second != bytes) d += " changed:" + name;
+  }
+  for (const auto& [name, bytes] : after)
+    if (!before.count(name)) d += " added:" + name;
+  return d;
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+// Expects the tensors whose names start with one of `prefixes` to be the same, byte for byte.
+void expect_same_tensors(const std::string& a_path, const std::string& b_path, const Args& prefixes) {
+  const TensorFile a = read_safetensors(a_path), b = read_safetensors(b_path);
+  auto selected = [&](const TensorFile& f) {
+    std::map<std::string, const Tensor*> out;
+    for (const Tensor& t : f.tensors)
+      for (const auto& p : prefixes)
+        if (t.name.rfind(p, 0) == 0) out[t.name] = &t;
+    return out;
+  };
+  const auto ta = selected(a), tb = selected(b);
+  ASSERT_FALSE(ta.empty()) << a_path;
+  ASSERT_EQ(ta.size(), tb.size()) << a_path << " vs " << b_path;
+  for (const auto& [name, t] : ta) {
+    ASSERT_TRUE(tb.count(name)) << name << " missing from " << b_path;
+    const Tensor& u = *tb.at(name);
+    EXPECT_EQ(t->dtype, u.dtype) << name;
+    EXPECT_EQ(t->shape, u.shape) << name;
+    EXPECT_TRUE(t->data == u.data) << "tensor " << name << " differs between " << a_path << " and " << b_path;
+  }
+}
+
+std::int64_t checkpoint_iteration(const std::string& path) {
+  return read_safetensors(path).values<std::int64_t>("progress/counters", {3})[0];
+}
+
+// ---- 1. bad input ------------------------------------------------------------------------------
+
+// Every case runs against one existing run (stopped after 2 of its 4 iterations, with periodic
+// checkpoints); after each case every byte of that run directory must be as it was.
+class CliBadInput : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_tmp = new TempDir;
+    const Args args = concat(tiny_cartpole(4), {"--set", "train.checkpoint_every=1", "--iterations", "2", "--run-dir",
+                                                run_dir()});
+    const CliResult r = run_cli(args, s_tmp->path());
+    ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+    s_before = new Snapshot(snapshot(run_dir()));
+  }
+  static void TearDownTestSuite() {
+    delete s_before;
+    delete s_tmp;
+    s_before = nullptr;
+    s_tmp = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(s_before, nullptr) << "the base run failed"; }
+  void TearDown() override {
+    if (s_before == nullptr) return;
+    const std::string d = diff_snapshots(*s_before, snapshot(run_dir()));
+    EXPECT_TRUE(d.empty()) << "bad input changed the existing run directory:" << d;
+  }
+
+  static std::string tmp(const std::string& rel) { return *s_tmp / rel; }
+  static std::string run_dir() { return tmp("run"); }
+  static std::string latest() { return run_dir() + "/checkpoints/latest.safetensors"; }
+
+  // Runs `args` and expects the bad-input failure with every needle in the message.
+  CliResult bad(const Args& args, const Args& needles) {
+    CliResult r = run_cli(args, s_tmp->path());
+    expect_bad_input(args, r, needles);
+    return r;
+  }
+  // A config file holding `text`; training on it aimed at the existing run.
+  CliResult bad_config(const std::string& name, const std::string& text, const Args& needles) {
+    const std::string path = tmp(name);
+    write_file(path, text);
+    Args n = needles;
+    n.push_back(path);
+    return bad({"train", "--config", path, "--run-dir", run_dir()}, n);
+  }
+  // Resuming the existing run with one override.
+  CliResult bad_set(const std::string& assignment, const Args& needles) {
+    return bad({"train", "--resume", run_dir(), "--set", assignment}, needles);
+  }
+  // A copy of the run directory at `rel` (for cases that have to damage a run).
+  static std::string copy_of_run(const std::string& rel) {
+    fs::copy(run_dir(), tmp(rel), fs::copy_options::recursive);
+    return tmp(rel);
+  }
+
+  static TempDir* s_tmp;
+  static Snapshot* s_before;
+};
+TempDir* CliBadInput::s_tmp = nullptr;
+Snapshot* CliBadInput::s_before = nullptr;
+
+TEST_F(CliBadInput, UnknownConfigKey) {
+  bad_config("typo.toml", "[ppo]\nnum_stepz = 3\n", {"ppo.num_stepz", "unknown key", "did you mean ppo.num_steps"});
+  bad_config("section.toml", "[optim]\nlr = 1e-3\n", {"optim", "unknown section"});
+  bad_config("top.toml", "seed = 3\n", {"seed", "unknown top-level key"});
+}
+
+TEST_F(CliBadInput, WrongType) {
+  bad_config("type1.toml", "[ppo]\nnum_steps = \"a\"\n", {"ppo.num_steps", "expected a positive integer", "got string \"a\""});
+  bad_config("type2.toml", "[train]\nstop_at_target = 1\n", {"train.stop_at_target", "expected a boolean", "got integer 1"});
+  bad_config("type3.toml", "[policy]\nhidden = 64\n", {"policy.hidden", "expected an array of integers"});
+  bad_config("type4.toml", "[env]\nnum_envs = 16.0\n", {"env.num_envs", "expected a positive integer", "float"});
+}
+
+TEST_F(CliBadInput, OutOfRangeValue) {
+  bad_config("range1.toml", "[ppo]\ngamma = 1.5\n", {"ppo.gamma", "expected a number in [0, 1]", "1.5"});
+  bad_config("range2.toml", "[env]\nnum_envs = 0\n", {"env.num_envs", "expected a positive integer", "got 0"});
+  bad_config("range3.toml", "[policy]\nactivation = \"sigmoid\"\n", {"policy.activation", "expected one of tanh, elu, relu", "sigmoid"});
+  // Consistency: 16 envs x 128 steps (the defaults) is not divisible into 5 minibatches.
+  bad_config("range4.toml", "[ppo]\nnum_minibatches = 5\n", {"ppo.num_minibatches", "expected a divisor", "got 5"});
+}
+
+TEST_F(CliBadInput, UnknownEnv) {
+  bad_config("env.toml", "[env]\nname = \"cartpol\"\n", {"env.name", "unknown env 'cartpol'", "cartpole"});
+  bad_set("env.name=walker", {"env.name", "unknown env 'walker'"});
+}
+
+TEST_F(CliBadInput, UnknownEnvParam) {
+  bad_config("param1.toml", "[env]\nname = \"cartpole\"\ngravty = 9.8\n",
+             {"env.gravty", "not a parameter of env 'cartpole'", "gravity"});
+  bad_config("param2.toml", "[env]\nname = \"cartpole\"\ngravity = \"high\"\n", {"env.gravity", "expected a number or boolean"});
+  bad_set("env.gravty=3", {"env.gravty", "not a parameter of env 'cartpole'"});
+}
+
+TEST_F(CliBadInput, MalformedSet) {
+  const std::string form = "expected section.key=value";
+  bad_set("foo", {"--set foo", form, "no '='"});
+  bad_set("foo=1", {"--set foo=1", form, "no section"});
+  bad_set(".num_steps=1", {"--set .num_steps=1", form, "empty section"});
+  bad_set("ppo.=1", {"--set ppo.=1", form, "empty key"});
+  bad_set("=5", {"--set =5", form});
+  bad_set("ppo.num_steps=", {"--set ppo.num_steps=", form, "empty value"});
+  bad_set("ppo.num_steps.x=1", {"--set ppo.num_steps.x=1", form, "nested key"});
+  bad_set("optim.lr=1", {"--set optim.lr=1", "unknown section"});
+  // A control character in the value must not break the message over two lines.
+  bad_set("ppo.num_steps=1\n2", {"--set ppo.num_steps=1\\n2", "ppo.num_steps", "expected a positive integer"});
+  // --set with nothing after it is CLI11's to reject.
+  const Args args = {"train", "--resume", run_dir(), "--set"};
+  const CliResult r = run_cli(args, s_tmp->path());
+  EXPECT_EQ(r.exit_code, 2) << describe(args, r);
+}
+
+TEST_F(CliBadInput, SetUnknownKey) {
+  bad_set("ppo.learning_rat=1e-3", {"--set ppo.learning_rat=1e-3", "unknown key", "did you mean ppo.learning_rate"});
+  bad_set("train.bogus_key=1", {"--set train.bogus_key=1", "unknown key", "keys of [train]"});
+  bad({"train", "--config", cartpole_config(), "--run-dir", run_dir(), "--set", "policy.width=3"},
+      {"--set policy.width=3", "unknown key"});
+}
+
+TEST_F(CliBadInput, SetWrongTypeOrRange) {
+  bad_set("ppo.num_steps=0", {"--set ppo.num_steps=0", "expected a positive integer", "got 0"});
+  bad_set("ppo.learning_rate=fast", {"--set ppo.learning_rate=fast", "expected a positive number", "\"fast\""});
+  bad_set("ppo.clip_value_loss=maybe", {"--set ppo.clip_value_loss=maybe", "expected a boolean"});
+  bad_set("policy.hidden=[8, 0]", {"--set policy.hidden=[8, 0]", "expected an array of integers in [1, 4096]"});
+}
+
+TEST_F(CliBadInput, MissingConfigFile) {
+  bad({"train", "--config", tmp("nope.toml"), "--run-dir", run_dir()}, {tmp("nope.toml"), "cannot open"});
+  bad({"train", "--config", tmp("run"), "--run-dir", tmp("other")}, {tmp("run"), "cannot open"});
+  EXPECT_FALSE(fs::exists(tmp("other")));
+}
+
+TEST_F(CliBadInput, TomlSyntaxError) {
+  // The message names the file, the line and the column.
+  bad_config("syntax.toml", "[env]\nname = \"cartpole\"\n[ppo\nnum_steps = 8\n", {":3:"});
+  bad_config("syntax2.toml", "[ppo]\nnum_steps = = 8\n", {":2:"});
+}
+
+TEST_F(CliBadInput, DeviceBogus) {
+  bad({"train", "--resume", run_dir(), "--device", "bogus"}, {"--device", "expected", "auto", "cpu", "cuda", "bogus"});
+  bad({"train", "--config", cartpole_config(), "--run-dir", tmp("fresh"), "--device", "bogus"},
+      {"--device", "expected", "bogus"});
+  EXPECT_FALSE(fs::exists(tmp("fresh")));
+  bad({"eval", "--checkpoint", run_dir(), "--device", "bogus"}, {"--device", "expected", "bogus"});
+  bad_set("train.device=gpu", {"--set train.device=gpu", "expected one of auto, cpu, cuda", "gpu"});
+}
+
+TEST_F(CliBadInput, DeviceCudaWithoutGpu) {
+  const CudaProbe probe = probe_cuda();
+  if (probe.device_count > 0) GTEST_SKIP() << "a GPU answers (" << probe.reason << "): --device cuda is not bad input here";
+  bad({"train", "--resume", run_dir(), "--device", "cuda"}, {"--device", "cuda"});
+  bad({"eval", "--checkpoint", run_dir(), "--device", "cuda"}, {"--device", "cuda"});
+  // From the config file, the message names the file and the key.
+  bad_config("cuda.toml", "[train]\ndevice = \"cuda\"\n", {"train.device", "cuda"});
+}
+
+TEST_F(CliBadInput, MissingCheckpointForEval) {
+  bad({"eval", "--checkpoint", tmp("nope.safetensors")}, {tmp("nope.safetensors"), "no such checkpoint"});
+  fs::create_directories(tmp("empty_dir"));
+  bad({"eval", "--checkpoint", tmp("empty_dir")}, {tmp("empty_dir"), "checkpoints/latest.safetensors"});
+  bad({"eval", "--checkpoint", run_dir(), "--episodes", "0"}, {"--episodes", "expected a positive integer"});
+}
+
+TEST_F(CliBadInput, CorruptCheckpoint) {
+  const std::string good = read_file(latest());
+  ASSERT_GT(good.size(), 4096u);
+  std::uint64_t header_len = 0;
+  std::memcpy(&header_len, good.data(), 8);
+  // Truncated at several places: inside the length, inside the JSON header, inside the data, the
+  // last byte.
+  const std::vector<std::size_t> cuts = {0, 3, 8, 8 + header_len / 2, 8 + header_len, 8 + header_len + 100,
+                                         good.size() / 2, good.size() - 1};
+  for (std::size_t cut : cuts) {
+    const std::string path = tmp("trunc_" + std::to_string(cut) + ".safetensors");
+    write_file(path, good.substr(0, cut));
+    bad({"eval", "--checkpoint", path}, {path});
+  }
+  // Garbage: pseudo-random bytes; a plausible header length followed by text that is not JSON;
+  // valid JSON that is not a checkpoint.
+  std::string noise(20000, '\0');
+  std::uint32_t x = 12345;
+  for (char& c : noise) c = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  write_file(tmp("noise.safetensors"), noise);
+  bad({"eval", "--checkpoint", tmp("noise.safetensors")}, {tmp("noise.safetensors")});
+  std::string not_json(8, '\0');
+  not_json[0] = 16;
+  not_json += "this is not json";
+  write_file(tmp("notjson.safetensors"), not_json);
+  bad({"eval", "--checkpoint", tmp("notjson.safetensors")}, {tmp("notjson.safetensors")});
+  std::string foreign(8, '\0');
+  const std::string json = "{\"__metadata__\":{\"format\":\"pt\"}}      ";  // 40 bytes, a multiple of 8
+  foreign[0] = static_cast<char>(json.size());
+  foreign += json;
+  write_file(tmp("foreign.safetensors"), foreign);
+  bad({"eval", "--checkpoint", tmp("foreign.safetensors")}, {tmp("foreign.safetensors"), "format"});
+  write_file(tmp("config.toml"), "[env]\nname = \"cartpole\"\n");  // a text file given as a checkpoint
+  bad({"eval", "--checkpoint", tmp("config.toml")}, {tmp("config.toml")});
+
+  // Resuming a run whose latest checkpoint is truncated: refused, and that run is left as it was.
+  const std::string damaged = copy_of_run("damaged");
+  write_file(damaged + "/checkpoints/latest.safetensors", good.substr(0, good.size() / 2));
+  const Snapshot before = snapshot(damaged);
+  bad({"train", "--resume", damaged}, {damaged + "/checkpoints/latest.safetensors"});
+  EXPECT_EQ(diff_snapshots(before, snapshot(damaged)), "");
+}
+
+TEST_F(CliBadInput, CheckpointOfAnotherEnv) {
+  const Args pend = {"train", "--config", cartpole_config(), "--quiet", "--set", "env.name=pendulum", "--set",
+                     "train.total_env_steps=1024", "--run-dir", tmp("pend")};
+  const CliResult r = run_cli(pend, s_tmp->path());
+  ASSERT_EQ(r.exit_code, 0) << describe(pend, r);
+  bad({"eval", "--checkpoint", tmp("pend"), "--config", cartpole_config()}, {"env", "'pendulum'", "'cartpole'", cartpole_config()});
+  const std::string file = tmp("pend") + "/checkpoints/latest.safetensors";
+  bad({"eval", "--checkpoint", file, "--config", cartpole_config()}, {file, "env", "'pendulum'", "'cartpole'"});
+
+  // A CartPole run whose checkpoint is Pendulum's cannot be resumed; the run is left as it was.
+  const std::string swapped = copy_of_run("swapped");
+  fs::copy_file(file, swapped + "/checkpoints/latest.safetensors", fs::copy_options::overwrite_existing);
+  const Snapshot before = snapshot(swapped);
+  bad({"train", "--resume", swapped}, {swapped + "/checkpoints/latest.safetensors", "env", "'pendulum'", "'cartpole'"});
+  EXPECT_EQ(diff_snapshots(before, snapshot(swapped)), "");
+}
+
+TEST_F(CliBadInput, CheckpointOfAnotherShape) {
+  bad_set("policy.hidden=[8]", {latest(), "tensor", "params", "policy.hidden"});
+  bad_set("policy.hidden=[64, 64, 64]", {latest(), "tensor", "params"});
+  write_file(tmp("narrow.toml"), "[policy]\nhidden = [8]\n");
+  bad({"eval", "--checkpoint", run_dir(), "--config", tmp("narrow.toml")}, {latest(), "tensor", "params"});
+}
+
+TEST_F(CliBadInput, TrainOntoExistingRunRefuses) {
+  bad({"train", "--config", cartpole_config(), "--run-dir", run_dir()}, {run_dir(), "already holds a run", "--resume"});
+  bad(concat(tiny_cartpole(2), {"--run-dir", run_dir()}), {run_dir(), "already holds a run"});
+}
+
+TEST_F(CliBadInput, ResumeWithoutConfig) {
+  fs::create_directories(tmp("not_a_run"));
+  bad({"train", "--resume", tmp("not_a_run")}, {tmp("not_a_run"), "config.toml"});
+  bad({"train", "--resume", tmp("nowhere")}, {tmp("nowhere"), "config.toml"});
+  EXPECT_FALSE(fs::exists(tmp("nowhere")));
+  // A config but no checkpoint: names the checkpoint it looked for.
+  fs::create_directories(tmp("no_ckpt"));
+  fs::copy_file(run_dir() + "/config.toml", tmp("no_ckpt/config.toml"));
+  bad({"train", "--resume", tmp("no_ckpt")}, {tmp("no_ckpt") + "/checkpoints/latest.safetensors", "missing"});
+  EXPECT_EQ(snapshot(tmp("no_ckpt")).size(), 1u);
+}
+
+TEST_F(CliBadInput, TrainWithoutConfigOrResume) { bad({"train", "--quiet"}, {"--config", "--resume"}); }
+
+// CLI11's parse errors: exit code 2, a message on stderr, nothing on stdout.
+TEST_F(CliBadInput, UnknownSubcommandOrFlag) {
+  struct Case {
+    Args args;
+    std::string needle;  // must appear on stderr ("" = any message)
+  };
+  const std::vector<Case> cases = {
+      {{}, "subcommand"},
+      {{"frobnicate"}, ""},
+      {{"train", "--frob"}, "--frob"},
+      {{"envs", "--verbose"}, "--verbose"},
+      {{"eval"}, "--checkpoint"},
+      {{"train", "--config", cartpole_config(), "--resume", run_dir()}, "excludes"},
+      {{"train", "--resume", run_dir(), "--iterations", "-1"}, "--iterations"},
+      {{"train", "--resume", run_dir(), "--seed", "abc"}, "--seed"},
+      {{"eval", "--checkpoint", run_dir(), "--episodes", "many"}, "--episodes"},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = run_cli(c.args, s_tmp->path());
+    SCOPED_TRACE(describe(c.args, r));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(r.err.empty());
+    if (!c.needle.empty()) EXPECT_NE(r.err.find(c.needle), std::string::npos) << "stderr lacks \"" << c.needle << "\"";
+  }
+}
+
+TEST_F(CliBadInput, BenchBadNumEnvs) {
+  for (const std::string sizes : {"0,x", "4,x", "", "4,,8", "-1", "1.5"})
+    bad({"bench", "--num-envs", sizes, "--no-ppo"}, {"--num-envs", "expected a comma-separated list of positive integers"});
+  bad({"bench", "--env", "cartpol", "--num-envs", "1"}, {"--env", "unknown env 'cartpol'"});
+}
+
+// ---- 2. resume bit for bit ---------------------------------------------------------------------
+
+class CliResume : public ::testing::Test {
+ protected:
+  TempDir m_tmp;
+  std::string tmp(const std::string& rel) const { return m_tmp / rel; }
+
+  CliResult ok(const Args& args) {
+    CliResult r = run_cli(args, m_tmp.path());
+    EXPECT_EQ(r.exit_code, 0) << describe(args, r);
+    return r;
+  }
+
+  // B's metrics rows (but their timing columns) and final state are A's.
+  void expect_same_run(const std::string& a, const std::string& b, std::int64_t iterations) {
+    const Metrics ma = read_metrics(a + "/metrics.csv"), mb = read_metrics(b + "/metrics.csv");
+    EXPECT_EQ(ma.header, mb.header);
+    ASSERT_EQ(mb.rows.size(), static_cast<size_t>(iterations));
+    ASSERT_EQ(ma.rows.size(), mb.rows.size());
+    const auto ra = untimed_rows(ma), rb = untimed_rows(mb);
+    for (size_t i = 0; i < ra.size(); ++i) EXPECT_EQ(ra[i], rb[i]) << "metrics row " << i + 1 << " differs";
+    const std::string ca = a + "/checkpoints/latest.safetensors", cb = b + "/checkpoints/latest.safetensors";
+    expect_same_tensors(ca, cb, {"learner/"});
+    expect_same_tensors(ca, cb, {"env/", "progress/counters", "progress/recent_"});
+    const auto sa = read_json(a + "/summary.json"), sb = read_json(b + "/summary.json");
+    for (const char* key : {"final_mean_return", "final_mean_length", "episodes", "env_steps", "iterations", "finished"})
+      EXPECT_EQ(sa[key], sb[key]) << "summary.json " << key;
+  }
+};
+
+// A: K iterations, then --resume to the end; B: the same in one go.
+TEST_F(CliResume, ContinuesBitForBit) {
+  const std::int64_t n = 10;
+  ok(concat(tiny_cartpole(n), {"--iterations", "4", "--run-dir", tmp("A")}));
+  EXPECT_EQ(read_metrics(tmp("A/metrics.csv")).rows.size(), 4u);
+  EXPECT_EQ(read_json(tmp("A/summary.json"))["finished"], false);
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  ok(concat(tiny_cartpole(n), {"--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+  EXPECT_EQ(read_json(tmp("A/summary.json"))["finished"], true);
+}
+
+// Several resumes in a row, on a continuous env with observation and reward normalization (their
+// running statistics must travel through the checkpoint too).
+TEST_F(CliResume, ContinuesBitForBitInChunksWithNormalizers) {
+  const std::int64_t n = 10;
+  const Args base = {"train", "--config", cartpole_config(), "--quiet", "--set", "env.name=pendulum", "--set",
+                     "env.num_envs=8", "--set", "ppo.num_steps=16", "--set", "ppo.normalize_obs=true", "--set",
+                     "ppo.normalize_reward=true", "--set", "train.total_env_steps=" + std::to_string(n * 128),
+                     "--set", "train.stop_at_target=false"};
+  ok(concat(base, {"--iterations", "3", "--run-dir", tmp("A")}));
+  for (int k = 0; k < 2; ++k) ok({"train", "--resume", tmp("A"), "--iterations", "3", "--quiet"});
+  EXPECT_EQ(read_metrics(tmp("A/metrics.csv")).rows.size(), 9u);
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  ok(concat(base, {"--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+  // Resuming a finished run changes nothing that matters.
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  expect_same_run(tmp("A"), tmp("B"), n);
+}
+
+// A run stopped between checkpoints: the metrics rows written after its last checkpoint are
+// trimmed on resume and recomputed identically. The state on disk is that of a run killed during
+// iteration 8 with checkpoint_every = 3: rows 1-7, latest = iteration 6.
+TEST_F(CliResume, RowsAfterTheCheckpointAreTrimmedAndRecomputed) {
+  const std::int64_t n = 10;
+  const Args base = concat(tiny_cartpole(n), {"--set", "train.checkpoint_every=3"});
+  ok(concat(base, {"--iterations", "7", "--run-dir", tmp("A")}));
+  const std::string ckpts = tmp("A/checkpoints/");
+  ASSERT_TRUE(fs::exists(ckpts + "iter_000003.safetensors"));
+  ASSERT_TRUE(fs::exists(ckpts + "iter_000006.safetensors"));
+  fs::copy_file(ckpts + "iter_000006.safetensors", ckpts + "latest.safetensors", fs::copy_options::overwrite_existing);
+  ASSERT_EQ(read_metrics(tmp("A/metrics.csv")).rows.size(), 7u);
+  ASSERT_EQ(checkpoint_iteration(ckpts + "latest.safetensors"), 6);
+  // Row 7 as the stopped call wrote it, and as the resumed call must write it again.
+  const auto row7_before = untimed_rows(read_metrics(tmp("A/metrics.csv")))[6];
+
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  ok(concat(base, {"--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+  const Metrics ma = read_metrics(tmp("A/metrics.csv"));
+  for (size_t i = 0; i < ma.rows.size(); ++i) EXPECT_EQ(ma.rows[i][0], std::to_string(i + 1)) << "row " << i + 1;
+  EXPECT_EQ(untimed_rows(ma)[6], row7_before);
+  for (const char* name : {"iter_000003.safetensors", "iter_000006.safetensors", "iter_000009.safetensors"})
+    expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
+}
+
+// The same, with a real kill (SIGKILL) part way through: whatever point it lands at, the resumed
+// run ends where the uninterrupted one does.
+TEST_F(CliResume, KilledRunResumesBitForBit) {
+  const std::int64_t n = 40;
+  const Args base = concat(tiny_cartpole(n), {"--set", "train.checkpoint_every=4"});
+  {
+    CliProcess p(concat(base, {"--run-dir", tmp("A")}), m_tmp.path(), m_tmp.path());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream in(tmp("A/metrics.csv"));
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (std::count(text.begin(), text.end(), '\n') >= 11) break;  // header + 10 rows
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    p.kill_now();
+    p.wait();
+  }
+  const std::size_t rows = read_metrics(tmp("A/metrics.csv")).rows.size();
+  const std::int64_t ckpt = checkpoint_iteration(tmp("A/checkpoints/latest.safetensors"));
+  std::printf("killed after %zu metrics rows; latest checkpoint at iteration %lld\n", rows, static_cast<long long>(ckpt));
+  EXPECT_LE(ckpt, static_cast<std::int64_t>(rows));
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  ok(concat(base, {"--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+}
+
+// ---- 3. determinism across thread counts -------------------------------------------------------
+
+class CliDeterminism : public CliResume {};
+
+TEST_F(CliDeterminism, SameSeedSameMetricsWhateverTheThreads) {
+  for (const std::string env : {"cartpole", "pendulum"}) {
+    SCOPED_TRACE(env);
+    const Args base = concat(tiny_cartpole(8), {"--set", "env.name=" + env, "--set", "ppo.normalize_obs=true"});
+    for (const std::string threads : {"1", "2", "3"})
+      ok(concat(base, {"--set", "train.threads=" + threads, "--run-dir", tmp(env + "_t" + threads)}));
+    for (const std::string threads : {"2", "3"})
+      expect_same_run(tmp(env + "_t1"), tmp(env + "_t" + threads), 8);
+  }
+}
+
+TEST_F(CliDeterminism, OtherSeedOtherMetrics) {
+  ok(concat(tiny_cartpole(6), {"--seed", "1", "--run-dir", tmp("s1")}));
+  ok(concat(tiny_cartpole(6), {"--seed", "2", "--run-dir", tmp("s2")}));
+  const auto r1 = untimed_rows(read_metrics(tmp("s1/metrics.csv")));
+  const auto r2 = untimed_rows(read_metrics(tmp("s2/metrics.csv")));
+  ASSERT_EQ(r1.size(), 6u);
+  ASSERT_EQ(r2.size(), 6u);
+  for (size_t i = 0; i < r1.size(); ++i) {
+    EXPECT_EQ(r1[i][0], r2[i][0]);  // iteration and env_steps agree ...
+    EXPECT_EQ(r1[i][1], r2[i][1]);
+    EXPECT_NE(r1[i], r2[i]) << "row " << i + 1 << " is the same for seeds 1 and 2";  // ... the rest does not
+  }
+  const auto p1 = read_safetensors(tmp("s1/checkpoints/latest.safetensors")).values<float>("learner/params");
+  const auto p2 = read_safetensors(tmp("s2/checkpoints/latest.safetensors")).values<float>("learner/params");
+  EXPECT_NE(p1, p2);
+}
+
+// ---- 4. the run directory ----------------------------------------------------------------------
+
+TEST(CliRunDir, HoldsResolvedConfigMetricsSummaryAndCheckpoints) {
+  TempDir tmp;
+  const std::string run = tmp / "run";
+  const Args sets = {"env.num_envs=8", "env.max_episode_steps=200", "ppo.num_steps=16", "ppo.num_minibatches=2",
+                     "policy.hidden=[32, 16]", "ppo.learning_rate=1e-3", "train.total_env_steps=1280",
+                     "train.stop_at_target=false", "train.checkpoint_every=5"};
+  Args args = {"train", "--config", cartpole_config(), "--seed", "7", "--device", "cpu", "--run-dir", run};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  const CliResult r = run_cli(args, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  EXPECT_NE(r.out.find("run dir " + run), std::string::npos) << r.out;
+
+  // config.toml: exactly the resolved config, --set, --seed and --device included; it loads back.
+  Config expected = load_config(cartpole_config());
+  for (const auto& s : sets) apply_override(expected, s);
+  expected.train.seed = 7;
+  expected.train.device = "cpu";
+  EXPECT_EQ(read_file(run + "/config.toml"), to_toml(expected));
+  Config saved = load_config(run + "/config.toml");
+  EXPECT_EQ(saved.env.num_envs, 8);
+  EXPECT_EQ(saved.env.params.at("max_episode_steps"), 200.0);
+  EXPECT_EQ(saved.ppo.num_steps, 16);
+  EXPECT_EQ(saved.policy.hidden, (std::vector<int>{32, 16}));
+  EXPECT_EQ(saved.ppo.learning_rate, 1e-3);
+  EXPECT_EQ(saved.train.seed, 7u);
+  EXPECT_EQ(saved.train.device, "cpu");
+  saved.source = expected.source;
+  EXPECT_EQ(to_toml(saved), to_toml(expected));
+
+  // metrics.csv: the trainer's columns, one row per iteration (1280 steps / (8 x 16) = 10).
+  const Metrics m = read_metrics(run + "/metrics.csv");
+  EXPECT_EQ(m.header, kMetricsColumns);
+  ASSERT_EQ(m.rows.size(), 10u);
+  for (size_t i = 0; i < m.rows.size(); ++i) {
+    ASSERT_EQ(m.rows[i].size(), kMetricsColumns.size()) << "row " << i + 1;
+    EXPECT_EQ(m.rows[i][0], std::to_string(i + 1));
+    EXPECT_EQ(m.rows[i][1], std::to_string((i + 1) * 128));
+  }
+
+  // summary.json.
+  const auto s = read_json(run + "/summary.json");
+  ASSERT_TRUE(s.contains("final_mean_return") && s["final_mean_return"].is_number()) << s.dump();
+  EXPECT_NEAR(s["final_mean_return"].get<double>(), std::stod(m.rows.back()[3]), 1e-6 * std::fabs(std::stod(m.rows.back()[3])));
+  EXPECT_EQ(s["env_steps"], 1280);
+  EXPECT_EQ(s["iterations"], 10);
+  ASSERT_TRUE(s.contains("wall_seconds"));
+  EXPECT_GT(s["wall_seconds"].get<double>(), 0.0);
+  EXPECT_EQ(s["device"], "cpu");
+  EXPECT_EQ(s["env"], "cartpole");
+  EXPECT_EQ(s["seed"], 7);
+  EXPECT_EQ(s["finished"], true);
+  EXPECT_EQ(s["reached_target"], false);
+
+  // Checkpoints: the latest and every 5th iteration; nothing half-written left behind.
+  const std::string latest = run + "/checkpoints/latest.safetensors";
+  ASSERT_TRUE(fs::exists(latest));
+  EXPECT_TRUE(fs::exists(run + "/checkpoints/iter_000005.safetensors"));
+  EXPECT_TRUE(fs::exists(run + "/checkpoints/iter_000010.safetensors"));
+  const TensorFile ck = read_safetensors(latest);
+  EXPECT_EQ(ck.meta("env"), "cartpole");
+  EXPECT_EQ(ck.values<std::int64_t>("progress/counters", {3})[0], 10);
+  EXPECT_EQ(ck.values<std::int64_t>("progress/counters", {3})[1], 1280);
+  for (const auto& e : fs::recursive_directory_iterator(run))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << "left behind: " << e.path();
+}
+
+// ---- 5. eval -----------------------------------------------------------------------------------
+
+class CliEval : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_tmp = new TempDir;
+    const Args args = concat(tiny_cartpole(20), {"--run-dir", run_dir()});
+    const CliResult r = run_cli(args, s_tmp->path());
+    ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  }
+  static void TearDownTestSuite() {
+    delete s_tmp;
+    s_tmp = nullptr;
+  }
+  static std::string run_dir() { return *s_tmp / "run"; }
+
+  static CliResult eval(const Args& extra) {
+    const Args args = concat({"eval"}, extra);
+    CliResult r = run_cli(args, s_tmp->path());
+    EXPECT_EQ(r.exit_code, 0) << describe(args, r);
+    EXPECT_EQ(r.err, "") << describe(args, r);
+    return r;
+  }
+  static TempDir* s_tmp;
+};
+TempDir* CliEval::s_tmp = nullptr;
+
+TEST_F(CliEval, DeterministicPrintsMeanAndStd) {
+  const Snapshot before = snapshot(run_dir());
+  const CliResult r = eval({"--checkpoint", run_dir(), "--episodes", "20", "--deterministic"});
+  std::smatch m;
+  const std::regex line(R"(^cartpole: 20 episodes \(deterministic, cpu\): mean return ([0-9.]+), std ([0-9.]+), mean length ([0-9.]+)\n$)");
+  ASSERT_TRUE(std::regex_match(r.out, m, line)) << r.out;
+  const double mean = std::stod(m[1]), std_ = std::stod(m[2]), length = std::stod(m[3]);
+  EXPECT_GE(mean, 8.0);  // CartPole returns 1 per step and no episode ends before step 8
+  EXPECT_LE(mean, 500.0);
+  EXPECT_GE(std_, 0.0);
+  EXPECT_DOUBLE_EQ(mean, length);  // reward 1 per step
+  EXPECT_EQ(diff_snapshots(before, snapshot(run_dir())), "") << "eval changed the run directory";
+}
+
+TEST_F(CliEval, DeterministicTwiceGivesTheSameOutput) {
+  const Args args = {"--checkpoint", run_dir(), "--episodes", "20", "--deterministic"};
+  EXPECT_EQ(eval(args).out, eval(args).out);
+  // Sampled episodes with a fixed seed are reproducible too.
+  const Args sampled = {"--checkpoint", run_dir(), "--episodes", "20", "--seed", "7"};
+  EXPECT_EQ(eval(sampled).out, eval(sampled).out);
+}
+
+TEST_F(CliEval, RunDirAndCheckpointFileAgree) {
+  const std::string file = run_dir() + "/checkpoints/latest.safetensors";
+  for (const Args mode : {Args{"--deterministic"}, Args{"--seed", "3"}}) {
+    const Args common = concat({"--episodes", "20"}, mode);
+    EXPECT_EQ(eval(concat({"--checkpoint", run_dir()}, common)).out, eval(concat({"--checkpoint", file}, common)).out);
+  }
+  // --config naming the same env (its own parameters) is accepted too.
+  eval({"--checkpoint", file, "--episodes", "5", "--config", cartpole_config(), "--deterministic"});
+}
+
+// ---- 6. envs and --help ------------------------------------------------------------------------
+
+TEST(CliEnvs, ListsEveryEnvWithItsSpaces) {
+  TempDir tmp;
+  const CliResult r = run_cli({"envs"}, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // name -> (observation, action) as `envs` prints them (the beginning of each).
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      {"cartpole", {"Box(4, [-4.8..4.8, unbounded, -0.418879..0.418879, unbounded])", "Discrete(2)"}},
+      {"pendulum", {"Box(3, [-1..1, -1..1, -8..8])", "Box(1, [-2..2])"}},
+      {"acrobot", {"Box(6, ", "Discrete(3)"}},
+      {"mountaincar_continuous", {"Box(2, [-1.2..0.6, -0.07..0.07])", "Box(1, [-1..1])"}},
+  };
+  std::map<std::string, std::pair<std::string, std::string>> listed;
+  std::string current;
+  for (const auto& line : lines_of(r.out)) {
+    if (!line.empty() && line[0] != ' ') {
+      current = line;
+      listed[current];
+    } else if (line.rfind("  observation: ", 0) == 0) {
+      listed[current].first = line.substr(15);
+    } else if (line.rfind("  action:", 0) == 0) {
+      listed[current].second = line.substr(line.find_first_not_of(' ', 9));
+    }
+  }
+  for (const auto& [name, spaces] : expected) {
+    ASSERT_TRUE(listed.count(name)) << name << " not listed:\n" << r.out;
+    EXPECT_EQ(listed[name].first.rfind(spaces.first, 0), 0u) << name << ": " << listed[name].first;
+    EXPECT_EQ(listed[name].second.rfind(spaces.second, 0), 0u) << name << ": " << listed[name].second;
+  }
+  EXPECT_EQ(listed.size(), env_names().size());
+}
+
+TEST(CliEnvs, NamesOnePerLine) {
+  TempDir tmp;
+  const CliResult r = run_cli({"envs", "--names"}, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out), env_names());
+  for (const char* name : {"cartpole", "pendulum", "acrobot", "mountaincar_continuous"})
+    EXPECT_NE(std::find(env_names().begin(), env_names().end(), name), env_names().end()) << name;
+  EXPECT_EQ(r.out.back(), '\n');
+}
+
+TEST(CliHelp, EverySubcommandHasHelp) {
+  TempDir tmp;
+  const std::vector<std::pair<Args, Args>> cases = {
+      {{"--help"}, {"train", "eval", "bench", "envs"}},
+      {{"--help-all"}, {"train", "eval", "bench", "envs", "--checkpoint", "--num-envs"}},
+      {{"train", "--help"}, {"--config", "--set", "--device", "--seed", "--run-dir", "--resume", "--iterations", "--quiet"}},
+      {{"eval", "--help"}, {"--checkpoint", "--episodes", "--deterministic", "--config", "--seed", "--device"}},
+      {{"bench", "--help"}, {"--env", "--num-envs", "--steps", "--device", "--json", "--no-ppo"}},
+      {{"envs", "--help"}, {"--names"}},
+  };
+  for (const auto& [args, needles] : cases) {
+    const CliResult r = run_cli(args, tmp.path());
+    SCOPED_TRACE(describe(args, r));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.err, "");
+    for (const auto& n : needles) EXPECT_NE(r.out.find(n), std::string::npos) << "help lacks " << n;
+  }
+}
+
+}  // namespace
+}  // namespace rlt::cli_test
