@@ -1,0 +1,186 @@
+// The learner's building blocks against plain references: GAE, Adam, normalizer merging, the
+// minibatch permutation, GEMM, the fast activations, action sampling.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "rl/gemm.h"
+#include "rl/ppo_impl.h"
+
+namespace rlt {
+namespace {
+
+float uniform(Philox& rng, float lo, float hi) { return lo + (hi - lo) * u32_to_unit_float(rng.next4().v[0]); }
+
+TEST(Gae, FastVersionEqualsThePlainLoopExactly) {
+  const int T = 37;
+  const i64 N = 9;
+  Philox rng(1, RngStream::kBench, 0, 0);
+  std::vector<float> reward(T * N), value(T * N), next_value(N), adv(T * N), ret(T * N);
+  std::vector<std::uint8_t> done(T * N);
+  for (auto& r : reward) r = uniform(rng, -1, 1);
+  for (auto& v : value) v = uniform(rng, -2, 2);
+  for (auto& v : next_value) v = uniform(rng, -2, 2);
+  for (auto& d : done) d = uniform(rng, 0, 1) < 0.1f;
+  const float gamma = 0.99f, lambda = 0.95f;
+  CpuExecutor exec(3);
+  parallel_for(exec, N, GaeOneEnv<float>{reward.data(), value.data(), done.data(), next_value.data(), adv.data(), ret.data(), T, N, gamma, lambda});
+  // CleanRL's loop, over all envs at once, in the same float arithmetic.
+  std::vector<float> ref(T * N), lastgaelam(N, 0.0f);
+  for (int t = T - 1; t >= 0; --t)
+    for (i64 e = 0; e < N; ++e) {
+      const float nextv = t == T - 1 ? next_value[e] : value[(t + 1) * N + e];
+      const float nonterminal = done[t * N + e] ? 0.0f : 1.0f;
+      const float delta = reward[t * N + e] + gamma * nextv * nonterminal - value[t * N + e];
+      lastgaelam[e] = delta + gamma * lambda * nonterminal * lastgaelam[e];
+      ref[t * N + e] = lastgaelam[e];
+    }
+  for (i64 k = 0; k < T * N; ++k) {
+    ASSERT_EQ(adv[k], ref[k]) << k;
+    ASSERT_EQ(ret[k], ref[k] + value[k]) << k;
+  }
+}
+
+TEST(Adam, MatchesHandComputationWithGradientClipping) {
+  std::vector<double> p = {0.5, -1.0, 2.0}, m(3, 0.0), v(3, 0.0);
+  const std::vector<std::vector<double>> grads = {{3.0, -4.0, 0.0}, {0.1, 0.2, -0.3}, {1.0, 1.0, 1.0}};
+  std::vector<double> hp = p, hm = m, hv = v;
+  const double lr = 0.01, b1 = 0.9, b2 = 0.999, eps = 1e-8, max_norm = 1.0;
+  CpuExecutor exec(1);
+  for (int t = 1; t <= 3; ++t) {
+    const auto& g = grads[t - 1];
+    double sq = 0;
+    for (double x : g) sq += x * x;
+    parallel_for(exec, 3, AdamStep<double>{p.data(), g.data(), m.data(), v.data(), &sq, &lr, b1, b2, eps, max_norm,
+                                           1 - std::pow(b1, t), 1 - std::pow(b2, t)});
+    const double norm = std::sqrt(sq), scale = norm > max_norm ? max_norm / (norm + 1e-6) : 1.0;
+    for (int i = 0; i < 3; ++i) {
+      const double gi = g[i] * scale;
+      hm[i] = b1 * hm[i] + (1 - b1) * gi;
+      hv[i] = b2 * hv[i] + (1 - b2) * gi * gi;
+      const double mhat = hm[i] / (1 - std::pow(b1, t)), vhat = hv[i] / (1 - std::pow(b2, t));
+      hp[i] -= lr * mhat / (std::sqrt(vhat) + eps);
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(p[i], hp[i], 1e-15) << "step " << t << " param " << i;
+  }
+}
+
+TEST(Normalizer, MergingBatchesEqualsTheWholeBatch) {
+  CpuExecutor exec(2);
+  const int dim = 3;
+  const i64 n = 5000;
+  Philox rng(2, RngStream::kBench, 0, 0);
+  std::vector<float> x(n * dim);
+  for (i64 i = 0; i < n; ++i)
+    for (int k = 0; k < dim; ++k) x[i * dim + k] = uniform(rng, -1, 1) * (k + 1) + 10.0f * k;
+  RunningMoments<CpuExecutor> m;
+  m.init(exec, dim);
+  const i64 cuts[] = {0, 1, 700, 2500, 5000};
+  for (int c = 0; c < 4; ++c) update_moments(exec, m, x.data() + cuts[c] * dim, cuts[c + 1] - cuts[c]);
+  EXPECT_EQ(m.count, static_cast<double>(n));
+  for (int k = 0; k < dim; ++k) {
+    double s = 0, s2 = 0;
+    for (i64 i = 0; i < n; ++i) s += x[i * dim + k];
+    const double mean = s / n;
+    for (i64 i = 0; i < n; ++i) s2 += (x[i * dim + k] - mean) * (x[i * dim + k] - mean);
+    // float storage of mean/var: relative 1e-6.
+    EXPECT_NEAR(m.mean.data()[k], mean, 1e-5 * (1 + std::abs(mean))) << k;
+    EXPECT_NEAR(m.var.data()[k], s2 / n, 1e-5 * s2 / n) << k;
+  }
+}
+
+TEST(IndexPermutation, IsABijectionAndDependsOnTheKey) {
+  for (u64 n : {1ull, 2ull, 5ull, 64ull, 1000ull, 4096ull, 4097ull}) {
+    IndexPermutation p(n, 7, 1, 0);
+    std::vector<int> seen(n, 0);
+    for (u64 i = 0; i < n; ++i) {
+      const u64 j = p(i);
+      ASSERT_LT(j, n);
+      seen[j]++;
+    }
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; })) << n;
+  }
+  IndexPermutation a(1000, 7, 1, 0), b(1000, 7, 1, 1);
+  int same = 0;
+  for (u64 i = 0; i < 1000; ++i) same += a(i) == b(i);
+  EXPECT_LT(same, 20);
+}
+
+TEST(Gemm, MatchesNaiveProductAndIsThreadCountInvariant) {
+  struct Shape {
+    i64 m, n, k;
+  };
+  for (Shape s : {Shape{3, 5, 7}, Shape{300, 64, 33}, Shape{64, 64, 3000}, Shape{1, 4, 2500}}) {
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        Philox rng(3, RngStream::kBench, static_cast<u32>(s.m), static_cast<u32>(ta * 2 + tb));
+        std::vector<float> a(s.m * s.k), b(s.k * s.n), c0(s.m * s.n), ref(s.m * s.n);
+        for (auto& x : a) x = uniform(rng, -1, 1);
+        for (auto& x : b) x = uniform(rng, -1, 1);
+        for (auto& x : c0) x = uniform(rng, -1, 1);
+        for (i64 i = 0; i < s.m; ++i)
+          for (i64 j = 0; j < s.n; ++j) {
+            double acc = 0;
+            for (i64 q = 0; q < s.k; ++q)
+              acc += static_cast<double>(ta ? a[q * s.m + i] : a[i * s.k + q]) * (tb ? b[j * s.k + q] : b[q * s.n + j]);
+            ref[i * s.n + j] = static_cast<float>(0.5 * acc + 0.25 * c0[i * s.n + j]);
+          }
+        std::vector<float> c1 = c0, c2 = c0;
+        gemm(CpuExecutor(1), ta, tb, s.m, s.n, s.k, 0.5f, a.data(), b.data(), 0.25f, c1.data());
+        gemm(CpuExecutor(3), ta, tb, s.m, s.n, s.k, 0.5f, a.data(), b.data(), 0.25f, c2.data());
+        EXPECT_EQ(c1, c2) << "thread count changed the result";
+        for (i64 i = 0; i < s.m * s.n; ++i)  // fp32 accumulation over k terms of size <= 1
+          ASSERT_NEAR(c1[i], ref[i], 1e-6 * s.k + 1e-5) << s.m << "x" << s.n << "x" << s.k << " ta" << ta << " tb" << tb;
+      }
+  }
+}
+
+TEST(FastMath, TanhAndExpAreAccurate) {
+  double worst_tanh = 0, worst_exp = 0;
+  for (int i = -200000; i <= 200000; ++i) {
+    const float x = static_cast<float>(i) * 1e-4f;  // [-20, 20]
+    worst_tanh = std::max(worst_tanh, std::abs(static_cast<double>(fast_tanh(x)) - std::tanh(static_cast<double>(x))));
+    if (x <= 0) {
+      const double e = std::exp(static_cast<double>(x));
+      worst_exp = std::max(worst_exp, std::abs(fast_exp_neg(x) - e) / e);
+    }
+  }
+  EXPECT_LT(worst_tanh, 5e-7);
+  EXPECT_LT(worst_exp, 5e-7);
+  EXPECT_EQ(fast_tanh(0.0f), 0.0f);
+  EXPECT_EQ(fast_tanh(100.0f), 1.0f);
+  EXPECT_EQ(fast_tanh(-100.0f), -1.0f);
+}
+
+TEST(SampleAction, FrequenciesFollowTheDistribution) {
+  CpuExecutor exec(2);
+  const i64 n = 200000;
+  // Categorical over 3 logits, the same row for every env.
+  std::vector<float> logits(n * 3), actions(n), logp(n);
+  for (i64 i = 0; i < n; ++i) logits[i * 3] = 0.0f, logits[i * 3 + 1] = 1.0f, logits[i * 3 + 2] = -1.0f;
+  parallel_for(exec, n, SampleAction{logits.data(), nullptr, actions.data(), logp.data(), 3, 1, true, false, 5, 0});
+  std::map<int, int> count;
+  for (float a : actions) count[static_cast<int>(a)]++;
+  const double z = 1 + std::exp(1.0) + std::exp(-1.0);
+  EXPECT_NEAR(count[0] / double(n), 1 / z, 0.005);
+  EXPECT_NEAR(count[1] / double(n), std::exp(1.0) / z, 0.005);
+  EXPECT_NEAR(count[2] / double(n), std::exp(-1.0) / z, 0.005);
+  EXPECT_NEAR(logp[0], actions[0] == 1 ? 1 - std::log(z) : (actions[0] == 0 ? -std::log(z) : -1 - std::log(z)), 1e-5);
+  // Gaussian with mean 0.5, std exp(-1).
+  std::vector<float> mean(n, 0.5f), x(n);
+  const float log_std = -1.0f;
+  parallel_for(exec, n, SampleAction{mean.data(), &log_std, x.data(), nullptr, 1, 1, false, false, 5, 0});
+  double s = 0, s2 = 0;
+  for (float v : x) s += v, s2 += static_cast<double>(v) * v;
+  EXPECT_NEAR(s / n, 0.5, 0.003);
+  EXPECT_NEAR(std::sqrt(s2 / n - (s / n) * (s / n)), std::exp(-1.0), 0.003);
+  // Deterministic: the mode.
+  parallel_for(exec, n, SampleAction{logits.data(), nullptr, actions.data(), nullptr, 3, 1, true, true, 5, 0});
+  EXPECT_TRUE(std::all_of(actions.begin(), actions.end(), [](float a) { return a == 1.0f; }));
+}
+
+}  // namespace
+}  // namespace rlt
