@@ -49,7 +49,6 @@ int run_bench(const BenchOptions& opts) {
       cfg.env.num_envs = n;
       auto env = rt.make_env(cfg);
       env->reset(1);
-      const EnvSpec& spec = env->spec();
       const std::int64_t steps = opts.steps > 0 ? opts.steps : std::clamp<std::int64_t>((1 << 24) / n, 20, 100000);
       // Random actions are drawn on the executor inside the timed loop (env.sample_actions).
       for (u32 w = 0; w < 3; ++w) env->step(env->sample_actions(7, w));

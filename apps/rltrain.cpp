@@ -100,8 +100,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
-    const int code = app.exit(err);
-    return code == 0 ? 0 : 2;
+    if (err.get_exit_code() == 0) return app.exit(err);  // --help
+    std::fprintf(stderr, "rltrain: error: %s (see rltrain --help)\n", err.what());
+    return 2;
   }
 
   try {

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -84,6 +85,52 @@ void reduce_sum(const CudaExecutor& exec, i64 n, const F& f, double* out) {
   RLT_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, exec.stream()));
   void* temp = exec.scratch(temp_bytes);
   RLT_CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, exec.stream()));
+}
+
+namespace detail {
+struct FlagToCount {
+  const std::uint8_t* flags;
+  RLT_HD i64 operator()(i64 i) const { return flags[i] != 0 ? 1 : 0; }
+};
+template <class A, class B>
+struct ScatterLastFlagged {
+  const std::uint8_t* flags;
+  const i64* pos;  // exclusive scan of the flags
+  const A* a;
+  const B* b;
+  i64 n, k;
+  double* count;
+  double* out_a;
+  double* out_b;
+  RLT_HD void operator()(i64 i) const {
+    const i64 total = pos[n - 1] + (flags[n - 1] != 0 ? 1 : 0);
+    const i64 skip = total > k ? total - k : 0;
+    if (flags[i] != 0 && pos[i] >= skip) {
+      out_a[pos[i] - skip] = static_cast<double>(a[i]);
+      out_b[pos[i] - skip] = static_cast<double>(b[i]);
+    }
+    if (i == n - 1) *count = static_cast<double>(total);
+  }
+};
+}  // namespace detail
+
+// The twin of select_last_flagged in sim/cpu_executor.h: a CUB exclusive scan of the flags gives
+// each flagged index its rank; ranks past total - k are written out. Queued on the stream.
+template <class A, class B>
+void select_last_flagged(const CudaExecutor& exec, i64 n, const std::uint8_t* flags, const A* a, const B* b, i64 k,
+                         double* count, double* out_a, double* out_b) {
+  if (n <= 0) {
+    RLT_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(double), exec.stream()));
+    return;
+  }
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<i64>(0), detail::FlagToCount{flags});
+  size_t temp_bytes = 0;
+  RLT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, static_cast<i64*>(nullptr), n, exec.stream()));
+  const size_t pos_bytes = (sizeof(i64) * static_cast<size_t>(n) + 255) / 256 * 256;
+  auto* base = static_cast<unsigned char*>(exec.scratch(pos_bytes + temp_bytes));
+  i64* pos = reinterpret_cast<i64*>(base);
+  RLT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(base + pos_bytes, temp_bytes, in, pos, n, exec.stream()));
+  parallel_for(exec, n, detail::ScatterLastFlagged<A, B>{flags, pos, a, b, n, k, count, out_a, out_b});
 }
 
 }  // namespace rlt

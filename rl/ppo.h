@@ -41,8 +41,9 @@ struct IterationStats {
   double explained_variance = 0;
   double learning_rate = 0;       // at the end of the iteration
   int epochs_run = 0;             // < num_epochs when target_kl stopped early
-  std::vector<float> finished_returns;        // episodes that ended in this iteration
-  std::vector<std::int32_t> finished_lengths;
+  std::int64_t num_finished = 0;               // episodes that ended in this iteration
+  std::vector<float> finished_returns;         // the last min(num_finished, eval_episodes) of them
+  std::vector<std::int32_t> finished_lengths;  // (oldest first)
 };
 
 // Running mean and variance of a vector quantity (Chan et al.'s parallel merge): mean/var live
@@ -133,7 +134,10 @@ class Ppo final : public Learner {
   FBuf m_lr;                                   // (1) current learning rate
   DBuf m_grad_sq;                              // (1) squared gradient norm of the minibatch
   DBuf m_stat_sums;                            // (kNumPpoStats) minibatch sums
-  DBuf m_stat_acc;                             // (kNumPpoStats + 4) iteration sums; + explained-variance sums
+  // The iteration block: everything the host reads per iteration, copied in one transfer:
+  //   [0, kNumPpoStats) loss-term sums | 4 explained-variance sums | lr | num_finished |
+  //   returns of the last K finished episodes | their lengths          (K = train.eval_episodes)
+  DBuf m_block;
   RunningMoments<Exec> m_obs_rms;              // observation normalizer
   RunningMoments<Exec> m_ret_rms;              // discounted-return moments (reward scaling)
   FBuf m_disc_return;                          // (num_envs) running discounted return per env
@@ -146,11 +150,7 @@ class Ppo final : public Learner {
   FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
   // Minibatch gather (minibatch x ...).
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
-  // Host mirrors of the per-iteration statistics.
-  std::vector<double> m_host_stats;
-  std::vector<std::uint8_t> m_host_done;
-  std::vector<float> m_host_ep_ret;
-  std::vector<std::int32_t> m_host_ep_len;
+  std::vector<double> m_host_block;  // host mirror of m_block
 };
 
 }  // namespace rlt

@@ -123,6 +123,12 @@ struct AdaptiveLr {  // rsl_rl's rule, on the minibatch's approximate KL, in exe
   }
 };
 
+struct StoreLr {
+  double* out;
+  const float* lr;
+  RLT_HD void operator()(i64) const { *out = static_cast<double>(*lr); }
+};
+
 struct Accumulate {
   double* acc;
   const double* x;
@@ -172,7 +178,7 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_lr.resize(1);
   m_grad_sq.resize(1);
   m_stat_sums.resize(kNumPpoStats);
-  m_stat_acc.resize(kNumPpoStats + 4);
+  m_block.resize(kNumPpoStats + 6 + 2 * static_cast<i64>(cfg.train.eval_episodes));
   m_obs_rms.init(m_exec, m_obs_dim);
   m_ret_rms.init(m_exec, 1);
   m_disc_return.resize(n);
@@ -188,7 +194,7 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_mb_obs.resize(mb * m_obs_dim);
   m_mb_actions.resize(mb * m_act_dim);
   for (FBuf* buf : {&m_mb_logp, &m_mb_adv, &m_mb_ret, &m_mb_val}) buf->resize(mb);
-  m_host_stats.resize(kNumPpoStats + 4);
+  m_host_block.resize(static_cast<size_t>(m_block.size()));
   m_seed = cfg.train.seed;
 }
 
@@ -285,7 +291,7 @@ int Ppo<Exec>::update(IterationStats& st) {
       const MinibatchView<float> mb{m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
                                     m_mb_ret.data(),  m_mb_val.data(),     m_minibatch};
       m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
-      parallel_for(m_exec, kNumPpoStats, Accumulate{m_stat_acc.data(), m_stat_sums.data()});
+      parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
       if (c.lr_schedule == "adaptive_kl")
         parallel_for(m_exec, 1, AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
       if (c.max_grad_norm > 0) reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
@@ -301,7 +307,7 @@ int Ppo<Exec>::update(IterationStats& st) {
     ++epochs;
     if (c.target_kl > 0) {  // one host read per epoch, only when early stopping is enabled
       std::vector<double> acc(kNumPpoStats);
-      m_exec.copy_to_host(acc.data(), m_stat_acc.data(), kNumPpoStats);
+      m_exec.copy_to_host(acc.data(), m_block.data(), kNumPpoStats);
       if (acc[kStatApproxKl] / static_cast<double>(m_minibatch * c.num_minibatches * epochs) > c.target_kl) break;
     }
   }
@@ -321,8 +327,8 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   }
   collect_rollout(iteration);
   compute_advantages();
-  m_exec.fill(m_stat_acc.data(), 0.0, kNumPpoStats + 4);
-  double* ev = m_stat_acc.data() + kNumPpoStats;
+  m_exec.fill(m_block.data(), 0.0, m_block.size());
+  double* ev = m_block.data() + kNumPpoStats;
   reduce_sum(m_exec, m_batch, ValueOf<float>{m_returns.data()}, ev + 0);
   reduce_sum(m_exec, m_batch, SquareOf<float>{m_returns.data()}, ev + 1);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), false}, ev + 2);
@@ -330,33 +336,33 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   st.epochs_run = update(st);
   if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch);
 
-  // The per-iteration statistics: the only host reads of the iteration.
-  m_exec.copy_to_host(m_host_stats.data(), m_stat_acc.data(), kNumPpoStats + 4);
-  float lr = 0;
-  m_exec.copy_to_host(&lr, m_lr.data(), 1);
-  m_host_done.resize(static_cast<size_t>(m_batch));
-  m_host_ep_ret.resize(static_cast<size_t>(m_batch));
-  m_host_ep_len.resize(static_cast<size_t>(m_batch));
-  m_exec.copy_to_host(m_host_done.data(), m_done.data(), m_batch);
-  m_exec.copy_to_host(m_host_ep_ret.data(), m_ep_ret.data(), m_batch);
-  m_exec.copy_to_host(m_host_ep_len.data(), m_ep_len.data(), m_batch);
-  for (i64 k = 0; k < m_batch; ++k)
-    if (m_host_done[static_cast<size_t>(k)]) {
-      st.finished_returns.push_back(m_host_ep_ret[static_cast<size_t>(k)]);
-      st.finished_lengths.push_back(m_host_ep_len[static_cast<size_t>(k)]);
-    }
+  // The per-iteration statistics: one transfer to the host.
+  const i64 k = m_cfg.train.eval_episodes;
+  double* lr_slot = m_block.data() + kNumPpoStats + 4;
+  parallel_for(m_exec, 1, StoreLr{lr_slot, m_lr.data()});
+  select_last_flagged(m_exec, m_batch, m_done.data(), m_ep_ret.data(), m_ep_len.data(), k, lr_slot + 1, lr_slot + 2,
+                      lr_slot + 2 + k);
+  m_exec.copy_to_host(m_host_block.data(), m_block.data(), m_block.size());
+  const double* hb = m_host_block.data();
+  const double* hl = hb + kNumPpoStats + 4;
+  st.num_finished = static_cast<std::int64_t>(hl[1]);
+  const i64 kept = std::min<i64>(st.num_finished, k);
+  for (i64 e = 0; e < kept; ++e) {
+    st.finished_returns.push_back(static_cast<float>(hl[2 + e]));
+    st.finished_lengths.push_back(static_cast<std::int32_t>(hl[2 + k + e]));
+  }
   const double samples = static_cast<double>(m_minibatch) * c.num_minibatches * st.epochs_run;
-  st.policy_loss = m_host_stats[kStatPolicyLoss] / samples;
-  st.value_loss = m_host_stats[kStatValueLoss] / samples;
-  st.entropy = m_host_stats[kStatEntropy] / samples;
-  st.approx_kl = m_host_stats[kStatApproxKl] / samples;
-  st.clip_frac = m_host_stats[kStatClipFrac] / samples;
+  st.policy_loss = hb[kStatPolicyLoss] / samples;
+  st.value_loss = hb[kStatValueLoss] / samples;
+  st.entropy = hb[kStatEntropy] / samples;
+  st.approx_kl = hb[kStatApproxKl] / samples;
+  st.clip_frac = hb[kStatClipFrac] / samples;
   const double nb = static_cast<double>(m_batch);
-  const double* e = m_host_stats.data() + kNumPpoStats;
+  const double* e = hb + kNumPpoStats;
   const double var_ret = e[1] / nb - (e[0] / nb) * (e[0] / nb);
   const double var_res = e[3] / nb - (e[2] / nb) * (e[2] / nb);
   st.explained_variance = var_ret > 0 ? 1.0 - var_res / var_ret : 0.0;
-  st.learning_rate = lr;
+  st.learning_rate = hl[0];
   return st;
 }
 

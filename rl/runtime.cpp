@@ -66,6 +66,17 @@ void apply_env_params(const Config& cfg, VecEnv& env) {
   }
 }
 
+void check_env_config(const Config& cfg) {
+  const CpuExecutor one(1);
+  std::unique_ptr<VecEnv> env;
+  try {
+    env = make_cpu_vec_env(cfg.env.name, 1, one);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(cfg.source + ": env.name: " + e.what());
+  }
+  apply_env_params(cfg, *env);
+}
+
 std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {
   std::unique_ptr<VecEnv> env;
   try {

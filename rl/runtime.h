@@ -49,5 +49,7 @@ class Runtime {
 // Applies cfg.env.params to env; unknown names or bad values throw ConfigError naming the file
 // and env.<key>.
 void apply_env_params(const Config& cfg, VecEnv& env);
+// Checks env.name and every env parameter of cfg by making one CPU env; throws ConfigError.
+void check_env_config(const Config& cfg);
 
 }  // namespace rlt

@@ -15,6 +15,7 @@
 
 #include "rl/checkpoint.h"
 #include "rl/files.h"
+#include "envs/registry.h"
 #include "rl/runtime.h"
 
 namespace fs = std::filesystem;
@@ -93,9 +94,23 @@ TrainResult train(const TrainOptions& opts) {
   } else {
     cfg = load_config(opts.config_path);
   }
-  for (const auto& o : opts.overrides) apply_override(cfg, o);
+  for (const auto& o : opts.overrides) {
+    apply_override(cfg, o);
+    // An env name or parameter is checked against the env right away, so a bad one is blamed
+    // on the --set that introduced it rather than on the config file.
+    if (o.rfind("env.", 0) == 0) {
+      Config probe = cfg;
+      probe.source = "--set " + o;
+      check_env_config(probe);
+    }
+  }
   if (opts.seed) cfg.train.seed = *opts.seed;
-  if (!opts.device.empty()) cfg.train.device = opts.device;
+  if (!opts.device.empty()) {
+    // Checked before validate(): a bad --device is the flag's fault, not the config file's.
+    if (opts.device != "auto" && opts.device != "cpu" && opts.device != "cuda")
+      throw ConfigError("--device: expected one of auto, cpu, cuda, got \"" + opts.device + "\"");
+    cfg.train.device = opts.device;
+  }
   validate(cfg);
 
   Runtime rt(cfg.train.device, cfg.train.threads, opts.device.empty() ? cfg.source : "");
@@ -167,6 +182,8 @@ TrainResult train(const TrainOptions& opts) {
     st.env_steps = progress.env_steps;
     for (size_t k = 0; k < st.finished_returns.size(); ++k)
       progress.add_episode(st.finished_returns[k], st.finished_lengths[k], static_cast<size_t>(cfg.train.eval_episodes));
+    // Episodes beyond the window were counted on the device but not copied.
+    progress.episodes += st.num_finished - static_cast<std::int64_t>(st.finished_returns.size());
     progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
     const double sps = static_cast<double>(batch) / it_seconds;
     metrics << metrics_row(st, progress, sps) << "\n" << std::flush;

@@ -132,4 +132,25 @@ void reduce_sum(const CpuExecutor& exec, i64 n, const F& f, double* out) {
   *out = total;
 }
 
+// Of the indices i < n with flags[i] != 0, in order: writes their number to *count and
+// a[i], b[i] of the last min(count, k) of them to out_a, out_b (oldest first), all in executor
+// memory. (The CUDA twin in kernels/cuda_executor.cuh scans on the device.)
+template <class A, class B>
+void select_last_flagged(const CpuExecutor&, i64 n, const std::uint8_t* flags, const A* a, const B* b, i64 k,
+                         double* count, double* out_a, double* out_b) {
+  i64 total = 0;
+  for (i64 i = 0; i < n; ++i) total += flags[i] != 0;
+  const i64 skip = total > k ? total - k : 0;
+  i64 seen = 0;
+  for (i64 i = 0; i < n; ++i) {
+    if (!flags[i]) continue;
+    if (seen >= skip) {
+      out_a[seen - skip] = static_cast<double>(a[i]);
+      out_b[seen - skip] = static_cast<double>(b[i]);
+    }
+    ++seen;
+  }
+  *count = static_cast<double>(total);
+}
+
 }  // namespace rlt
