@@ -43,3 +43,34 @@ TEST(ThreadPool, ManyShortJobs) {
 
 }  // namespace
 }  // namespace rlt
+
+namespace rlt {
+namespace {
+
+TEST(CpuExecutor, SelectLastFlaggedKeepsTheNewestInOrder) {
+  CpuExecutor exec(2);
+  const std::vector<std::uint8_t> flags = {0, 1, 1, 0, 0, 1, 0, 1, 1, 0};
+  std::vector<float> a(flags.size());
+  std::vector<int> b(flags.size());
+  for (size_t i = 0; i < flags.size(); ++i) a[i] = 10.0f * static_cast<float>(i), b[i] = static_cast<int>(i);
+  for (i64 k : {0, 1, 3, 5, 9}) {
+    double count = -1;
+    std::vector<double> oa(9, -1), ob(9, -1);
+    select_last_flagged(exec, static_cast<i64>(flags.size()), flags.data(), a.data(), b.data(), k, &count, oa.data(), ob.data());
+    EXPECT_EQ(count, 5.0);
+    const std::vector<int> flagged = {1, 2, 5, 7, 8};
+    const i64 kept = std::min<i64>(k, 5);
+    for (i64 j = 0; j < kept; ++j) {
+      const int idx = flagged[static_cast<size_t>(5 - kept + j)];
+      EXPECT_EQ(oa[j], 10.0 * idx) << "k=" << k << " j=" << j;
+      EXPECT_EQ(ob[j], idx);
+    }
+    for (i64 j = kept; j < 9; ++j) EXPECT_EQ(oa[j], -1) << "wrote past the kept entries";
+  }
+  double count = -1;
+  select_last_flagged(exec, 0, flags.data(), a.data(), b.data(), 3, &count, nullptr, nullptr);
+  EXPECT_EQ(count, 0.0);
+}
+
+}  // namespace
+}  // namespace rlt
