@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
 #   tools/setup.sh          build dependencies
-#   tools/setup.sh --test   plus the test peers: GoogleTest, and the Python packages the peer
+#   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
+#                           and physics tests compare against it), and the Python packages the peer
 #                           tests compare against (gymnasium, safetensors; they skip when absent)
 set -euo pipefail
 want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
-pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip)
+pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
