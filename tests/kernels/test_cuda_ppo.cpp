@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -36,9 +37,14 @@ namespace {
 namespace fs = std::filesystem;
 using gpu_test::all_close;
 
-Config shipped_config(const std::string& env) {
-  return load_config(std::string(RLTRAIN_SOURCE_DIR) + "/configs/" + env + ".toml");
+// The source tree, for configs/: $RLTRAIN_SOURCE_DIR when set (a build carried to a machine where
+// the tree sits elsewhere: tools/device-check.sh sets it), else the tree this was built from.
+std::string source_dir() {
+  const char* env = std::getenv("RLTRAIN_SOURCE_DIR");
+  return env != nullptr && *env != '\0' ? env : RLTRAIN_SOURCE_DIR;
 }
+std::string config_path(const std::string& env) { return source_dir() + "/configs/" + env + ".toml"; }
+Config shipped_config(const std::string& env) { return load_config(config_path(env)); }
 
 // A fresh, empty directory under the test temp dir, removed when the test ends.
 class TempDir {
@@ -180,7 +186,7 @@ TEST(CudaPpo, TrainCartPoleOnCudaReachesTheTarget) {
   RLT_REQUIRE_GPU();
   TempDir tmp("run");
   TrainOptions o;
-  o.config_path = std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml";
+  o.config_path = config_path("cartpole");
   o.seed = 1;
   o.device = "cuda";
   o.run_dir = tmp.path("cartpole");
@@ -207,7 +213,7 @@ void check_checkpoint_on_both(const std::string& env_name, const std::string& tr
                               int max_steps, double return_rtol) {
   TempDir tmp(env_name + "_" + train_device);
   TrainOptions o;
-  o.config_path = std::string(RLTRAIN_SOURCE_DIR) + "/configs/" + env_name + ".toml";
+  o.config_path = config_path(env_name);
   o.seed = 3;
   o.device = train_device;
   o.run_dir = tmp.path("run");
