@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,8 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/rollout.h"
+#include "rl/config.h"
 #include "rl/files.h"
 #include "rl/runtime.h"
+#include "sim/cpu_executor.h"
+#include "sim/dynamics.h"
+#include "sim/mjcf.h"
+#include "sim/model_view.h"
+#include "sim/physics_step.h"
 
 namespace rlt {
 namespace {
@@ -41,8 +49,8 @@ int run_bench(const BenchOptions& opts) {
   const double cores = rt.device() == Device::kCpu ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency()))) : 1;
 
   std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
-  std::printf("%-24s %10s %14s %14s %14s %14s %8s\n", "env", "num_envs", "env steps/s", "per core", "+policy/s",
-              "PPO samples/s", "T(PPO)");
+  std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s\n", "env", "num_envs", "env steps/s", "per core", "+policy/s",
+              "PPO samples/s", "T(PPO)", "xfers/it");
   for (const std::string& name : opts.envs) {
     for (const std::int64_t n : opts.num_envs) {
       Config cfg = bench_config(opts, name);
@@ -73,6 +81,9 @@ int run_bench(const BenchOptions& opts) {
       // Full PPO iterations (rollout + update).
       double ppo_sps = 0;
       int ppo_steps = 0;
+      // Host<->device copies per PPO iteration, from the executor's transfer counter (0 on the
+      // CPU); the design moves one block of statistics per iteration.
+      double transfers_per_iteration = 0;
       if (opts.ppo) {
         Config tcfg = cfg;
         ppo_steps = tcfg.ppo.num_steps;
@@ -86,13 +97,17 @@ int run_bench(const BenchOptions& opts) {
         tl->start(1);
         tl->iterate(1, 1000);  // warm-up: first touch of the buffers
         t0 = Clock::now();
+        const std::int64_t transfers_before = rt.num_transfers();
         const int iters = 2;
         for (int it = 2; it < 2 + iters; ++it) tl->iterate(it, 1000);
         rt.synchronize();
         ppo_sps = static_cast<double>(tl->batch_size() * iters) / seconds_since(t0);
+        transfers_per_iteration = static_cast<double>(rt.num_transfers() - transfers_before) / iters;
       }
-      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d\n", name.c_str(), static_cast<long long>(n), env_sps,
-                  env_sps / cores, policy_sps, ppo_sps, ppo_steps);
+      char xfers[32] = "-";
+      if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
+      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s\n", name.c_str(), static_cast<long long>(n), env_sps,
+                  env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers);
       std::fflush(stdout);
       out["results"].push_back({{"env", name},
                                 {"num_envs", n},
@@ -102,8 +117,135 @@ int run_bench(const BenchOptions& opts) {
                                 {"policy_steps_per_second", policy_sps},
                                 {"ppo_samples_per_second", ppo_sps},
                                 {"ppo_num_steps", ppo_steps},
-                                {"host_device_transfers", rt.num_transfers()}});
+                                {"host_device_transfers", rt.num_transfers()},
+                                {"transfers_per_ppo_iteration",
+                                 opts.ppo ? nlohmann::json(transfers_per_iteration) : nlohmann::json(nullptr)}});
     }
+  }
+  if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace rlt
+
+// ---- --model: physics throughput of an MJCF model ----------------------------------------------
+
+namespace rlt {
+namespace {
+
+// Every env's controls for one control step, uniform in the ctrl ranges (float, as envs).
+struct RandomCtrlEnvs {
+  float* ctrl;         // (num_envs x nu)
+  const float* range;  // (nu x 2)
+  int nu;
+  std::uint64_t seed;
+  u32 step;
+  RLT_HD void operator()(i64 env) const { random_ctrl(range, nu, seed, static_cast<u32>(env), step, ctrl + env * nu); }
+};
+
+struct ResetEnvs {
+  ModelView<float> m;
+  DataLayout layout;
+  float* data;
+  RLT_HD void operator()(i64 env) const { reset_data(m, data_view<float>(layout, data + env * layout.size)); }
+};
+
+// Physics steps per control step: control_dt must be a whole number of timesteps.
+int physics_substeps(double control_dt, double timestep) {
+  if (!(control_dt > 0) || !std::isfinite(control_dt))
+    throw ConfigError("--control-dt: expected a positive number of seconds, got " + std::to_string(control_dt));
+  const double ratio = control_dt / timestep;
+  const long k = std::lround(ratio);
+  if (k < 1 || std::fabs(ratio - static_cast<double>(k)) > 1e-6 * ratio)
+    throw ConfigError("--control-dt: " + std::to_string(control_dt) + " s is not a whole number of the model's " +
+                      std::to_string(timestep) + " s physics steps");
+  return static_cast<int>(k);
+}
+
+}  // namespace
+
+int run_model_bench(const BenchOptions& opts) {
+  // Bad input first, before the runtime says anything.
+  const Model model = load_mjcf(opts.model_path);
+  const int substeps = physics_substeps(opts.control_dt, model.timestep);
+  Runtime rt(opts.device, opts.threads);
+  if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+  if (rt.device() != Device::kCpu) {
+    if (opts.device == "cuda") throw ConfigError("--device cuda: MJCF model physics runs on the CPU executor only so far");
+    std::fprintf(stderr, "rltrain bench --model: MJCF model physics runs on the CPU executor only so far\n");
+  }
+  const HostModel<float> host(model);
+  const ModelView<float>& mv = host.view();
+  const DataLayout layout = data_layout(mv);
+  const std::vector<double> range_d = ctrl_sample_range(model);
+  const std::vector<float> range(range_d.begin(), range_d.end());
+  const CpuExecutor& exec = rt.cpu();
+  const int threads = exec.num_threads();
+  const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
+
+  nlohmann::json out;
+  out["device"] = "cpu";
+  out["threads"] = threads;
+  out["hardware_threads"] = std::thread::hardware_concurrency();
+  out["model"] = opts.model_path;
+  out["timestep"] = model.timestep;
+  out["control_dt"] = opts.control_dt;
+  out["substeps"] = substeps;
+  out["scalar"] = "float";
+  out["results"] = nlohmann::json::array();
+  std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
+              opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
+  std::printf("%10s %14s %14s %14s %14s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
+              "mean ncon", "nonfinite");
+  for (const std::int64_t n : opts.num_envs) {
+    std::vector<float> data(static_cast<size_t>(n * layout.size), 0.0f);
+    std::vector<float> ctrl(static_cast<size_t>(n * std::max(1, model.nu)), 0.0f);
+    std::vector<int> ncon(static_cast<size_t>(n), 0);
+    parallel_for(exec, n, ResetEnvs{mv, layout, data.data()});
+    RandomCtrlEnvs sample{ctrl.data(), range.data(), model.nu, 7, 0};
+    const PhysicsStepEnvs<float> physics{mv, layout, data.data(), ctrl.data(), substeps, ncon.data()};
+    // One control step of the batch: controls drawn on the executor, then the physics.
+    auto control_step = [&](u32 step) {
+      sample.step = step;
+      parallel_for(exec, n, sample);
+      parallel_for(exec, n, physics);
+    };
+    for (u32 w = 0; w < 2; ++w) control_step(w);  // warm-up: first touch
+    // Time-boxed unless --steps: at least 3 control steps and about a second.
+    std::int64_t steps = 0;
+    const auto t0 = Clock::now();
+    double elapsed = 0;
+    for (;;) {
+      control_step(static_cast<u32>(2 + steps));
+      ++steps;
+      elapsed = seconds_since(t0);
+      if (opts.steps > 0 ? steps >= opts.steps : (steps >= 3 && elapsed >= 1.0)) break;
+    }
+    const double control_sps = static_cast<double>(n * steps) / elapsed;
+    const double cores_used = std::min<double>(cores, static_cast<double>(n));  // one env keeps one core busy
+    const double physics_sps = control_sps * substeps;
+    std::int64_t nonfinite = 0, contacts = 0;
+    for (std::int64_t e = 0; e < n; ++e) {
+      const DataView<float> d = data_view<float>(layout, data.data() + e * layout.size);
+      bool ok = true;
+      for (int i = 0; i < model.nq; ++i) ok = ok && std::isfinite(d.qpos[i]);
+      for (int i = 0; i < model.nv; ++i) ok = ok && std::isfinite(d.qvel[i]);
+      nonfinite += ok ? 0 : 1;
+      contacts += ncon[static_cast<size_t>(e)];
+    }
+    const double mean_ncon = static_cast<double>(contacts) / static_cast<double>(n);
+    std::printf("%10lld %14.4g %14.4g %14.4g %14.4g %10.2f %10lld\n", static_cast<long long>(n), control_sps,
+                control_sps / cores_used, physics_sps, physics_sps / cores_used, mean_ncon, static_cast<long long>(nonfinite));
+    std::fflush(stdout);
+    out["results"].push_back({{"num_envs", n},
+                              {"control_steps", steps},
+                              {"control_steps_per_second", control_sps},
+                              {"cores_used", cores_used},
+                              {"control_steps_per_second_per_core", control_sps / cores_used},
+                              {"physics_steps_per_second", physics_sps},
+                              {"physics_steps_per_second_per_core", physics_sps / cores_used},
+                              {"mean_contacts", mean_ncon},
+                              {"nonfinite_envs", nonfinite}});
   }
   if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");
   return 0;

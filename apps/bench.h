@@ -1,4 +1,6 @@
 // `rltrain bench`: simulation and training throughput, printed as a table and written as JSON.
+// With --model, the physics of an MJCF model instead: a batch of envs stepped with random
+// controls through PhysicsStep on the executor (run_model_bench).
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,16 @@ struct BenchOptions {
   std::string json_path;                // optional JSON output
   bool ppo = true;                      // also measure full PPO iterations
   std::int64_t ppo_max_batch = 1 << 17; // cap on num_envs * num_steps for the PPO row on the CPU
+  std::string model_path;               // MJCF model for run_model_bench
+  double control_dt = 0.05;             // s per control step (run_model_bench); a multiple of the model's timestep
 };
 
 int run_bench(const BenchOptions& opts);
+
+// Physics steps/s and control steps/s (per core too) of opts.model_path for each batch size in
+// opts.num_envs: every env draws random controls (apps/rollout.h random_ctrl) and takes
+// control_dt / timestep physics steps, in float, through parallel_for. Throws MjcfError for a bad
+// model and ConfigError for a control_dt that is not a whole number of physics steps.
+int run_model_bench(const BenchOptions& opts);
 
 }  // namespace rlt

@@ -1,5 +1,5 @@
-// rltrain: one binary, subcommands train | eval | bench | envs (DESIGN.md D8).
-// Exit codes: 0 success, 2 bad input (config, flag, checkpoint), 1 anything else.
+// rltrain: one binary, subcommands train | eval | bench | envs | rollout (DESIGN.md D8).
+// Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -7,11 +7,13 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/bench.h"
+#include "apps/rollout.h"
 #include "envs/registry.h"
 #include "rl/checkpoint.h"
 #include "rl/evaluate.h"
 #include "rl/runtime.h"
 #include "rl/trainer.h"
+#include "sim/mjcf.h"
 
 namespace {
 
@@ -96,6 +98,24 @@ int main(int argc, char** argv) {
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
   b->add_flag("--no-ppo", no_ppo, "Skip the full PPO iteration measurement");
+  auto* b_model = b->add_option("--model", bench.model_path,
+                                "MJCF model: measure physics and control steps/s with random controls instead of envs");
+  b->add_option("--control-dt", bench.control_dt, "With --model: seconds per control step (a whole number of physics steps)");
+  auto* b_env = b->get_option("--env");
+  auto* b_sizes = b->get_option("--num-envs");
+  b_model->excludes(b_env);
+
+  rlt::RolloutOptions rollout;
+  auto* r = app.add_subcommand("rollout", "Step one env of an MJCF model on the CPU and write its trajectory as CSV");
+  r->add_option("--model", rollout.model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
+  r->add_option("--steps", rollout.steps, "Control steps")->required()->check(CLI::NonNegativeNumber);
+  r->add_option("--key", rollout.key, "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
+  r->add_option("--ctrl", rollout.ctrl, "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
+      ->check(CLI::IsMember({"zero", "random"}));
+  r->add_option("--seed", rollout.seed, "Seed of the random controls");
+  r->add_option("--timestep", rollout.timestep, "Physics step in seconds (default: the model's)")->check(CLI::PositiveNumber);
+  r->add_option("--substeps", rollout.substeps, "Physics steps per control step")->check(CLI::PositiveNumber);
+  r->add_option("--out", rollout.out_path, "CSV file (default: stdout)");
 
   try {
     app.parse(argc, argv);
@@ -124,6 +144,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*l) return list_envs(names_only);
+    if (*r) return rlt::run_rollout(rollout);
+    if (*b && !bench.model_path.empty()) {
+      bench.num_envs = parse_int_list(b_sizes->count() ? bench_sizes : std::string("1,64,1024,16384"), "--num-envs");
+      return rlt::run_model_bench(bench);
+    }
     if (*b) {
       bench.num_envs = parse_int_list(bench_sizes, "--num-envs");
       if (bench_env == "all") bench.envs = rlt::env_names();
@@ -138,6 +163,9 @@ int main(int argc, char** argv) {
       return rlt::run_bench(bench);
     }
   } catch (const rlt::ConfigError& err) {
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return 2;
+  } catch (const rlt::MjcfError& err) {
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return 2;
   } catch (const rlt::CheckpointError& err) {

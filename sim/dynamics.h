@@ -85,13 +85,25 @@ struct DataView {
   T* qfrc_passive;   // (nv) joint damping -dof_damping * qvel                   passive_forces
   T* qM;             // (nv x nv) mass matrix, dense, zero off the dof tree's ancestor chains   mass_matrix
   T* qLD;            // (nv x nv) its L^T D L factors, same sparsity             factor_mass
+
+  // actuators, joint limits and contacts (sim/actuators.h, sim/limits.h, sim/contact.h; driven by
+  // physics_step in sim/physics_step.h)
+  T* actuator_force;   // (nu) scalar force of each actuator (MuJoCo's actuator_force)  actuator_forces
+  T* qfrc_constraint;  // (nv) joint-limit and contact forces                       physics_step
+  T* qacc_smooth;      // (nv) acceleration without limits and contacts             physics_step
+  T* ncon;             // (1) contact candidates in `contact` (an integer count)      detect_contacts
+  T* contact;          // (ncon_max x kContactStride) contact candidates, see sim/contact.h  detect_contacts
 };
+
+// Scalars per contact in DataView::contact (fields: sim/contact.h).
+constexpr int kContactStride = 14;
 
 // Offsets of DataView's fields in one env's row, and the row's size (in scalars).
 struct DataLayout {
   int qpos, qvel, qfrc_applied, qfrc_actuator;
   int qacc, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat;
   int cinert, cdof, cvel, cdof_dot, cacc, cfrc, crb, qfrc_bias, qfrc_passive, qM, qLD;
+  int actuator_force, qfrc_constraint, qacc_smooth, ncon, contact;
   int size;
 };
 
@@ -127,6 +139,11 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   l.qfrc_passive = at, at += nv;
   l.qM = at, at += nv * nv;
   l.qLD = at, at += nv * nv;
+  l.actuator_force = at, at += m.nu;
+  l.qfrc_constraint = at, at += nv;
+  l.qacc_smooth = at, at += nv;
+  l.ncon = at, at += 1;
+  l.contact = at, at += kContactStride * m.ncon_max;
   // Rows start on a multiple of 4 scalars (16 bytes in float) when the batch array does.
   l.size = (at + 3) / 4 * 4;
   return l;
@@ -150,6 +167,9 @@ RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row) {
   d.cacc = row + l.cacc, d.cfrc = row + l.cfrc, d.crb = row + l.crb;
   d.qfrc_bias = row + l.qfrc_bias, d.qfrc_passive = row + l.qfrc_passive;
   d.qM = row + l.qM, d.qLD = row + l.qLD;
+  d.actuator_force = row + l.actuator_force, d.qfrc_constraint = row + l.qfrc_constraint;
+  d.qacc_smooth = row + l.qacc_smooth;
+  d.ncon = row + l.ncon, d.contact = row + l.contact;
   return d;
 }
 template <class T>
@@ -162,6 +182,9 @@ template <class T>
 RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nq; ++i) d.qpos[i] = m.qpos0[i];
   for (int i = 0; i < m.nv; ++i) d.qvel[i] = d.qacc[i] = d.qfrc_applied[i] = d.qfrc_actuator[i] = T(0);
+  for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = d.qacc_smooth[i] = T(0);
+  for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = T(0);
+  d.ncon[0] = T(0);
 }
 
 // ---- position stage --------------------------------------------------------------------------------
@@ -360,14 +383,22 @@ RLT_HD void mass_matrix(const ModelView<T>& m, const DataView<T>& d) {
 // qLD <- L^T D L factors of qM + h diag(dof_damping) (h = 0: of qM itself), Featherstone's LTDL:
 // eliminating from the last dof up, the row of dof k only updates k's ancestors, so the factors keep
 // M's sparsity. D sits on the diagonal, L (unit lower triangular) below it.
+// Split in two so that physics_step can add implicit constraint terms (sim/physics_step.h) in
+// between: factor_mass_load copies qM + h diag(dof_damping) into qLD (the ancestor entries only),
+// factor_mass_eliminate factors qLD in place.
 template <class T>
-RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
+RLT_HD void factor_mass_load(const ModelView<T>& m, const DataView<T>& d, T h) {
   const int nv = m.nv;
   T* ld = d.qLD;
   for (int i = 0; i < nv; ++i) {
     for (int j = i; j >= 0; j = m.dof_parentid[j]) ld[i * nv + j] = d.qM[i * nv + j];
     ld[i * nv + i] += h * m.dof_damping[i];
   }
+}
+template <class T>
+RLT_HD void factor_mass_eliminate(const ModelView<T>& m, const DataView<T>& d) {
+  const int nv = m.nv;
+  T* ld = d.qLD;
   for (int k = nv - 1; k >= 0; --k) {
     const T inv_dkk = T(1) / ld[k * nv + k];
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
@@ -376,6 +407,11 @@ RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
       ld[k * nv + i] = a;
     }
   }
+}
+template <class T>
+RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
+  factor_mass_load(m, d, h);
+  factor_mass_eliminate(m, d);
 }
 
 // x <- (L^T D L)^-1 x with the factors of factor_mass.

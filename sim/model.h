@@ -33,8 +33,16 @@ struct Model {
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
-  // Contact model (soft, spring-damper with Coulomb friction); see sim/contact.h when it lands.
-  double contact_stiffness = 0, contact_damping = 0;
+  // Contact model (soft, spring-damper with regularized Coulomb friction); see sim/contact.h for
+  // the force law and the step sizes it is stable at. The MJCF compiler does not read these (MJCF
+  // has no such attributes); these defaults are what every loaded model gets.
+  double contact_stiffness = 1.0e5;          // N/m per contact point
+  double contact_damping = 5.0e2;            // N s/m per contact point
+  double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
+  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative)
+  // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
+  double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
+  double limit_damping = 1.0e2;              // N m s/rad (N s/m)
 
   // bodies (nbody)
   std::vector<int> body_parentid;            // (nbody)

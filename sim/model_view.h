@@ -27,16 +27,21 @@ struct ModelOffsets {
   i64 geom_pos, geom_quat;
   i64 site_pos, site_quat;
   i64 qpos0;
+  // (added for actuators, joint limits and contacts: sim/actuators.h, sim/limits.h, sim/contact.h)
+  i64 jnt_range, geom_size, geom_friction;
+  i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
   i64 num_reals;
   // ints
   i64 body_parentid, body_rootid, body_jntadr, body_jntnum, body_dofadr, body_dofnum;
   i64 jnt_type, jnt_qposadr, jnt_dofadr;
   i64 dof_bodyid, dof_parentid;
   i64 geom_bodyid, site_bodyid;
+  i64 jnt_limited, geom_type, geom_contype, geom_conaffinity;
+  i64 actuator_kind, actuator_trnid, actuator_ctrllimited, actuator_forcelimited;
   i64 num_ints;
 };
 
-inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom, int nsite) {
+inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom, int nsite, int nu = 0) {
   ModelOffsets o{};
   i64 r = 0, n = 0;
   auto real = [&](i64& field, i64 count) { field = r, r += count; };
@@ -48,12 +53,19 @@ inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom
   real(o.geom_pos, 3 * ngeom), real(o.geom_quat, 4 * ngeom);
   real(o.site_pos, 3 * nsite), real(o.site_quat, 4 * nsite);
   real(o.qpos0, nq);
+  real(o.jnt_range, 2 * njnt), real(o.geom_size, 3 * ngeom), real(o.geom_friction, 3 * ngeom);
+  real(o.actuator_gear, nu), real(o.actuator_ctrlrange, 2 * nu), real(o.actuator_forcerange, 2 * nu);
+  real(o.actuator_kp, nu), real(o.actuator_kv, nu);
   o.num_reals = r;
   integer(o.body_parentid, nbody), integer(o.body_rootid, nbody), integer(o.body_jntadr, nbody);
   integer(o.body_jntnum, nbody), integer(o.body_dofadr, nbody), integer(o.body_dofnum, nbody);
   integer(o.jnt_type, njnt), integer(o.jnt_qposadr, njnt), integer(o.jnt_dofadr, njnt);
   integer(o.dof_bodyid, nv), integer(o.dof_parentid, nv);
   integer(o.geom_bodyid, ngeom), integer(o.site_bodyid, nsite);
+  integer(o.jnt_limited, njnt), integer(o.geom_type, ngeom), integer(o.geom_contype, ngeom);
+  integer(o.geom_conaffinity, ngeom);
+  integer(o.actuator_kind, nu), integer(o.actuator_trnid, nu), integer(o.actuator_ctrllimited, nu);
+  integer(o.actuator_forcelimited, nu);
   o.num_ints = n;
   return o;
 }
@@ -62,6 +74,7 @@ template <class T>
 struct ModelView {
   // sizes
   int nq, nv, nbody, njnt, ngeom, nsite;
+  int nu;                // actuators (sim/actuators.h)
 
   // options
   T timestep;            // s
@@ -69,6 +82,15 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
+  // Soft contact (sim/contact.h) and soft joint limits (sim/limits.h); see those headers for the
+  // force laws and the step sizes they are stable at.
+  T contact_stiffness;   // N/m per contact point: normal force k * depth
+  T contact_damping;     // N s/m per contact point: normal force -c * (normal velocity)
+  T friction_velocity;   // m/s: Coulomb friction is regularized as mu fn v / sqrt(v^2 + v_eps^2)
+  T limit_stiffness;     // N m/rad (N/m): restoring torque k * (violation) beyond a joint's range
+  T limit_damping;       // N m s/rad (N s/m): -c * qdot while beyond the range (and moving out)
+  T contact_margin;      // m: geom pairs closer than this are contact candidates (speculative contacts)
+  int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
 
   // bodies (nbody); body 0 is the world
   const int* body_parentid;  // (nbody)
@@ -107,9 +129,31 @@ struct ModelView {
 
   const T* qpos0;            // (nq) reference configuration (hinge/slide angles are qpos - qpos0)
 
+  // joint limits (njnt)
+  const int* jnt_limited;    // (njnt) 0/1 (hinge and slide only)
+  const T* jnt_range;        // (njnt x 2) rad or m, in qpos units
+
+  // geom shapes and contact filtering (ngeom)
+  const int* geom_type;        // (ngeom) GeomType
+  const T* geom_size;          // (ngeom x 3) MuJoCo's meaning per type
+  const T* geom_friction;      // (ngeom x 3) sliding (used), torsional, rolling
+  const int* geom_contype;     // (ngeom)
+  const int* geom_conaffinity; // (ngeom)
+
+  // actuators (nu), each driving one hinge or slide joint
+  const int* actuator_kind;         // (nu) ActuatorKind
+  const int* actuator_trnid;        // (nu) joint id
+  const int* actuator_ctrllimited;  // (nu)
+  const int* actuator_forcelimited; // (nu)
+  const T* actuator_gear;           // (nu)
+  const T* actuator_ctrlrange;      // (nu x 2)
+  const T* actuator_forcerange;     // (nu x 2)
+  const T* actuator_kp;             // (nu) position servo gain
+  const T* actuator_kv;             // (nu) velocity gain (velocity servo; damping of a position servo)
+
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu);
     body_pos = reals + o.body_pos, body_quat = reals + o.body_quat, body_ipos = reals + o.body_ipos;
     body_iquat = reals + o.body_iquat, body_mass = reals + o.body_mass, body_inertia = reals + o.body_inertia;
     jnt_pos = reals + o.jnt_pos, jnt_axis = reals + o.jnt_axis;
@@ -123,8 +167,55 @@ struct ModelView {
     jnt_type = ints + o.jnt_type, jnt_qposadr = ints + o.jnt_qposadr, jnt_dofadr = ints + o.jnt_dofadr;
     dof_bodyid = ints + o.dof_bodyid, dof_parentid = ints + o.dof_parentid;
     geom_bodyid = ints + o.geom_bodyid, site_bodyid = ints + o.site_bodyid;
+    jnt_range = reals + o.jnt_range, geom_size = reals + o.geom_size, geom_friction = reals + o.geom_friction;
+    actuator_gear = reals + o.actuator_gear, actuator_ctrlrange = reals + o.actuator_ctrlrange;
+    actuator_forcerange = reals + o.actuator_forcerange, actuator_kp = reals + o.actuator_kp;
+    actuator_kv = reals + o.actuator_kv;
+    jnt_limited = ints + o.jnt_limited, geom_type = ints + o.geom_type, geom_contype = ints + o.geom_contype;
+    geom_conaffinity = ints + o.geom_conaffinity;
+    actuator_kind = ints + o.actuator_kind, actuator_trnid = ints + o.actuator_trnid;
+    actuator_ctrllimited = ints + o.actuator_ctrllimited, actuator_forcelimited = ints + o.actuator_forcelimited;
   }
 };
+
+// Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
+// (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
+// welded to the world count as the world), never a body and its parent (unless one is the world),
+// and only where (contype1 & conaffinity2) || (contype2 & conaffinity1).
+template <class T>
+RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
+  while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
+  return b;
+}
+template <class T>
+RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
+  if (m.geom_type[g1] == kGeomPlane && m.geom_type[g2] == kGeomPlane) return false;
+  if (!((m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]))) return false;
+  const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
+  if (w1 == w2) return false;
+  if (w1 != 0 && w2 != 0 &&
+      (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
+    return false;
+  return true;
+}
+
+// Most contact points one geom pair makes (sim/contact.h), by type.
+RLT_HD inline int pair_contact_capacity(int t1, int t2) {
+  if (t1 > t2) { const int t = t1; t1 = t2; t2 = t; }
+  if (t1 == kGeomPlane) return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : 0;
+  if (t1 == kGeomSphere) return 1;                        // sphere-sphere, -capsule, -box
+  if (t1 == kGeomCapsule) return t2 == kGeomCapsule ? 1 : 3;  // capsule-capsule, capsule-box
+  return 16;                                              // box-box: the vertices of each in the other
+}
+
+template <class T>
+inline int contact_capacity(const ModelView<T>& m) {
+  int n = 0;
+  for (int g1 = 0; g1 < m.ngeom; ++g1)
+    for (int g2 = g1 + 1; g2 < m.ngeom; ++g2)
+      if (geom_pair_allowed(m, g1, g2)) n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
+  return n;
+}
 
 // Thrown by HostModel for a Model whose arrays do not fit its sizes or its tree.
 class ModelError : public std::invalid_argument {
@@ -140,7 +231,7 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite);
+        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     auto put = [&](i64 at, const std::vector<double>& src) {
@@ -169,6 +260,18 @@ class HostModel {
     put_int(o.jnt_dofadr, model.jnt_dofadr);
     put_int(o.dof_bodyid, model.dof_bodyid), put_int(o.dof_parentid, model.dof_parentid);
     put_int(o.geom_bodyid, model.geom_bodyid), put_int(o.site_bodyid, model.site_bodyid);
+    // Optional groups (see check): empty means absent, and the zeros left in the blocks say so
+    // (no joint limited, every geom with contype = conaffinity = 0, i.e. no contacts).
+    put(o.jnt_range, model.jnt_range), put_int(o.jnt_limited, model.jnt_limited);
+    put(o.geom_size, model.geom_size), put(o.geom_friction, model.geom_friction);
+    put_int(o.geom_type, model.geom_type), put_int(o.geom_contype, model.geom_contype);
+    put_int(o.geom_conaffinity, model.geom_conaffinity);
+    put(o.actuator_gear, model.actuator_gear), put(o.actuator_ctrlrange, model.actuator_ctrlrange);
+    put(o.actuator_forcerange, model.actuator_forcerange), put(o.actuator_kp, model.actuator_kp);
+    put(o.actuator_kv, model.actuator_kv);
+    put_int(o.actuator_kind, model.actuator_kind), put_int(o.actuator_trnid, model.actuator_trnid);
+    put_int(o.actuator_ctrllimited, model.actuator_ctrllimited);
+    put_int(o.actuator_forcelimited, model.actuator_forcelimited);
 
     m_view = ModelView<T>{};
     m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
@@ -176,7 +279,16 @@ class HostModel {
     m_view.timestep = static_cast<T>(model.timestep);
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
     m_view.implicit_damping = implicit_damping ? 1 : 0;
+    m_view.nu = model.nu;
+    m_view.contact_stiffness = static_cast<T>(model.contact_stiffness);
+    m_view.contact_damping = static_cast<T>(model.contact_damping);
+    m_view.friction_velocity = static_cast<T>(model.friction_velocity);
+    m_view.limit_stiffness = static_cast<T>(model.limit_stiffness);
+    m_view.limit_damping = static_cast<T>(model.limit_damping);
+    m_view.contact_margin = static_cast<T>(model.contact_margin);
+    m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
+    m_view.ncon_max = contact_capacity(m_view);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.
@@ -232,6 +344,46 @@ class HostModel {
     size("site_bodyid", m.site_bodyid.size(), ns), size("site_pos", m.site_pos.size(), 3 * ns);
     size("site_quat", m.site_quat.size(), 4 * ns);
     size("qpos0", m.qpos0.size(), m.nq);
+    // Optional groups: each may be left empty (a model built for the contact-free dynamics alone),
+    // and is then absent; when given it must be whole.
+    auto optional = [&](const char* name, size_t got, long want) {
+      if (got != 0) size(name, got, want);
+    };
+    optional("jnt_limited", m.jnt_limited.size(), nj), optional("jnt_range", m.jnt_range.size(), 2 * nj);
+    if (m.jnt_limited.empty() != m.jnt_range.empty()) fail("jnt_limited and jnt_range must be given together");
+    optional("geom_type", m.geom_type.size(), ng), optional("geom_size", m.geom_size.size(), 3 * ng);
+    optional("geom_friction", m.geom_friction.size(), 3 * ng);
+    optional("geom_contype", m.geom_contype.size(), ng), optional("geom_conaffinity", m.geom_conaffinity.size(), ng);
+    if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
+      // Contacts need the whole geom description.
+      size("geom_type", m.geom_type.size(), ng), size("geom_size", m.geom_size.size(), 3 * ng);
+      size("geom_friction", m.geom_friction.size(), 3 * ng);
+      size("geom_contype", m.geom_contype.size(), ng), size("geom_conaffinity", m.geom_conaffinity.size(), ng);
+    }
+    for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
+      const int t = m.geom_type[static_cast<size_t>(g)];
+      if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox)
+        fail("geom " + std::to_string(g) + " has unsupported type " + std::to_string(t));
+    }
+    if (m.nu < 0) fail("negative size");
+    const long nu = m.nu;
+    size("actuator_kind", m.actuator_kind.size(), nu), size("actuator_trnid", m.actuator_trnid.size(), nu);
+    size("actuator_gear", m.actuator_gear.size(), nu);
+    size("actuator_ctrllimited", m.actuator_ctrllimited.size(), nu);
+    size("actuator_ctrlrange", m.actuator_ctrlrange.size(), 2 * nu);
+    size("actuator_forcelimited", m.actuator_forcelimited.size(), nu);
+    size("actuator_forcerange", m.actuator_forcerange.size(), 2 * nu);
+    size("actuator_kp", m.actuator_kp.size(), nu), size("actuator_kv", m.actuator_kv.size(), nu);
+    for (long a = 0; a < nu; ++a) {
+      const size_t as = static_cast<size_t>(a);
+      const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
+      if (k != kActMotor && k != kActPosition && k != kActVelocity)
+        fail("actuator " + std::to_string(a) + " has unknown kind " + std::to_string(k));
+      if (j < 0 || j >= m.njnt) fail("actuator " + std::to_string(a) + " drives joint " + std::to_string(j));
+      const int type = m.jnt_type[static_cast<size_t>(j)];
+      if (type != kJointHinge && type != kJointSlide)
+        fail("actuator " + std::to_string(a) + " drives a free or ball joint (only hinge and slide are supported)");
+    }
 
     if (m.body_parentid[0] != 0 && m.body_parentid[0] != -1) fail("body 0 must be the world");
     for (long b = 1; b < nb; ++b) {

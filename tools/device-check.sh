@@ -1,31 +1,98 @@
 #!/usr/bin/env bash
-# Device check for a GPU machine (H200, sm_90, CUDA 13): GPU tests, env throughput, two short
-# training runs, and one summary table. Finishes within 8 minutes (every step has a timeout and the
-# whole script a deadline).
+# Device check for a GPU machine (H200, sm_90, CUDA 13): the GPU tests (ctest -L gpu), CartPole and
+# Pendulum trained on CUDA from their shipped configs, `rltrain bench --device cuda` for every env at
+# 4096, 65536, 262144 and 1048576 envs, and one short summary table. Finishes within 8 minutes
+# (every step has a timeout and the whole script a deadline).
 #
-# Usage: tools/device-check.sh OUTDIR [BUILD_DIR]
+# Usage:
+#   tools/device-check.sh --prepare [BUILD_DIR]   here, on the build machine (no GPU needed)
+#   tools/device-check.sh OUTDIR [BUILD_DIR]      on the GPU machine
+#   BUILD_DIR  default REPO/build-sm90
 #   OUTDIR     logs, bench JSON, run directories and summary.txt go here (created)
-#   BUILD_DIR  a build made elsewhere, e.g. on a machine with our Debian packages:
-#                cmake -S . -B build-device -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF
-#                cmake --build build-device
-#              It is used as is (never rebuilt; ctest's absolute paths are rewritten when the build
-#              was made at another path). Shared libraries the binaries need that this machine
-#              lacks can be put in BUILD_DIR/runtime-libs (added to LD_LIBRARY_PATH).
-#              Without BUILD_DIR the script configures and builds REPO/build-device itself, which
-#              needs CMake, Ninja or Make, and our dependencies (Eigen, GTest, CLI11, toml++, json).
-# Exit status: 0 when everything that ran passed; 1 when a test, bench or training run failed or
-# the build failed; 2 for bad usage.
+#
+# The GPU machine has CUDA 13 (nvcc, cuBLAS), CMake and Python but not our Debian packages (Eigen,
+# GTest, CLI11, toml++, nlohmann-json), so the build is made here and carried there. Here:
+#   cmake -S . -B build-sm90 -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF -DCMAKE_BUILD_TYPE=Release
+#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner
+#   tools/device-check.sh --prepare build-sm90
+# (`cmake --build build-sm90` with no --target builds everything and works as well, only slower.)
+# --prepare runs the two cmake commands itself when they have not been run, then copies the shared
+# libraries the binaries need that are neither the C/C++ runtime nor CUDA's (toml++, linked as a
+# shared library from Debian) into BUILD_DIR/runtime-libs: carrying BUILD_DIR (~30 MB) is then
+# enough. There the script puts runtime-libs and the machine's CUDA library folder on
+# LD_LIBRARY_PATH, rewrites ctest's absolute paths when the tree sits elsewhere, and points the
+# tests at this tree's configs/ (RLTRAIN_SOURCE_DIR). Without a prepared BUILD_DIR it configures and
+# builds one itself, which needs the dependencies above.
+#
+# Exit status: 0 when everything ran and passed; 1 when there is no GPU (the table says "no GPU"),
+# or a test, training run or bench failed, or the build failed; 2 for bad usage.
+# A dry run without a GPU: RLT_CHECK_DEVICE=cpu RLT_CHECK_SIZES=256,4096 tools/device-check.sh OUT
+# runs the bench and the training on the CPU (the GPU tests skip).
 set -u -o pipefail
 
-if [[ $# -lt 1 || $# -gt 2 || "$1" == "-h" || "$1" == "--help" ]]; then
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+usage() {
+  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
-fi
+}
+[[ $# -lt 1 || $# -gt 2 || "$1" == "-h" || "$1" == "--help" ]] && usage
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The binaries the check runs; the gpu-labelled test targets of tests/CMakeLists.txt.
+TARGETS=(rltrain test_kernels test_cuda_learner)
+CUDA_ARCH=90
+
+# Configures BUILD (sm_90, Release, portable CPU code) unless it is configured, then builds TARGETS.
+configure_and_build() {
+  local build=$1 log=$2 limit=$3
+  if [[ ! -f "$build/CMakeCache.txt" ]]; then
+    echo "configuring $build (log: $log)"
+    timeout "$limit" cmake -S "$REPO" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCH -DRLTRAIN_NATIVE=OFF \
+      -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || return 1
+  fi
+  echo "building ${TARGETS[*]} in $build (log: $log)"
+  timeout "$limit" cmake --build "$build" -j "$(nproc)" --target "${TARGETS[@]}" >>"$log" 2>&1
+}
+
+# ---- --prepare: here, on the build machine ------------------------------------------------------------
+if [[ "$1" == "--prepare" ]]; then
+  BUILD=${2:-$REPO/build-sm90}
+  mkdir -p "$BUILD" || exit 2
+  BUILD=$(cd "$BUILD" && pwd)
+  if ! configure_and_build "$BUILD" "$BUILD/device-check-build.log" 7200; then
+    echo "build FAILED: see $BUILD/device-check-build.log"
+    exit 1
+  fi
+  arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+  [[ "$arch" == "$CUDA_ARCH" ]] || echo "WARNING: $BUILD is built for CUDA architectures '$arch', not $CUDA_ARCH"
+  rm -rf "$BUILD/runtime-libs"
+  mkdir -p "$BUILD/runtime-libs"
+  # Everything ldd resolves except the C/C++ runtime (present on any Linux) and CUDA's own libraries
+  # (the GPU machine's toolkit has them, and cuBLAS alone would be far too large to carry).
+  base='^(linux-vdso|ld-linux|libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libutil|libresolv)\.so'
+  cuda='^lib(cublas|cublasLt|cudart|cuda|nvrtc|nvJitLink|curand|cusolver|cusparse|cufft)\.so'
+  for t in rltrain tests/test_kernels tests/test_cuda_learner; do
+    bin="$BUILD/$t"
+    [[ -x "$bin" ]] || { echo "missing $bin"; exit 1; }
+    while read -r name _ path _; do
+      [[ "$path" == /* ]] || continue
+      [[ "$name" =~ $base || "$name" =~ $cuda ]] && continue
+      if [[ ! -f "$BUILD/runtime-libs/$name" ]]; then
+        cp -L "$path" "$BUILD/runtime-libs/$name" && echo "runtime-libs: $name (from $path, needed by $t)"
+      fi
+    done < <(ldd "$bin" | grep '=>')
+  done
+  ngpu=$(cd "$BUILD" && ctest -N -L gpu 2>/dev/null | sed -n 's/^Total Tests: //p')
+  echo "prepared $BUILD ($(du -sh "$BUILD" | cut -f1)): ${ngpu:-0} gpu tests, runtime-libs: $(ls "$BUILD/runtime-libs" | tr '\n' ' ')"
+  echo "on the GPU machine: tools/device-check.sh OUTDIR ${BUILD#"$REPO"/}"
+  exit 0
+fi
+
+# ---- the check: on the GPU machine --------------------------------------------------------------------
 mkdir -p "$1" || exit 2
 OUT=$(cd "$1" && pwd)
-BUILD=${2:-}
+BUILD=${2:-$REPO/build-sm90}
+DEVICE=${RLT_CHECK_DEVICE:-cuda}
+SIZES=${RLT_CHECK_SIZES:-4096,65536,262144,1048576}
 cd "$REPO" || exit 2
 
 T0=$(date +%s)
@@ -41,21 +108,23 @@ budget() {
 STATUS=0
 fail() { STATUS=1; }
 
-# ---- machine -------------------------------------------------------------------------------------
-GPU="no nvidia-smi"
-if command -v nvidia-smi >/dev/null; then
-  GPU=$(timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)
+# ---- machine --------------------------------------------------------------------------------------------
+GPU=""
+NO_GPU=""
+if ! command -v nvidia-smi >/dev/null; then
+  NO_GPU="no nvidia-smi"
+elif ! GPU=$(timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1) ||
+  [[ -z "$GPU" || "$GPU" == *"failed"* || "$GPU" == *"No devices"* ]]; then
+  NO_GPU="nvidia-smi: ${GPU:-no answer}"
+else
   timeout 20 nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
 fi
+[[ -n "$NO_GPU" ]] && GPU="no GPU ($NO_GPU)"
 log "repo $REPO, out $OUT, gpu: $GPU"
 
-# ---- build ---------------------------------------------------------------------------------------
+# ---- build ----------------------------------------------------------------------------------------------
 BUILD_NOTE=""
-if [[ -n "$BUILD" ]]; then
-  if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
-    log "BUILD_DIR $BUILD has no CMakeCache.txt: not a CMake build directory"
-    exit 2
-  fi
+if [[ -f "$BUILD/CMakeCache.txt" && -x "$BUILD/rltrain" ]]; then
   BUILD=$(cd "$BUILD" && pwd)
   BUILD_NOTE="prebuilt $BUILD"
   # ctest files hold the absolute build and source paths of the machine that configured them.
@@ -81,25 +150,17 @@ print(f"rewrote {n} ctest files")
 PY
   fi
 else
-  BUILD="$REPO/build-device"
+  mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd)
   BUILD_NOTE="built here in $BUILD"
-  gen=()
-  command -v ninja >/dev/null && gen=(-G Ninja)
-  log "configuring $BUILD"
-  if ! timeout "$(budget 60)" cmake -S "$REPO" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF >"$OUT/configure.log" 2>&1; then
-    log "configure FAILED (see configure.log; our dependencies may be missing here: pass a BUILD_DIR)"
-    BUILD_NOTE="configure failed"
+  log "no prepared build in $BUILD: configuring and building (log: build.log; needs our dependencies)"
+  if ! configure_and_build "$BUILD" "$OUT/build.log" "$(budget 240)" >>"$LOG"; then
+    log "build FAILED or timed out (see build.log); prepare BUILD_DIR on a machine with the dependencies"
+    BUILD_NOTE="build failed"
     fail
-  else
-    log "building (log: build.log)"
-    if ! timeout "$(budget 240)" cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; then
-      log "build FAILED or timed out (see build.log); testing whatever was built"
-      BUILD_NOTE="build failed"
-      fail
-    fi
   fi
 fi
+arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+[[ -n "$arch" ]] && BUILD_NOTE="$BUILD_NOTE, sm_$arch"
 if [[ -d "$BUILD/runtime-libs" ]]; then
   export LD_LIBRARY_PATH="$BUILD/runtime-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
@@ -113,20 +174,23 @@ for d in "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/n
     break
   fi
 done
-# Say up front which shared libraries a binary cannot find here (e.g. toml++ from Debian).
-for b in "$BUILD/tests/test_kernels" "$BUILD/rltrain" "$BUILD/apps/rltrain"; do
-  [[ -x "$b" ]] || continue
+# Say up front which shared libraries a binary cannot find here.
+for t in rltrain tests/test_kernels tests/test_cuda_learner; do
+  b="$BUILD/$t"
+  if [[ ! -x "$b" ]]; then log "WARNING: $b is not built"; continue; fi
   missing=$(ldd "$b" 2>/dev/null | grep "not found" | awk '{print $1}' | tr '\n' ' ')
-  [[ -n "$missing" ]] && log "WARNING: $b cannot find: $missing(put them in $BUILD/runtime-libs)"
+  [[ -n "$missing" ]] && log "WARNING: $b cannot find: $missing(run tools/device-check.sh --prepare where it was built)"
 done
+# The tests read configs/ from this tree, wherever the build was made.
+export RLTRAIN_SOURCE_DIR="$REPO"
 
-# ---- GPU tests -----------------------------------------------------------------------------------
+# ---- GPU tests ------------------------------------------------------------------------------------------
 TESTS="not run"
 if [[ -f "$BUILD/CTestTestfile.cmake" ]]; then
   log "ctest -L gpu (log: ctest_gpu.log)"
   junit=()
   ctest --help 2>/dev/null | grep -- --output-junit >/dev/null && junit=(--output-junit "$OUT/ctest_gpu.xml")
-  (cd "$BUILD" && timeout "$(budget 150)" ctest -L gpu --output-on-failure --timeout 120 "${junit[@]}") \
+  (cd "$BUILD" && timeout "$(budget 180)" ctest -L gpu -j 4 --output-on-failure --timeout 150 "${junit[@]}") \
     >"$OUT/ctest_gpu.log" 2>&1
   rc=$?
   # Counts from the JUnit file (ctest >= 3.21), else from the text summary.
@@ -163,76 +227,40 @@ PY
   if [[ "$TESTS" == "0 passed, 0 failed, 0 skipped"* ]]; then
     TESTS="$TESTS - no gpu tests registered (built without CUDA?)"
     fail
+  elif [[ "$TESTS" == "0 passed, 0 failed,"* ]]; then
+    TESTS="$TESTS - all skipped: no GPU answered"
+    fail
   fi
 else
   TESTS="not built"
+  fail
 fi
 log "tests: $TESTS"
 
-# ---- bench and training --------------------------------------------------------------------------
+# ---- training and bench ---------------------------------------------------------------------------------
 RLTRAIN=""
-for cand in "$BUILD/rltrain" "$BUILD/apps/rltrain" "$BUILD/bin/rltrain"; do
-  [[ -x "$cand" && -f "$cand" ]] && RLTRAIN=$cand && break
-done
-[[ -z "$RLTRAIN" ]] && RLTRAIN=$(find "$BUILD" -maxdepth 3 -type f -name rltrain -perm -u+x 2>/dev/null | head -1)
-
-BENCH_ROWS=()
+[[ -x "$BUILD/rltrain" && -f "$BUILD/rltrain" ]] && RLTRAIN="$BUILD/rltrain"
 TRAIN_ROWS=()
-if [[ -z "$RLTRAIN" ]]; then
-  log "no rltrain binary in $BUILD: bench and training not built"
-  BENCH_ROWS+=("(all envs)|-|not built")
-  TRAIN_ROWS+=("cartpole|-|-|not built" "pendulum|-|-|not built")
+BENCH_ROWS=()
+skip_reason=""
+[[ -z "$RLTRAIN" ]] && skip_reason="rltrain not built"
+[[ -z "$skip_reason" && -n "$NO_GPU" && "$DEVICE" == cuda ]] && skip_reason="no GPU"
+if [[ -n "$skip_reason" ]]; then
+  log "training and bench skipped: $skip_reason"
+  TRAIN_ROWS+=("cartpole|-|-|$skip_reason" "pendulum|-|-|$skip_reason")
+  BENCH_ROWS+=("(every env)|-|-|-|-|-|$skip_reason")
+  fail
 else
-  ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',' ' ')
-  [[ -z "${ENVS// /}" ]] && log "rltrain envs --names listed nothing" && fail
-  for env in $ENVS; do
-    t=$(budget 45)
-    if ((t < 10)); then BENCH_ROWS+=("$env|-|skipped (out of time)"); continue; fi
-    log "bench $env (timeout ${t}s, log: bench_$env.log)"
-    timeout "$t" "$RLTRAIN" bench --device cuda --env "$env" --num-envs 4096,65536,1048576 \
-      --json "$OUT/bench_$env.json" >"$OUT/bench_$env.log" 2>&1
-    rc=$?
-    rows=$(python3 - "$OUT/bench_$env.json" "$env" "$rc" <<'PY'
-import json, sys
-path, env, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
-status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
-rate_keys = ("env_steps_per_second", "steps_per_second", "steps_per_sec", "sps")
-def records(x):
-    if isinstance(x, dict):
-        if "num_envs" in x:
-            yield x
-        for v in x.values():
-            yield from records(v)
-    elif isinstance(x, list):
-        for v in x:
-            yield from records(v)
-try:
-    data = json.load(open(path))
-except Exception:
-    data = None
-found = False
-for r in records(data):
-    rate = next((r[k] for k in rate_keys if isinstance(r.get(k), (int, float))), None)
-    print(f"{r.get('env', env)}|{r['num_envs']}|{rate:.4g} {status}" if rate is not None else
-          f"{r.get('env', env)}|{r['num_envs']}|? {status}")
-    found = True
-if not found:
-    print(f"{env}|-|no json ({status})")
-PY
-)
-    [[ $rc -ne 0 ]] && fail
-    while IFS= read -r row; do BENCH_ROWS+=("$row"); done <<<"$rows"
-  done
-
+  # Two short training runs from the shipped configs (they stop at their target return).
   for task in cartpole pendulum; do
     cfg="configs/$task.toml"
-    if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$task|-|-|no $cfg"); continue; fi
-    t=$(budget 100)
-    if ((t < 15)); then TRAIN_ROWS+=("$task|-|-|skipped (out of time)"); continue; fi
-    log "train $task (timeout ${t}s, log: train_$task.log)"
+    if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$task|-|-|no $cfg"); fail; continue; fi
+    t=$(budget 90)
+    if ((t < 15)); then TRAIN_ROWS+=("$task|-|-|skipped (out of time)"); fail; continue; fi
+    log "train $task on $DEVICE (timeout ${t}s, log: train_$task.log)"
     rm -rf "${OUT:?}/$task"
     start=$(date +%s.%N)
-    timeout "$t" "$RLTRAIN" train --config "$cfg" --device cuda --run-dir "$OUT/$task" \
+    timeout "$t" "$RLTRAIN" train --config "$cfg" --device "$DEVICE" --run-dir "$OUT/$task" \
       >"$OUT/train_$task.log" 2>&1
     rc=$?
     wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$(date +%s.%N)")
@@ -244,8 +272,8 @@ ret = None
 try:  # summary.json, written at the end of a run
     s = json.load(open(os.path.join(run, "summary.json")))
     ret = s.get("final_mean_return")
-    if s.get("reached_target"):
-        status += ", reached target"
+    status += ", reached target" if s.get("reached_target") else ", target NOT reached"
+    status += f", {s.get('env_steps', '?')} steps"
 except Exception:
     pass
 if ret is None:  # a run cut short: the last row of metrics.csv
@@ -262,20 +290,55 @@ PY
     [[ $rc -ne 0 ]] && fail
     TRAIN_ROWS+=("$row")
   done
+
+  # The bench, one invocation per (env, size), so a size that runs out of time loses only its row.
+  ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',\n' '  ')
+  [[ -z "${ENVS// /}" ]] && log "rltrain envs --names listed nothing" && fail
+  for env in $ENVS; do
+    for n in ${SIZES//,/ }; do
+      t=$(budget 75)
+      if ((t < 10)); then BENCH_ROWS+=("$env|$n|-|-|-|-|skipped (out of time)"); fail; continue; fi
+      log "bench $env at $n envs on $DEVICE (timeout ${t}s, log: bench_${env}_$n.log)"
+      timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" \
+        --json "$OUT/bench_${env}_$n.json" >"$OUT/bench_${env}_$n.log" 2>&1
+      rc=$?
+      row=$(python3 - "$OUT/bench_${env}_$n.json" "$env" "$n" "$rc" <<'PY'
+import json, sys
+path, env, n, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
+def g(r, k, fmt="{:.3g}"):
+    v = r.get(k)
+    return fmt.format(v) if isinstance(v, (int, float)) else "-"
+try:
+    r = json.load(open(path))["results"][0]
+    print("|".join([env, n, g(r, "env_steps_per_second"), g(r, "policy_steps_per_second"),
+                    g(r, "ppo_samples_per_second"), g(r, "transfers_per_ppo_iteration", "{:g}"), status]))
+except Exception:
+    print(f"{env}|{n}|-|-|-|-|no json ({status})")
+PY
+)
+      [[ $rc -ne 0 ]] && fail
+      BENCH_ROWS+=("$row")
+    done
+  done
 fi
 
-# ---- summary -------------------------------------------------------------------------------------
+# ---- summary --------------------------------------------------------------------------------------------
 {
   echo "== rltrain device check: $GPU =="
   echo "build: $BUILD_NOTE"
   echo "tests (ctest -L gpu): $TESTS"
   echo
-  printf '%-26s %10s %s\n' "bench env" "num_envs" "env steps/s"
-  for r in "${BENCH_ROWS[@]}"; do IFS='|' read -r a b c <<<"$r"; printf '%-26s %10s %s\n' "$a" "$b" "$c"; done
+  printf '%-10s %12s %8s  %s\n' "train" "final return" "wall s" "status"
+  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-10s %12s %8s  %s\n' "$a" "$b" "$c" "$d"; done
   echo
-  printf '%-26s %14s %8s %s\n' "train" "final return" "wall s" "status"
-  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-26s %14s %8s %s\n' "$a" "$b" "$c" "$d"; done
+  printf '%-24s %9s %11s %11s %11s %8s  %s\n' "bench ($DEVICE)" "num_envs" "env st/s" "+policy/s" "PPO smp/s" "xfers/it" "status"
+  for r in "${BENCH_ROWS[@]}"; do
+    IFS='|' read -r a b c d e f g <<<"$r"
+    printf '%-24s %9s %11s %11s %11s %8s  %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g"
+  done
   echo
-  echo "total $(($(date +%s) - T0)) s; logs in $OUT"
+  [[ -n "$NO_GPU" ]] && echo "no GPU: $NO_GPU"
+  echo "total $(($(date +%s) - T0)) s, exit $STATUS; logs in $OUT"
 } | tee "$OUT/summary.txt"
 exit $STATUS

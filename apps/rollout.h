@@ -1,0 +1,104 @@
+// `rltrain rollout`: one env of any MJCF model (sim/mjcf.h) stepped on the CPU with physics_step
+// (sim/physics_step.h), written as CSV. Also the random controls that the model bench
+// (apps/bench.cpp) and tools/bench_mujoco.cpp draw, so all three sample the same way.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/common.h"
+#include "sim/dynamics.h"
+#include "sim/model.h"
+#include "sim/model_view.h"
+#include "sim/philox.h"
+
+namespace rlt {
+
+struct RolloutOptions {
+  std::string model_path;      // MJCF file
+  std::int64_t steps = 1000;   // control steps
+  std::string key;             // keyframe to start from (its qpos, qvel, ctrl, time); empty: qpos0 at rest
+  std::string ctrl = "zero";   // zero | random (uniform in each actuator's ctrlrange, redrawn every control step)
+  std::uint64_t seed = 0;      // Philox seed of the random controls
+  double timestep = 0;         // physics step in s (0: the model's option/timestep)
+  int substeps = 1;            // physics steps per control step, ctrl held
+  std::string out_path;        // CSV file; empty: stdout
+};
+
+// The interval each actuator's random control is drawn from (nu x 2): its ctrlrange when
+// ctrllimited, [-1, 1] otherwise.
+inline std::vector<double> ctrl_sample_range(const Model& model) {
+  std::vector<double> range(2 * static_cast<size_t>(model.nu));
+  for (size_t u = 0; u < static_cast<size_t>(model.nu); ++u) {
+    const bool limited = model.actuator_ctrllimited[u] != 0;
+    range[2 * u] = limited ? model.actuator_ctrlrange[2 * u] : -1.0;
+    range[2 * u + 1] = limited ? model.actuator_ctrlrange[2 * u + 1] : 1.0;
+  }
+  return range;
+}
+
+// Controls of env `env` at control step `step`: uniform in [range[2u], range[2u+1]) from Philox
+// (seed, RngStream::kAction, env, step), 24 bits per draw. Same numbers on every executor.
+template <class T>
+RLT_HD void random_ctrl(const T* range, int nu, std::uint64_t seed, u32 env, u32 step, T* ctrl) {
+  Philox rng(seed, RngStream::kAction, env, step);
+  for (int u = 0; u < nu; u += 4) {
+    const U32x4 bits = rng.next4();
+    for (int k = 0; k < 4 && u + k < nu; ++k) {
+      const T lo = range[2 * (u + k)], hi = range[2 * (u + k) + 1];
+      ctrl[u + k] = lo + (hi - lo) * static_cast<T>(u32_to_unit_float(bits.v[k]));
+    }
+  }
+}
+
+// CSV column names: time, qpos (free joint: <name>_x _y _z _qw _qx _qy _qz; ball: <name>_qw .. _qz;
+// hinge/slide: <name>), qvel (free: <name>_vx _vy _vz _wx _wy _wz; ball: <name>_wx _wy _wz;
+// hinge/slide: <name>_v), ncon. An unnamed joint is called joint<id>.
+std::vector<std::string> rollout_columns(const Model& model);
+
+// One env of a model, in double, on the host. Not copyable (the views point into its arrays).
+class ModelRollout {
+ public:
+  // Throws ConfigError (rl/config.h) for an unknown key, a bad ctrl mode, timestep or substeps.
+  ModelRollout(const Model& model, const RolloutOptions& opts);
+  ModelRollout(const ModelRollout&) = delete;
+  ModelRollout& operator=(const ModelRollout&) = delete;
+
+  // One control step: draws the controls (random mode), then `substeps` physics steps.
+  void step();
+
+  double time() const { return m_time; }
+  std::int64_t steps_done() const { return m_steps_done; }
+  int num_contacts() const { return m_num_contacts; }  // after the last physics step (0 before any)
+  const Model& model() const { return m_model; }
+  const ModelView<double>& model_view() const { return m_host.view(); }
+  const DataView<double>& data() const { return m_data; }
+  const std::vector<double>& ctrl() const { return m_ctrl; }
+  bool finite() const;  // qpos and qvel all finite
+  // 1/2 qvel^T M qvel at the current state (runs kinematics and the mass matrix).
+  double kinetic_energy();
+  // Writes the CSV row of the current state (columns as rollout_columns).
+  void write_row(std::FILE* out) const;
+
+ private:
+  Model m_model;                    // with the timestep override applied
+  HostModel<double> m_host;
+  std::vector<double> m_row;        // one env's data row (data_size scalars)
+  DataView<double> m_data;
+  std::vector<double> m_ctrl;       // (nu)
+  std::vector<double> m_ctrl_range; // (nu x 2)
+  bool m_random;
+  std::uint64_t m_seed;
+  int m_substeps;
+  double m_time = 0;
+  std::int64_t m_steps_done = 0;
+  int m_num_contacts = 0;
+};
+
+// Loads opts.model_path and writes steps + 1 CSV rows (the start state, then one per control
+// step). Throws MjcfError for a bad model, ConfigError for bad options or an unwritable --out.
+int run_rollout(const RolloutOptions& opts);
+
+}  // namespace rlt

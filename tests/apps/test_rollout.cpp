@@ -1,0 +1,216 @@
+// `rltrain rollout` and the robot models of envs/assets/ (DESIGN.md D3, D8, D9): the CSV names its
+// columns after the joints and has one row per control step plus the start; a malformed model or
+// an unknown keyframe stops with exit code 2 and one line naming the file (and line) or the key;
+// every asset survives 10^4 control steps of random actions with a finite state, bounded kinetic
+// energy and no body through the floor; every asset loads in MuJoCo with the same sizes and masses.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "apps/rollout.h"
+#include "sim/mjcf.h"
+#include "tests/apps/cli_util.h"
+
+#ifdef RLTRAIN_HAVE_MUJOCO
+#include <mujoco/mujoco.h>
+#endif
+
+namespace rlt::cli_test {
+namespace {
+
+using Args = std::vector<std::string>;
+
+std::string asset(const std::string& name) { return std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/" + name; }
+
+// The robot models shipped in envs/assets/ (the test below also checks no other file is there
+// untested).
+const Args kAssets = {"ant.xml", "halfcheetah.xml", "hopper.xml", "humanoid.xml", "reacher.xml", "walker2d.xml"};
+
+// Bad input: exit 2, nothing on stdout, one line on stderr starting "rltrain: error: " with every needle.
+void expect_bad_input(const Args& args, const CliResult& r, const Args& needles) {
+  SCOPED_TRACE(describe(args, r));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "expected exactly one line on stderr";
+  EXPECT_EQ(r.err.rfind("rltrain: error: ", 0), 0u);
+  for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << "stderr lacks \"" << n << "\"";
+}
+
+TEST(RolloutAssets, DirectoryHoldsExactlyTheTestedModels) {
+  std::set<std::string> found;
+  for (const auto& e : fs::directory_iterator(std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets"))
+    if (e.path().extension() == ".xml") found.insert(e.path().filename().string());
+  EXPECT_EQ(found, std::set<std::string>(kAssets.begin(), kAssets.end()));
+}
+
+TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
+  TempDir dir;
+  const Args args = {"rollout", "--model", asset("ant.xml"), "--steps", "25", "--ctrl", "random", "--seed", "3",
+                     "--substeps", "5", "--out", dir / "traj.csv"};
+  const CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const auto lines = lines_of(read_file(dir / "traj.csv"));
+  ASSERT_EQ(lines.size(), 1u + 26u) << "header + steps + 1 rows";
+  const auto header = split(lines[0], ',');
+  // time, 7 free-joint qpos, 8 hinges, 6 free-joint qvel, 8 hinge velocities, ncon.
+  ASSERT_EQ(header.size(), 1u + 15u + 14u + 1u);
+  const Args expect_start = {"time", "root_x", "root_y", "root_z", "root_qw", "root_qx", "root_qy", "root_qz",
+                             "hip_front_left", "knee_front_left"};
+  for (size_t i = 0; i < expect_start.size(); ++i) EXPECT_EQ(header[i], expect_start[i]) << "column " << i;
+  const Args expect_vel = {"root_vx", "root_vy", "root_vz", "root_wx", "root_wy", "root_wz", "hip_front_left_v"};
+  for (size_t i = 0; i < expect_vel.size(); ++i) EXPECT_EQ(header[16 + i], expect_vel[i]) << "column " << 16 + i;
+  EXPECT_EQ(header[29], "knee_front_right_v");
+  EXPECT_EQ(header.back(), "ncon");
+  for (size_t l = 1; l < lines.size(); ++l) {
+    const auto cells = split(lines[l], ',');
+    ASSERT_EQ(cells.size(), header.size()) << "row " << l;
+    for (const auto& c : cells) EXPECT_TRUE(std::isfinite(std::strtod(c.c_str(), nullptr))) << "row " << l << ": " << c;
+    // time advances by substeps x timestep = 5 x 0.01 s per control step from 0.
+    EXPECT_NEAR(std::strtod(cells[0].c_str(), nullptr), 0.05 * static_cast<double>(l - 1), 1e-9) << "row " << l;
+  }
+  // The start row is qpos0 at rest: the torso at its body pos (0, 0, 0.55), identity orientation.
+  const auto first = split(lines[1], ',');
+  EXPECT_EQ(std::strtod(first[3].c_str(), nullptr), 0.55);
+  EXPECT_EQ(std::strtod(first[4].c_str(), nullptr), 1.0);
+
+  // The same command without --out writes the same bytes to stdout (deterministic controls).
+  Args to_stdout(args.begin(), args.end() - 2);
+  const CliResult s = run_cli(to_stdout, dir.path());
+  ASSERT_EQ(s.exit_code, 0) << describe(to_stdout, s);
+  EXPECT_EQ(s.out, read_file(dir / "traj.csv"));
+  // Another seed draws other controls, so the trajectory differs.
+  Args other = to_stdout;
+  other[8] = "4";
+  const CliResult o = run_cli(other, dir.path());
+  ASSERT_EQ(o.exit_code, 0) << describe(other, o);
+  EXPECT_NE(o.out, s.out);
+}
+
+TEST(RolloutCli, KeyframeSetsTheStartStateAndItsTime) {
+  TempDir dir;
+  const Args args = {"rollout", "--model", asset("hopper.xml"), "--steps", "2", "--key", "stand"};
+  const CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 4u);
+  const auto header = split(lines[0], ',');
+  const Args expect = {"time", "rootx", "rootz", "rooty", "thigh", "leg", "foot",
+                       "rootx_v", "rootz_v", "rooty_v", "thigh_v", "leg_v", "foot_v", "ncon"};
+  EXPECT_EQ(header, expect);
+  const auto first = split(lines[1], ',');
+  EXPECT_EQ(std::strtod(first[2].c_str(), nullptr), -0.04);  // the keyframe's rootz
+  // Default substeps 1 at the model's 0.005 s.
+  EXPECT_NEAR(std::strtod(split(lines[3], ',')[0].c_str(), nullptr), 0.01, 1e-12);
+}
+
+TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {
+  TempDir dir;
+  // Line 4 holds an element outside the subset.
+  write_file(dir / "bad.xml",
+             "<mujoco>\n  <worldbody>\n    <body name=\"b\">\n      <geom type=\"cylinder\" size=\"0.1 0.2\"/>\n"
+             "    </body>\n  </worldbody>\n</mujoco>\n");
+  Args args = {"rollout", "--model", dir / "bad.xml", "--steps", "3"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"bad.xml:4:", "cylinder"});
+  args = {"rollout", "--model", dir / "missing.xml", "--steps", "3"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"missing.xml"});
+  args = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--key", "sit"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--key", "'sit'", "ant.xml", "stand"});
+  args = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--ctrl", "sine"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--ctrl"});
+  args = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--substeps", "0"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--substeps"});
+  args = {"bench", "--model", dir / "bad.xml", "--num-envs", "1"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"bad.xml:4:"});
+  args = {"bench", "--model", asset("ant.xml"), "--num-envs", "1", "--control-dt", "0.033"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--control-dt", "whole number"});
+}
+
+TEST(RolloutCli, ModelBenchWritesJson) {
+  TempDir dir;
+  const Args args = {"bench", "--model", asset("reacher.xml"), "--num-envs", "1,8", "--device", "cpu",
+                     "--threads", "1", "--steps", "4", "--json", dir / "bench.json"};
+  const CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const std::string json = read_file(dir / "bench.json");
+  EXPECT_NE(json.find("\"physics_steps_per_second\""), std::string::npos);
+  EXPECT_NE(json.find("\"control_steps_per_second_per_core\""), std::string::npos);
+  EXPECT_NE(json.find("\"substeps\": 5"), std::string::npos) << json;  // 0.05 s / 0.01 s
+}
+
+// 10^4 control steps of 0.05 s (about 8 minutes of simulated time) with random controls: the state
+// stays finite, the kinetic energy stays below that of the whole robot moving at 10 m/s
+// (1/2 M (10 m/s)^2: random +-1 controls against joint limits, damping and the floor dissipate far
+// more than they could ever build up; a blow-up or a fall through the floor exceeds it at once),
+// and no robot geom ends up more than 0.2 m below the floor (z = 0).
+TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
+  for (const std::string& name : kAssets) {
+    SCOPED_TRACE(name);
+    const Model model = load_mjcf(asset(name));
+    RolloutOptions opts;
+    opts.ctrl = "random";
+    opts.seed = 11;
+    opts.substeps = static_cast<int>(std::lround(0.05 / model.timestep));
+    ModelRollout rollout(model, opts);
+    double total_mass = 0;
+    for (double mass : model.body_mass) total_mass += mass;
+    const double bound = 0.5 * total_mass * 10.0 * 10.0;
+    double max_ke = 0, min_z = 1e9;
+    std::int64_t contact_steps = 0;
+    for (int t = 0; t < 10000; ++t) {
+      rollout.step();
+      ASSERT_TRUE(rollout.finite()) << "non-finite state after control step " << t + 1;
+      const double ke = rollout.kinetic_energy();  // also runs kinematics: geom_xpos is current
+      max_ke = std::max(max_ke, ke);
+      ASSERT_LT(ke, bound) << "kinetic energy " << ke << " J after control step " << t + 1;
+      for (int g = 0; g < model.ngeom; ++g)
+        if (model.geom_bodyid[static_cast<size_t>(g)] > 0) min_z = std::min(min_z, rollout.data().geom_xpos[3 * g + 2]);
+      contact_steps += rollout.num_contacts() > 0 ? 1 : 0;
+    }
+    EXPECT_GT(min_z, -0.2) << "a robot geom centre went through the floor";
+    std::printf("  %-16s max kinetic energy %10.3f J (bound %8.1f J), lowest geom centre %7.3f m, steps in contact %lld\n",
+                name.c_str(), max_ke, bound, min_z, static_cast<long long>(contact_steps));
+  }
+}
+
+#ifdef RLTRAIN_HAVE_MUJOCO
+TEST(RolloutAssets, EveryAssetLoadsInMujocoWithTheSameSizesAndMasses) {
+  for (const std::string& name : kAssets) {
+    SCOPED_TRACE(name);
+    const Model ours = load_mjcf(asset(name));
+    char err[1000] = "";
+    mjModel* m = mj_loadXML(asset(name).c_str(), nullptr, err, sizeof err);
+    ASSERT_NE(m, nullptr) << "MuJoCo: " << err;
+    EXPECT_EQ(m->nq, ours.nq);
+    EXPECT_EQ(m->nv, ours.nv);
+    EXPECT_EQ(m->nu, ours.nu);
+    EXPECT_EQ(m->nbody, ours.nbody);
+    EXPECT_EQ(m->njnt, ours.njnt);
+    EXPECT_EQ(m->ngeom, ours.ngeom);
+    EXPECT_EQ(m->nkey, ours.nkey);
+    EXPECT_DOUBLE_EQ(m->opt.timestep, ours.timestep);
+    for (int b = 0; b < m->nbody; ++b) EXPECT_NEAR(m->body_mass[b], ours.body_mass[static_cast<size_t>(b)], 1e-9 * (1 + m->body_mass[b])) << "body " << b;
+    for (int j = 0; j < m->njnt; ++j) {
+      EXPECT_EQ(m->jnt_limited[j], ours.jnt_limited[static_cast<size_t>(j)]) << "joint " << j;
+      EXPECT_EQ(m->jnt_type[j], ours.jnt_type[static_cast<size_t>(j)]) << "joint " << j;
+    }
+    // The floor and the robot touch (the robot's geoms can collide with the floor's).
+    bool robot_hits_floor = false;
+    for (int g = 0; g < m->ngeom; ++g)
+      if (m->geom_bodyid[g] == 0 && m->geom_type[g] == mjGEOM_PLANE)
+        for (int h = 0; h < m->ngeom; ++h)
+          if (m->geom_bodyid[h] > 0 && ((m->geom_contype[g] & m->geom_conaffinity[h]) || (m->geom_contype[h] & m->geom_conaffinity[g])))
+            robot_hits_floor = true;
+    EXPECT_EQ(robot_hits_floor, name != "reacher.xml") << "only the planar reacher stays off the floor";
+    mj_deleteModel(m);
+  }
+}
+#else
+TEST(RolloutAssets, EveryAssetLoadsInMujocoWithTheSameSizesAndMasses) {
+  GTEST_SKIP() << "libmujoco-dev was not found at configure time (RLTRAIN_HAVE_MUJOCO off)";
+}
+#endif
+
+}  // namespace
+}  // namespace rlt::cli_test

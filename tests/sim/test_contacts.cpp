@@ -1,0 +1,550 @@
+// Actuators, soft joint limits and contacts (sim/actuators.h, sim/limits.h, sim/contact.h) driven by
+// physics_step (sim/physics_step.h): physical properties of small scenes (resting penetration and
+// drift, friction deceleration, energy never created, stacking, limits holding against a motor),
+// actuator forces against MuJoCo 2.2.2, float runs, and the batched step on the CPU executor.
+// Measured figures are printed (and recorded as test properties) so regressions show their size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/contact.h"
+#include "sim/cpu_executor.h"
+#include "sim/dynamics.h"
+#include "sim/mjcf.h"
+#include "sim/physics_step.h"
+#include "tests/sim/test_dynamics_util.h"
+
+#if defined(RLTRAIN_HAVE_MUJOCO) && RLTRAIN_HAVE_MUJOCO
+#include <mujoco/mujoco.h>
+#define RLT_TEST_MUJOCO 1
+#else
+#define RLT_TEST_MUJOCO 0
+#endif
+
+namespace rlt {
+namespace {
+
+using test::Sim;
+
+std::string data_path(const std::string& name) { return std::string(RLT_TEST_DATA_DIR) + "/mjcf/" + name; }
+
+void report(const char* key, double value) {
+  std::printf("[ measured ] %s = %.6g\n", key, value);
+  ::testing::Test::RecordProperty(key, std::to_string(value));
+}
+
+// One free body (or several) above a ground plane.
+std::string scene(const std::string& option, const std::string& bodies, const std::string& ground_friction = "1") {
+  return "<mujoco><option timestep=\"0.002\" " + option + "/><worldbody>"
+         "<geom name=\"ground\" type=\"plane\" size=\"5 5 0.1\" friction=\"" + ground_friction + " 0.005 0.0001\"/>" +
+         bodies + "</worldbody></mujoco>";
+}
+
+template <class T>
+bool finite_state(const Sim<T>& s) {
+  for (int i = 0; i < s.nq(); ++i)
+    if (!std::isfinite(static_cast<double>(s.d.qpos[i]))) return false;
+  for (int i = 0; i < s.nv(); ++i)
+    if (!std::isfinite(static_cast<double>(s.d.qvel[i]))) return false;
+  return true;
+}
+
+// Total energy: kinetic + gravitational + elastic energy of the overlapping contacts.
+template <class T>
+double total_energy(const Sim<T>& s) {
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  mass_matrix(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  return static_cast<double>(kinetic_energy(s.m(), s.d) + potential_energy(s.m(), s.d) +
+                             contact_potential_energy(s.m(), s.d));
+}
+
+// Deepest overlap among the current contacts (after a fresh detection).
+template <class T>
+double max_penetration(const Sim<T>& s) {
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  double depth = 0;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c)
+    depth = std::max(depth, static_cast<double>(s.d.contact[kContactStride * c + kConDepth]));
+  return depth;
+}
+
+template <class T>
+void run(Sim<T>& s, int steps, const T* ctrl = nullptr, int* ncon = nullptr) {
+  for (int k = 0; k < steps; ++k) physics_step(s.m(), s.d, ctrl, 1, ncon);
+}
+
+const std::string kBox =
+    "<body name=\"box\" pos=\"0.1 -0.2 0.15\" euler=\"4 3 20\"><freejoint/>"
+    "<geom type=\"box\" size=\"0.2 0.1 0.05\" density=\"1000\" friction=\"0.8\"/></body>";
+
+// A box (8 kg) dropped onto the plane settles: overlap under 1 mm, no horizontal drift over 10 s.
+template <class T>
+void box_settles(double max_drift) {
+  Sim<T> s(parse_mjcf(scene("", kBox), "box"));
+  int ncon = 0;
+  run(s, 1000, static_cast<const T*>(nullptr), &ncon);  // 2 s to settle
+  ASSERT_TRUE(finite_state(s));
+  const double x0 = static_cast<double>(s.d.qpos[0]), y0 = static_cast<double>(s.d.qpos[1]);
+  double worst_depth = 0, worst_drift = 0;
+  for (int k = 0; k < 5000; ++k) {  // 10 s at rest
+    run(s, 1, static_cast<const T*>(nullptr), &ncon);
+    if (k % 50 == 0) {
+      worst_depth = std::max(worst_depth, max_penetration(s));
+      worst_drift = std::max(worst_drift, std::hypot(static_cast<double>(s.d.qpos[0]) - x0,
+                                                     static_cast<double>(s.d.qpos[1]) - y0));
+    }
+  }
+  ASSERT_TRUE(finite_state(s));
+  EXPECT_EQ(ncon, 4);  // face down: four corners push
+  EXPECT_LT(worst_depth, 1e-3);
+  EXPECT_GT(worst_depth, 0.0);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.05, 1e-3);
+  EXPECT_LT(worst_drift, max_drift);
+  double speed = 0;
+  for (int i = 0; i < 6; ++i) speed = std::max(speed, std::abs(static_cast<double>(s.d.qvel[i])));
+  EXPECT_LT(speed, 1e-3);
+  report(sizeof(T) == 8 ? "box_rest_penetration_m" : "box_rest_penetration_m_float", worst_depth);
+  report(sizeof(T) == 8 ? "box_rest_drift_10s_m" : "box_rest_drift_10s_m_float", worst_drift);
+}
+
+TEST(PhysicsContacts, BoxSettlesWithoutDrift) { box_settles<double>(1e-6); }
+TEST(PhysicsContacts, BoxSettlesWithoutDriftFloat) { box_settles<float>(1e-4); }
+
+// A block launched along the plane decelerates at mu g, mu = max(0.5, 0.3) (MuJoCo's combination).
+template <class T>
+double sliding_deceleration() {
+  const std::string body =
+      "<body name=\"block\" pos=\"0 0 0.05\"><freejoint/>"
+      "<geom type=\"box\" size=\"0.1 0.1 0.05\" mass=\"2\" friction=\"0.5\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", body, "0.3"), "block"));
+  run(s, 250);  // settle
+  s.d.qvel[0] = T(3);
+  // The times at which the speed passes v1 and v2, interpolated between steps.
+  double t = 0, t1 = -1, t2 = -1, v_prev = 3;
+  const double v1 = 2.5, v2 = 0.5, h = 0.002;
+  while (t < 2.0 && t2 < 0) {
+    run(s, 1);
+    t += h;
+    const double v = static_cast<double>(s.d.qvel[0]);
+    if (t1 < 0 && v <= v1) t1 = t - h + h * (v_prev - v1) / (v_prev - v);
+    if (t2 < 0 && v <= v2) t2 = t - h + h * (v_prev - v2) / (v_prev - v);
+    v_prev = v;
+  }
+  EXPECT_TRUE(finite_state(s));
+  EXPECT_GT(t1, 0.0);
+  EXPECT_GT(t2, t1);
+  return (v1 - v2) / (t2 - t1);
+}
+
+TEST(PhysicsContacts, SlidingBlockDeceleratesAtMuG) {
+  const double expected = 0.5 * 9.81;
+  const double a = sliding_deceleration<double>();
+  report("sliding_deceleration_ratio", a / expected);
+  EXPECT_NEAR(a / expected, 1.0, 0.05);
+  const double af = sliding_deceleration<float>();
+  report("sliding_deceleration_ratio_float", af / expected);
+  EXPECT_NEAR(af / expected, 1.0, 0.05);
+}
+
+// A tilted capsule dropped on the plane: total energy (kinetic + gravity + contact springs) never
+// rises from one step to the next, and the capsule comes to rest on the plane.
+template <class T>
+void capsule_never_gains_energy(double tol) {
+  const std::string body =
+      "<body name=\"capsule\" pos=\"0 0 0.4\" euler=\"0 30 10\"><freejoint/>"
+      "<geom type=\"capsule\" size=\"0.05 0.2\" mass=\"0.7\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", body), "capsule"));
+  double e = total_energy(s);
+  const double e0 = e;
+  double worst_rise = 0;
+  int contact_steps = 0;
+  for (int k = 0; k < 1500; ++k) {
+    int ncon = 0;
+    run(s, 1, static_cast<const T*>(nullptr), &ncon);
+    contact_steps += ncon > 0;
+    const double e_next = total_energy(s);
+    worst_rise = std::max(worst_rise, e_next - e);
+    e = e_next;
+  }
+  ASSERT_TRUE(finite_state(s));
+  EXPECT_GT(contact_steps, 100);
+  EXPECT_LT(worst_rise, tol);
+  EXPECT_LT(e, e0 - 0.5 * 0.7 * 9.81 * 0.2);  // it fell and stopped: most of the drop is gone
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.05, 2e-3);  // lying on the plane
+  report(sizeof(T) == 8 ? "capsule_worst_energy_rise_J" : "capsule_worst_energy_rise_J_float", worst_rise);
+}
+
+TEST(PhysicsContacts, DroppedCapsuleNeverGainsEnergy) { capsule_never_gains_energy<double>(1e-9); }
+// float: the energy itself (~3 J) is only resolved to ~1e-6 J.
+TEST(PhysicsContacts, DroppedCapsuleNeverGainsEnergyFloat) { capsule_never_gains_energy<float>(2e-5); }
+
+// A sphere dropped on a box that lies on the plane comes to rest on the box's top face.
+template <class T>
+void sphere_rests_on_box() {
+  const std::string bodies =
+      "<body name=\"box\" pos=\"0 0 0.1\"><freejoint/><geom type=\"box\" size=\"0.3 0.3 0.1\" mass=\"5\"/></body>"
+      "<body name=\"ball\" pos=\"0.05 -0.03 0.35\"><freejoint/><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", bodies), "stack"));
+  run(s, 1500);  // 3 s
+  ASSERT_TRUE(finite_state(s));
+  const double box_top = static_cast<double>(s.d.qpos[2]) + 0.1;
+  const double ball_z = static_cast<double>(s.d.qpos[9]);
+  report(sizeof(T) == 8 ? "sphere_on_box_overlap_m" : "sphere_on_box_overlap_m_float", box_top + 0.1 - ball_z);
+  EXPECT_NEAR(ball_z, box_top + 0.1, 1e-3);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[7]), 0.05, 1e-3);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[8]), -0.03, 1e-3);
+  // At rest, but for the ball's rolling (nothing resists rolling on a flat face): linear velocities
+  // of both and the box's spin are small.
+  for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 8}) EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[i])), 1e-3) << i;
+}
+
+TEST(PhysicsContacts, SphereRestsOnBox) { sphere_rests_on_box<double>(); }
+TEST(PhysicsContacts, SphereRestsOnBoxFloat) { sphere_rests_on_box<float>(); }
+
+// Geom pair filtering: contype/conaffinity, and a body never touches its parent.
+TEST(PhysicsContacts, PairFilterFollowsMujoco) {
+  const std::string bodies =
+      "<body name=\"a\" pos=\"0 0 0.05\"><freejoint/><geom name=\"a\" type=\"sphere\" size=\"0.1\" contype=\"2\" conaffinity=\"0\"/>"
+      "  <body name=\"child\" pos=\"0.05 0 0\"><joint type=\"hinge\"/><geom name=\"child\" type=\"sphere\" size=\"0.1\"/></body>"
+      "</body>"
+      "<body name=\"b\" pos=\"0.15 0 0.05\"><freejoint/><geom name=\"b\" type=\"sphere\" size=\"0.1\" contype=\"4\" conaffinity=\"2\"/></body>";
+  const Model model = parse_mjcf(scene("", bodies), "filter");
+  HostModel<double> host(model);
+  const ModelView<double>& m = host.view();
+  // geoms: 0 ground (1/1), 1 a (2/0), 2 child (1/1), 3 b (4/2)
+  EXPECT_FALSE(geom_pair_allowed(m, 0, 1));  // 1&0 || 2&1: no
+  EXPECT_TRUE(geom_pair_allowed(m, 0, 2));
+  EXPECT_FALSE(geom_pair_allowed(m, 0, 3));  // 1&2 || 4&1: no
+  EXPECT_FALSE(geom_pair_allowed(m, 1, 2));  // child and parent
+  EXPECT_TRUE(geom_pair_allowed(m, 1, 3));   // 2&2
+  EXPECT_FALSE(geom_pair_allowed(m, 2, 3));  // 1&2 || 4&1: no
+  EXPECT_EQ(m.ncon_max, 1 + 1 + 0);          // ground-child, a-b
+}
+
+// HostModel checks the actuator, limit and geom arrays that the RLT_HD code trusts.
+TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
+  const Model good = load_mjcf(data_path("contact_actuators.xml"));
+  EXPECT_NO_THROW(HostModel<double>{good});
+  auto rejects = [](const Model& bad, const std::string& word) {
+    try {
+      HostModel<double> h(bad);
+      ADD_FAILURE() << "no throw (" << word << ")";
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  };
+  Model bad = good;
+  bad.actuator_kp.pop_back();
+  rejects(bad, "actuator_kp");
+  bad = good;
+  bad.actuator_trnid[0] = 7;
+  rejects(bad, "drives joint 7");
+  bad = good;
+  bad.actuator_kind[1] = 9;
+  rejects(bad, "unknown kind");
+  bad = good;
+  bad.jnt_range.pop_back();
+  rejects(bad, "jnt_range");
+  bad = good;
+  bad.geom_type[0] = 5;  // a cylinder: no collision routine here
+  rejects(bad, "unsupported type");
+  bad = good;
+  bad.geom_friction.clear();  // contacts need the whole geom description
+  rejects(bad, "geom_friction");
+  // A motor on a free joint (the MJCF compiler refuses it too; a hand-built model may not).
+  bad = load_mjcf(data_path("contact_scene.xml"));
+  bad.nu = 1;
+  bad.actuator_kind = {kActMotor}, bad.actuator_trnid = {0}, bad.actuator_gear = {1};
+  bad.actuator_ctrllimited = {0}, bad.actuator_ctrlrange = {0, 0}, bad.actuator_forcelimited = {0};
+  bad.actuator_forcerange = {0, 0}, bad.actuator_kp = {0}, bad.actuator_kv = {0};
+  rejects(bad, "free or ball joint");
+}
+
+// Each geom-pair kind gives contacts with sensible normals and depths at a known overlap.
+TEST(PhysicsContacts, DetectionGeometry) {
+  const std::string bodies =
+      "<body pos=\"0 0 0.09\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"                 // 10 mm in
+      "<body pos=\"1 0 0.04\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\"/></body>"  // 10 mm in, 2 ends
+      "<body pos=\"-1 0 0.045\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\"/></body>"          // 5 mm in, 4 corners
+      "<body pos=\"0 2 0.5\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"
+      "<body pos=\"0 2 0.69\"><freejoint/><geom type=\"box\" size=\"0.2 0.2 0.1\"/></body>";             // sphere-box 10 mm
+  Sim<double> s(parse_mjcf(scene("gravity=\"0 0 0\"", bodies), "detect"));
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  int sphere_plane = 0, capsule_plane = 0, box_plane = 0, sphere_box = 0;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+    const double* con = s.d.contact + kContactStride * c;
+    if (con[kConDepth] <= 0) continue;
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    if (g1 == 0 && g2 == 1) {
+      ++sphere_plane;
+      EXPECT_NEAR(con[kConDepth], 0.01, 1e-12);
+      EXPECT_NEAR(con[kConNormal + 2], 1, 1e-12);
+    }
+    if (g1 == 0 && g2 == 2) {
+      ++capsule_plane;
+      EXPECT_NEAR(con[kConDepth], 0.01, 1e-9);
+    }
+    if (g1 == 0 && g2 == 3) {
+      ++box_plane;
+      EXPECT_NEAR(con[kConDepth], 0.005, 1e-12);
+    }
+    if (g1 == 4 && g2 == 5) {
+      ++sphere_box;
+      EXPECT_NEAR(con[kConDepth], 0.01, 1e-12);
+      EXPECT_NEAR(con[kConNormal + 2], 1, 1e-12);  // from the sphere up into the box
+      EXPECT_NEAR(con[kConPos + 2], 0.595, 1e-12);
+    }
+  }
+  EXPECT_EQ(sphere_plane, 1);
+  EXPECT_EQ(capsule_plane, 2);
+  EXPECT_EQ(box_plane, 4);
+  EXPECT_EQ(sphere_box, 1);
+}
+
+// Two boxes stacked, and a capsule across a box: they come to rest without sinking or exploding.
+TEST(PhysicsContacts, BoxStackAndCapsuleOnBoxRest) {
+  const std::string bodies =
+      "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"box\" size=\"0.3 0.3 0.1\" mass=\"4\"/></body>"
+      "<body pos=\"0.02 0.01 0.26\" euler=\"0 0 30\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\" mass=\"1\"/></body>"
+      "<body pos=\"2 0 0.1\"><freejoint/><geom type=\"box\" size=\"0.3 0.3 0.1\" mass=\"4\"/></body>"
+      "<body pos=\"2 0 0.26\" euler=\"90 0 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" mass=\"1\"/></body>";
+  for (int precision = 0; precision < 2; ++precision) {
+    const Model model = parse_mjcf(scene("", bodies), "stack2");
+    auto check = [&](auto& s) {
+      run(s, 1500);
+      ASSERT_TRUE(finite_state(s));
+      EXPECT_NEAR(static_cast<double>(s.d.qpos[7 + 2]), 0.25, 1.5e-3);   // small box on big box
+      EXPECT_NEAR(static_cast<double>(s.d.qpos[21 + 2]), 0.25, 1.5e-3);  // capsule on box
+      for (int i = 0; i < s.nv(); ++i) EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[i])), 2e-3) << i;
+    };
+    if (precision == 0) {
+      Sim<double> s(model);
+      check(s);
+    } else {
+      Sim<float> s(model);
+      check(s);
+    }
+  }
+}
+
+// Light and heavy bodies at large steps: a 0.05 kg ball, a 10 kg box and a capsule dropped at
+// h = 2, 5 and 10 ms stay finite, never gain energy and come to rest on the plane.
+TEST(PhysicsContacts, StableAtLargeStepsAndLightBodies) {
+  const std::string bodies =
+      "<body pos=\"0 0 0.3\"><freejoint/><geom type=\"sphere\" size=\"0.03\" mass=\"0.05\"/></body>"
+      "<body pos=\"1 0 0.3\" euler=\"10 20 0\"><freejoint/><geom type=\"box\" size=\"0.2 0.2 0.1\" mass=\"10\"/></body>"
+      "<body pos=\"-1 0 0.3\" euler=\"0 80 0\"><freejoint/><geom type=\"capsule\" size=\"0.04 0.1\" mass=\"0.3\"/></body>";
+  for (double h : {0.002, 0.005, 0.01}) {
+    Model model = parse_mjcf(scene("", bodies), "steps");
+    model.timestep = h;
+    Sim<double> s(model);
+    double e = total_energy(s), worst_rise = 0;
+    const int steps = static_cast<int>(3.0 / h);
+    for (int k = 0; k < steps; ++k) {
+      run(s, 1);
+      ASSERT_TRUE(finite_state(s)) << "h " << h << " step " << k;
+      const double e_next = total_energy(s);
+      worst_rise = std::max(worst_rise, e_next - e);
+      e = e_next;
+    }
+    EXPECT_LT(worst_rise, 1e-9) << h;
+    EXPECT_NEAR(s.d.qpos[2], 0.03, 1e-3) << h;
+    EXPECT_NEAR(s.d.qpos[9], 0.1, 1e-3) << h;
+    EXPECT_NEAR(s.d.qpos[16], 0.04, 1e-3) << h;
+    for (int i = 0; i < s.nv(); ++i) EXPECT_LT(std::abs(s.d.qvel[i]), 1e-2) << "h " << h << " dof " << i;
+    std::printf("[ measured ] h = %g s: worst energy rise %.3g J\n", h, worst_rise);
+  }
+}
+
+// A limited hinge and a limited slide pushed against their limits by motors: they stop at the limit
+// plus the spring's give tau / k and stay there.
+template <class T>
+void limits_hold() {
+  const std::string xml =
+      "<mujoco><option timestep=\"0.002\"/><worldbody>"
+      "<body pos=\"0 0 1\"><joint name=\"h\" type=\"hinge\" axis=\"0 0 1\" limited=\"true\" range=\"-30 30\"/>"
+      "  <geom type=\"capsule\" fromto=\"0 0 0 0.5 0 0\" size=\"0.05\" mass=\"1\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "<body pos=\"2 0 1\"><joint name=\"s\" type=\"slide\" axis=\"1 0 0\" limited=\"true\" range=\"-0.1 0.2\"/>"
+      "  <geom type=\"box\" size=\"0.05 0.05 0.05\" mass=\"0.3\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "</worldbody><actuator>"
+      "<motor joint=\"h\" gear=\"2\" ctrllimited=\"true\" ctrlrange=\"-10 10\"/>"
+      "<motor joint=\"s\" ctrllimited=\"true\" ctrlrange=\"-10 10\"/>"
+      "</actuator></mujoco>";
+  const Model model = parse_mjcf(xml, "limits");
+  Sim<T> s(model);
+  const T ctrl[2] = {T(5), T(-8)};  // 10 N m on the hinge (gear 2), -8 N on the slide
+  const double k = model.limit_stiffness;
+  const double hi = 30 * M_PI / 180, lo = -0.1;
+  double worst_h = 0, worst_s = 0;
+  for (int step = 0; step < 1500; ++step) {
+    run(s, 1, ctrl);
+    worst_h = std::max(worst_h, static_cast<double>(s.d.qpos[0]) - hi);
+    worst_s = std::max(worst_s, lo - static_cast<double>(s.d.qpos[1]));
+  }
+  ASSERT_TRUE(finite_state(s));
+  // At rest on the limits, overshooting by the spring's give alone.
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[0]), hi + 10 / k, 0.05 * 10 / k);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[1]), lo - 8 / k, 0.05 * 8 / k);
+  EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[0])), 1e-4);
+  EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[1])), 1e-4);
+  // On the way in, the impact overshoot stays small.
+  EXPECT_LT(worst_h, 0.02);
+  EXPECT_LT(worst_s, 0.01);
+  report(sizeof(T) == 8 ? "hinge_limit_worst_overshoot_rad" : "hinge_limit_worst_overshoot_rad_float", worst_h);
+  report(sizeof(T) == 8 ? "slide_limit_worst_overshoot_m" : "slide_limit_worst_overshoot_m_float", worst_s);
+  // Reversed, the hinge leaves the upper limit and stops at the lower one.
+  const T back[2] = {T(-5), T(8)};
+  run(s, 1500, back);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[0]), -hi - 10 / k, 0.05 * 10 / k);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[1]), 0.2 + 8 / k, 0.05 * 8 / k);
+}
+
+TEST(PhysicsLimits, LimitsHoldAgainstMotors) { limits_hold<double>(); }
+TEST(PhysicsLimits, LimitsHoldAgainstMotorsFloat) { limits_hold<float>(); }
+
+// A position servo with kv (an extension beyond MuJoCo 2.2.2): force = kp (ctrl - gear q) - kv gear qdot.
+TEST(PhysicsActuators, PositionServoWithDamping) {
+  const std::string xml =
+      "<mujoco><option gravity=\"0 0 0\"/><worldbody><body><joint name=\"j\" type=\"hinge\"/>"
+      "<geom type=\"sphere\" size=\"0.1\" pos=\"0.2 0 0\" contype=\"0\" conaffinity=\"0\"/></body></worldbody>"
+      "<actuator><position joint=\"j\" kp=\"20\" kv=\"3\" gear=\"2\"/></actuator></mujoco>";
+  Sim<double> s(parse_mjcf(xml, "servo"));
+  s.d.qpos[0] = 0.3, s.d.qvel[0] = -0.7;
+  const double ctrl = 0.1;
+  actuator_forces(s.m(), s.d, &ctrl);
+  const double force = 20 * (0.1 - 2 * 0.3) - 3 * 2 * (-0.7);
+  EXPECT_NEAR(s.d.actuator_force[0], force, 1e-12);
+  EXPECT_NEAR(s.d.qfrc_actuator[0], 2 * force, 1e-12);
+  // The servo drives the joint to ctrl / gear.
+  for (int k = 0; k < 3000; ++k) physics_step(s.m(), s.d, &ctrl, 1, static_cast<int*>(nullptr));
+  EXPECT_NEAR(s.d.qpos[0], 0.05, 1e-6);
+}
+
+// actuator_force and qfrc_actuator against mj_forward's, at random states and controls (ctrl beyond
+// ctrlrange and forces beyond forcerange included).
+TEST(PhysicsActuators, AgreeWithMujoco) {
+#if !RLT_TEST_MUJOCO
+  GTEST_SKIP() << "built without MuJoCo (libmujoco-dev not found at configure time)";
+#else
+  const std::string path = data_path("contact_actuators.xml");
+  char error[1000] = "";
+  std::unique_ptr<mjModel, decltype(&mj_deleteModel)> mm(mj_loadXML(path.c_str(), nullptr, error, sizeof(error)),
+                                                         mj_deleteModel);
+  ASSERT_TRUE(mm) << error;
+  std::unique_ptr<mjData, decltype(&mj_deleteData)> md(mj_makeData(mm.get()), mj_deleteData);
+  const Model model = load_mjcf(path);
+  ASSERT_EQ(model.nu, mm->nu);
+  Sim<double> s(model);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-3, 3);
+  double worst = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> ctrl(static_cast<size_t>(model.nu));
+    for (int i = 0; i < mm->nq; ++i) md->qpos[i] = s.d.qpos[i] = u(rng);
+    for (int i = 0; i < mm->nv; ++i) md->qvel[i] = s.d.qvel[i] = u(rng);
+    for (int a = 0; a < mm->nu; ++a) md->ctrl[a] = ctrl[static_cast<size_t>(a)] = u(rng);
+    mj_forward(mm.get(), md.get());
+    actuator_forces(s.m(), s.d, ctrl.data());
+    for (int a = 0; a < mm->nu; ++a) {
+      EXPECT_NEAR(s.d.actuator_force[a], md->actuator_force[a], 1e-12 * (1 + std::abs(md->actuator_force[a]))) << a;
+      worst = std::max(worst, std::abs(s.d.actuator_force[a] - md->actuator_force[a]));
+    }
+    for (int i = 0; i < mm->nv; ++i) {
+      EXPECT_NEAR(s.d.qfrc_actuator[i], md->qfrc_actuator[i], 1e-12 * (1 + std::abs(md->qfrc_actuator[i]))) << i;
+      worst = std::max(worst, std::abs(s.d.qfrc_actuator[i] - md->qfrc_actuator[i]));
+    }
+  }
+  report("actuator_vs_mujoco_worst_abs", worst);
+#endif
+}
+
+// Without contacts, limits or actuators, physics_step is step_euler, bit for bit.
+TEST(PhysicsStep, ContactFreeEqualsStepEuler) {
+  const std::string xml =
+      "<mujoco><option timestep=\"0.002\"/><worldbody>"
+      "<body pos=\"0 0 1\"><joint type=\"hinge\" axis=\"0 1 0\" damping=\"0.3\"/>"
+      "  <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.03\" contype=\"0\" conaffinity=\"0\"/>"
+      "  <body pos=\"0.3 0 0\"><joint type=\"ball\"/><geom type=\"box\" size=\"0.1 0.05 0.02\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "</body>"
+      "<body pos=\"1 0 1\"><freejoint/><geom type=\"sphere\" size=\"0.1\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "</worldbody></mujoco>";
+  const Model model = parse_mjcf(xml, "free");
+  Sim<double> a(model), b(model);
+  EXPECT_EQ(a.m().ncon_max, 0);
+  std::mt19937_64 rng(3);
+  std::vector<double> qpos, qvel;
+  test::random_state(model, rng, qpos, qvel);
+  a.set_state(qpos, qvel), b.set_state(qpos, qvel);
+  a.d.qfrc_applied[0] = b.d.qfrc_applied[0] = 0.4;
+  int ncon = -1;
+  physics_step(a.m(), a.d, static_cast<const double*>(nullptr), 200, &ncon);
+  for (int k = 0; k < 200; ++k) step_euler(b.m(), b.d);
+  EXPECT_EQ(ncon, 0);
+  for (int i = 0; i < a.nq(); ++i) ASSERT_EQ(a.d.qpos[i], b.d.qpos[i]) << i;
+  for (int i = 0; i < a.nv(); ++i) ASSERT_EQ(a.d.qvel[i], b.d.qvel[i]) << i;
+}
+
+// The contact scene (planes, a static ramp and stop, free sphere, capsule and box) from its
+// "dropped" keyframe: float and double stay finite, above the ground, and agree on where things end.
+TEST(PhysicsStep, ContactSceneFloatAndDouble) {
+  const Model model = load_mjcf(data_path("contact_scene.xml"));
+  const int key = model.key_id("dropped");
+  ASSERT_GE(key, 0);
+  std::vector<double> qpos(model.key_qpos.begin() + key * model.nq, model.key_qpos.begin() + (key + 1) * model.nq);
+  std::vector<double> qvel(model.key_qvel.begin() + key * model.nv, model.key_qvel.begin() + (key + 1) * model.nv);
+  Sim<double> sd(model);
+  Sim<float> sf(model);
+  sd.set_state(qpos, qvel), sf.set_state(qpos, qvel);
+  for (int k = 0; k < 400; ++k) {  // 2 s, 5 substeps per control step
+    physics_step(sd.m(), sd.d, static_cast<const double*>(nullptr), 5, static_cast<int*>(nullptr));
+    physics_step(sf.m(), sf.d, static_cast<const float*>(nullptr), 5, static_cast<int*>(nullptr));
+    ASSERT_TRUE(finite_state(sd)) << k;
+    ASSERT_TRUE(finite_state(sf)) << k;
+  }
+  // heights of the sphere, capsule and box centers: resting on the ground
+  EXPECT_NEAR(sd.d.qpos[2], 0.1, 2e-3);
+  EXPECT_NEAR(sd.d.qpos[9], 0.05, 2e-3);
+  EXPECT_NEAR(sd.d.qpos[16], 0.05, 2e-3);
+  for (int i : {2, 9, 16}) EXPECT_NEAR(static_cast<double>(sf.d.qpos[i]), sd.d.qpos[i], 1e-3) << i;
+}
+
+// PhysicsStepEnvs through the CPU executor equals stepping each env alone, with per-env controls.
+TEST(PhysicsStep, BatchMatchesOneByOne) {
+  const Model model = load_mjcf(data_path("contact_scene.xml"));
+  HostModel<float> host(model);
+  const ModelView<float> m = host.view();
+  const DataLayout layout = data_layout(m);
+  const int num_envs = 13;
+  std::vector<float> batch(static_cast<size_t>(num_envs * layout.size), 0.0f);
+  const int key = model.key_id("dropped");
+  for (int e = 0; e < num_envs; ++e) {
+    const DataView<float> d = data_view(layout, batch.data() + static_cast<size_t>(e * layout.size));
+    reset_data(m, d);
+    for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key * m.nq + i)]);
+    d.qpos[2] += 0.01f * static_cast<float>(e);
+  }
+  std::vector<float> serial = batch;
+  std::vector<int> ncon_serial(num_envs), ncon_batch(num_envs);
+  for (int k = 0; k < 20; ++k) {
+    for (int e = 0; e < num_envs; ++e)
+      PhysicsStepEnvs<float>{m, layout, serial.data(), nullptr, 4, ncon_serial.data()}(e);
+    CpuExecutor exec(3);
+    parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, layout, batch.data(), nullptr, 4, ncon_batch.data()});
+  }
+  EXPECT_EQ(ncon_batch, ncon_serial);
+  EXPECT_GT(*std::max_element(ncon_batch.begin(), ncon_batch.end()), 0);
+  for (size_t i = 0; i < batch.size(); ++i) ASSERT_EQ(batch[i], serial[i]) << i;
+}
+
+}  // namespace
+}  // namespace rlt
