@@ -428,16 +428,21 @@ RLT_HD void solve_mass(const ModelView<T>& m, const DataView<T>& d, T* x) {
 
 // ---- forward dynamics and integration --------------------------------------------------------------
 
-// Everything up to the forces and the factored matrix: kinematics, com quantities, qfrc_bias,
-// qfrc_passive, qM and qLD (factors of qM + h diag(dof_damping)).
+// The smooth (constraint-free) quantities: kinematics, com quantities, qfrc_bias, qfrc_passive, qM.
 template <class T>
-RLT_HD void smooth_dynamics(const ModelView<T>& m, const DataView<T>& d, T h) {
+RLT_HD void smooth_forces(const ModelView<T>& m, const DataView<T>& d) {
   kinematics(m, d);
   com_position(m, d);
   com_velocity(m, d);
   rne(m, d, static_cast<const T*>(nullptr), d.qfrc_bias);
   passive_forces(m, d);
   mass_matrix(m, d);
+}
+
+// smooth_forces, then qLD (factors of qM + h diag(dof_damping)).
+template <class T>
+RLT_HD void smooth_dynamics(const ModelView<T>& m, const DataView<T>& d, T h) {
+  smooth_forces(m, d);
   factor_mass(m, d, h);
 }
 

@@ -27,12 +27,7 @@ template <class T>
 RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
   const T h = m.timestep;
   const T hd = m.implicit_damping ? h : T(0);
-  kinematics(m, d);
-  com_position(m, d);
-  com_velocity(m, d);
-  rne(m, d, static_cast<const T*>(nullptr), d.qfrc_bias);
-  passive_forces(m, d);
-  mass_matrix(m, d);
+  smooth_forces(m, d);
   actuator_forces(m, d, ctrl);
   if (m.ncon_max > 0) {
     detect_contacts(m, d);
