@@ -339,6 +339,41 @@ TEST(PhysicsContacts, BoxStackAndCapsuleOnBoxRest) {
 
 // Light and heavy bodies at large steps: a 0.05 kg ball, a 10 kg box and a capsule dropped at
 // h = 2, 5 and 10 ms stay finite, never gain energy and come to rest on the plane.
+// No tunnelling at speed, within what the speculative margin covers: contacts are caught when a
+// gap closes by less than contact_margin (0.02 m) in one step, i.e. closing speeds up to
+// margin / h = 10 m/s at h = 0.002 s. A small sphere thrown at the floor at 9 m/s and a box
+// skidding at 5 m/s while falling at 5 m/s never pass through the plane and come to rest on it.
+// KNOWN GAP (issue "Articulated rigid-body physics" stays open): at h = 0.01 s the same margin
+// covers only 2 m/s, and a sphere at 20 m/s was measured to sink 0.16 m before being pushed
+// back; the margin should grow with the closing speed (or h).
+template <class T>
+void no_tunnelling() {
+  const std::string bodies =
+      "<body pos=\"0 0 0.5\"><freejoint/><geom type=\"sphere\" size=\"0.05\" mass=\"0.5\"/></body>"
+      "<body pos=\"1 0 0.4\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\" mass=\"2\"/></body>";
+  Model model = parse_mjcf(scene("", bodies), "tunnel");
+  model.timestep = 0.002;
+  Sim<T> s(model);
+  s.d.qvel[2] = T(-9);                       // sphere: straight down
+  s.d.qvel[6] = T(5), s.d.qvel[8] = T(-5);   // box: skidding and falling
+  double lowest_sphere = 1e9, lowest_box = 1e9;
+  for (int k = 0; k < 1500; ++k) {  // 3 s
+    run(s, 1);
+    ASSERT_TRUE(finite_state(s)) << "step " << k;
+    lowest_sphere = std::min(lowest_sphere, static_cast<double>(s.d.qpos[2]));
+    lowest_box = std::min(lowest_box, static_cast<double>(s.d.qpos[9]));
+  }
+  // Centres never drop below the surface by more than a small overlap (radius 0.05, half-height 0.05).
+  EXPECT_GT(lowest_sphere, 0.05 - 0.01) << "the sphere went into the floor";
+  EXPECT_GT(lowest_box, 0.05 - 0.01) << "the box went into the floor";
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.05, 2e-3) << "the sphere should rest on the floor";
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[9]), 0.05, 2e-3) << "the box should rest on the floor";
+  report(sizeof(T) == 8 ? "tunnel_lowest_sphere_m" : "tunnel_lowest_sphere_m_float", lowest_sphere);
+}
+
+TEST(PhysicsContacts, NoTunnellingWithinTheSpeculativeMargin) { no_tunnelling<double>(); }
+TEST(PhysicsContacts, NoTunnellingWithinTheSpeculativeMarginFloat) { no_tunnelling<float>(); }
+
 TEST(PhysicsContacts, StableAtLargeStepsAndLightBodies) {
   const std::string bodies =
       "<body pos=\"0 0 0.3\"><freejoint/><geom type=\"sphere\" size=\"0.03\" mass=\"0.05\"/></body>"
