@@ -49,8 +49,9 @@
 // v_eps = 1e-3 m/s, margin 0.02 m. An 8 kg box on 4 corners sinks mg/(4k) = 0.2 mm. The implicit
 // treatment makes the step stable for any k, c at any h (tests/sim/test_contacts.cpp drops a 0.05 kg
 // ball, a 10 kg box and a capsule at h = 0.002, 0.005 and 0.01 s: they settle, and the total energy
-// never rises by more than 4e-15 J from one step to the next); h only limits accuracy. The margin must exceed the distance a body closes in one
-// step (|vn| h: 10 m/s at h = 0.002 s) for the speculative contacts to catch impacts.
+// never rises by more than 4e-15 J from one step to the next); h only limits accuracy. Speculative contacts catch an impact
+// when the gap is under the pair's margin: contact_margin plus h times a bound on the two geoms'
+// speeds (pair_margin), so impacts are caught at any speed.
 //
 // Contact record (kContactStride scalars each, DataView::contact):
 //   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2,

@@ -39,7 +39,7 @@ struct Model {
   double contact_stiffness = 1.0e5;          // N/m per contact point
   double contact_damping = 5.0e2;            // N s/m per contact point
   double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
-  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative)
+  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed
   // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
   double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
   double limit_damping = 1.0e2;              // N m s/rad (N s/m)
