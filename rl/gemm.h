@@ -27,7 +27,11 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
   // partial products in chunk order.
   if (m < 2 * kRows && k > 2 * kDepth) {
     const i64 num_chunks = (k + kDepth - 1) / kDepth;
-    std::vector<Mat> partial(static_cast<size_t>(num_chunks));
+    // Reused across calls (every minibatch's weight gradients): same-size products reuse storage.
+    // (A thread_local named inside the lambda would be each worker's own: bind the caller's here.)
+    thread_local std::vector<Mat> scratch;
+    std::vector<Mat>& partial = scratch;
+    if (partial.size() < static_cast<size_t>(num_chunks)) partial.resize(static_cast<size_t>(num_chunks));
     exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
       for (i64 ch = cb; ch < ce; ++ch) {
         const i64 k0 = ch * kDepth, kn = std::min(kDepth, k - k0);
@@ -44,10 +48,9 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
       }
     });
     Map cm(c, m, n);
-    Mat sum = partial[0];
-    for (size_t ch = 1; ch < partial.size(); ++ch) sum += partial[ch];
-    if (beta == T(0)) cm = alpha * sum;
-    else cm = alpha * sum + beta * cm;
+    if (beta == T(0)) cm.setZero();
+    else cm *= beta;
+    for (i64 ch = 0; ch < num_chunks; ++ch) cm += alpha * partial[static_cast<size_t>(ch)];
     return;
   }
   exec.for_ranges((m + kRows - 1) / kRows, 1, [&](i64 tb, i64 te) {

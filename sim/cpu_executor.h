@@ -117,7 +117,11 @@ void parallel_for_2d(const CpuExecutor& exec, i64 rows, int cols, const F& f) {
 template <class F>
 void reduce_sum(const CpuExecutor& exec, i64 n, const F& f, double* out) {
   const i64 num_chunks = (n + CpuExecutor::kReduceChunk - 1) / CpuExecutor::kReduceChunk;
-  std::vector<double> partial(static_cast<size_t>(num_chunks), 0.0);
+  // Reused across calls (reductions run every minibatch): no allocation once it has grown.
+  // (A thread_local named inside the lambda would be each worker's own: bind the caller's here.)
+  thread_local std::vector<double> scratch;
+  std::vector<double>& partial = scratch;
+  if (partial.size() < static_cast<size_t>(num_chunks)) partial.resize(static_cast<size_t>(num_chunks));
   exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
     for (i64 c = cb; c < ce; ++c) {
       const i64 b = c * CpuExecutor::kReduceChunk;
@@ -128,7 +132,7 @@ void reduce_sum(const CpuExecutor& exec, i64 n, const F& f, double* out) {
     }
   });
   double total = 0.0;
-  for (double p : partial) total += p;
+  for (i64 c = 0; c < num_chunks; ++c) total += partial[static_cast<size_t>(c)];
   *out = total;
 }
 

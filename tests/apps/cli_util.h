@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir.h"
+
 #ifndef RLTRAIN_BIN
 #error "RLTRAIN_BIN (the path of the rltrain binary) must be defined by the build"
 #endif
@@ -33,25 +35,9 @@ namespace fs = std::filesystem;
 
 inline std::string cartpole_config() { return std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml"; }
 
-// A fresh directory under /tmp, removed with everything in it when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = "/tmp/rltrain_cli_XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return m_path; }
-  std::string operator/(const std::string& rel) const { return m_path + "/" + rel; }
-
- private:
-  std::string m_path;
+// A fresh directory under the temp dir (tests/temp_dir.h).
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("rltrain_cli") {}
 };
 
 inline std::string read_file(const std::string& path) {

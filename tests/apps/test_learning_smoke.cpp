@@ -14,6 +14,7 @@
 //   because the first episodes to end are the lucky ones that reach the goal before step 999.)
 // The test runs seed 1 only. Label "learning".
 #include "rl/trainer.h"
+#include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -39,24 +40,9 @@ namespace fs = std::filesystem;
 
 constexpr int kRows = 5;  // rows averaged at each end of metrics.csv
 
-// A fresh directory under the temp dir, removed with everything in it when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "rlt_learning_smoke_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + tmpl);
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return m_path; }
-
- private:
-  std::string m_path;
+// A fresh directory under the temp dir (tests/temp_dir.h).
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("rlt_learning_smoke") {}
 };
 
 // The finite values of column `column` of a CSV file with a header row, in row order.
