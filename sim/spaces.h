@@ -20,6 +20,9 @@ struct EnvSpec {
   Space observation;
   Space action;
   int max_episode_steps = 0;  // truncation horizon (Gymnasium's TimeLimit)
+  // Asymmetric actor-critic: length of the privileged observation the critic reads instead of
+  // `observation` (VecEnv::critic_obs); 0 when the critic sees what the actor sees.
+  int critic_obs_dim = 0;
 };
 
 }  // namespace rlt

@@ -21,6 +21,15 @@
 
 namespace rlt {
 
+// One shape the viewer (viewer/) draws for every env; sim/ knows nothing of rendering, it only says
+// what the env is made of. Poses come from VecEnv::draw_poses.
+struct DrawGeom {
+  int type = 0;            // GeomType (sim/model.h): 0 plane, 2 sphere, 3 capsule, 6 box
+  float size[3] = {0, 0, 0};  // MuJoCo's meaning: plane half-extents, sphere radius, capsule
+                              // (radius, half-length along local z), box half-extents
+  float rgba[4] = {0.8f, 0.6f, 0.4f, 1.0f};
+};
+
 // One named array of a VecEnv's state, as bytes, for checkpoints.
 struct StateBlob {
   std::string name;
@@ -60,6 +69,19 @@ class VecEnv {
   virtual const std::uint8_t* truncated() const = 0;
   virtual const float* ep_return() const = 0;
   virtual const std::int32_t* ep_length() const = 0;
+  // Asymmetric actor-critic (spec().critic_obs_dim > 0): the critic's privileged observation
+  // (num_envs x critic_obs_dim) after the step, and the one that ended the episode (valid where
+  // done), in executor memory. nullptr when the env has none.
+  virtual const float* critic_obs() const { return nullptr; }
+  virtual const float* final_critic_obs() const { return nullptr; }
+
+  // Drawing (viewer/): the geoms of one env (the same for every env of the batch), and their world
+  // poses for envs [first, first + count): host_out gets count x geoms.size() x 12 floats, each
+  // geom's position (3) then its rotation matrix (9, row-major, columns = local axes), as MuJoCo's
+  // geom_xpos / geom_xmat. An env with nothing to draw returns no geoms.
+  virtual std::vector<DrawGeom> draw_geoms() const { return {}; }
+  virtual void draw_poses(i64 first, i64 count, float* host_out) const { (void)first, (void)count, (void)host_out; }
+
   // Number of env steps whose state went non-finite and were reset (D9), since reset().
   virtual i64 num_nonfinite_resets() const = 0;
 
