@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@
 #include "sim/mjcf.h"
 #include "sim/model_view.h"
 #include "sim/physics_step.h"
+
+#if defined(RLTRAIN_WITH_CUDA)
+#include "kernels/cuda_physics.h"
+#endif
 
 namespace rlt {
 namespace {
@@ -168,12 +173,14 @@ int run_model_bench(const BenchOptions& opts) {
   // Bad input first, before the runtime says anything.
   const Model model = load_mjcf(opts.model_path);
   const int substeps = physics_substeps(opts.control_dt, model.timestep);
+  // --device cuda without a GPU: Runtime throws ConfigError (one line, exit 2); auto falls back to
+  // the CPU and says why.
   Runtime rt(opts.device, opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
-  if (rt.device() != Device::kCpu) {
-    if (opts.device == "cuda") throw ConfigError("--device cuda: MJCF model physics runs on the CPU executor only so far");
-    std::fprintf(stderr, "rltrain bench --model: MJCF model physics runs on the CPU executor only so far\n");
-  }
+  const bool on_cuda = rt.device() == Device::kCuda;
+#if !defined(RLTRAIN_WITH_CUDA)
+  if (on_cuda) throw ConfigError("--device cuda: this rltrain was built without CUDA");
+#endif
   const HostModel<float> host(model);
   const ModelView<float>& mv = host.view();
   const DataLayout layout = data_layout(mv);
@@ -184,7 +191,7 @@ int run_model_bench(const BenchOptions& opts) {
   const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
 
   nlohmann::json out;
-  out["device"] = "cpu";
+  out["device"] = on_cuda ? "cuda" : "cpu";
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["model"] = opts.model_path;
@@ -193,24 +200,46 @@ int run_model_bench(const BenchOptions& opts) {
   out["substeps"] = substeps;
   out["scalar"] = "float";
   out["results"] = nlohmann::json::array();
-  std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
-              opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
+  if (on_cuda) {
+    std::printf("rltrain bench --model %s: cuda (one thread per env), float, timestep %g s, %d substeps per %g s control step\n",
+                opts.model_path.c_str(), model.timestep, substeps, opts.control_dt);
+  } else {
+    std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
+                opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
+  }
   std::printf("%10s %14s %14s %14s %14s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
               "mean ncon", "nonfinite");
   for (const std::int64_t n : opts.num_envs) {
     std::vector<float> data(static_cast<size_t>(n * layout.size), 0.0f);
     std::vector<float> ctrl(static_cast<size_t>(n * std::max(1, model.nu)), 0.0f);
     std::vector<int> ncon(static_cast<size_t>(n), 0);
-    parallel_for(exec, n, ResetEnvs{mv, layout, data.data()});
     RandomCtrlEnvs sample{ctrl.data(), range.data(), model.nu, 7, 0};
     const PhysicsStepEnvs<float> physics{mv, layout, data.data(), ctrl.data(), substeps, ncon.data()};
+#if defined(RLTRAIN_WITH_CUDA)
+    // On CUDA: the same functors' device twins (kernels/cuda_physics.h), the same seed and steps.
+    std::unique_ptr<CudaPhysicsBatch> gpu;
+    if (on_cuda) gpu = std::make_unique<CudaPhysicsBatch>(host, range, n, substeps, 7);
+#endif
     // One control step of the batch: controls drawn on the executor, then the physics.
     auto control_step = [&](u32 step) {
+#if defined(RLTRAIN_WITH_CUDA)
+      if (gpu) return gpu->control_step(step);
+#endif
       sample.step = step;
       parallel_for(exec, n, sample);
       parallel_for(exec, n, physics);
     };
+    auto synchronize = [&]() {
+#if defined(RLTRAIN_WITH_CUDA)
+      if (gpu) gpu->synchronize();
+#endif
+    };
+#if defined(RLTRAIN_WITH_CUDA)
+    if (gpu) gpu->reset();
+#endif
+    if (!on_cuda) parallel_for(exec, n, ResetEnvs{mv, layout, data.data()});
     for (u32 w = 0; w < 2; ++w) control_step(w);  // warm-up: first touch
+    synchronize();
     // Time-boxed unless --steps: at least 3 control steps and about a second.
     std::int64_t steps = 0;
     const auto t0 = Clock::now();
@@ -218,11 +247,17 @@ int run_model_bench(const BenchOptions& opts) {
     for (;;) {
       control_step(static_cast<u32>(2 + steps));
       ++steps;
+      // On CUDA the launches queue; wait before reading the clock for the stop decision.
+      if (on_cuda) synchronize();
       elapsed = seconds_since(t0);
       if (opts.steps > 0 ? steps >= opts.steps : (steps >= 3 && elapsed >= 1.0)) break;
     }
     const double control_sps = static_cast<double>(n * steps) / elapsed;
-    const double cores_used = std::min<double>(cores, static_cast<double>(n));  // one env keeps one core busy
+#if defined(RLTRAIN_WITH_CUDA)
+    if (gpu) gpu->download(&data, &ncon);
+#endif
+    // One env keeps one core busy on the CPU; on CUDA "per core" is per device.
+    const double cores_used = on_cuda ? 1.0 : std::min<double>(cores, static_cast<double>(n));
     const double physics_sps = control_sps * substeps;
     std::int64_t nonfinite = 0, contacts = 0;
     for (std::int64_t e = 0; e < n; ++e) {

@@ -26,7 +26,7 @@ struct BenchOptions {
 int run_bench(const BenchOptions& opts);
 
 // Physics steps/s and control steps/s (per core too) of opts.model_path for each batch size in
-// opts.num_envs: every env draws random controls (apps/rollout.h random_ctrl) and takes
+// opts.num_envs: every env draws random controls (sim/actuators.h random_ctrl) and takes
 // control_dt / timestep physics steps, in float, through parallel_for. Throws MjcfError for a bad
 // model and ConfigError for a control_dt that is not a whole number of physics steps.
 int run_model_bench(const BenchOptions& opts);

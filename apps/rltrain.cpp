@@ -1,4 +1,4 @@
-// rltrain: one binary, subcommands train | eval | bench | envs | rollout (DESIGN.md D8).
+// rltrain: one binary, subcommands train | eval | bench | envs | rollout | view (DESIGN.md D8).
 // Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
 #include <cstdio>
 #include <iostream>
@@ -14,6 +14,7 @@
 #include "rl/runtime.h"
 #include "rl/trainer.h"
 #include "sim/mjcf.h"
+#include "viewer/viewer.h"  // ViewOptions (plain C++); run_view only with RLTRAIN_WITH_VIEWER
 
 namespace {
 
@@ -72,6 +73,46 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   t->add_flag("--quiet", train.quiet, "No progress output");
   t_config->excludes(t_resume);
+  bool train_view = false;
+  std::int64_t view_every = 10;
+  rlt::ViewOptions train_view_opts;
+  t->add_flag("--view", train_view,
+              "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
+  t->add_option("--view-every", view_every,
+                "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations");
+  t->add_option("--view-envs", train_view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)");
+  t->add_option("--view-out", train_view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs");
+  t->add_option("--view-frames", train_view_opts.frames, "With --view: frames to show (headless: to write)");
+
+  rlt::ViewOptions view;
+  auto* v = app.add_subcommand("view", "Watch envs (or an MJCF model) in a window, or render frames headless");
+  auto* v_config = v->add_option("--config", view.config_path, "Config TOML: the env and its parameters");
+  v->add_option("--set", view.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
+  v->add_option("--checkpoint", view.checkpoint, "Play this policy (checkpoint file or run directory)");
+  auto* v_model = v->add_option("--model", view.model_path, "An MJCF model (e.g. envs/assets/ant.xml) instead of an env");
+  v->add_option("--num-envs", view.num_envs, "Envs in the batch (default 64, or the config's when smaller)")->check(CLI::PositiveNumber);
+  v->add_option("--device", view.device, "auto | cpu | cuda");
+  v->add_option("--threads", view.threads, "CPU threads (0: one per core)");
+  v->add_option("--seed", view.seed, "Seed of the env resets (as rltrain eval's)");
+  v->add_option("--control", view.control, "policy | random | zero (default: policy with --checkpoint, else random)");
+  v->add_flag("--deterministic", view.deterministic, "Play the policy's mode instead of sampling");
+  v->add_option("--speed", view.speed, "Env steps per frame (fractions accumulate; 0 pauses)");
+  v->add_option("--control-dt", view.control_dt, "With --model: seconds per control step");
+  v->add_flag("--headless", view.headless, "No window: render offscreen (--frames N with --out DIR and/or --video FILE)");
+  v->add_option("--frames", view.frames, "Frames to render (headless: required; window: close after N)");
+  v->add_option("--out", view.out_dir, "Write frame_NNNNNN.png here (headless: the scene; window: the window with its panel)");
+  v->add_option("--video", view.video_path, "Headless: also encode the frames as an MP4 (needs ffmpeg)");
+  v->add_flag("--frame-info", view.frame_info, "Headless: frame_NNNNNN.json beside each PNG (camera matrix, env origins, obs)");
+  v->add_option("--returns", view.returns_path, "Write each env's first finished episode return (JSON) and print their mean");
+  v->add_option("--width", view.width, "Window / image width in pixels");
+  v->add_option("--height", view.height, "Window / image height in pixels");
+  bool no_shadows = false;
+  v->add_flag("--no-shadows", no_shadows, "Turn the shadow map off");
+  v->add_option("--follow", view.follow, "The camera follows this env");
+  v->add_option("--yaw", view.yaw, "Initial camera yaw (rad; -1.571 looks along +y)");
+  v->add_option("--pitch", view.pitch, "Initial camera pitch above the horizon (rad)");
+  v->add_option("--zoom", view.zoom, "Initial zoom (>1: closer than the automatic framing)");
+  v_model->excludes(v_config);
 
   rlt::EvalOptions eval;
   auto* e = app.add_subcommand("eval", "Evaluate a checkpoint: mean and std return");
@@ -126,10 +167,29 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*v || train_view) {
+#if !defined(RLTRAIN_WITH_VIEWER)
+      throw rlt::ConfigError(std::string(*v ? "rltrain view" : "rltrain train --view") +
+                             ": this rltrain was built without the viewer (install libglfw3-dev and libimgui-dev, "
+                             "e.g. with tools/setup.sh, and reconfigure with -DRLTRAIN_VIEWER=AUTO or ON)");
+#else
+      if (*v) {
+        view.shadows = !no_shadows;
+        return rlt::run_view(view);
+      }
+#endif
+    }
     if (*t) {
       if (train.config_path.empty() && train.resume_dir.empty())
         throw rlt::ConfigError("rltrain train: --config FILE or --resume RUN_DIR is required");
       if (*t_seed) train.seed = train_seed;
+#if defined(RLTRAIN_WITH_VIEWER)
+      if (train_view) {
+        train_view_opts.headless = !train_view_opts.out_dir.empty();
+        if (train_view_opts.headless) train_view_opts.width = 480, train_view_opts.height = 270;
+        return rlt::run_train_with_view(train, train_view_opts, view_every);
+      }
+#endif
       const rlt::TrainResult r = rlt::train(train);
       std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", r.run_dir.c_str(),
                   static_cast<long long>(r.env_steps), r.wall_seconds, r.final_mean_return,

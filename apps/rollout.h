@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/actuators.h"
 #include "sim/common.h"
 #include "sim/dynamics.h"
 #include "sim/model.h"
@@ -39,19 +40,7 @@ inline std::vector<double> ctrl_sample_range(const Model& model) {
   return range;
 }
 
-// Controls of env `env` at control step `step`: uniform in [range[2u], range[2u+1]) from Philox
-// (seed, RngStream::kAction, env, step), 24 bits per draw. Same numbers on every executor.
-template <class T>
-RLT_HD void random_ctrl(const T* range, int nu, std::uint64_t seed, u32 env, u32 step, T* ctrl) {
-  Philox rng(seed, RngStream::kAction, env, step);
-  for (int u = 0; u < nu; u += 4) {
-    const U32x4 bits = rng.next4();
-    for (int k = 0; k < 4 && u + k < nu; ++k) {
-      const T lo = range[2 * (u + k)], hi = range[2 * (u + k) + 1];
-      ctrl[u + k] = lo + (hi - lo) * static_cast<T>(u32_to_unit_float(bits.v[k]));
-    }
-  }
-}
+// random_ctrl (the random controls every tool draws) lives in sim/actuators.h.
 
 // CSV column names: time, qpos (free joint: <name>_x _y _z _qw _qx _qy _qz; ball: <name>_qw .. _qz;
 // hinge/slide: <name>), qvel (free: <name>_vx _vy _vz _wx _wy _wz; ball: <name>_wx _wy _wz;

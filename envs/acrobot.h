@@ -22,8 +22,12 @@
 // only affects rendering and is not a parameter here.
 #pragma once
 
+#include <vector>
+
+#include "envs/draw_pose.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
+#include "sim/vec_env.h"  // DrawGeom
 
 namespace rlt {
 
@@ -153,6 +157,29 @@ struct Acrobot {
     obs[3] = sinf(s.theta2);
     obs[4] = s.dtheta1;
     obs[5] = s.dtheta2;
+  }
+
+  // Drawing (viewer/, optional hook; VecEnvT detects it): two links hanging from a pivot
+  // (Gymnasium's rendering: theta1 = 0 down), the joints, and the goal height bar, in the x-z plane.
+  static constexpr float kDrawPivotZ = 2.3f;     // pivot height (m)
+  static constexpr float kDrawLinkLength2 = 1.0f;  // Gymnasium's LINK_LENGTH_2 (rendering only)
+  static std::vector<DrawGeom> draw_geoms(const Params& p) {
+    return {DrawGeom{3, {0.06f, 0.5f * p.link_length_1, 0.0f}, {0.2f, 0.6f, 0.6f, 1.0f}},  // link 1
+            DrawGeom{3, {0.06f, 0.5f * kDrawLinkLength2, 0.0f}, {0.2f, 0.6f, 0.6f, 1.0f}},  // link 2
+            DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.8f, 0.8f, 0.0f, 1.0f}},                     // pivot
+            DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.8f, 0.8f, 0.0f, 1.0f}},                     // joint
+            DrawGeom{6, {1.2f, 0.01f, 0.01f}, {0.1f, 0.1f, 0.1f, 1.0f}}};                   // goal
+  }
+  RLT_HD static void draw(const Params& p, const State& s, float* poses) {
+    const float l1 = p.link_length_1;
+    const float d1x = sinf(s.theta1), d1z = -cosf(s.theta1);
+    const float d2x = sinf(s.theta1 + s.theta2), d2z = -cosf(s.theta1 + s.theta2);
+    const float jx = l1 * d1x, jz = kDrawPivotZ + l1 * d1z;
+    draw_pose_xz(poses + 0, 0.5f * l1 * d1x, 0.0f, kDrawPivotZ + 0.5f * l1 * d1z, d1x, d1z);
+    draw_pose_xz(poses + 12, jx + 0.5f * kDrawLinkLength2 * d2x, 0.0f, jz + 0.5f * kDrawLinkLength2 * d2z, d2x, d2z);
+    draw_pose_at(poses + 24, 0.0f, 0.0f, kDrawPivotZ);
+    draw_pose_at(poses + 36, jx, 0.0f, jz);
+    draw_pose_at(poses + 48, 0.0f, 0.0f, kDrawPivotZ + p.goal_height);
   }
 };
 

@@ -14,8 +14,12 @@
 // Reset: every state variable uniform in [-0.05, 0.05).
 #pragma once
 
+#include <vector>
+
+#include "envs/draw_pose.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
+#include "sim/vec_env.h"  // DrawGeom
 
 namespace rlt {
 
@@ -92,6 +96,24 @@ struct CartPole {
     obs[1] = s.x_dot;
     obs[2] = s.theta;
     obs[3] = s.theta_dot;
+  }
+
+  // Drawing (viewer/, optional hook; VecEnvT detects it): a rail, the cart, the pole and its axle,
+  // in the x-z plane. draw() writes draw_geoms().size() poses (12 floats each, DrawGeom's layout).
+  static constexpr float kDrawCartZ = 0.25f;      // cart centre height (m)
+  static constexpr float kDrawPivotZ = 0.37f;     // pole pivot height: the cart's top
+  static std::vector<DrawGeom> draw_geoms(const Params& p) {
+    return {DrawGeom{6, {p.x_threshold + 0.3f, 0.03f, 0.03f}, {0.45f, 0.45f, 0.5f, 1.0f}},  // rail
+            DrawGeom{6, {0.25f, 0.15f, 0.12f}, {0.15f, 0.35f, 0.85f, 1.0f}},                // cart
+            DrawGeom{3, {0.05f, p.half_length, 0.0f}, {0.9f, 0.55f, 0.1f, 1.0f}},           // pole
+            DrawGeom{2, {0.06f, 0.0f, 0.0f}, {0.1f, 0.1f, 0.1f, 1.0f}}};                    // axle
+  }
+  RLT_HD static void draw(const Params& p, const State& s, float* poses) {
+    const float dx = sinf(s.theta), dz = cosf(s.theta);  // pole direction, tip right for theta > 0
+    draw_pose_at(poses + 0, 0.0f, 0.0f, 0.1f);
+    draw_pose_at(poses + 12, s.x, 0.0f, kDrawCartZ);
+    draw_pose_xz(poses + 24, s.x + p.half_length * dx, 0.0f, kDrawPivotZ + p.half_length * dz, dx, dz);
+    draw_pose_at(poses + 36, s.x, -0.16f, kDrawPivotZ);
   }
 };
 

@@ -20,8 +20,12 @@
 // [-1.2, 0.6]; at the left wall (x == -1.2) a negative velocity is set to 0 (inelastic).
 #pragma once
 
+#include <vector>
+
+#include "envs/draw_pose.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
+#include "sim/vec_env.h"  // DrawGeom
 
 namespace rlt {
 
@@ -100,6 +104,41 @@ struct MountainCarContinuous {
   RLT_HD static void observe(const Params&, const State& s, float* obs) {
     obs[0] = s.position;
     obs[1] = s.velocity;
+  }
+
+  // Drawing (viewer/, optional hook; VecEnvT detects it): the track y = 0.45 sin(hill_freq x) + 0.55
+  // (Gymnasium's rendering) as kDrawSegments boxes, the car on it, and the goal flag, in the x-z plane.
+  static constexpr int kDrawSegments = 24;
+  RLT_HD static float draw_height(const Params& p, float x) { return 0.45f * sinf(p.hill_freq * x) + 0.55f; }
+  static std::vector<DrawGeom> draw_geoms(const Params& p) {
+    std::vector<DrawGeom> g;
+    const float seg = (p.max_position - p.min_position) / kDrawSegments;
+    for (int k = 0; k < kDrawSegments; ++k) {
+      const float x0 = p.min_position + k * seg, x1 = x0 + seg;
+      const float len = sqrtf(seg * seg + (draw_height(p, x1) - draw_height(p, x0)) * (draw_height(p, x1) - draw_height(p, x0)));
+      g.push_back(DrawGeom{6, {0.02f, 0.12f, 0.5f * len + 0.005f}, {0.45f, 0.35f, 0.25f, 1.0f}});  // track
+    }
+    g.push_back(DrawGeom{6, {0.05f, 0.08f, 0.1f}, {0.85f, 0.15f, 0.15f, 1.0f}});  // car
+    g.push_back(DrawGeom{3, {0.01f, 0.12f, 0.0f}, {0.2f, 0.2f, 0.2f, 1.0f}});     // flag pole
+    g.push_back(DrawGeom{6, {0.005f, 0.06f, 0.04f}, {0.95f, 0.8f, 0.1f, 1.0f}});  // flag
+    return g;
+  }
+  RLT_HD static void draw(const Params& p, const State& s, float* poses) {
+    const float seg = (p.max_position - p.min_position) / kDrawSegments;
+    for (int k = 0; k < kDrawSegments; ++k) {  // static, but drawn from the params every call
+      const float x0 = p.min_position + k * seg, x1 = x0 + seg;
+      const float h0 = draw_height(p, x0), h1 = draw_height(p, x1);
+      const float inv = 1.0f / sqrtf(seg * seg + (h1 - h0) * (h1 - h0));
+      draw_pose_xz(poses + 12 * k, 0.5f * (x0 + x1), 0.0f, 0.5f * (h0 + h1), seg * inv, (h1 - h0) * inv);
+    }
+    // The car sits on the track: tangent (tx, tz), normal (-tz, tx).
+    const float slope = 0.45f * p.hill_freq * cosf(p.hill_freq * s.position);
+    const float tinv = 1.0f / sqrtf(1.0f + slope * slope);
+    const float tx = tinv, tz = slope * tinv;
+    draw_pose_xz(poses + 12 * kDrawSegments, s.position - 0.07f * tz, 0.0f, draw_height(p, s.position) + 0.07f * tx, tx, tz);
+    const float gh = draw_height(p, p.goal_position);
+    draw_pose_at(poses + 12 * (kDrawSegments + 1), p.goal_position, 0.0f, gh + 0.12f);
+    draw_pose_at(poses + 12 * (kDrawSegments + 2), p.goal_position, 0.06f, gh + 0.2f);
   }
 };
 

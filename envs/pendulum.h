@@ -24,8 +24,12 @@
 // however long the episode runs.
 #pragma once
 
+#include <vector>
+
+#include "envs/draw_pose.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
+#include "sim/vec_env.h"  // DrawGeom
 
 namespace rlt {
 
@@ -108,6 +112,19 @@ struct Pendulum {
     obs[0] = cosf(s.theta);
     obs[1] = sinf(s.theta);
     obs[2] = s.theta_dot;
+  }
+
+  // Drawing (viewer/, optional hook; VecEnvT detects it): the pivot and the rod (Gymnasium's
+  // rendering: theta = 0 up, positive counter-clockwise), in the x-z plane.
+  static constexpr float kDrawPivotZ = 1.3f;  // pivot height (m)
+  static std::vector<DrawGeom> draw_geoms(const Params& p) {
+    return {DrawGeom{3, {0.06f, 0.5f * p.length, 0.0f}, {0.8f, 0.3f, 0.3f, 1.0f}},  // rod
+            DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.1f, 0.1f, 0.1f, 1.0f}}};             // pivot
+  }
+  RLT_HD static void draw(const Params& p, const State& s, float* poses) {
+    const float dx = -sinf(s.theta), dz = cosf(s.theta);
+    draw_pose_xz(poses + 0, 0.5f * p.length * dx, 0.0f, kDrawPivotZ + 0.5f * p.length * dz, dx, dz);
+    draw_pose_at(poses + 12, 0.0f, -0.07f, kDrawPivotZ);
   }
 };
 

@@ -1,6 +1,8 @@
 // Actor-critic over one flat parameter buffer (DESIGN.md D6):
-//   [ actor MLP (obs -> logits or mean) | log_std (continuous only) | critic MLP (obs -> value) ]
-// Separate actor and critic trunks. loss_and_grad() computes the PPO loss gradient for a
+//   [ actor MLP (obs -> logits or mean) | log_std (continuous only) | critic MLP (critic input -> value) ]
+// Separate actor and critic trunks. Asymmetric actor-critic: when spec.critic_obs_dim > 0 the
+// critic reads its own (privileged) observation of that length instead of the actor's.
+// loss_and_grad() computes the PPO loss gradient for a
 // minibatch, single source: runs on any executor, in float (training) or double (gradient tests).
 #pragma once
 
@@ -21,7 +23,10 @@ struct PolicySpec {
   int num_actions = 0;  // discrete only
   std::vector<int> hidden;
   Activation act = Activation::kTanh;
+  int critic_obs_dim = 0;  // > 0: the critic reads a privileged observation of this length
   int head_dim() const { return discrete ? num_actions : act_dim; }
+  bool asymmetric() const { return critic_obs_dim > 0; }
+  int critic_in_dim() const { return asymmetric() ? critic_obs_dim : obs_dim; }
 };
 
 // Views of one minibatch, rows contiguous, in executor memory.
@@ -34,6 +39,7 @@ struct MinibatchView {
   const T* ret;        // (rows)
   const T* old_value;  // (rows)
   i64 rows;
+  const T* critic_obs = nullptr;  // (rows x critic_obs_dim), normalized; asymmetric only (else obs)
 };
 
 template <class T>
@@ -63,7 +69,7 @@ class ActorCritic {
     if (spec.discrete && spec.num_actions > 16)
       throw std::invalid_argument("discrete heads support at most 16 actions");
     MlpShape actor{spec.obs_dim, spec.hidden, spec.head_dim(), spec.act};
-    MlpShape critic{spec.obs_dim, spec.hidden, 1, spec.act};
+    MlpShape critic{spec.critic_in_dim(), spec.hidden, 1, spec.act};
     m_log_std_offset = actor.num_params();
     m_critic_offset = m_log_std_offset + (spec.discrete ? 0 : spec.act_dim);
     m_num_params = m_critic_offset + critic.num_params();
@@ -127,7 +133,7 @@ class ActorCritic {
   const T* actor_forward(const Exec& exec, const T* params, const T* obs, i64 rows) {
     return m_actor.forward(exec, params, obs, rows);
   }
-  // (rows) values.
+  // (rows) values; obs is the critic's input: (rows x critic_in_dim()).
   const T* critic_forward(const Exec& exec, const T* params, const T* obs, i64 rows) {
     return m_critic.forward(exec, params, obs, rows);
   }
@@ -138,7 +144,9 @@ class ActorCritic {
                      T* grads, double* stat_sums) {
     const i64 rows = mb.rows;
     const T* head = m_actor.forward(exec, params, mb.obs, rows);
-    const T* value = m_critic.forward(exec, params, mb.obs, rows);
+    if (m_spec.asymmetric() && mb.critic_obs == nullptr)
+      throw std::invalid_argument("asymmetric actor-critic: the minibatch has no critic observations");
+    const T* value = m_critic.forward(exec, params, m_spec.asymmetric() ? mb.critic_obs : mb.obs, rows);
     if (coefs.normalize_advantages) {
       reduce_sum(exec, rows, ValueOf<T>{mb.advantage}, m_adv_moments.data());
       reduce_sum(exec, rows, SquareOf<T>{mb.advantage}, m_adv_moments.data() + 1);

@@ -35,6 +35,7 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
   f.metadata["env"] = env.spec().name;
   f.metadata["obs_dim"] = std::to_string(ps.obs_dim);
   f.metadata["head_dim"] = std::to_string(ps.head_dim());
+  f.metadata["critic_obs_dim"] = std::to_string(ps.critic_obs_dim);  // 0: symmetric actor-critic
   f.metadata["num_envs"] = std::to_string(env.num_envs());
   f.metadata["config"] = to_toml(cfg);
   for (const NamedArray& a : learner.save()) {
@@ -80,6 +81,12 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
     throw CheckpointError(src + ": metadata \"obs_dim\"/\"head_dim\": checkpoint has " + std::to_string(ck_obs) +
                           "/" + std::to_string(ck_head) + ", expected " + std::to_string(ps.obs_dim) + "/" +
                           std::to_string(ps.head_dim()) + " (another env?)");
+  // Checkpoints from before asymmetric actor-critic have no critic_obs_dim: their critic read obs.
+  const auto cd = ckpt.file.metadata.find("critic_obs_dim");
+  const int ck_critic = cd == ckpt.file.metadata.end() ? 0 : std::stoi(cd->second);
+  if (ck_critic != ps.critic_obs_dim)
+    throw CheckpointError(src + ": metadata \"critic_obs_dim\": checkpoint has " + std::to_string(ck_critic) +
+                          ", expected " + std::to_string(ps.critic_obs_dim) + " (another env?)");
   std::vector<NamedArray> arrays;
   for (const Tensor& t : ckpt.file.tensors) {
     if (t.name.rfind("learner/", 0) != 0) continue;

@@ -30,6 +30,7 @@ inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   s.num_actions = env.action.num_actions;
   s.hidden = cfg.hidden;
   s.act = parse_activation(cfg.activation);
+  s.critic_obs_dim = env.critic_obs_dim;
   return s;
 }
 
@@ -90,7 +91,8 @@ class Learner {
   // The learner's full state as host arrays, and restoring it (std::runtime_error naming the
   // array on a missing one or a shape mismatch).
   // With policy_only, only what acting needs (weights, observation normalizer) is restored,
-  // so a checkpoint evaluates on any number of envs.
+  // so a checkpoint evaluates on any number of envs. An asymmetric learner also saves its critic
+  // observation normalizer (critic_obs_mean/var/count), restored only for training.
   virtual std::vector<NamedArray> save() const = 0;
   virtual void load(const std::vector<NamedArray>& arrays, bool policy_only) = 0;
   virtual const PolicySpec& policy_spec() const = 0;
@@ -115,8 +117,15 @@ class Ppo final : public Learner {
   i64 num_params() const override { return m_ac.num_params(); }
   i64 batch_size() const override { return m_batch; }
 
+  // The last rollout as stored (executor memory), for tests: values V(s_t) (num_steps x num_envs)
+  // and the truncation bootstrap gamma * V(final obs) (0 where the step did not truncate).
+  const float* rollout_values() const { return m_values.data(); }
+  const float* rollout_bootstrap() const { return m_boot.data(); }
+
  private:
   void normalize(const float* raw, float* out, i64 rows);
+  // Asymmetric actor-critic: the critic's observation through its own normalizer.
+  void normalize_critic(const float* raw, float* out, i64 rows);
   void collect_rollout(std::int64_t iteration);
   void compute_advantages();
   int update(IterationStats& st);
@@ -126,6 +135,7 @@ class Ppo final : public Learner {
   Exec m_exec;
   i64 m_num_envs, m_num_steps, m_batch, m_minibatch;
   int m_obs_dim, m_act_dim;
+  int m_critic_dim;  // spec().critic_obs_dim: > 0 when the critic reads env.critic_obs() (asymmetric)
   ActorCritic<float, Exec> m_ac;
   std::uint64_t m_seed = 0;
   std::int64_t m_adam_step = 0;
@@ -139,6 +149,7 @@ class Ppo final : public Learner {
   //   returns of the last K finished episodes | their lengths          (K = train.eval_episodes)
   DBuf m_block;
   RunningMoments<Exec> m_obs_rms;              // observation normalizer
+  RunningMoments<Exec> m_critic_rms;           // critic observation normalizer (asymmetric only)
   RunningMoments<Exec> m_ret_rms;              // discounted-return moments (reward scaling)
   FBuf m_disc_return;                          // (num_envs) running discounted return per env
 
@@ -146,10 +157,13 @@ class Ppo final : public Learner {
   FBuf m_obs, m_actions, m_logp, m_values, m_rewards, m_boot, m_disc, m_adv, m_returns, m_ep_ret;
   typename Exec::template Buffer<std::uint8_t> m_done;
   typename Exec::template Buffer<std::int32_t> m_ep_len;
+  FBuf m_cobs;  // (num_steps x num_envs x critic_dim) raw critic observations (asymmetric only)
   // Per-step scratch (num_envs x ...).
   FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
+  FBuf m_step_cobs, m_step_cfinal;  // (num_envs x critic_dim) normalized critic obs (asymmetric only)
   // Minibatch gather (minibatch x ...).
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
+  FBuf m_mb_cobs;  // (minibatch x critic_dim) normalized (asymmetric only)
   std::vector<double> m_host_block;  // host mirror of m_block
 };
 

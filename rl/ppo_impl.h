@@ -112,6 +112,25 @@ struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + 
   }
 };
 
+struct GatherCriticObs {  // asymmetric: row j of the minibatch's critic obs <- rollout row perm(start + j)
+  IndexPermutation perm;
+  i64 start;
+  const float* cobs;
+  const float* mean;
+  const float* var;
+  float* mb_cobs;
+  int dim;
+  float clip;
+  bool normalize;
+  RLT_HD void operator()(i64 j) const {
+    const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
+    for (int k = 0; k < dim; ++k) {
+      const float x = cobs[src * dim + k];
+      mb_cobs[j * dim + k] = normalize ? clamp((x - mean[k]) * (1.0f / sqrtf(var[k] + 1e-8f)), -clip, clip) : x;
+    }
+  }
+};
+
 struct AdaptiveLr {  // rsl_rl's rule, on the minibatch's approximate KL, in executor memory
   float* lr;
   const double* stat_sums;
@@ -170,9 +189,13 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
       m_minibatch(m_batch / cfg.ppo.num_minibatches),
       m_obs_dim(env.spec().observation.dim),
       m_act_dim(env.spec().action.dim),
+      m_critic_dim(env.spec().critic_obs_dim),
       m_ac(policy_spec_for(env.spec(), cfg.policy), std::max(m_num_envs, m_batch / cfg.ppo.num_minibatches), exec) {
   if (m_batch % cfg.ppo.num_minibatches != 0)
     throw std::invalid_argument("num_envs * num_steps must be divisible by num_minibatches");
+  if (m_critic_dim < 0 || (m_critic_dim > 0 && (env.critic_obs() == nullptr || env.final_critic_obs() == nullptr)))
+    throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " + std::to_string(m_critic_dim) +
+                                " but provides no critic observations");
   const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;
   for (FBuf* buf : {&m_params, &m_grads, &m_adam_m, &m_adam_v}) buf->resize(p);
   m_lr.resize(1);
@@ -192,6 +215,13 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_next_value.resize(n);
   m_step_actions.resize(n * m_act_dim);
   m_mb_obs.resize(mb * m_obs_dim);
+  if (m_critic_dim > 0) {
+    m_critic_rms.init(m_exec, m_critic_dim);
+    m_cobs.resize(b * m_critic_dim);
+    m_step_cobs.resize(n * m_critic_dim);
+    m_step_cfinal.resize(n * m_critic_dim);
+    m_mb_cobs.resize(mb * m_critic_dim);
+  }
   m_mb_actions.resize(mb * m_act_dim);
   for (FBuf* buf : {&m_mb_logp, &m_mb_adv, &m_mb_ret, &m_mb_val}) buf->resize(mb);
   m_host_block.resize(static_cast<size_t>(m_block.size()));
@@ -211,12 +241,23 @@ void Ppo<Exec>::start(std::uint64_t seed) {
   m_obs_rms.init(m_exec, m_obs_dim);
   m_ret_rms.init(m_exec, 1);
   if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_obs_rms, m_env.obs(), m_num_envs);
+  if (m_critic_dim > 0) {
+    m_critic_rms.init(m_exec, m_critic_dim);
+    if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_critic_rms, m_env.critic_obs(), m_num_envs);
+  }
 }
 
 template <class Exec>
 void Ppo<Exec>::normalize(const float* raw, float* out, i64 rows) {
   parallel_for(m_exec, rows * m_obs_dim,
                NormalizeObs{raw, m_obs_rms.mean.data(), m_obs_rms.var.data(), out, m_obs_dim,
+                            static_cast<float>(m_cfg.ppo.clip_obs), m_cfg.ppo.normalize_obs});
+}
+
+template <class Exec>
+void Ppo<Exec>::normalize_critic(const float* raw, float* out, i64 rows) {
+  parallel_for(m_exec, rows * m_critic_dim,
+               NormalizeObs{raw, m_critic_rms.mean.data(), m_critic_rms.var.data(), out, m_critic_dim,
                             static_cast<float>(m_cfg.ppo.clip_obs), m_cfg.ppo.normalize_obs});
 }
 
@@ -236,28 +277,39 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
   const i64 n = m_num_envs;
   const PolicySpec& ps = m_ac.spec();
   const float* params = m_params.data();
+  // Asymmetric actor-critic: the critic reads the env's critic obs through its own normalizer; the
+  // actor (and everything an evaluation or export needs) only ever sees obs.
+  const bool asym = m_critic_dim > 0;
+  const float* critic_in = asym ? m_step_cobs.data() : m_step_obs.data();
+  const float* critic_final = asym ? m_step_cfinal.data() : m_step_final.data();
   for (i64 t = 0; t < m_num_steps; ++t) {
     const i64 row = t * n;
     m_exec.copy(m_obs.data() + row * m_obs_dim, m_env.obs(), n * m_obs_dim);
     normalize(m_env.obs(), m_step_obs.data(), n);
+    if (asym) {
+      m_exec.copy(m_cobs.data() + row * m_critic_dim, m_env.critic_obs(), n * m_critic_dim);
+      normalize_critic(m_env.critic_obs(), m_step_cobs.data(), n);
+    }
     const float* head = m_ac.actor_forward(m_exec, params, m_step_obs.data(), n);
-    const float* value = m_ac.critic_forward(m_exec, params, m_step_obs.data(), n);
+    const float* value = m_ac.critic_forward(m_exec, params, critic_in, n);
     m_exec.copy(m_values.data() + row, value, n);
     const u32 step_key = static_cast<u32>((iteration - 1) * m_num_steps + t);
     parallel_for(m_exec, n,
                  SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
                               m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key});
     m_env.step(m_actions.data() + row * m_act_dim);
-    normalize(m_env.final_obs(), m_step_final.data(), n);
-    const float* final_value = m_ac.critic_forward(m_exec, params, m_step_final.data(), n);
+    if (asym) normalize_critic(m_env.final_critic_obs(), m_step_cfinal.data(), n);
+    else normalize(m_env.final_obs(), m_step_final.data(), n);
+    const float* final_value = m_ac.critic_forward(m_exec, params, critic_final, n);
     parallel_for(m_exec, n,
                  PostStep{m_env.reward(), m_env.terminated(), m_env.truncated(), m_env.ep_return(), m_env.ep_length(),
                           final_value, m_disc_return.data(), m_rewards.data() + row, m_boot.data() + row,
                           m_disc.data() + row, m_done.data() + row, m_ep_ret.data() + row, m_ep_len.data() + row,
                           static_cast<float>(m_cfg.ppo.gamma)});
   }
-  normalize(m_env.obs(), m_step_obs.data(), n);
-  const float* next_value = m_ac.critic_forward(m_exec, params, m_step_obs.data(), n);
+  if (asym) normalize_critic(m_env.critic_obs(), m_step_cobs.data(), n);
+  else normalize(m_env.obs(), m_step_obs.data(), n);
+  const float* next_value = m_ac.critic_forward(m_exec, params, critic_in, n);
   m_exec.copy(m_next_value.data(), next_value, n);
 }
 
@@ -288,8 +340,14 @@ int Ppo<Exec>::update(IterationStats& st) {
                                    m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
                                    m_mb_ret.data(), m_mb_val.data(), m_obs_dim, ps.act_dim,
                                    static_cast<float>(c.clip_obs), c.normalize_obs});
+      if (m_critic_dim > 0)
+        parallel_for(m_exec, m_minibatch,
+                     GatherCriticObs{perm, k * m_minibatch, m_cobs.data(), m_critic_rms.mean.data(),
+                                     m_critic_rms.var.data(), m_mb_cobs.data(), m_critic_dim,
+                                     static_cast<float>(c.clip_obs), c.normalize_obs});
       const MinibatchView<float> mb{m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
-                                    m_mb_ret.data(),  m_mb_val.data(),     m_minibatch};
+                                    m_mb_ret.data(),  m_mb_val.data(),     m_minibatch,
+                                    m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
       m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
       parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
       if (c.lr_schedule == "adaptive_kl")
@@ -335,6 +393,7 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), true}, ev + 3);
   st.epochs_run = update(st);
   if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch);
+  if (c.normalize_obs && m_critic_dim > 0) update_moments(m_exec, m_critic_rms, m_cobs.data(), m_batch);
 
   // The per-iteration statistics: one transfer to the host.
   const i64 k = m_cfg.train.eval_episodes;
@@ -384,6 +443,11 @@ std::vector<NamedArray> Ppo<Exec>::save() const {
   f32("ret_var", m_ret_rms.var);
   f32("disc_return", m_disc_return);
   out.push_back(NamedArray{"counts", {}, {m_obs_rms.count, m_ret_rms.count, static_cast<double>(m_adam_step)}});
+  if (m_critic_dim > 0) {  // asymmetric: the critic's normalizer (training state; acting needs only obs_*)
+    f32("critic_obs_mean", m_critic_rms.mean);
+    f32("critic_obs_var", m_critic_rms.var);
+    out.push_back(NamedArray{"critic_obs_count", {}, {m_critic_rms.count}});
+  }
   return out;
 }
 
@@ -416,6 +480,13 @@ void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, bool policy_only) {
   m_obs_rms.count = counts.f64[0];
   m_ret_rms.count = counts.f64[1];
   m_adam_step = static_cast<std::int64_t>(counts.f64[2]);
+  if (m_critic_dim > 0) {
+    f32("critic_obs_mean", m_critic_rms.mean);
+    f32("critic_obs_var", m_critic_rms.var);
+    const auto& cc = find("critic_obs_count");
+    if (cc.f64.size() != 1) throw std::runtime_error("tensor 'critic_obs_count' must have 1 value");
+    m_critic_rms.count = cc.f64[0];
+  }
 }
 
 }  // namespace rlt

@@ -15,6 +15,7 @@
 
 #include "sim/common.h"
 #include "sim/dynamics.h"
+#include "sim/philox.h"
 
 namespace rlt {
 
@@ -46,6 +47,20 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
       force = clamp(force, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     d.actuator_force[a] = force;
     d.qfrc_actuator[dof] += gear * force;
+  }
+}
+
+// Controls of env `env` at control step `step`: uniform in [range[2u], range[2u+1]) from Philox
+// (seed, RngStream::kAction, env, step), 24 bits per draw. Same numbers on every executor.
+template <class T>
+RLT_HD void random_ctrl(const T* range, int nu, std::uint64_t seed, u32 env, u32 step, T* ctrl) {
+  Philox rng(seed, RngStream::kAction, env, step);
+  for (int u = 0; u < nu; u += 4) {
+    const U32x4 bits = rng.next4();
+    for (int k = 0; k < 4 && u + k < nu; ++k) {
+      const T lo = range[2 * (u + k)], hi = range[2 * (u + k) + 1];
+      ctrl[u + k] = lo + (hi - lo) * static_cast<T>(u32_to_unit_float(bits.v[k]));
+    }
   }
 }
 

@@ -5,30 +5,48 @@
 //
 // Detection (detect_contacts, needs kinematics). Every geom pair allowed by geom_pair_allowed
 // (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent) whose
-// distance is under contact_margin gives contact candidates with a point (midway between the two
-// surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type number), and a
-// depth (> 0: overlap; in (-margin, 0]: a gap, kept as a speculative contact):
+// distance is under the pair's margin (pair_margin) gives contact candidates with a point (midway
+// between the two surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type
+// number), and a depth (> 0: overlap; in (-margin, 0]: a gap, kept as a speculative contact):
 //   plane-sphere     1 point; planes are infinite (as MuJoCo's)
 //   plane-capsule    2: the end spheres
 //   plane-box        up to 8: the corners
 //   sphere-sphere, sphere-capsule (closest point of the segment), sphere-box (closest point of the
 //                    box, or the nearest face when the center is inside): 1
-//   capsule-capsule  1: the closest points of the two segments (two parallel capsules touch at one
-//                    point, so they can roll about their common line)
-//   capsule-box      up to 3: the end spheres and the segment point closest to the box center, each
-//                    as sphere-box
-//   box-box          up to 16: each box's vertices against the other box, a vertex counting when it
-//                    lies inside the other box (or within the margin of one face); the normal is that
-//                    face's. Edge-edge crossings without a vertex inside are missed: an
-//                    approximation that holds for boxes resting face or vertex down, not for two
-//                    boxes meeting edge to edge.
+//   capsule-capsule  1: the closest points of the two segments; 2 when the segments are parallel
+//                    (within ~3 degrees) and overlap: the ends of the overlap, so a capsule lying on
+//                    a parallel one touches along a line and cannot pivot about one point
+//   capsule-box      up to 4: the end spheres, and either the segment point closest to the box
+//                    center or, when the segment runs within ~14 degrees of parallel to the face it
+//                    faces, the ends of the segment clipped to that face (a capsule lying across a
+//                    face with overhanging ends rests on two points), each as sphere-box
+//   box-box          up to 8, by the separating-axis test over the 15 axes (3 + 3 face normals, 9
+//                    edge-edge cross products): none when an axis separates the boxes by more than
+//                    the margin; for a face axis of least penetration, the incident face of the other
+//                    box clipped to the reference face (Sutherland-Hodgman: the corners of the
+//                    overlap, vertices or edges crossing edges, so crossed bars rest edge across
+//                    edge), each with its depth below the reference face; for an edge-edge axis
+//                    (preferred only when clearly better than every face), one point at the closest
+//                    points of the two edges (boxes meeting edge on edge)
+// Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
+// (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
+// face (that face's normal). A non-finite depth or margin gives no contact.
 //
 // Force (contact_forces). Per point, with n the normal, v the velocity of geom 2's point relative to
 // geom 1's, vn = n.v, vt = v - vn n, k = contact_stiffness, c = contact_damping:
 //   normal    fn = k depth - c vn, only while > 0 (never pulls)
 //   friction  ft = -mu fn vt / sqrt(|vt|^2 + v_eps^2), mu = max(geom_friction[0]) of the two geoms
 //             (MuJoCo's combination), v_eps = friction_velocity
-// The force fn n + ft acts on geom 2's body and its opposite on geom 1's. Both parts are treated
+//   torsion   (condim >= 4) tau = -mu_t fn ws n / sqrt(ws^2 + w_eps^2), ws = n.w the relative spin
+//             (w = angular velocity of body 2 minus body 1), mu_t = max(geom_friction[1]) (a length,
+//             as MuJoCo's: at most mu_t fn N m)
+//   rolling   (condim 6) tau = -mu_r fn wr / sqrt(|wr|^2 + w_eps^2), wr = w - ws n, mu_r =
+//             max(geom_friction[2]); w_eps = friction_velocity read in rad/s (a 1 m lever)
+//   A pair's condim is the larger of its geoms' (geom_condim; MuJoCo's meaning: 1 frictionless, 3
+//   sliding, 4 + torsional, 6 + rolling). The MJCF default is condim 3, so the default
+//   friction="1 0.005 0.0001" gives sliding friction only, as in MuJoCo.
+// The force fn n + ft (and the torque) acts on geom 2's body and its opposite on geom 1's. Both
+// parts are treated
 // implicitly in the velocity of the step (backward Euler, linearized): the spring is taken at the end
 // of the step (depth' = depth - h vn'), so the normal force is k depth - (c + h k) vn' and
 // h (c + h k) J^T n n^T J joins the factored matrix; friction uses the secant coefficient
@@ -40,13 +58,18 @@
 // in that step (speculative contact: no spring energy appears from nothing at impact), and a gap
 // that does not close exerts nothing (no damping at a distance). A contact whose normal force at
 // the end of the step comes out negative is dropped and the step solved again (physics_step does
-// this once). Torsional and rolling friction (geom_friction[1], [2]) are not modelled: a ball rolls
-// on a flat face without resistance. For a contact between two moving bodies the coupling terms
+// this once). The friction torques are implicit the same way: secants beta_t = mu_t fn /
+// sqrt(ws^2 + w_eps^2) and beta_r, adding h Jr^T (beta_t n n^T + beta_r (I - n n^T)) Jr (Jr: the
+// angular rows of the body Jacobian, cdof's angular part), so a spin or roll is slowed to rest and
+// never reversed. For a contact between two moving bodies the coupling terms
 // J1^T D J2 do not fit the tree-sparse factorization; 2 (J1^T D J1 + J2^T D J2), which bounds
 // (J1 - J2)^T D (J1 - J2) from above, is used instead (more damping, still stable).
 //
-// Defaults (sim/model.h, MJCF models get them): k = 1e5 N/m, c = 5e2 N s/m per contact point,
-// v_eps = 1e-3 m/s, margin 0.02 m. An 8 kg box on 4 corners sinks mg/(4k) = 0.2 mm. The implicit
+// Defaults (sim/model.h): k = 1e5 N/m, c = 5e2 N s/m per contact point, v_eps = 1e-3 m/s, margin
+// 0.02 m; an MJCF file sets them with <custom><numeric name="rltrain/contact_stiffness" data="2e5"/>
+// (also rltrain/contact_damping, friction_velocity, contact_margin, limit_stiffness,
+// limit_damping), and a geom's own margin attribute raises the margin of its pairs (pair_margin).
+// An 8 kg box on 4 corners sinks mg/(4k) = 0.2 mm. The implicit
 // treatment makes the step stable for any k, c at any h (tests/sim/test_contacts.cpp drops a 0.05 kg
 // ball, a 10 kg box and a capsule at h = 0.002, 0.005 and 0.01 s: they settle, and the total energy
 // never rises by more than 4e-15 J from one step to the next); h only limits accuracy. Speculative contacts catch an impact
@@ -74,6 +97,18 @@ namespace contact_detail {
 template <class T>
 RLT_HD RLT_INLINE T m_abs(T x) { return x < T(0) ? -x : x; }
 
+// Friction coefficient k (0 sliding, 1 torsional, 2 rolling) of the pair: the larger of the two geoms'
+// (MuJoCo's combination at equal priority), and 0 for a component the pair's condim (the larger of
+// the two) leaves out: condim 1 no friction, 3 sliding only, 4 also torsional, 6 also rolling.
+template <class T>
+RLT_HD RLT_INLINE T pair_friction(const ModelView<T>& m, int g1, int g2, int k) {
+  const int c1 = m.geom_condim[g1], c2 = m.geom_condim[g2];
+  const int condim = c1 > c2 ? c1 : c2;
+  if (condim < (k == 0 ? 3 : k == 1 ? 4 : 6)) return T(0);
+  const T mu1 = m.geom_friction[3 * g1 + k], mu2 = m.geom_friction[3 * g2 + k];
+  return mu1 > mu2 ? mu1 : mu2;
+}
+
 template <class T>
 struct Emitter {
   const ModelView<T>& m;
@@ -83,12 +118,12 @@ struct Emitter {
   T margin;  // this pair's speculative margin (see pair_margin)
   // n points from geom 1 to geom 2.
   RLT_HD void operator()(const Vec3<T>& pos, const Vec3<T>& n, T depth) const {
-    if (depth <= -margin || *ncon >= m.ncon_max) return;
+    // Also drops a NaN depth (a non-finite pose or margin): no contact rather than a NaN force.
+    if (!(depth > -margin) || *ncon >= m.ncon_max) return;
     T* c = d.contact + kContactStride * (*ncon);
     pos.store(c + kConPos), n.store(c + kConNormal);
     c[kConDepth] = depth;
-    const T mu1 = m.geom_friction[3 * g1], mu2 = m.geom_friction[3 * g2];
-    c[kConMu] = mu1 > mu2 ? mu1 : mu2;
+    c[kConMu] = pair_friction(m, g1, g2, 0);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
     c[kConVn] = c[kConForce] = c[kConBeta] = c[kConActive] = T(0);
     ++*ncon;
@@ -179,34 +214,211 @@ RLT_HD void box_sphere(const Emitter<T>& emit, const Vec3<T>& cb, const Mat3<T>&
     surface = cb + rb * clamped;
     const Vec3<T> delta = c - surface;
     const T dist = norm(delta);
-    n = dist > T(1e-9) ? (T(1) / dist) * delta : rb.col(2);
+    if (dist > T(1e-9)) {
+      n = (T(1) / dist) * delta;
+    } else {
+      // On the surface (outside by under 1e-9): the normal of the face it is outside of.
+      const T ox = m_abs(local.x) - h.x, oy = m_abs(local.y) - h.y, oz = m_abs(local.z) - h.z;
+      const int axis = ox >= oy && ox >= oz ? 0 : oy >= oz ? 1 : 2;
+      const T comp = axis == 0 ? local.x : axis == 1 ? local.y : local.z;
+      n = (comp < T(0) ? T(-1) : T(1)) * rb.col(axis);
+    }
     depth = r - dist;
   }
   const Vec3<T> pos = T(0.5) * (surface + (c - r * n));
   emit(pos, box_first ? n : -n, depth);
 }
 
-// The vertices of box A (ca, ra, ha) that lie inside box B (or within the margin of one of its
-// faces); normal from A to B when a_first.
+// Support radius of a box (axes u, half sizes h) along the unit direction l.
 template <class T>
-RLT_HD void box_vertices_in_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra, const Vec3<T>& ha,
-                                const Vec3<T>& cb, const Mat3<T>& rb, const Vec3<T>& hb, bool a_first, T margin) {
-  for (int v = 0; v < 8; ++v) {
-    const Vec3<T> corner_local{(v & 1) ? ha.x : -ha.x, (v & 2) ? ha.y : -ha.y, (v & 4) ? ha.z : -ha.z};
-    const Vec3<T> p = ca + ra * corner_local;
-    const Vec3<T> l = mat_t_mul(rb, p - cb);
-    const T s[3] = {hb.x - m_abs(l.x), hb.y - m_abs(l.y), hb.z - m_abs(l.z)};
-    int outside = 0, axis = 0;
-    for (int k = 0; k < 3; ++k) {
-      if (s[k] < T(0)) ++outside;
-      if (s[k] < s[axis]) axis = k;
+RLT_HD RLT_INLINE T box_radius(const Vec3<T>* u, const T* h, const Vec3<T>& l) {
+  return h[0] * m_abs(dot(u[0], l)) + h[1] * m_abs(dot(u[1], l)) + h[2] * m_abs(dot(u[2], l));
+}
+
+// One Sutherland-Hodgman step: keeps the part of polygon (pu, pv, pw; n points) where
+// sign * (u or v) <= lim, into (qu, qv, qw); returns the new count (at most n + 1). A vertex on the
+// line is kept once (the crossing is only added where the two ends are strictly on either side).
+template <class T>
+RLT_HD int clip_polygon(const T* pu, const T* pv, const T* pw, int n, bool on_u, T sign, T lim, T* qu, T* qv, T* qw) {
+  int out = 0;
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 < n ? i + 1 : 0;
+    const T di = sign * (on_u ? pu[i] : pv[i]) - lim, dj = sign * (on_u ? pu[j] : pv[j]) - lim;
+    if ((di < T(0) && dj > T(0)) || (di > T(0) && dj < T(0))) {
+      const T t = di / (di - dj);
+      qu[out] = pu[i] + t * (pu[j] - pu[i]), qv[out] = pv[i] + t * (pv[j] - pv[i]), qw[out] = pw[i] + t * (pw[j] - pw[i]);
+      ++out;
     }
-    if (outside > 1 || s[axis] <= -margin) continue;
-    const T comp = axis == 0 ? l.x : axis == 1 ? l.y : l.z;
-    const Vec3<T> out_b = (comp < T(0) ? T(-1) : T(1)) * rb.col(axis);  // B's outward face normal
-    const T depth = s[axis];
-    emit(p + (T(0.5) * depth) * out_b, a_first ? -out_b : out_b, depth);
+    if (dj <= T(0)) qu[out] = pu[j], qv[out] = pv[j], qw[out] = pw[j], ++out;
   }
+  return out;
+}
+
+// Box A (ca, ra, ha) against box B, normal from A to B. Separating axes (the 3 + 3 face normals and
+// the 9 edge-edge cross products): no contact when one separates the boxes by more than the margin.
+// Otherwise the axis of least penetration decides: a face normal (preferred unless an edge axis is
+// clearly better) gives the incident face of the other box clipped to the reference face (up to 8
+// points: the corners of the overlap, whether they are vertices of either box or edges crossing
+// edges), each with its depth below the reference face; an edge-edge axis gives one point at the
+// closest points of the two edges (two boxes meeting edge on edge).
+template <class T>
+RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra, const Vec3<T>& ha, const Vec3<T>& cb,
+                    const Mat3<T>& rb, const Vec3<T>& hb, T margin) {
+  const Vec3<T> d = cb - ca;
+  const Vec3<T> ua[3] = {ra.col(0), ra.col(1), ra.col(2)}, ub[3] = {rb.col(0), rb.col(1), rb.col(2)};
+  const T hA[3] = {ha.x, ha.y, ha.z}, hB[3] = {hb.x, hb.y, hb.z};
+  // Face axes: separation |d.l| - rA - rB (> 0: a gap along l).
+  T best_face = T(-1e30);
+  int face = 0;
+  for (int k = 0; k < 6; ++k) {
+    const Vec3<T> l = k < 3 ? ua[k] : ub[k - 3];
+    const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
+    if (s > margin) return;
+    if (s > best_face) best_face = s, face = k;
+  }
+  // Edge axes; nearly parallel edges give no reliable axis (and faces cover them).
+  T best_edge = T(-1e30);
+  int edge = -1;
+  Vec3<T> edge_axis = Vec3<T>::zero();
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      Vec3<T> l = cross(ua[i], ub[j]);
+      const T len = norm(l);
+      if (len < T(1e-3)) continue;
+      l = (T(1) / len) * l;
+      const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
+      if (s > margin) return;
+      if (s > best_edge) best_edge = s, edge = 3 * i + j, edge_axis = l;
+    }
+  }
+  if (edge >= 0 && best_edge > best_face + T(0.05) * m_abs(best_face) + T(1e-5)) {
+    const int i = edge / 3, j = edge % 3;
+    const Vec3<T> n = dot(d, edge_axis) < T(0) ? -edge_axis : edge_axis;  // from A to B
+    // A's edge along ua[i] furthest along n, B's edge along ub[j] furthest along -n.
+    Vec3<T> pa = ca, pb = cb;
+    for (int k = 0; k < 3; ++k) {
+      if (k != i) pa += (dot(ua[k], n) < T(0) ? -hA[k] : hA[k]) * ua[k];
+      if (k != j) pb += (dot(ub[k], n) < T(0) ? hB[k] : -hB[k]) * ub[k];
+    }
+    Vec3<T> qa, qb;
+    closest_segments(pa - hA[i] * ua[i], pa + hA[i] * ua[i], pb - hB[j] * ub[j], pb + hB[j] * ub[j], &qa, &qb);
+    emit(T(0.5) * (qa + qb), n, -best_edge);
+    return;
+  }
+  // Face case: reference box R (face axis k), incident box I.
+  const bool ref_a = face < 3;
+  const int k = ref_a ? face : face - 3;
+  const Vec3<T>* ur = ref_a ? ua : ub;
+  const Vec3<T>* ui = ref_a ? ub : ua;
+  const T* hR = ref_a ? hA : hB;
+  const T* hI = ref_a ? hB : hA;
+  const Vec3<T> cr = ref_a ? ca : cb, ci = ref_a ? cb : ca;
+  const Vec3<T> to_i = ci - cr;
+  const Vec3<T> nr = dot(to_i, ur[k]) < T(0) ? -ur[k] : ur[k];  // the reference face's normal, toward I
+  // The incident face: I's face most against nr.
+  int j = 0;
+  T best = T(-1);
+  for (int q = 0; q < 3; ++q) {
+    const T c = m_abs(dot(ui[q], nr));
+    if (c > best) best = c, j = q;
+  }
+  const Vec3<T> fi = ci + (dot(ui[j], nr) > T(0) ? -hI[j] : hI[j]) * ui[j];
+  const int j1 = j == 0 ? 1 : 0, j2 = j == 2 ? 1 : 2;
+  const int k1 = k == 0 ? 1 : 0, k2 = k == 2 ? 1 : 2;
+  const Vec3<T> fr = cr + hR[k] * nr;
+  T pu[8], pv[8], pw[8], qu[8], qv[8], qw[8];
+  for (int v = 0; v < 4; ++v) {  // the incident face's corners, in order around it
+    const T s1 = (v == 0 || v == 3) ? T(1) : T(-1), s2 = v < 2 ? T(1) : T(-1);
+    const Vec3<T> p = fi + (s1 * hI[j1]) * ui[j1] + (s2 * hI[j2]) * ui[j2] - fr;
+    pu[v] = dot(p, ur[k1]), pv[v] = dot(p, ur[k2]), pw[v] = dot(p, nr);
+  }
+  int n = 4;
+  n = clip_polygon(pu, pv, pw, n, true, T(1), hR[k1], qu, qv, qw);
+  n = clip_polygon(qu, qv, qw, n, true, T(-1), hR[k1], pu, pv, pw);
+  n = clip_polygon(pu, pv, pw, n, false, T(1), hR[k2], qu, qv, qw);
+  n = clip_polygon(qu, qv, qw, n, false, T(-1), hR[k2], pu, pv, pw);
+  const Vec3<T> normal = ref_a ? nr : -nr;
+  for (int v = 0; v < n; ++v) {
+    const T depth = -pw[v];
+    const Vec3<T> p = fr + pu[v] * ur[k1] + pv[v] * ur[k2] + pw[v] * nr;  // on the incident face
+    emit(p + (T(0.5) * depth) * nr, normal, depth);
+  }
+}
+
+// Capsule (segment a1-b1, radius ra) against capsule (a2-b2, rb), normal from the first to the
+// second; `up` is the fallback normal. One point, the closest points of the two segments, unless
+// the segments are parallel (within ~3 degrees) and overlap along their length: then the two ends
+// of the overlap, each against its closest point on the other segment (a line contact: a capsule
+// lying on a parallel one rests on two points instead of pivoting about one).
+template <class T>
+RLT_HD void capsule_capsule(const Emitter<T>& emit, const Vec3<T>& a1, const Vec3<T>& b1, T ra, const Vec3<T>& a2,
+                            const Vec3<T>& b2, T rb, const Vec3<T>& up) {
+  const Vec3<T> d1 = b1 - a1, d2 = b2 - a2;
+  const T l1 = dot(d1, d1), l2 = dot(d2, d2);
+  const Vec3<T> cr = cross(d1, d2);
+  if (l1 > T(1e-12) && l2 > T(1e-12) && dot(cr, cr) < T(2.5e-3) * l1 * l2) {
+    const T ta = dot(a2 - a1, d1) / l1, tb = dot(b2 - a1, d1) / l1;
+    const T lo = clamp(ta < tb ? ta : tb, T(0), T(1)), hi = clamp(ta < tb ? tb : ta, T(0), T(1));
+    if ((hi - lo) * (hi - lo) * l1 > T(1e-12)) {
+      for (int e = 0; e < 2; ++e) {
+        const Vec3<T> p = a1 + (e == 0 ? lo : hi) * d1;
+        sphere_sphere(emit, p, ra, closest_on_segment(a2, b2, p), rb, up);
+      }
+      return;
+    }
+  }
+  Vec3<T> p1, p2;
+  closest_segments(a1, b1, a2, b2, &p1, &p2);
+  // Segments that cross (closest points coincide) separate along their common perpendicular.
+  const T lc = norm(cr);
+  const Vec3<T> perp = lc > T(1e-9) * (T(1) + l1 + l2) ? (T(1) / lc) * cr : up;
+  sphere_sphere(emit, p1, ra, p2, rb, perp);
+}
+
+// Capsule (segment a-b, radius r) against box (cb, rb, h), normal from the capsule to the box: the
+// two end spheres, and either the segment point closest to the box center or, when the segment
+// runs nearly parallel (within ~14 degrees) to the box face it faces, the segment clipped to that
+// face's extent, whose two ends (where not already the capsule's) are sphere-box points: a
+// capsule lying across a face rests on two points even when its ends overhang. Up to 4 points.
+template <class T>
+RLT_HD void capsule_box(const Emitter<T>& emit, const Vec3<T>& a, const Vec3<T>& b, T r, const Vec3<T>& cb,
+                        const Mat3<T>& rb, const Vec3<T>& h) {
+  box_sphere(emit, cb, rb, h, b, r, false);
+  box_sphere(emit, cb, rb, h, a, r, false);
+  const Vec3<T> mid = closest_on_segment(a, b, cb);
+  const T len = norm(b - a);
+  const T tiny = T(1e-6) * (T(1) + len);
+  // The face the capsule faces: the box axis along which the mid point sticks out most.
+  const Vec3<T> la = mat_t_mul(rb, a - cb), lb = mat_t_mul(rb, b - cb), lm = mat_t_mul(rb, mid - cb);
+  const T hh[3] = {h.x, h.y, h.z}, pa[3] = {la.x, la.y, la.z}, pb[3] = {lb.x, lb.y, lb.z}, pm[3] = {lm.x, lm.y, lm.z};
+  int k = 0;
+  T out = m_abs(pm[0]) - hh[0];
+  for (int q = 1; q < 3; ++q) {
+    const T o = m_abs(pm[q]) - hh[q];
+    if (o > out) out = o, k = q;
+  }
+  if (len > tiny && m_abs(pb[k] - pa[k]) < T(0.25) * len) {
+    // Clip t in [0, 1] to the slab |a + t (b - a)| <= h along the two other axes.
+    T lo = T(0), hi = T(1);
+    for (int q = 0; q < 3; ++q) {
+      if (q == k) continue;
+      const T dq = pb[q] - pa[q];
+      if (m_abs(dq) < T(1e-9) * (T(1) + len)) {
+        if (m_abs(pa[q]) > hh[q]) lo = T(1), hi = T(0);
+        continue;
+      }
+      T t0 = (-hh[q] - pa[q]) / dq, t1 = (hh[q] - pa[q]) / dq;
+      if (t0 > t1) { const T t = t0; t0 = t1; t1 = t; }
+      lo = t0 > lo ? t0 : lo, hi = t1 < hi ? t1 : hi;
+    }
+    if (hi > lo) {
+      const T end_tol = tiny / len;
+      if (lo > end_tol) box_sphere(emit, cb, rb, h, a + lo * (b - a), r, false);
+      if (hi < T(1) - end_tol) box_sphere(emit, cb, rb, h, a + hi * (b - a), r, false);
+      return;
+    }
+  }
+  if (norm(mid - a) > tiny && norm(mid - b) > tiny) box_sphere(emit, cb, rb, h, mid, r, false);
 }
 
 template <class T>
@@ -241,9 +453,14 @@ RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
 // The speculative margin of a pair: contact_margin plus the distance the two geoms can close in
 // one step, so a contact is caught in the step before the surfaces meet at any speed (a fixed
 // margin of 0.02 m covers only 2 m/s at h = 0.01 s).
+// The base margin is the largest of contact_margin and the two geoms' own (MJCF geom margin,
+// combined by max as MuJoCo does).
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
-  return m.contact_margin + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+  T base = m.contact_margin;
+  if (m.geom_margin[g1] > base) base = m.geom_margin[g1];
+  if (m.geom_margin[g2] > base) base = m.geom_margin[g2];
+  return base + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
 }
 
 template <class T>
@@ -284,7 +501,8 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           sphere_sphere(emit, c1, s1[0], c2, s2[0], r1.col(2));
         } else if (t2 == kGeomCapsule) {
           const Vec3<T> half = s2[1] * r2.col(2);
-          sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r1.col(2));
+          // fallback normal (center on the axis): across the capsule, not along it
+          sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
         } else {  // box
           box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
         }
@@ -292,21 +510,12 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
         const Vec3<T> half1 = s1[1] * r1.col(2);
         if (t2 == kGeomCapsule) {
           const Vec3<T> half2 = s2[1] * r2.col(2);
-          Vec3<T> p1, p2;
-          closest_segments(c1 - half1, c1 + half1, c2 - half2, c2 + half2, &p1, &p2);
-          sphere_sphere(emit, p1, s1[0], p2, s2[0], r1.col(0));
+          capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
         } else {  // box
-          const Vec3<T> h = Vec3<T>::load(s2);
-          box_sphere(emit, c2, r2, h, c1 + half1, s1[0], false);
-          box_sphere(emit, c2, r2, h, c1 - half1, s1[0], false);
-          const Vec3<T> mid = closest_on_segment(c1 - half1, c1 + half1, c2);
-          if (norm(mid - (c1 + half1)) > T(1e-6) && norm(mid - (c1 - half1)) > T(1e-6))
-            box_sphere(emit, c2, r2, h, mid, s1[0], false);
+          capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
         }
       } else {  // box-box
-        const Vec3<T> h1 = Vec3<T>::load(s1), h2 = Vec3<T>::load(s2);
-        box_vertices_in_box(emit, c1, r1, h1, c2, r2, h2, true, margin);
-        box_vertices_in_box(emit, c2, r2, h2, c1, r1, h1, false, margin);
+        box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), margin);
       }
     }
   }
@@ -352,6 +561,34 @@ template <class T>
 RLT_HD void apply_point_force(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p, const Vec3<T>& f,
                               T* qfrc) {
   for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) qfrc[i] += dot(point_jacobian_col(m, d, b, p, i), f);
+}
+
+// Angular velocity of body b in the world frame (needs com_velocity).
+template <class T>
+RLT_HD RLT_INLINE Vec3<T> body_angular_velocity(const DataView<T>& d, int b) {
+  return b == 0 ? Vec3<T>::zero() : Vec3<T>::load(d.cvel + 6 * b);
+}
+
+// qfrc += Jr(b)^T tau: a world torque on body b as generalized forces (Jr: the angular part of cdof).
+template <class T>
+RLT_HD void apply_body_torque(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& tau, T* qfrc) {
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) qfrc[i] += dot(Vec3<T>::load(d.cdof + 6 * i), tau);
+}
+
+// ld += scale Jr(b)^T (a n n^T + beta (I - n n^T)) Jr(b) on the ancestor entries (as add_point_stiffness).
+template <class T>
+RLT_HD void add_body_rot_stiffness(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& n, T a, T beta,
+                                   T scale, T* ld) {
+  const int nv = m.nv;
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
+    const Vec3<T> ji = Vec3<T>::load(d.cdof + 6 * i);
+    const T ni = dot(n, ji);
+    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
+      const Vec3<T> jj = Vec3<T>::load(d.cdof + 6 * j);
+      const T nj = dot(n, jj);
+      ld[i * nv + j] += scale * (a * ni * nj + beta * (dot(ji, jj) - ni * nj));
+    }
+  }
 }
 
 // ld += scale J(b, p)^T (a n n^T + beta (I - n n^T)) J(b, p) on the ancestor entries (j ancestor-or-
@@ -406,6 +643,7 @@ template <class T>
 RLT_HD void contact_forces(const ModelView<T>& m, const DataView<T>& d, T h, T* qfrc, T* ld) {
   const int ncon = static_cast<int>(d.ncon[0]);
   const T ceff = m.contact_damping + h * m.contact_stiffness;
+  const T eps2 = m.friction_velocity * m.friction_velocity;  // also rad/s for spin and rolling (1 m lever)
   for (int c = 0; c < ncon; ++c) {
     const T* con = d.contact + kContactStride * c;
     if (con[kConActive] == T(0)) continue;
@@ -417,12 +655,30 @@ RLT_HD void contact_forces(const ModelView<T>& m, const DataView<T>& d, T h, T* 
     const Vec3<T> f = con[kConForce] * n - beta * vt;  // on body 2
     apply_point_force(m, d, b2, p, f, qfrc);
     apply_point_force(m, d, b1, p, -f, qfrc);
+    // One moving body: exact; two: the bound 2 (J1^T D J1 + J2^T D J2) (see the header).
+    const bool both = last_dof(m, b1) >= 0 && last_dof(m, b2) >= 0;
+    const T scale = both ? T(2) * h : h;
     if (ld) {
-      // One moving body: exact; two: the bound 2 (J1^T D J1 + J2^T D J2) (see the header).
-      const bool both = last_dof(m, b1) >= 0 && last_dof(m, b2) >= 0;
-      const T scale = both ? T(2) * h : h;
       add_point_stiffness(m, d, b2, p, n, ceff, beta, scale, ld);
       add_point_stiffness(m, d, b1, p, n, ceff, beta, scale, ld);
+    }
+    // Torsional and rolling friction (condim 4 and 6): torques opposing the relative spin about n
+    // and the relative rolling, secants of mu_t fn and mu_r fn regularized like sliding friction.
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    const T mu_t = contact_detail::pair_friction(m, g1, g2, 1), mu_r = contact_detail::pair_friction(m, g1, g2, 2);
+    const T fn = con[kConForce];
+    if ((mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {
+      const Vec3<T> w = body_angular_velocity(d, b2) - body_angular_velocity(d, b1);
+      const T ws = dot(n, w);
+      const Vec3<T> wr = w - ws * n;
+      const T beta_t = mu_t * fn / m_sqrt(ws * ws + eps2), beta_r = mu_r * fn / m_sqrt(dot(wr, wr) + eps2);
+      const Vec3<T> tau = -(beta_t * ws) * n - beta_r * wr;  // on body 2
+      apply_body_torque(m, d, b2, tau, qfrc);
+      apply_body_torque(m, d, b1, -tau, qfrc);
+      if (ld) {
+        add_body_rot_stiffness(m, d, b2, n, beta_t, beta_r, scale, ld);
+        add_body_rot_stiffness(m, d, b1, n, beta_t, beta_r, scale, ld);
+      }
     }
   }
 }

@@ -307,6 +307,8 @@ struct GeomSpec {
   bool has_mass = false;
   double mass = 0;
   double friction[3] = {1, 0.005, 0.0001};
+  int condim = 3;
+  double margin = 0;
   int contype = 1, conaffinity = 1, group = 0;
   double rgba[4] = {0.5, 0.5, 0.5, 1};
 };
@@ -369,7 +371,7 @@ class MjcfCompiler {
     }
 
     // MuJoCo reads the sections in this order wherever they stand in the file.
-    std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes;
+    std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs;
     for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
       const std::string n = s->Name();
       if (n == "compiler") compilers.push_back(s);
@@ -378,11 +380,13 @@ class MjcfCompiler {
       else if (n == "worldbody") worldbodies.push_back(s);
       else if (n == "actuator") actuators.push_back(s);
       else if (n == "keyframe") keyframes.push_back(s);
+      else if (n == "custom") customs.push_back(s);
       else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
-      else unsupported_element(s, "compiler, option, default, worldbody, actuator, keyframe; ignored: asset, visual, statistic, size");
+      else unsupported_element(s, "compiler, option, default, worldbody, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
     }
     for (const XMLElement* s : compilers) read_compiler(s);
     for (const XMLElement* s : options) read_option(s);
+    for (const XMLElement* s : customs) read_custom(s);
     m_classes["main"] = DefaultClass{};
     for (const XMLElement* s : defaults) read_default(s, nullptr);  // each top-level one adds to "main"
 
@@ -472,6 +476,62 @@ class MjcfCompiler {
     no_children(e);
   }
 
+  // ---- custom: rltrain's model-wide contact parameters ----
+
+  // <custom><numeric name="rltrain/<parameter>" data="value"/></custom>: MuJoCo keeps custom numerics
+  // as user data (mjModel numeric_*), so such a file still loads there. Numerics with other names
+  // and <text>/<tuple> are user data and ignored; an unknown rltrain/ name or a bad value stops.
+  void read_custom(const XMLElement* e) {
+    {
+      Attrs a(m_file, e);
+      a.finish();
+    }
+    struct Param {
+      const char* name;
+      double* field;
+      bool zero_ok;  // else it must be positive
+    };
+    const Param params[] = {
+        {"contact_stiffness", &m.contact_stiffness, false}, {"contact_damping", &m.contact_damping, true},
+        {"friction_velocity", &m.friction_velocity, false}, {"contact_margin", &m.contact_margin, true},
+        {"limit_stiffness", &m.limit_stiffness, false},     {"limit_damping", &m.limit_damping, true}};
+    for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string n = c->Name();
+      Attrs a(m_file, c);
+      if (n == "text" || n == "tuple") {
+        continue;  // user data
+      } else if (n != "numeric") {
+        unsupported_element(c, "numeric; ignored: text, tuple");
+      }
+      const std::string name = a.text("name").value_or("");
+      if (name.empty()) a.fail("attribute \"name\" is required");
+      const std::string prefix = "rltrain/";
+      if (name.compare(0, prefix.size(), prefix) != 0) {
+        a.ignore({"size", "data"});  // someone else's user data
+        a.finish();
+        no_children(c);
+        continue;
+      }
+      const std::string key = name.substr(prefix.size());
+      const Param* param = nullptr;
+      std::string known;
+      for (const Param& p : params) {
+        if (key == p.name) param = &p;
+        known += (known.empty() ? "" : ", ") + prefix + p.name;
+      }
+      if (!param) a.fail("unknown rltrain parameter " + quoted(name) + " (known: " + known + ")");
+      double value = 0;
+      if (!a.number("data", &value)) a.fail("attribute \"data\" is required (one number)");
+      int size = 1;
+      if (a.integer("size", &size) && size != 1) a.fail("attribute \"size\": rltrain parameters take one number, got " + std::to_string(size));
+      if (value < 0 || (!param->zero_ok && value == 0))
+        a.fail(name + ": expected a " + (param->zero_ok ? "non-negative" : "positive") + " number, got " + quoted(c->Attribute("data")));
+      *param->field = value;
+      a.finish();
+      no_children(c);
+    }
+  }
+
   // ---- default classes ----
 
   void read_default(const XMLElement* e, const DefaultClass* parent) {
@@ -549,8 +609,9 @@ class MjcfCompiler {
     a.integer("conaffinity", &g->conaffinity);
     a.integer("group", &g->group);
     a.numbers("rgba", g->rgba, 4, 4);
-    a.only_default("condim", 3);
-    a.only_default("margin", 0);
+    if (a.integer("condim", &g->condim) && g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+      a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
+    if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
     a.only_default("gap", 0);
     a.only_default("priority", 0);
     a.ignore({"material"});
@@ -834,6 +895,8 @@ class MjcfCompiler {
       m.geom_pos.insert(m.geom_pos.end(), f.pos, f.pos + 3);
       m.geom_quat.insert(m.geom_quat.end(), f.quat, f.quat + 4);
       m.geom_friction.insert(m.geom_friction.end(), g.friction, g.friction + 3);
+      m.geom_condim.push_back(g.condim);
+      m.geom_margin.push_back(g.margin);
       m.geom_contype.push_back(g.contype);
       m.geom_conaffinity.push_back(g.conaffinity);
       for (double c : g.rgba) m.geom_rgba.push_back(static_cast<float>(c));

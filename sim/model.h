@@ -34,12 +34,14 @@ struct Model {
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
   // Contact model (soft, spring-damper with regularized Coulomb friction); see sim/contact.h for
-  // the force law and the step sizes it is stable at. The MJCF compiler does not read these (MJCF
-  // has no such attributes); these defaults are what every loaded model gets.
+  // the force law and the step sizes it is stable at. MJCF has no attributes for these: the MJCF
+  // compiler reads them from <custom><numeric name="rltrain/<field>" data="value"/></custom>
+  // (MuJoCo loads and ignores such user data); absent, a model gets these defaults.
   double contact_stiffness = 1.0e5;          // N/m per contact point
   double contact_damping = 5.0e2;            // N s/m per contact point
   double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
-  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed
+  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed;
+                                             // a pair's is max(contact_margin, geom_margin of both geoms)
   // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
   double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
   double limit_damping = 1.0e2;              // N m s/rad (N s/m)
@@ -84,6 +86,9 @@ struct Model {
   std::vector<int> geom_contype;             // (ngeom)
   std::vector<int> geom_conaffinity;         // (ngeom)
   std::vector<float> geom_rgba;              // (ngeom x 4)
+  std::vector<int> geom_condim;              // (ngeom) MuJoCo's condim: 1 frictionless, 3 sliding, 4 + torsional,
+                                             // 6 + rolling friction; a pair uses the larger (empty: all 3)
+  std::vector<double> geom_margin;           // (ngeom) m, MJCF geom margin (speculative margin; empty: all 0)
 
   // sites (nsite)
   std::vector<int> site_bodyid;              // (nsite)

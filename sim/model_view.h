@@ -8,6 +8,7 @@
 // disagree about where a field is.
 #pragma once
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +31,8 @@ struct ModelOffsets {
   // (added for actuators, joint limits and contacts: sim/actuators.h, sim/limits.h, sim/contact.h)
   i64 jnt_range, geom_size, geom_friction;
   i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
+  // (added for per-geom contact parameters, after every earlier field so their offsets stay put)
+  i64 geom_margin;
   i64 num_reals;
   // ints
   i64 body_parentid, body_rootid, body_jntadr, body_jntnum, body_dofadr, body_dofnum;
@@ -38,6 +41,7 @@ struct ModelOffsets {
   i64 geom_bodyid, site_bodyid;
   i64 jnt_limited, geom_type, geom_contype, geom_conaffinity;
   i64 actuator_kind, actuator_trnid, actuator_ctrllimited, actuator_forcelimited;
+  i64 geom_condim;  // (added, last)
   i64 num_ints;
 };
 
@@ -56,6 +60,7 @@ inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom
   real(o.jnt_range, 2 * njnt), real(o.geom_size, 3 * ngeom), real(o.geom_friction, 3 * ngeom);
   real(o.actuator_gear, nu), real(o.actuator_ctrlrange, 2 * nu), real(o.actuator_forcerange, 2 * nu);
   real(o.actuator_kp, nu), real(o.actuator_kv, nu);
+  real(o.geom_margin, ngeom);
   o.num_reals = r;
   integer(o.body_parentid, nbody), integer(o.body_rootid, nbody), integer(o.body_jntadr, nbody);
   integer(o.body_jntnum, nbody), integer(o.body_dofadr, nbody), integer(o.body_dofnum, nbody);
@@ -66,6 +71,7 @@ inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom
   integer(o.geom_conaffinity, ngeom);
   integer(o.actuator_kind, nu), integer(o.actuator_trnid, nu), integer(o.actuator_ctrllimited, nu);
   integer(o.actuator_forcelimited, nu);
+  integer(o.geom_condim, ngeom);
   o.num_ints = n;
   return o;
 }
@@ -136,7 +142,7 @@ struct ModelView {
   // geom shapes and contact filtering (ngeom)
   const int* geom_type;        // (ngeom) GeomType
   const T* geom_size;          // (ngeom x 3) MuJoCo's meaning per type
-  const T* geom_friction;      // (ngeom x 3) sliding (used), torsional, rolling
+  const T* geom_friction;      // (ngeom x 3) sliding, torsional (condim >= 4), rolling (condim 6)
   const int* geom_contype;     // (ngeom)
   const int* geom_conaffinity; // (ngeom)
 
@@ -150,6 +156,10 @@ struct ModelView {
   const T* actuator_forcerange;     // (nu x 2)
   const T* actuator_kp;             // (nu) position servo gain
   const T* actuator_kv;             // (nu) velocity gain (velocity servo; damping of a position servo)
+
+  // per-geom contact parameters (ngeom) (sim/contact.h)
+  const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling; a pair takes the max
+  const T* geom_margin;        // (ngeom) m; a pair's margin is max(contact_margin, both geom_margin) (pair_margin)
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
@@ -175,6 +185,7 @@ struct ModelView {
     geom_conaffinity = ints + o.geom_conaffinity;
     actuator_kind = ints + o.actuator_kind, actuator_trnid = ints + o.actuator_trnid;
     actuator_ctrllimited = ints + o.actuator_ctrllimited, actuator_forcelimited = ints + o.actuator_forcelimited;
+    geom_margin = reals + o.geom_margin, geom_condim = ints + o.geom_condim;
   }
 };
 
@@ -199,13 +210,13 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   return true;
 }
 
-// Most contact points one geom pair makes (sim/contact.h), by type.
+// Most contact points one geom pair makes (sim/contact.h, detect_contacts), by type.
 RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   if (t1 > t2) { const int t = t1; t1 = t2; t2 = t; }
   if (t1 == kGeomPlane) return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : 0;
   if (t1 == kGeomSphere) return 1;                        // sphere-sphere, -capsule, -box
-  if (t1 == kGeomCapsule) return t2 == kGeomCapsule ? 1 : 3;  // capsule-capsule, capsule-box
-  return 16;                                              // box-box: the vertices of each in the other
+  if (t1 == kGeomCapsule) return t2 == kGeomCapsule ? 2 : 4;  // capsule-capsule (2 when parallel), capsule-box
+  return 8;                                               // box-box: a clipped face polygon (<= 8) or one edge point
 }
 
 template <class T>
@@ -272,6 +283,13 @@ class HostModel {
     put_int(o.actuator_kind, model.actuator_kind), put_int(o.actuator_trnid, model.actuator_trnid);
     put_int(o.actuator_ctrllimited, model.actuator_ctrllimited);
     put_int(o.actuator_forcelimited, model.actuator_forcelimited);
+    // Per-geom contact parameters; empty means MuJoCo's defaults (condim 3, margin 0).
+    put(o.geom_margin, model.geom_margin);
+    if (model.geom_condim.empty()) {
+      for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
+    } else {
+      put_int(o.geom_condim, model.geom_condim);
+    }
 
     m_view = ModelView<T>{};
     m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
@@ -354,6 +372,22 @@ class HostModel {
     optional("geom_type", m.geom_type.size(), ng), optional("geom_size", m.geom_size.size(), 3 * ng);
     optional("geom_friction", m.geom_friction.size(), 3 * ng);
     optional("geom_contype", m.geom_contype.size(), ng), optional("geom_conaffinity", m.geom_conaffinity.size(), ng);
+    optional("geom_condim", m.geom_condim.size(), ng), optional("geom_margin", m.geom_margin.size(), ng);
+    for (size_t g = 0; g < m.geom_condim.size(); ++g) {
+      const int c = m.geom_condim[g];
+      if (c != 1 && c != 3 && c != 4 && c != 6)
+        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) + " (expected 1, 3, 4 or 6)");
+    }
+    for (size_t g = 0; g < m.geom_margin.size(); ++g)
+      if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))
+        fail("geom " + std::to_string(g) + " has a negative or non-finite margin");
+    auto positive = [&](const char* name, double v, bool zero_ok) {
+      if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
+        fail(std::string(name) + " must be " + (zero_ok ? "non-negative" : "positive") + ", got " + std::to_string(v));
+    };
+    positive("contact_stiffness", m.contact_stiffness, false), positive("contact_damping", m.contact_damping, true);
+    positive("friction_velocity", m.friction_velocity, false), positive("contact_margin", m.contact_margin, true);
+    positive("limit_stiffness", m.limit_stiffness, false), positive("limit_damping", m.limit_damping, true);
     if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
       // Contacts need the whole geom description.
       size("geom_type", m.geom_type.size(), ng), size("geom_size", m.geom_size.size(), 3 * ng);

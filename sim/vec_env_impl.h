@@ -10,32 +10,36 @@
 //   RLT_HD static void step(const Params&, State&, const float* action, Philox& rng,
 //                           float& reward, bool& terminated);
 //   RLT_HD static void observe(const Params&, const State&, float* obs);
+// Optional, for the viewer (detected, so envs without it still compile):
+//   static std::vector<DrawGeom> draw_geoms(const Params&);                host
+//   RLT_HD static void draw(const Params&, const State&, float* poses);  draw_geoms().size() x 12
 #pragma once
 
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 #include <type_traits>
 
+#include "sim/env_step.h"  // EnvCounters, finish_env_step, blob helpers (shared with envs/robot_env.h)
 #include "sim/philox.h"
 #include "sim/vec_env.h"
 
 namespace rlt {
 
-// Per-env bookkeeping that is the same for every env type.
-struct EnvCounters {
-  std::int32_t step;     // steps taken in the current episode
-  std::uint32_t episode; // episodes started by this env (keys its random stream)
-  float ret;             // return accumulated in the current episode
-  std::uint32_t pad;
-};
-static_assert(sizeof(EnvCounters) == 16, "EnvCounters crosses the host/device boundary");
-
-RLT_HD RLT_INLINE bool all_finite(const float* x, int n) {
-  bool ok = true;
-  for (int k = 0; k < n; ++k) ok = ok && is_finite(x[k]);
-  return ok;
-}
+#if defined(__CUDACC__)
+// The viewer's pose copy (VecEnvT::draw_poses) calls the CUDA runtime directly: file, line, call
+// and error string, as kernels/cuda_check.h does.
+#define RLT_VIEW_CUDA_CHECK(expr)                                                                  \
+  do {                                                                                             \
+    const cudaError_t rlt_view_err_ = (expr);                                                      \
+    if (rlt_view_err_ != cudaSuccess)                                                              \
+      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #expr \
+                               ": " + cudaGetErrorString(rlt_view_err_));                          \
+  } while (0)
+#endif
 
 // One env's step with auto-reset: the body that both executors run per env index.
 template <class Env>
@@ -67,24 +71,9 @@ struct StepOne {
     float* o = obs + i * Env::kObsDim;
     Env::observe(params, s, o);
     const bool finite = all_finite(o, Env::kObsDim) && is_finite(r);
-    if (!finite) {  // D9: count, end the episode as terminal (no bootstrap from garbage), reset
-      nonfinite[i] += 1;
-      r = 0.0f;
-      term = true;
-    }
-    const bool trunc = !term && c.step >= max_steps;
-    c.ret += r;
-    reward[i] = r;
-    terminated[i] = term;
-    truncated[i] = trunc;
-    if (term || trunc) {
-      float* fo = final_obs + i * Env::kObsDim;
-      for (int k = 0; k < Env::kObsDim; ++k) fo[k] = finite ? o[k] : 0.0f;
-      ep_return[i] = c.ret;
-      ep_length[i] = c.step;
-      c.episode += 1;
-      c.step = 0;
-      c.ret = 0.0f;
+    const StepOutputs out{reward, terminated, truncated, ep_return, ep_length, nonfinite};
+    if (finish_env_step(out, i, max_steps, finite, r, term, c)) {  // D9, truncation, totals
+      keep_final_obs(final_obs + i * Env::kObsDim, o, Env::kObsDim, finite);
       Philox reset_rng(seed, RngStream::kEnvReset, static_cast<u32>(i), c.episode);
       Env::reset(params, s, reset_rng);
       Env::observe(params, s, o);
@@ -139,6 +128,58 @@ struct ResetOne {
     counters[i] = c;
   }
 };
+
+// Whether Env has the optional draw hook.
+template <class Env, class = void>
+struct EnvHasDraw : std::false_type {};
+template <class Env>
+struct EnvHasDraw<Env, std::void_t<decltype(Env::draw_geoms(std::declval<const typename Env::Params&>())),
+                                   decltype(&Env::draw)>> : std::true_type {};
+
+// Env first + k's geom poses into out + k * floats_per_env.
+template <class Env>
+struct DrawPosesOne {
+  typename Env::Params params;
+  const typename Env::State* states;
+  i64 first;
+  int floats_per_env;
+  float* out;
+  RLT_HD void operator()(i64 k) const { Env::draw(params, states[first + k], out + k * floats_per_env); }
+};
+
+#if defined(__CUDACC__)
+// Page-locked host memory for the viewer's pose copies (the device-to-host DMA goes straight into
+// it, asynchronously on the executor's stream), and the event that marks the copy done; grows,
+// never shrinks. Move-only; the destructor frees without throwing.
+class PinnedHostFloats {
+ public:
+  PinnedHostFloats() = default;
+  PinnedHostFloats(const PinnedHostFloats&) = delete;
+  PinnedHostFloats& operator=(const PinnedHostFloats&) = delete;
+  ~PinnedHostFloats() {
+    if (m_data) cudaFreeHost(m_data);
+    if (m_done) cudaEventDestroy(m_done);
+  }
+  float* reserve(i64 n) {
+    if (n > m_capacity) {
+      if (m_data) cudaFreeHost(m_data);
+      m_data = nullptr, m_capacity = 0;
+      RLT_VIEW_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_data), sizeof(float) * static_cast<size_t>(n)));
+      m_capacity = n;
+    }
+    return m_data;
+  }
+  cudaEvent_t done_event() {
+    if (!m_done) RLT_VIEW_CUDA_CHECK(cudaEventCreateWithFlags(&m_done, cudaEventDisableTiming));
+    return m_done;
+  }
+
+ private:
+  float* m_data = nullptr;
+  i64 m_capacity = 0;
+  cudaEvent_t m_done = nullptr;
+};
+#endif
 
 template <class Env, class Exec>
 class VecEnvT final : public VecEnv {
@@ -247,6 +288,46 @@ class VecEnvT final : public VecEnv {
     return total;
   }
 
+  // Drawing (viewer/): the env's draw hook when it has one, else nothing to draw.
+  std::vector<DrawGeom> draw_geoms() const override {
+    if constexpr (EnvHasDraw<Env>::value) return Env::draw_geoms(m_params);
+    else return {};
+  }
+
+  // Only envs [first, first + count) are posed and copied. CPU: written straight into host_out.
+  // CUDA: one kernel into a device scratch, one asynchronous copy on the executor's stream into
+  // pinned memory, then a wait on that copy's event only (not a device-wide synchronize).
+  void draw_poses(i64 first, i64 count, float* host_out) const override {
+    if constexpr (EnvHasDraw<Env>::value) {
+      if (count <= 0) return;
+      if (first < 0 || first + count > m_num_envs)
+        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                ") outside [0, " + std::to_string(m_num_envs) + ")");
+      if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(Env::draw_geoms(m_params).size());
+      const int per_env = 12 * m_num_draw_geoms;
+      const i64 n = count * per_env;
+      if constexpr (Exec::kDevice == Device::kCpu) {
+        parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, host_out});
+      } else {
+        if (m_draw_scratch.size() < n) m_draw_scratch.resize(n);
+        parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, m_draw_scratch.data()});
+#if defined(__CUDACC__)
+        float* pinned = m_draw_pinned.reserve(n);
+        RLT_VIEW_CUDA_CHECK(cudaMemcpyAsync(pinned, m_draw_scratch.data(), sizeof(float) * static_cast<size_t>(n),
+                                            cudaMemcpyDeviceToHost, m_exec.stream()));
+        const cudaEvent_t done = m_draw_pinned.done_event();
+        RLT_VIEW_CUDA_CHECK(cudaEventRecord(done, m_exec.stream()));
+        RLT_VIEW_CUDA_CHECK(cudaEventSynchronize(done));
+        std::memcpy(host_out, pinned, sizeof(float) * static_cast<size_t>(n));
+#else
+        m_exec.copy_to_host(host_out, m_draw_scratch.data(), n);
+#endif
+      }
+    } else {
+      (void)first, (void)count, (void)host_out;
+    }
+  }
+
   // Direct access for tests and for setting a state by hand.
   State* states() { return m_states.data(); }
 
@@ -316,6 +397,12 @@ class VecEnvT final : public VecEnv {
   typename Exec::template Buffer<std::uint32_t> m_nonfinite; // (num_envs) non-finite resets
   typename Exec::template Buffer<float> m_random_actions;    // (num_envs x act_dim) sample_actions()
   typename Exec::template Buffer<float> m_act_low, m_act_high; // (act_dim) action bounds
+  // Drawing scratch (draw_poses is const: filled on demand, holds no simulation state).
+  mutable int m_num_draw_geoms = -1;                              // draw_geoms().size(), cached
+  mutable typename Exec::template Buffer<float> m_draw_scratch;  // (visible envs x geoms x 12), device only
+#if defined(__CUDACC__)
+  mutable PinnedHostFloats m_draw_pinned;                         // its page-locked host twin
+#endif
 };
 
 }  // namespace rlt

@@ -1,5 +1,5 @@
 // bench_mujoco: control steps/s per core of one MJCF model in MuJoCo and in rltrain, both
-// single-threaded, with the same random controls (apps/rollout.h random_ctrl) held for the same
+// single-threaded, with the same random controls (sim/actuators.h random_ctrl) held for the same
 // control interval. MuJoCo runs at its own timestep (default 0.01 s, Euler); rltrain at the
 // model's option/timestep with control_dt / timestep substeps (physics_step), in float (as the
 // envs) and in double. Built only where libmujoco-dev is found (RLTRAIN_HAVE_MUJOCO).

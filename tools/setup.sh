@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
-#   tools/setup.sh          build dependencies
+#   tools/setup.sh          build dependencies (with the viewer's: GLFW, Dear ImGui, OpenGL, stb)
 #   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
-#                           and physics tests compare against it), and the Python packages the peer
-#                           tests compare against (gymnasium, safetensors; they skip when absent)
+#                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
+#                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
+#                           and the Python packages the peer tests compare against (gymnasium,
+#                           safetensors; they skip when absent)
 set -euo pipefail
 want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
-pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev)
+pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev
+      libglfw3-dev libimgui-dev libgl-dev libstb-dev)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
 for p in "${pkgs[@]}"; do

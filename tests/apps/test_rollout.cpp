@@ -25,7 +25,8 @@ std::string asset(const std::string& name) { return std::string(RLTRAIN_SOURCE_D
 
 // The robot models shipped in envs/assets/ (the test below also checks no other file is there
 // untested).
-const Args kAssets = {"ant.xml", "halfcheetah.xml", "hopper.xml", "humanoid.xml", "reacher.xml", "walker2d.xml"};
+const Args kAssets = {"ant.xml", "halfcheetah.xml", "hopper.xml", "humanoid.xml", "reacher.xml", "walker2d.xml",
+                       "quadruped.xml"};
 
 // Bad input: exit 2, nothing on stdout, one line on stderr starting "rltrain: error: " with every needle.
 void expect_bad_input(const Args& args, const CliResult& r, const Args& needles) {

@@ -260,6 +260,26 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   bad = good;
   bad.geom_friction.clear();  // contacts need the whole geom description
   rejects(bad, "geom_friction");
+  bad = good;
+  bad.geom_condim[0] = 5;
+  rejects(bad, "condim 5");
+  bad = good;
+  bad.geom_margin.pop_back();
+  rejects(bad, "geom_margin");
+  bad = good;
+  bad.geom_margin[0] = -0.1;
+  rejects(bad, "negative or non-finite margin");
+  bad = good;
+  bad.contact_stiffness = 0;
+  rejects(bad, "contact_stiffness must be positive");
+  bad = good;
+  bad.friction_velocity = std::nan("");
+  rejects(bad, "friction_velocity");
+  bad = good;  // a hand-built model may leave condim and margin out: condim 3, margin 0
+  bad.geom_condim.clear(), bad.geom_margin.clear();
+  HostModel<double> defaults(bad);
+  EXPECT_EQ(defaults.view().geom_condim[0], 3);
+  EXPECT_EQ(defaults.view().geom_margin[0], 0);
   // A motor on a free joint (the MJCF compiler refuses it too; a hand-built model may not).
   bad = load_mjcf(data_path("contact_scene.xml"));
   bad.nu = 1;
@@ -309,6 +329,418 @@ TEST(PhysicsContacts, DetectionGeometry) {
   EXPECT_EQ(capsule_plane, 2);
   EXPECT_EQ(box_plane, 4);
   EXPECT_EQ(sphere_box, 1);
+}
+
+// Box-box, edge on edge: a cube standing on an edge (rotated 45 degrees about x) under a cube
+// hanging from an edge (rotated 45 degrees about y), 5 mm into each other. No vertex of either is
+// inside the other: the separating-axis test finds the edge-edge axis and gives one contact.
+TEST(PhysicsContacts, BoxBoxEdgeOnEdgeDetection) {
+  const double top = 0.1 * std::sqrt(2.0);  // height of the lower cube's top edge above its center
+  const std::string bodies =
+      "<body pos=\"0 0 0\" euler=\"45 0 0\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>"
+      "<body pos=\"0 0 " + std::to_string(2 * top - 0.005) + "\" euler=\"0 45 0\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>";
+  Sim<double> s(parse_mjcf("<mujoco><option gravity=\"0 0 0\"/><worldbody>" + bodies + "</worldbody></mujoco>", "edges"));
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  int touching = 0;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+    const double* con = s.d.contact + kContactStride * c;
+    if (con[kConDepth] <= 0) continue;
+    ++touching;
+    EXPECT_NEAR(con[kConDepth], 0.005, 1e-6);  // std::to_string rounds the height to 1e-6
+    EXPECT_NEAR(con[kConNormal + 2], 1, 1e-12);  // from the lower (geom 0) up to the upper
+    EXPECT_NEAR(con[kConPos + 0], 0, 1e-12);
+    EXPECT_NEAR(con[kConPos + 1], 0, 1e-12);
+    EXPECT_NEAR(con[kConPos + 2], top - 0.0025, 1e-6);
+  }
+  EXPECT_EQ(touching, 1);
+}
+
+// Long bars crossed: a static bar along x and a free bar on it, rotated about the vertical (45 and
+// 90 degrees), so that no vertex of either is inside the other: the overlap's corners are edges
+// crossing edges (face clipping). The bar comes to rest on top (it used to fall through), and a
+// bar dropped edge-first across the static one (its lowest edge along y, crossing the top face)
+// catches on it, tips onto a face and rests on top too.
+template <class T>
+void crossed_bars_rest() {
+  for (const char* euler : {"0 0 45", "0 0 90"}) {
+    const std::string bodies =
+        "<geom type=\"box\" pos=\"0 0 0.05\" size=\"0.4 0.05 0.05\"/>"
+        "<body pos=\"0 0 0.16\" euler=\"" + std::string(euler) + "\"><freejoint/><geom type=\"box\" size=\"0.4 0.05 0.05\" mass=\"2\"/></body>";
+    Sim<T> s(parse_mjcf(scene("", bodies), "crossed"));
+    double lowest = 1;
+    for (int k = 0; k < 1500; ++k) {  // 3 s
+      run(s, 1);
+      lowest = std::min(lowest, static_cast<double>(s.d.qpos[2]));
+    }
+    ASSERT_TRUE(finite_state(s)) << euler;
+    EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.15, 1e-3) << euler;
+    EXPECT_GT(lowest, 0.145) << euler;
+    for (int i = 0; i < 6; ++i) EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[i])), 2e-3) << euler << " dof " << i;
+    report(sizeof(T) == 8 ? "crossed_bar_rest_overlap_m" : "crossed_bar_rest_overlap_m_float",
+           0.15 - static_cast<double>(s.d.qpos[2]));
+  }
+  // Edge first: a bar along y rotated 40 degrees about its long axis (so that it tips one way), its
+  // lowest edge 2 cm above the static bar.
+  const std::string bodies =
+      "<geom type=\"box\" pos=\"0 0 0.05\" size=\"0.4 0.05 0.05\"/>"
+      "<body pos=\"0 0 0.1905\" euler=\"0 40 0\"><freejoint/>"
+      "<geom type=\"box\" size=\"0.05 0.4 0.05\" mass=\"2\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", bodies), "edge_first"));
+  double lowest = 1, e = total_energy(s), worst_rise = 0;
+  for (int k = 0; k < 2500; ++k) {  // 5 s
+    run(s, 1);
+    lowest = std::min(lowest, static_cast<double>(s.d.qpos[2]));
+    const double e_next = total_energy(s);
+    worst_rise = std::max(worst_rise, e_next - e);
+    e = e_next;
+  }
+  ASSERT_TRUE(finite_state(s));
+  // The clipped contact points change as it tips; the total energy still never rises.
+  EXPECT_LT(worst_rise, sizeof(T) == 8 ? 1e-9 : 2e-5);
+  report(sizeof(T) == 8 ? "edge_first_worst_energy_rise_J" : "edge_first_worst_energy_rise_J_float", worst_rise);
+  EXPECT_GT(lowest, 0.145) << "the bar went into the one below";
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.15, 1.5e-3) << "lying face down on the static bar";
+  for (int i = 0; i < 6; ++i) EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[i])), 2e-3) << "dof " << i;
+}
+
+TEST(PhysicsContacts, CrossedBoxesRestEdgeAcrossEdge) { crossed_bars_rest<double>(); }
+TEST(PhysicsContacts, CrossedBoxesRestEdgeAcrossEdgeFloat) { crossed_bars_rest<float>(); }
+
+// World z of a geom's local z axis (after kinematics): 0 for a horizontal capsule.
+template <class T>
+double geom_axis_z(const Sim<T>& s, int g) {
+  kinematics(s.m(), s.d);
+  return static_cast<double>(s.d.geom_xmat[9 * g + 8]);
+}
+
+// A capsule lying on a parallel static capsule, shifted along it so that its center of mass is off
+// the middle of their overlap, and a capsule lying across a static box face with both ends
+// overhanging and its center off the box center: both touch along a line, get two contact points
+// (the ends of the overlap / of the segment's part over the face) and rest level. With one point
+// (the middle of the overlap, the segment point closest to the box center) they tipped over.
+template <class T>
+void parallel_capsules_rest() {
+  const std::string bodies =
+      "<geom type=\"capsule\" fromto=\"-0.2 0 0.05 0.2 0 0.05\" size=\"0.05\"/>"
+      "<body pos=\"0.1 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" mass=\"1\"/></body>"
+      "<geom type=\"box\" pos=\"2 0 0.05\" size=\"0.1 0.1 0.05\"/>"
+      "<body pos=\"2.05 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\" mass=\"1\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", bodies), "parallel"));
+  // geoms (the world's own first): 0 ground, 1 static capsule, 2 static box, 3 and 4 the free capsules
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  int on_capsule = 0, on_box = 0;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+    const T* con = s.d.contact + kContactStride * c;
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    if (con[kConDepth] < T(-0.005)) continue;
+    on_capsule += g1 == 1 && g2 == 3;
+    on_box += g1 == 4 && g2 == 2;
+  }
+  EXPECT_EQ(on_capsule, 2);
+  EXPECT_EQ(on_box, 2);
+  double worst_tilt = 0;
+  for (int k = 0; k < 1500; ++k) {  // 3 s
+    run(s, 1);
+    worst_tilt = std::max({worst_tilt, std::abs(geom_axis_z(s, 3)), std::abs(geom_axis_z(s, 4))});
+  }
+  ASSERT_TRUE(finite_state(s));
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.15, 1e-3);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[9]), 0.15, 1e-3);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[0]), 0.1, 1e-3);
+  EXPECT_NEAR(static_cast<double>(s.d.qpos[7]), 2.05, 1e-3);
+  EXPECT_LT(worst_tilt, 0.02);
+  for (int i = 0; i < s.nv(); ++i) EXPECT_LT(std::abs(static_cast<double>(s.d.qvel[i])), 2e-3) << i;
+  report(sizeof(T) == 8 ? "parallel_capsule_worst_tilt" : "parallel_capsule_worst_tilt_float", worst_tilt);
+}
+
+TEST(PhysicsContacts, ParallelCapsulesRestOnTwoPoints) { parallel_capsules_rest<double>(); }
+TEST(PhysicsContacts, ParallelCapsulesRestOnTwoPointsFloat) { parallel_capsules_rest<float>(); }
+
+// A sphere (r 0.1 m, 1 kg) spinning at 20 rad/s about the vertical on the floor. With condim 4 and
+// torsional friction mu_t = 0.02 m the torque mu_t m g spins it down at mu_t g / (0.4 r^2) = 49 rad/s^2
+// (0.41 s to stop) and it never spins backwards; with mu_t = 0, or with condim 3 (MuJoCo ignores the
+// torsional coefficient there), nothing slows the spin.
+template <class T>
+double spin_after(const std::string& sphere_friction, const std::string& condim, double seconds, double* stop_time,
+                  double* most_negative) {
+  const std::string xml =
+      "<mujoco><option timestep=\"0.002\"/><worldbody>"
+      "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"1 0 0\"/>"
+      "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.1\" mass=\"1\" condim=\"" + condim +
+      "\" friction=\"" + sphere_friction + "\"/></body></worldbody></mujoco>";
+  Sim<T> s(parse_mjcf(xml, "spin"));
+  run(s, 100);  // settle
+  s.d.qvel[5] = T(20);
+  const int steps = static_cast<int>(seconds / 0.002);
+  *stop_time = -1, *most_negative = 0;
+  for (int k = 0; k < steps; ++k) {
+    run(s, 1);
+    const double w = static_cast<double>(s.d.qvel[5]);
+    if (*stop_time < 0 && w < 0.1) *stop_time = 0.002 * (k + 1);
+    *most_negative = std::min(*most_negative, w);
+  }
+  EXPECT_TRUE(finite_state(s));
+  return static_cast<double>(s.d.qvel[5]);
+}
+
+template <class T>
+void torsional_friction() {
+  double stop = 0, negative = 0;
+  const double w = spin_after<T>("1 0.02 0", "4", 1.0, &stop, &negative);
+  const double expected = 20 / (0.02 * 9.81 / (0.4 * 0.01));
+  EXPECT_NEAR(stop, expected, 0.05 * expected);
+  EXPECT_LT(std::abs(w), 1e-2);
+  EXPECT_GT(negative, -1e-2);  // friction stops the spin, never reverses it
+  report(sizeof(T) == 8 ? "torsion_spin_down_time_s" : "torsion_spin_down_time_s_float", stop);
+  report(sizeof(T) == 8 ? "torsion_spin_down_time_ratio" : "torsion_spin_down_time_ratio_float", stop / expected);
+  EXPECT_GT(spin_after<T>("1 0 0", "4", 1.0, &stop, &negative), 19.99);
+  EXPECT_GT(spin_after<T>("1 0.02 0", "3", 1.0, &stop, &negative), 19.99);
+}
+
+TEST(PhysicsContacts, TorsionalFrictionStopsSpin) { torsional_friction<double>(); }
+TEST(PhysicsContacts, TorsionalFrictionStopsSpinFloat) { torsional_friction<float>(); }
+
+// A ball (r 0.1 m, 1 kg, solid) rolling at 1 m/s. With condim 6 and rolling friction mu_r = 0.01 m
+// the torque mu_r m g decelerates it at mu_r g / (1.4 r) = 0.70 m/s^2 (rolling without slipping);
+// without rolling friction it keeps rolling.
+template <class T>
+double rolling_deceleration(const std::string& friction, const std::string& condim) {
+  const std::string xml =
+      "<mujoco><option timestep=\"0.002\"/><worldbody>"
+      "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"1 0 0\"/>"
+      "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.1\" mass=\"1\" condim=\"" + condim +
+      "\" friction=\"" + friction + "\"/></body></worldbody></mujoco>";
+  Sim<T> s(parse_mjcf(xml, "roll"));
+  run(s, 100);
+  s.d.qvel[0] = T(1), s.d.qvel[4] = T(10);  // rolling along +x (body frame = world frame here)
+  run(s, 50);                                // 0.1 s
+  const double v0 = static_cast<double>(s.d.qvel[0]);
+  run(s, 250);                               // 0.5 s
+  EXPECT_TRUE(finite_state(s));
+  const double v1 = static_cast<double>(s.d.qvel[0]);
+  EXPECT_NEAR(static_cast<double>(s.d.qvel[4]) * 0.1, v1, 1e-3) << "rolling without slipping";
+  return (v0 - v1) / 0.5;
+}
+
+TEST(PhysicsContacts, RollingFrictionDeceleratesBall) {
+  const double expected = 0.01 * 9.81 / (1.4 * 0.1);
+  const double a = rolling_deceleration<double>("1 0 0.01", "6");
+  EXPECT_NEAR(a / expected, 1.0, 0.05);
+  report("rolling_deceleration_ratio", a / expected);
+  const double af = rolling_deceleration<float>("1 0 0.01", "6");
+  EXPECT_NEAR(af / expected, 1.0, 0.05);
+  EXPECT_LT(std::abs(rolling_deceleration<double>("1 0 0", "6")), 1e-3);
+  EXPECT_LT(std::abs(rolling_deceleration<double>("1 0 0.01", "4")), 1e-3);
+}
+
+// Contact parameters from MJCF change the physics: a box resting on 4 corners sinks mg / (4 k), so
+// four times the stiffness (<custom><numeric name="rltrain/contact_stiffness">) sinks a quarter;
+// and a geom's margin makes the gap under it a contact candidate (speculative) from farther away.
+TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
+  auto rest_depth = [](const std::string& custom) {
+    const std::string xml =
+        "<mujoco><option timestep=\"0.002\"/>" + custom + "<worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>" + kBox +
+        "</worldbody></mujoco>";
+    Sim<double> s(parse_mjcf(xml, "stiff"));
+    run(s, 1500);
+    return max_penetration(s);
+  };
+  const double soft = rest_depth("");
+  const double stiff = rest_depth("<custom><numeric name=\"rltrain/contact_stiffness\" data=\"4e5\"/></custom>");
+  report("box_rest_penetration_k1e5_m", soft);
+  report("box_rest_penetration_k4e5_m", stiff);
+  EXPECT_NEAR(soft, 8.0 * 9.81 / 4e5, 0.05 * soft);  // 8 kg box, 4 corners, k = 1e5 N/m
+  EXPECT_NEAR(stiff / soft, 0.25, 0.01);
+  // A sphere 5 cm above the floor: no candidate with the 2 cm default margin, one with margin 0.1.
+  for (const char* margin : {"0", "0.1"}) {
+    const std::string xml =
+        std::string("<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>"
+                    "<body pos=\"0 0 0.15\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"") + margin +
+        "\"/></body></worldbody></mujoco>";
+    Sim<double> s(parse_mjcf(xml, "margin"));
+    kinematics(s.m(), s.d);
+    com_position(s.m(), s.d);
+    com_velocity(s.m(), s.d);
+    detect_contacts(s.m(), s.d);
+    EXPECT_EQ(static_cast<int>(s.d.ncon[0]), std::string(margin) == "0" ? 0 : 1) << margin;
+    if (s.d.ncon[0] > 0) {
+      EXPECT_NEAR(s.d.contact[kConDepth], -0.05, 1e-12);
+    }
+  }
+}
+
+// The example file with every contact parameter from MJCF (tests/data/mjcf/contact_params.xml,
+// also compared with MuJoCo's compile in test_mjcf): the values reach the ModelView, and from the
+// "spinning" keyframe everything comes to rest where it should: the crossed bar and the capsule on
+// top of their static partners, the spinning sphere stopped by torsional friction, the rolling one
+// slowed by rolling friction.
+TEST(PhysicsContacts, ContactParamsFileRestsAndSpinsDown) {
+  const Model model = load_mjcf(data_path("contact_params.xml"));
+  EXPECT_EQ(model.contact_stiffness, 2e5);
+  EXPECT_EQ(model.limit_damping, 50);
+  Sim<double> s(model);
+  EXPECT_EQ(s.m().contact_stiffness, 2e5);
+  EXPECT_EQ(s.m().contact_damping, 800);
+  EXPECT_EQ(s.m().friction_velocity, 0.002);
+  EXPECT_EQ(s.m().contact_margin, 0.01);
+  EXPECT_EQ(s.m().limit_stiffness, 2e4);
+  EXPECT_EQ(s.m().geom_margin[4], 0.03);
+  EXPECT_EQ(s.m().geom_condim[5], 4);
+  EXPECT_EQ(s.m().geom_condim[6], 6);
+  const int key = model.key_id("spinning");
+  ASSERT_GE(key, 0);
+  std::vector<double> qpos(model.qpos0), qvel(model.key_qvel.begin() + key * model.nv, model.key_qvel.begin() + (key + 1) * model.nv);
+  s.set_state(qpos, qvel);
+  run(s, 500);  // 1 s
+  EXPECT_NEAR(s.d.qvel[18], 1 - 0.7007, 0.03);  // rolling: 0.70 m/s^2
+  run(s, 500);
+  ASSERT_TRUE(finite_state(s));
+  EXPECT_NEAR(s.d.qpos[2], 0.15, 1e-3);     // bar across bar
+  EXPECT_NEAR(s.d.qpos[9], 0.15, 1e-3);     // capsule on capsule
+  EXPECT_LT(std::abs(s.d.qvel[17]), 1e-2);  // spin stopped (after 0.41 s)
+}
+
+// Degenerate geometry (second read of sim/contact.h): where the distance vector vanishes the normal
+// comes from the geometry, not from an arbitrary frame axis.
+//  * a sphere center on a box's side face (outside by 1e-10 m): the face normal (was the box's z);
+//  * two capsules whose axes cross at a point: their common perpendicular (was capsule 1's x axis);
+//  * a sphere center on a capsule's axis: across the capsule (was the sphere's z, here along the axis).
+TEST(PhysicsContacts, DegenerateGeometryGivesSensibleNormals) {
+  const std::string xml =
+      "<mujoco><option gravity=\"0 0 0\"/><worldbody>"
+      "<body><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>"
+      "<body><freejoint/><geom type=\"sphere\" size=\"0.05\"/></body>"
+      "<body pos=\"5 0 0\" euler=\"30 60 10\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\"/></body>"
+      "<body pos=\"5 0 0\" euler=\"80 -20 45\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\"/></body>"
+      "<body pos=\"-5 0 0\"><freejoint/><geom type=\"sphere\" size=\"0.05\"/></body>"
+      "<body pos=\"-5 0 0.1\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\"/></body>"
+      "</worldbody></mujoco>";
+  Sim<double> s(parse_mjcf(xml, "degenerate"));
+  s.d.qpos[7] = 0.1 + 1e-10;  // sphere center just outside the box's +x face
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  com_velocity(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  const Vec3<double> d1 = Mat3<double>::load(s.d.geom_xmat + 9 * 2).col(2), d2 = Mat3<double>::load(s.d.geom_xmat + 9 * 3).col(2);
+  const Vec3<double> d5 = Mat3<double>::load(s.d.geom_xmat + 9 * 5).col(2);
+  int seen = 0;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+    const double* con = s.d.contact + kContactStride * c;
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    const Vec3<double> n = Vec3<double>::load(con + kConNormal);
+    EXPECT_NEAR(norm(n), 1, 1e-12);
+    if (g1 == 1 && g2 == 0) {  // sphere -> box: into the box through its +x face
+      ++seen;
+      EXPECT_NEAR(n.x, -1, 1e-12);
+      EXPECT_NEAR(con[kConDepth], 0.05, 1e-9);
+    } else if (g1 == 2 && g2 == 3) {
+      ++seen;
+      EXPECT_NEAR(dot(n, d1), 0, 1e-9);
+      EXPECT_NEAR(dot(n, d2), 0, 1e-9);
+      EXPECT_NEAR(con[kConDepth], 0.1, 1e-9);
+    } else if (g1 == 4 && g2 == 5) {
+      ++seen;
+      EXPECT_NEAR(dot(n, d5), 0, 1e-9);
+      EXPECT_NEAR(con[kConDepth], 0.1, 1e-9);
+    }
+  }
+  EXPECT_EQ(seen, 3);
+}
+
+// Random overlapping poses of each pair kind (box-box, capsule-box, capsule-capsule, sphere-box, and
+// boxes and capsules on the plane), in double and float, with room for more contacts than the pair
+// may make: the count never exceeds pair_contact_capacity (which sizes the contact rows, so a pair
+// making more would silently lose some), every normal is a finite unit vector and every depth finite
+// and at most the deepest possible overlap.
+template <class T>
+void contacts_within_capacity() {
+  const char* kinds[][2] = {{"box\" size=\"0.2 0.1 0.05", "box\" size=\"0.15 0.15 0.1"},
+                            {"capsule\" size=\"0.05 0.2", "box\" size=\"0.2 0.1 0.05"},
+                            {"capsule\" size=\"0.05 0.2", "capsule\" size=\"0.08 0.1"},
+                            {"sphere\" size=\"0.1", "box\" size=\"0.2 0.1 0.05"}};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int checked = 0;
+  for (const auto& kind : kinds) {
+    const std::string xml = std::string("<mujoco><option gravity=\"0 0 0\"/><worldbody>") +
+                            "<geom type=\"plane\" size=\"5 5 0.1\"/>"
+                            "<body><freejoint/><geom type=\"" + kind[0] + "\"/></body>"
+                            "<body><freejoint/><geom type=\"" + kind[1] + "\"/></body></worldbody></mujoco>";
+    const Model model = parse_mjcf(xml, "capacity");
+    HostModel<T> host(model);
+    ModelView<T> m = host.view();
+    const int capacity = m.ncon_max;
+    EXPECT_EQ(capacity, pair_contact_capacity(model.geom_type[0], model.geom_type[1]) +
+                            pair_contact_capacity(model.geom_type[0], model.geom_type[2]) +
+                            pair_contact_capacity(model.geom_type[1], model.geom_type[2]));
+    m.ncon_max = 4 * capacity;  // room to see a pair that makes too many
+    const DataLayout layout = data_layout(m);
+    std::vector<T> row(static_cast<size_t>(layout.size));
+    const DataView<T> d = data_view(layout, row.data());
+    for (int trial = 0; trial < 300; ++trial) {
+      reset_data(m, d);
+      for (int b = 0; b < 2; ++b) {
+        T* q = d.qpos + 7 * b;
+        q[0] = T(0.1 * u(rng)), q[1] = T(0.1 * u(rng)), q[2] = T(0.12 + 0.1 * u(rng));
+        // some trials axis-aligned (parallel faces and segments), some random
+        if (trial % 3 == 0) {
+          q[3] = T(1), q[4] = q[5] = q[6] = T(0);
+          if (trial % 2 == 0) q[6] = T(std::sin(0.3 * u(rng))), q[3] = T(std::sqrt(1 - double(q[6]) * double(q[6])));
+        } else {
+          double w = u(rng), x = u(rng), y = u(rng), z = u(rng);
+          const double n = std::sqrt(w * w + x * x + y * y + z * z) + 1e-12;
+          q[3] = T(w / n), q[4] = T(x / n), q[5] = T(y / n), q[6] = T(z / n);
+        }
+      }
+      kinematics(m, d);
+      com_position(m, d);
+      com_velocity(m, d);
+      detect_contacts(m, d);
+      const int ncon = static_cast<int>(d.ncon[0]);
+      ASSERT_LE(ncon, capacity) << kind[0] << " / " << kind[1] << " trial " << trial;
+      int per_pair[3] = {0, 0, 0};
+      for (int c = 0; c < ncon; ++c) {
+        const T* con = d.contact + kContactStride * c;
+        const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+        ++per_pair[g1 + g2 - 1];  // (0,1) -> 0, (0,2) -> 1, (1,2) -> 2
+        const double nx = static_cast<double>(con[kConNormal]), ny = static_cast<double>(con[kConNormal + 1]),
+                     nz = static_cast<double>(con[kConNormal + 2]);
+        ASSERT_NEAR(std::sqrt(nx * nx + ny * ny + nz * nz), 1.0, 1e-5) << kind[0] << " / " << kind[1] << " trial " << trial;
+        ASSERT_TRUE(std::isfinite(static_cast<double>(con[kConDepth])));
+        ASSERT_LT(static_cast<double>(con[kConDepth]), 0.6);
+        ++checked;
+      }
+      EXPECT_LE(per_pair[0], pair_contact_capacity(model.geom_type[0], model.geom_type[1]));
+      EXPECT_LE(per_pair[1], pair_contact_capacity(model.geom_type[0], model.geom_type[2]));
+      EXPECT_LE(per_pair[2], pair_contact_capacity(model.geom_type[1], model.geom_type[2])) << kind[0] << " / " << kind[1];
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(PhysicsContacts, ContactsWithinCapacityAndFinite) { contacts_within_capacity<double>(); }
+TEST(PhysicsContacts, ContactsWithinCapacityAndFiniteFloat) { contacts_within_capacity<float>(); }
+
+// A non-finite pose gives no contact candidates (a NaN depth used to pass the margin test and put
+// NaN contacts in the list).
+TEST(PhysicsContacts, NonFiniteStateGivesNoContacts) {
+  Sim<double> s(parse_mjcf(scene("", kBox +
+                                         "<body pos=\"1 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"
+                                         "<body pos=\"1 0 0.25\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.1\"/></body>"),
+                           "nan"));
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  com_velocity(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  EXPECT_GT(static_cast<int>(s.d.ncon[0]), 0);
+  for (int i = 0; i < s.nq(); ++i) s.d.qpos[i] = std::nan("");
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  com_velocity(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  EXPECT_EQ(static_cast<int>(s.d.ncon[0]), 0);
 }
 
 // Two boxes stacked, and a capsule across a box: they come to rest without sinking or exploding.

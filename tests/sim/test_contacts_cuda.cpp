@@ -2,13 +2,18 @@
 // the contact scene (free sphere, capsule and box falling onto planes and a static box) in float,
 // a batch of envs from perturbed states with per-env controls absent (nu = 0) and a limited,
 // actuated arm with controls, stepped through PhysicsStepEnvs on both and compared after each
-// control step. Needs a GPU (label gpu); skipped, with the reason, where none answers.
+// control step; the Ant (envs/assets/ant.xml: capsule legs and a sphere torso landing on the floor,
+// limits, motors) the same way; and CudaPhysicsBatch (what `rltrain bench --model --device cuda`
+// times) against the CPU batch of the bench. Needs a GPU (label gpu); skipped, with the reason,
+// where none answers.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "apps/rollout.h"
 #include "kernels/cuda_executor.h"
+#include "kernels/cuda_physics.h"
 #include "kernels/device_buffer.h"
 #include "sim/cpu_executor.h"
 #include "sim/mjcf.h"
@@ -105,6 +110,48 @@ TEST(PhysicsCuda, ActuatedLimitedArmMatchesCpu) {
       "<position joint=\"b\" kp=\"30\"/></actuator></mujoco>";
   const Model model = parse_mjcf(xml, "arm");
   lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.5), 32, 20, 5);
+}
+
+// The Ant from its reference pose: it drops onto the floor (sphere and capsule contacts with the
+// plane, joint limits, eight motors with per-env controls).
+TEST(PhysicsCuda, AntWithContactsMatchesCpu) {
+  RLT_REQUIRE_GPU();
+  const Model model = load_mjcf(std::string(RLT_TEST_DATA_DIR) + "/../../envs/assets/ant.xml");
+  ASSERT_GT(HostModel<float>(model).view().ncon_max, 0);
+  lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.2), 64, 30, 5);
+}
+
+// CudaPhysicsBatch (random controls drawn on the device, PhysicsStepEnvs) against the same batch on
+// the CPU executor with sim/actuators.h random_ctrl: the bench's two paths step the same physics.
+TEST(PhysicsCuda, BenchBatchMatchesCpu) {
+  RLT_REQUIRE_GPU();
+  const Model model = load_mjcf(std::string(RLT_TEST_DATA_DIR) + "/../../envs/assets/ant.xml");
+  const HostModel<float> host(model);
+  const ModelView<float>& m = host.view();
+  const DataLayout layout = data_layout(m);
+  const std::vector<double> range_d = ctrl_sample_range(model);
+  const std::vector<float> range(range_d.begin(), range_d.end());
+  const int num_envs = 40, substeps = 5;
+  CudaPhysicsBatch gpu(host, range, num_envs, substeps, 7);
+  gpu.reset();
+  std::vector<float> cpu(static_cast<size_t>(num_envs * layout.size), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
+  std::vector<int> ncon_cpu(num_envs);
+  for (int e = 0; e < num_envs; ++e) reset_data(m, data_view(layout, cpu.data() + static_cast<size_t>(e * layout.size)));
+  std::vector<float> got;
+  std::vector<int> ncon_gpu;
+  for (u32 k = 0; k < 10; ++k) {
+    for (int e = 0; e < num_envs; ++e) random_ctrl(range.data(), m.nu, 7, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
+    CpuExecutor exec(2);
+    parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, layout, cpu.data(), ctrl.data(), substeps, ncon_cpu.data()});
+    gpu.control_step(k);
+    gpu.download(&got, &ncon_gpu);
+    for (int e = 0; e < num_envs; ++e) {
+      const size_t at = static_cast<size_t>(e * layout.size);
+      ASSERT_TRUE(gpu_test::all_close("bench qpos env " + std::to_string(e) + " step " + std::to_string(k),
+                                      got.data() + at + layout.qpos, cpu.data() + at + layout.qpos,
+                                      static_cast<size_t>(m.nq), 1e-3, 1e-3));
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,724 @@
+// RobotVecEnvT<Task, Exec>: the VecEnv (sim/vec_env.h) of tasks defined over an MJCF robot model
+// (envs/assets/*.xml, embedded in the binary). The second VecEnv implementation next to VecEnvT
+// (sim/vec_env_impl.h, classic control); both share sim/env_step.h (counters, end-of-step
+// bookkeeping D9, checkpoint blobs), so auto-reset, final_obs, truncation and non-finite resets
+// behave exactly alike. Single source: the per-env functors below are RLT_HD and run under
+// parallel_for on the CPU executor (envs/robot_envs_cpu_*.cpp) and, unchanged, on the CUDA executor
+// (kernels/cuda_robot_<name>.cu). A new task: its header, a line in RLT_FOR_EACH_ROBOT_ENV
+// (envs/all_envs.h), RLT_CPU_ROBOT_ENV(Task) in an envs/robot_envs_cpu_*.cpp, and a
+// kernels/cuda_robot_<name>.cu with RLT_CUDA_ROBOT_ENV(Task) (listed in kernels/CMakeLists.txt).
+//
+// ---- The task contract ------------------------------------------------------------------------
+// A task is a struct of static members (see envs/reacher.h for a small documented example, and
+// envs/ant.h for a floating base):
+//
+//   static constexpr const char* kName;      // registry name, "ant"
+//   static constexpr const char* kAsset;     // file in envs/assets/, "ant.xml" (embedded at build time)
+//   static constexpr int kObsDim;            // actor observation length
+//   static constexpr int kActDim;            // action length (== model nu unless the task defines spaces())
+//   static constexpr int kCriticObsDim;      // privileged critic observation length; 0 = symmetric
+//   static constexpr int kMaxEpisodeSteps;   // truncation (the [env] param max_episode_steps overrides)
+//   static constexpr int kFrameSkip;         // physics substeps per control step
+//   static constexpr double kTimestep;       // physics timestep in s; 0 = the asset's option/timestep
+//   struct Params { float ...; template <class V> void visit(V&& v); };  // v(name, field, doc): [env] keys
+//   struct State { ... };                    // plain data, one env: command, previous action, ...
+//                                            // (value-initialized before each reset)
+//   static void check_model(const Model& m); // host, once: throws std::runtime_error when the asset
+//                                            // does not have what the task hard-codes (body/joint
+//                                            // indices, nq, nu, ...)
+//   RLT_HD static void reset(const Params&, const RobotCtx& ctx, State&, Philox& rng);
+//       // on entry ctx.d is the model's qpos0 at rest (reset_data), DR already drawn; set qpos/qvel
+//       // (reset noise) and State. The framework then runs kinematics before observe.
+//   RLT_HD static void step(const Params&, const RobotCtx& ctx, State&, const float* action,
+//                           Philox& rng, float& reward, bool& terminated);
+//       // action is clipped to the action space; call ctx.simulate(ctrl) once (frame_skip physics
+//       // substeps, then kinematics); compute reward and termination.
+//   RLT_HD static void observe(const Params&, const RobotCtx& ctx, const State&, float* obs,
+//                              float* critic_obs);   // critic_obs is null when kCriticObsDim == 0
+// Optional:
+//   static void spaces(const Params&, const Model&, Space& obs, Space& act);
+//       // default: obs unbounded, act = the actuators' ctrlrange (every actuator must be ctrllimited)
+//   RLT_HD static float obs_noise_scale(const Params&, int k);
+//       // std of the observation noise on component k, in units of the [env] obs_noise (default 1)
+//
+// RobotCtx gives the env's model view `m` (with its randomized fields rebound, below), its physics
+// data row `d` (sim/dynamics.h DataView: qpos, qvel, xpos, xipos, geom_x*, site_x*, contacts, ...;
+// x* are current in reset, after simulate and in observe), `dt`, `frame_skip`, the env's drawn
+// randomization values `dr`, and simulate(ctrl) / com_quantities() (cinert, cvel on demand). Everything a task computes happens inside one functor call
+// per env and control step (physics substeps + reward + observation in one pass over its row).
+//
+// ---- Domain randomization and noise ([env] params of every robot task; all off by default) ------
+// (a range's two ends may come in either order; a draw is uniform between them)
+//   dr_friction_min/max        scale of every geom's friction               (1, 1)
+//   dr_added_mass_min/max      kg added to the base body (body 1)           (0, 0)
+//   dr_motor_strength_min/max  scale of each actuator's gear (motors) or kp/kv (servos)  (1, 1)
+//   dr_damping_min/max         scale of every dof's damping                  (1, 1)
+//   obs_noise                  std of Gaussian noise on the actor observation (x obs_noise_scale)
+//   push_interval_s, push_velocity   every push_interval_s of episode time, the base's horizontal
+//                              velocity (free joint: world x, y; planar root: its horizontal slides)
+//                              gets a kick uniform in [-push_velocity, push_velocity] m/s
+// Drawn per env at every reset from Philox keyed (seed, kEnvReset, env, episode, sub-stream 1), so
+// runs are reproducible and independent of the batch. Each env keeps its values and its own copy
+// of the few model fields they change (body_mass, geom_friction, dof_damping, actuator_gear/kp/kv)
+// in one row of `dr` (DrLayout); inside the functor a copy of the ModelView (a struct of pointers)
+// has those fields pointed at the env's row. With every range at its default the shared model is
+// used as is. Noise draws: (seed, kEnvStep, env, episode, step) with the draw counter's top bits
+// set (sub-streams), so they never collide with the task's own draws.
+//
+// ---- Layout (all in executor memory) -----------------------------------------------------------
+//   data        (num_envs x data_size(m)) physics rows (DataLayout, sim/dynamics.h)
+//   dr          (num_envs x DrLayout::size) drawn values + per-env model fields
+//   states      (num_envs) Task::State;  counters (num_envs) EnvCounters
+//   obs, final_obs (num_envs x kObsDim); critic_obs, final_critic_obs (num_envs x kCriticObsDim)
+// The model's two blocks (HostModel<float>: reals, ints) are uploaded once; ModelView::bind points
+// a view at the executor copy.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "envs/assets.h"
+#include "sim/dynamics.h"
+#include "sim/env_step.h"
+#include "sim/mjcf.h"
+#include "sim/model.h"
+#include "sim/model_view.h"
+#include "sim/philox.h"
+#include "sim/physics_step.h"
+#include "sim/vec_env.h"
+#include "sim/vec_env_impl.h"  // RandomActions
+
+namespace rlt {
+
+// The generic [env] params of every robot task (domain randomization and noise, see the header).
+struct RobotParams {
+  float dr_friction_min = 1.0f, dr_friction_max = 1.0f;
+  float dr_added_mass_min = 0.0f, dr_added_mass_max = 0.0f;
+  float dr_motor_strength_min = 1.0f, dr_motor_strength_max = 1.0f;
+  float dr_damping_min = 1.0f, dr_damping_max = 1.0f;
+  float obs_noise = 0.0f;
+  float push_interval_s = 0.0f;
+  float push_velocity = 0.0f;
+  template <class V>
+  void visit(V&& v) {
+    v("dr_friction_min", dr_friction_min, "domain randomization: friction scale, lower bound");
+    v("dr_friction_max", dr_friction_max, "domain randomization: friction scale, upper bound");
+    v("dr_added_mass_min", dr_added_mass_min, "domain randomization: kg added to the base body, lower bound");
+    v("dr_added_mass_max", dr_added_mass_max, "domain randomization: kg added to the base body, upper bound");
+    v("dr_motor_strength_min", dr_motor_strength_min, "domain randomization: actuator strength scale, lower bound");
+    v("dr_motor_strength_max", dr_motor_strength_max, "domain randomization: actuator strength scale, upper bound");
+    v("dr_damping_min", dr_damping_min, "domain randomization: joint damping scale, lower bound");
+    v("dr_damping_max", dr_damping_max, "domain randomization: joint damping scale, upper bound");
+    v("obs_noise", obs_noise, "std of Gaussian noise added to the actor observation (0: none)");
+    v("push_interval_s", push_interval_s, "seconds between random base velocity kicks (0: none)");
+    v("push_velocity", push_velocity, "base velocity kick, uniform in [-push_velocity, push_velocity] m/s");
+  }
+  bool randomizes_model() const {
+    return dr_friction_min != 1.0f || dr_friction_max != 1.0f || dr_added_mass_min != 0.0f ||
+           dr_added_mass_max != 0.0f || dr_motor_strength_min != 1.0f || dr_motor_strength_max != 1.0f ||
+           dr_damping_min != 1.0f || dr_damping_max != 1.0f;
+  }
+};
+
+// The drawn values at the start of an env's DR row.
+enum DrValue : int { kDrFriction = 0, kDrAddedMass = 1, kDrMotorStrength = 2, kDrDamping = 3, kNumDrValues = 4 };
+
+// Offsets in one env's DR row: the drawn values, then the env's copies of the model fields they change.
+struct DrLayout {
+  int body_mass, geom_friction, dof_damping, actuator_gear, actuator_kp, actuator_kv;
+  int size;
+};
+template <class T>
+inline DrLayout dr_layout(const ModelView<T>& m) {
+  DrLayout l{};
+  int at = kNumDrValues;
+  l.body_mass = at, at += m.nbody;
+  l.geom_friction = at, at += 3 * m.ngeom;
+  l.dof_damping = at, at += m.nv;
+  l.actuator_gear = at, at += m.nu;
+  l.actuator_kp = at, at += m.nu;
+  l.actuator_kv = at, at += m.nu;
+  l.size = (at + 3) / 4 * 4;
+  return l;
+}
+
+// What a task sees of one env.
+struct RobotCtx {
+  ModelView<float> m;  // this env's model (randomized fields point at its DR row when DR is on)
+  DataView<float> d;   // this env's physics row
+  int frame_skip;      // physics substeps per control step
+  float dt;            // control step, frame_skip * m.timestep (s)
+  const float* dr;     // drawn values [kNumDrValues]: friction scale, added mass, motor strength, damping scale
+
+  // One control step of physics with ctrl (nu values) held, then kinematics, so that x* (xpos,
+  // xipos, geom_xpos, site_xpos, ...) describe the new qpos. (MuJoCo's mj_step leaves them one
+  // substep behind; Gymnasium reads them there. Ours are current: a documented deviation.)
+  RLT_HD void simulate(const float* ctrl) const {
+    physics_step(m, d, ctrl, frame_skip, static_cast<int*>(nullptr));
+    kinematics(m, d);
+  }
+  // com-based inertia and velocity (cinert, cdof, cvel, cdof_dot) for the current qpos, qvel.
+  RLT_HD void com_quantities() const {
+    com_position(m, d);
+    com_velocity(m, d);
+  }
+};
+
+namespace robot_detail {
+template <class Task, class = void>
+struct HasSpaces : std::false_type {};
+template <class Task>
+struct HasSpaces<Task, std::void_t<decltype(Task::spaces(std::declval<const typename Task::Params&>(),
+                                                         std::declval<const Model&>(), std::declval<Space&>(),
+                                                         std::declval<Space&>()))>> : std::true_type {};
+template <class Task, class = void>
+struct HasNoiseScale : std::false_type {};
+template <class Task>
+struct HasNoiseScale<Task, std::void_t<decltype(Task::obs_noise_scale(std::declval<const typename Task::Params&>(), 0))>>
+    : std::true_type {};
+
+template <class Task>
+RLT_HD RLT_INLINE float noise_scale(const typename Task::Params& p, int k) {
+  if constexpr (HasNoiseScale<Task>::value) return Task::obs_noise_scale(p, k);
+  else return 1.0f;
+}
+
+// The draw counter's top byte tags a sub-stream of one Philox key and counter.
+RLT_HD RLT_INLINE Philox substream(Philox rng, u32 tag) {
+  rng.ctr.v[3] = tag << 24;
+  return rng;
+}
+constexpr u32 kSubNoise = 1, kSubPush = 2;
+}  // namespace robot_detail
+
+// Draws env i's randomization (values and model fields) into its DR row.
+RLT_HD inline void draw_randomization(const RobotParams& p, const ModelView<float>& base, const DrLayout& l, float* row,
+                                      Philox rng) {
+  float u[4];
+  uniform4(rng, 0.0f, 1.0f, u, 4);
+  const float friction = p.dr_friction_min + (p.dr_friction_max - p.dr_friction_min) * u[0];
+  const float added_mass = p.dr_added_mass_min + (p.dr_added_mass_max - p.dr_added_mass_min) * u[1];
+  const float strength = p.dr_motor_strength_min + (p.dr_motor_strength_max - p.dr_motor_strength_min) * u[2];
+  const float damping = p.dr_damping_min + (p.dr_damping_max - p.dr_damping_min) * u[3];
+  row[kDrFriction] = friction, row[kDrAddedMass] = added_mass, row[kDrMotorStrength] = strength, row[kDrDamping] = damping;
+  for (int b = 0; b < base.nbody; ++b) row[l.body_mass + b] = base.body_mass[b] + (b == 1 ? added_mass : 0.0f);
+  for (int k = 0; k < 3 * base.ngeom; ++k) row[l.geom_friction + k] = base.geom_friction[k] * friction;
+  for (int k = 0; k < base.nv; ++k) row[l.dof_damping + k] = base.dof_damping[k] * damping;
+  for (int a = 0; a < base.nu; ++a) {
+    const bool motor = base.actuator_kind[a] == kActMotor;
+    row[l.actuator_gear + a] = base.actuator_gear[a] * (motor ? strength : 1.0f);
+    row[l.actuator_kp + a] = base.actuator_kp[a] * (motor ? 1.0f : strength);
+    row[l.actuator_kv + a] = base.actuator_kv[a] * (motor ? 1.0f : strength);
+  }
+}
+
+// The per-env work of RobotVecEnvT, shared by its reset and step functors.
+template <class Task>
+struct RobotKernel {
+  using Params = typename Task::Params;
+  using State = typename Task::State;
+  Params params;
+  RobotParams robot;
+  ModelView<float> model;  // executor copy of the model
+  DataLayout layout;
+  DrLayout drl;
+  std::uint64_t seed;
+  int max_steps;
+  int frame_skip;
+  float dt;
+  int dr_on;         // rebind the randomized model fields
+  int push_every;    // control steps between pushes (0: none)
+  int push_dof[2];   // dofs a push kicks (-1: none)
+  float* data;
+  float* dr;
+  State* states;
+  EnvCounters* counters;
+  float* obs;
+  float* final_obs;
+  float* critic_obs;        // null when kCriticObsDim == 0
+  float* final_critic_obs;
+  const float* act_low;
+  const float* act_high;
+  StepOutputs out;
+
+  RLT_HD RobotCtx ctx(i64 i) const {
+    RobotCtx c;
+    c.m = model;
+    const float* row = dr + i * drl.size;
+    if (dr_on) {
+      c.m.body_mass = row + drl.body_mass;
+      c.m.geom_friction = row + drl.geom_friction;
+      c.m.dof_damping = row + drl.dof_damping;
+      c.m.actuator_gear = row + drl.actuator_gear;
+      c.m.actuator_kp = row + drl.actuator_kp;
+      c.m.actuator_kv = row + drl.actuator_kv;
+    }
+    c.d = data_view<float>(layout, data + i * layout.size);
+    c.frame_skip = frame_skip;
+    c.dt = dt;
+    c.dr = row;
+    return c;
+  }
+
+  // Actor (with noise from `noise`) and critic observations of env i.
+  RLT_HD void observe(i64 i, const RobotCtx& c, const State& s, Philox noise) const {
+    float* o = obs + i * Task::kObsDim;
+    float* co = Task::kCriticObsDim > 0 ? critic_obs + i * Task::kCriticObsDim : static_cast<float*>(nullptr);
+    Task::observe(params, c, s, o, co);
+    if (robot.obs_noise > 0.0f) {
+      noise = robot_detail::substream(noise, robot_detail::kSubNoise);
+      for (int k = 0; k < Task::kObsDim; k += 4) {
+        const U32x4 r = noise.next4();
+        float z[4];
+        box_muller(r.v[0], r.v[1], z[0], z[1]);
+        box_muller(r.v[2], r.v[3], z[2], z[3]);
+        for (int q = 0; q < 4 && k + q < Task::kObsDim; ++q)
+          o[k + q] += robot.obs_noise * robot_detail::noise_scale<Task>(params, k + q) * z[q];
+      }
+    }
+  }
+
+  // Starts episode c.episode of env i: draws its randomization, resets physics and task, observes.
+  RLT_HD void start_episode(i64 i, const EnvCounters& cnt, State& s) const {
+    Philox rng(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode);
+    draw_randomization(robot, model, drl, dr + i * drl.size,
+                       Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 1u));
+    const RobotCtx c = ctx(i);
+    reset_data(c.m, c.d);
+    s = State{};
+    Task::reset(params, c, s, rng);
+    kinematics(c.m, c.d);
+    observe(i, c, s, Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 2u));
+  }
+
+  RLT_HD void step(i64 i, const float* actions) const {
+    State s = states[i];
+    EnvCounters cnt = counters[i];
+    const RobotCtx c = ctx(i);
+    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), cnt.episode, static_cast<u32>(cnt.step));
+    if (push_every > 0 && cnt.step > 0 && cnt.step % push_every == 0) {
+      Philox push = robot_detail::substream(rng, robot_detail::kSubPush);
+      float u[4];
+      uniform4(push, -robot.push_velocity, robot.push_velocity, u, 2);
+      for (int k = 0; k < 2; ++k)
+        if (push_dof[k] >= 0) c.d.qvel[push_dof[k]] += u[k];
+    }
+    float a[Task::kActDim];
+    const float* act = actions + i * Task::kActDim;
+    for (int k = 0; k < Task::kActDim; ++k) a[k] = clamp(act[k], act_low[k], act_high[k]);
+    float r = 0.0f;
+    bool term = false;
+    Task::step(params, c, s, a, rng, r, term);
+    cnt.step += 1;
+    observe(i, c, s, rng);
+    float* o = obs + i * Task::kObsDim;
+    const bool finite = all_finite(o, Task::kObsDim) && is_finite(r) && all_finite(c.d.qpos, c.m.nq) &&
+                        all_finite(c.d.qvel, c.m.nv) &&
+                        (Task::kCriticObsDim == 0 || all_finite(critic_obs + i * Task::kCriticObsDim, Task::kCriticObsDim));
+    if (finish_env_step(out, i, max_steps, finite, r, term, cnt)) {  // D9, truncation, totals
+      keep_final_obs(final_obs + i * Task::kObsDim, o, Task::kObsDim, finite);
+      if (Task::kCriticObsDim > 0)
+        keep_final_obs(final_critic_obs + i * Task::kCriticObsDim, critic_obs + i * Task::kCriticObsDim,
+                       Task::kCriticObsDim, finite);
+      start_episode(i, cnt, s);
+    }
+    states[i] = s;
+    counters[i] = cnt;
+  }
+};
+
+template <class Task>
+struct RobotResetOne {
+  RobotKernel<Task> k;
+  RLT_HD void operator()(i64 i) const {
+    EnvCounters c = k.counters[i];
+    c.step = 0;
+    c.ret = 0.0f;
+    typename Task::State s;
+    k.start_episode(i, c, s);
+    k.states[i] = s;
+    k.counters[i] = c;
+  }
+};
+
+template <class Task>
+struct RobotStepOne {
+  RobotKernel<Task> k;
+  const float* actions;
+  RLT_HD void operator()(i64 i) const { k.step(i, actions); }
+};
+
+// Geom poses of envs [first, first + count) for the viewer: (count x ngeom x 12) floats.
+struct GatherGeomPoses {
+  const float* data;
+  DataLayout layout;
+  int ngeom;
+  i64 first;
+  float* out;
+  RLT_HD void operator()(i64 k) const {
+    const float* row = data + (first + k) * layout.size;
+    float* o = out + k * ngeom * 12;
+    for (int g = 0; g < ngeom; ++g) {
+      for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];
+      for (int q = 0; q < 9; ++q) o[12 * g + 3 + q] = row[layout.geom_xmat + 9 * g + q];
+    }
+  }
+};
+
+// The compiled model of a task's embedded asset (host), with the task's timestep.
+inline Model load_robot_model(const char* asset, double timestep) {
+  const char* text = embedded_asset(asset);
+  if (!text) throw std::runtime_error(std::string("robot asset '") + asset + "' is not embedded in this build");
+  Model m = parse_mjcf(text, std::string("envs/assets/") + asset);
+  if (timestep > 0) m.timestep = timestep;
+  return m;
+}
+
+template <class Task, class Exec>
+class RobotVecEnvT final : public VecEnv {
+ public:
+  using State = typename Task::State;
+  static_assert(std::is_trivially_copyable<State>::value, "task state must be plain data");
+  static_assert(Task::kObsDim > 0 && Task::kActDim > 0 && Task::kCriticObsDim >= 0, "task dimensions");
+
+  RobotVecEnvT(Exec exec, i64 num_envs)
+      : m_exec(std::move(exec)), m_num_envs(num_envs), m_model(load_robot_model(Task::kAsset, Task::kTimestep)),
+        m_host(m_model) {
+    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
+    Task::check_model(m_model);
+    // The model's two blocks in executor memory, and a view of them.
+    m_model_reals.resize(static_cast<i64>(m_host.reals().size()));
+    m_model_ints.resize(static_cast<i64>(m_host.ints().size()));
+    m_exec.copy_from_host(m_model_reals.data(), m_host.reals().data(), static_cast<i64>(m_host.reals().size()));
+    m_exec.copy_from_host(m_model_ints.data(), m_host.ints().data(), static_cast<i64>(m_host.ints().size()));
+    m_view = m_host.view();
+    m_view.bind(m_model_reals.data(), m_model_ints.data());
+    m_layout = data_layout(m_host.view());
+    m_drl = dr_layout(m_host.view());
+    // The dofs a push kicks: a free root's world x, y velocity, or a planar root's horizontal slides.
+    m_push_dof[0] = m_push_dof[1] = -1;
+    if (m_model.njnt > 0 && m_model.jnt_type[0] == kJointFree) {
+      m_push_dof[0] = 0, m_push_dof[1] = 1;
+    } else {
+      int n = 0;
+      for (int j = 0; j < m_model.njnt && n < 2; ++j)
+        if (m_model.jnt_bodyid[static_cast<size_t>(j)] == 1 && m_model.jnt_type[static_cast<size_t>(j)] == kJointSlide &&
+            std::fabs(m_model.jnt_axis[3 * static_cast<size_t>(j) + 2]) < 0.5)
+          m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
+    }
+
+    m_spec.name = Task::kName;
+    m_spec.max_episode_steps = Task::kMaxEpisodeSteps;
+    m_spec.critic_obs_dim = Task::kCriticObsDim;
+    m_max_steps = Task::kMaxEpisodeSteps;
+    make_spaces();
+
+    m_data.resize(num_envs * m_layout.size);
+    m_dr.resize(num_envs * m_drl.size);
+    m_states.resize(num_envs);
+    m_counters.resize(num_envs);
+    m_obs.resize(num_envs * Task::kObsDim);
+    m_final_obs.resize(num_envs * Task::kObsDim);
+    m_critic_obs.resize(num_envs * Task::kCriticObsDim);
+    m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
+    m_reward.resize(num_envs);
+    m_terminated.resize(num_envs);
+    m_truncated.resize(num_envs);
+    m_ep_return.resize(num_envs);
+    m_ep_length.resize(num_envs);
+    m_nonfinite.resize(num_envs);
+    m_random_actions.resize(num_envs * Task::kActDim);
+    m_act_low.resize(Task::kActDim);
+    m_act_high.resize(Task::kActDim);
+    upload_action_bounds();
+  }
+
+  const EnvSpec& spec() const override { return m_spec; }
+  i64 num_envs() const override { return m_num_envs; }
+  Device device() const override { return Exec::kDevice; }
+
+  bool set_param(const std::string& name, double value) override {
+    if (name == "max_episode_steps") {
+      if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
+      m_max_steps = static_cast<int>(value);
+      m_spec.max_episode_steps = m_max_steps;
+      return true;
+    }
+    bool found = false;
+    auto set = [&](const char* n, auto& field, const char*) {
+      if (name == n) {
+        field = static_cast<std::remove_reference_t<decltype(field)>>(value);
+        found = true;
+      }
+    };
+    m_params.visit(set);
+    m_robot.visit(set);
+    if (found) {
+      check_robot_params();
+      make_spaces();
+      upload_action_bounds();
+    }
+    return found;
+  }
+
+  std::vector<ParamInfo> params() const override {
+    std::vector<ParamInfo> out;
+    out.push_back({"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"});
+    auto get = [&](const char* n, auto& field, const char* doc) { out.push_back({n, static_cast<double>(field), doc}); };
+    auto p = m_params;
+    p.visit(get);
+    auto r = m_robot;
+    r.visit(get);
+    return out;
+  }
+
+  void reset(std::uint64_t seed) override {
+    m_seed = seed;
+    m_exec.fill(m_counters.data(), EnvCounters{0, 0, 0.0f, 0}, m_num_envs);
+    m_exec.fill(m_nonfinite.data(), std::uint32_t{0}, m_num_envs);
+    m_exec.fill(m_terminated.data(), std::uint8_t{0}, m_num_envs);
+    m_exec.fill(m_truncated.data(), std::uint8_t{0}, m_num_envs);
+    m_exec.fill(m_data.data(), 0.0f, m_data.size());
+    parallel_for(m_exec, m_num_envs, RobotResetOne<Task>{kernel()});
+  }
+
+  void step(const float* actions) override { parallel_for(m_exec, m_num_envs, RobotStepOne<Task>{kernel(), actions}); }
+
+  const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
+    const i64 components = m_num_envs * Task::kActDim;
+    RandomActions f{m_random_actions.data(), components, Task::kActDim, false, 0, m_act_low.data(), m_act_high.data(),
+                    seed, step};
+    parallel_for(m_exec, (components + 3) / 4, f);
+    return m_random_actions.data();
+  }
+
+  const float* obs() const override { return m_obs.data(); }
+  const float* final_obs() const override { return m_final_obs.data(); }
+  const float* reward() const override { return m_reward.data(); }
+  const std::uint8_t* terminated() const override { return m_terminated.data(); }
+  const std::uint8_t* truncated() const override { return m_truncated.data(); }
+  const float* ep_return() const override { return m_ep_return.data(); }
+  const std::int32_t* ep_length() const override { return m_ep_length.data(); }
+  const float* critic_obs() const override { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
+  const float* final_critic_obs() const override {
+    return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
+  }
+
+  std::vector<DrawGeom> draw_geoms() const override {
+    std::vector<DrawGeom> out(static_cast<size_t>(m_model.ngeom));
+    for (int g = 0; g < m_model.ngeom; ++g) {
+      const size_t gs = static_cast<size_t>(g);
+      DrawGeom& dg = out[gs];
+      dg.type = m_model.geom_type[gs];
+      for (int k = 0; k < 3; ++k) dg.size[k] = static_cast<float>(m_model.geom_size[3 * gs + k]);
+      if (m_model.geom_rgba.size() == 4 * static_cast<size_t>(m_model.ngeom))
+        for (int k = 0; k < 4; ++k) dg.rgba[k] = m_model.geom_rgba[4 * gs + k];
+    }
+    return out;
+  }
+
+  void draw_poses(i64 first, i64 count, float* host_out) const override {
+    if (first < 0 || count < 0 || first + count > m_num_envs)
+      throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                              ") outside [0, " + std::to_string(m_num_envs) + ")");
+    const i64 n = count * m_model.ngeom * 12;
+    if (n == 0) return;
+    if (m_pose_staging.size() < n) m_pose_staging.resize(n);
+    parallel_for(m_exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, m_pose_staging.data()});
+    m_exec.copy_to_host(host_out, m_pose_staging.data(), n);
+  }
+
+  i64 num_nonfinite_resets() const override {
+    std::vector<std::uint32_t> h(static_cast<size_t>(m_num_envs));
+    m_exec.copy_to_host(h.data(), m_nonfinite.data(), m_num_envs);
+    i64 total = 0;
+    for (auto v : h) total += v;
+    return total;
+  }
+
+  std::vector<StateBlob> save_state() const override {
+    std::vector<StateBlob> out;
+    out.push_back(buffer_blob<State>(m_exec, "states", m_states));
+    out.push_back(buffer_blob<EnvCounters>(m_exec, "counters", m_counters));
+    out.push_back(buffer_blob<float>(m_exec, "obs", m_obs));
+    out.push_back(buffer_blob<float>(m_exec, "critic_obs", m_critic_obs));
+    out.push_back(buffer_blob<float>(m_exec, "physics", m_data));
+    out.push_back(buffer_blob<float>(m_exec, "randomization", m_dr));
+    out.push_back(buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_nonfinite));
+    out.push_back(u64_state_blob("seed", m_seed));
+    return out;
+  }
+
+  void load_state(const std::vector<StateBlob>& blobs) override {
+    buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
+    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_counters);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_obs);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "critic_obs"), m_critic_obs);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "physics"), m_data);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "randomization"), m_dr);
+    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_nonfinite);
+    m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
+  }
+
+  // For tests and tools (executor memory): the compiled model, its executor view, row layouts.
+  Exec& executor() { return m_exec; }
+  const Model& model() const { return m_model; }
+  const ModelView<float>& model_view() const { return m_view; }  // executor memory
+  const ModelView<float>& host_model_view() const { return m_host.view(); }
+  const DataLayout& layout() const { return m_layout; }
+  const DrLayout& randomization_layout() const { return m_drl; }
+  const typename Task::Params& task_params() const { return m_params; }
+  const RobotParams& robot_params() const { return m_robot; }
+  int frame_skip() const { return Task::kFrameSkip; }
+  float control_dt() const { return static_cast<float>(Task::kFrameSkip * m_model.timestep); }
+  float* physics_rows() { return m_data.data(); }
+  float* randomization_rows() { return m_dr.data(); }
+  State* states() { return m_states.data(); }
+  EnvCounters* counters() { return m_counters.data(); }
+
+ private:
+  RobotKernel<Task> kernel() {
+    RobotKernel<Task> k{};
+    k.params = m_params;
+    k.robot = m_robot;
+    k.model = m_view;
+    k.layout = m_layout;
+    k.drl = m_drl;
+    k.seed = m_seed;
+    k.max_steps = m_max_steps;
+    k.frame_skip = Task::kFrameSkip;
+    k.dt = control_dt();
+    k.dr_on = m_robot.randomizes_model() ? 1 : 0;
+    k.push_every = 0;
+    if (m_robot.push_interval_s > 0.0f && m_robot.push_velocity > 0.0f)
+      k.push_every = std::max(1, static_cast<int>(std::lround(m_robot.push_interval_s / k.dt)));
+    k.push_dof[0] = m_push_dof[0], k.push_dof[1] = m_push_dof[1];
+    k.data = m_data.data();
+    k.dr = m_dr.data();
+    k.states = m_states.data();
+    k.counters = m_counters.data();
+    k.obs = m_obs.data();
+    k.final_obs = m_final_obs.data();
+    k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
+    k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
+    k.act_low = m_act_low.data();
+    k.act_high = m_act_high.data();
+    k.out = StepOutputs{m_reward.data(),    m_terminated.data(), m_truncated.data(),
+                        m_ep_return.data(), m_ep_length.data(),  m_nonfinite.data()};
+    return k;
+  }
+
+  // Each value on its own (the order in which a config sets min and max does not matter: a range is
+  // drawn uniformly between its two ends, whichever is larger).
+  void check_robot_params() const {
+    const float scales[] = {m_robot.dr_friction_min,       m_robot.dr_friction_max, m_robot.dr_motor_strength_min,
+                            m_robot.dr_motor_strength_max, m_robot.dr_damping_min,  m_robot.dr_damping_max,
+                            m_robot.obs_noise,             m_robot.push_interval_s, m_robot.push_velocity};
+    for (float v : scales)
+      if (!(v >= 0.0f) || !std::isfinite(v)) throw std::invalid_argument("a finite non-negative number");
+    const float base_mass = m_model.nbody > 1 ? static_cast<float>(m_model.body_mass[1]) : 0.0f;
+    for (float v : {m_robot.dr_added_mass_min, m_robot.dr_added_mass_max})
+      if (!(v > -base_mass) || !std::isfinite(v))
+        throw std::invalid_argument("kg > -(base body mass " + std::to_string(base_mass) + ")");
+  }
+
+  void make_spaces() {
+    if constexpr (robot_detail::HasSpaces<Task>::value) {
+      Task::spaces(m_params, m_model, m_spec.observation, m_spec.action);
+    } else {
+      if (m_model.nu != Task::kActDim)
+        throw std::runtime_error(std::string(Task::kName) + ": the model has " + std::to_string(m_model.nu) +
+                                 " actuators, the task " + std::to_string(Task::kActDim) + " actions");
+      const float inf = INFINITY;
+      m_spec.observation = Space{Task::kObsDim, false, 0, std::vector<float>(Task::kObsDim, -inf),
+                                 std::vector<float>(Task::kObsDim, inf)};
+      Space act{Task::kActDim, false, 0, {}, {}};
+      for (int a = 0; a < m_model.nu; ++a) {
+        if (!m_model.actuator_ctrllimited[static_cast<size_t>(a)])
+          throw std::runtime_error(std::string(Task::kName) + ": actuator " + std::to_string(a) + " has no ctrlrange");
+        act.low.push_back(static_cast<float>(m_model.actuator_ctrlrange[2 * static_cast<size_t>(a)]));
+        act.high.push_back(static_cast<float>(m_model.actuator_ctrlrange[2 * static_cast<size_t>(a) + 1]));
+      }
+      m_spec.action = act;
+    }
+    if (m_spec.observation.dim != Task::kObsDim || m_spec.action.dim != Task::kActDim ||
+        static_cast<int>(m_spec.action.low.size()) != Task::kActDim)
+      throw std::runtime_error(std::string(Task::kName) + ": spaces do not match kObsDim/kActDim");
+  }
+
+  void upload_action_bounds() {
+    m_exec.copy_from_host(m_act_low.data(), m_spec.action.low.data(), Task::kActDim);
+    m_exec.copy_from_host(m_act_high.data(), m_spec.action.high.data(), Task::kActDim);
+  }
+
+  Exec m_exec;
+  i64 m_num_envs;
+  Model m_model;             // host, double (spaces, draw_geoms, checks)
+  HostModel<float> m_host;   // host float blocks
+  ModelView<float> m_view;   // bound to the executor copy below
+  DataLayout m_layout;
+  DrLayout m_drl;
+  int m_push_dof[2];
+  EnvSpec m_spec;
+  typename Task::Params m_params;
+  RobotParams m_robot;
+  int m_max_steps;
+  std::uint64_t m_seed = 0;
+  typename Exec::template Buffer<float> m_model_reals;        // HostModel<float>::reals() on the executor
+  typename Exec::template Buffer<int> m_model_ints;           // HostModel<float>::ints()
+  typename Exec::template Buffer<float> m_data;               // (num_envs x layout.size) physics rows
+  typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
+  typename Exec::template Buffer<State> m_states;             // (num_envs)
+  typename Exec::template Buffer<EnvCounters> m_counters;     // (num_envs)
+  typename Exec::template Buffer<float> m_obs, m_final_obs;   // (num_envs x kObsDim)
+  typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
+  typename Exec::template Buffer<float> m_reward;             // (num_envs)
+  typename Exec::template Buffer<std::uint8_t> m_terminated, m_truncated;  // (num_envs)
+  typename Exec::template Buffer<float> m_ep_return;          // (num_envs) valid where done
+  typename Exec::template Buffer<std::int32_t> m_ep_length;   // (num_envs) valid where done
+  typename Exec::template Buffer<std::uint32_t> m_nonfinite;  // (num_envs)
+  typename Exec::template Buffer<float> m_random_actions;     // (num_envs x kActDim)
+  typename Exec::template Buffer<float> m_act_low, m_act_high;  // (kActDim)
+  mutable typename Exec::template Buffer<float> m_pose_staging;  // draw_poses gather
+};
+
+
+// ---- helpers for tasks -------------------------------------------------------------------------
+
+// x[k] += U(-h, h) for k < n.
+RLT_HD inline void add_uniform_noise(Philox& rng, float h, float* x, int n) {
+  for (int k = 0; k < n; k += 4) {
+    float u[4];
+    uniform4(rng, -h, h, u, 4);
+    for (int q = 0; q < 4 && k + q < n; ++q) x[k + q] += u[q];
+  }
+}
+// x[k] += scale * N(0, 1) for k < n.
+RLT_HD inline void add_normal_noise(Philox& rng, float scale, float* x, int n) {
+  for (int k = 0; k < n; k += 4) {
+    const U32x4 r = rng.next4();
+    float z[4];
+    box_muller(r.v[0], r.v[1], z[0], z[1]);
+    box_muller(r.v[2], r.v[3], z[2], z[3]);
+    for (int q = 0; q < 4 && k + q < n; ++q) x[k + q] += scale * z[q];
+  }
+}
+RLT_HD inline float sum_squares(const float* x, int n) {
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k) s += x[k] * x[k];
+  return s;
+}
+// Renormalizes the quaternion at q (4 values) after additive reset noise (MuJoCo normalizes it in
+// its next step; our kinematics wants it unit at once).
+RLT_HD inline void normalize_quat(float* q) {
+  const float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; ++k) q[k] /= n;
+}
+
+}  // namespace rlt

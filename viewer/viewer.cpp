@@ -1,0 +1,812 @@
+#include "viewer/viewer.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "rl/checkpoint.h"
+#include "rl/config.h"
+#include "rl/evaluate.h"
+#include "viewer/camera.h"
+#include "viewer/layout.h"
+#include "viewer/renderer.h"
+#include "viewer/sim_source.h"
+
+namespace rlt {
+
+const char* viewer_no_display_hint() {
+  return "no display to open a window on. Render offscreen instead: rltrain view ... --headless --frames N --out DIR "
+         "(on a machine without an X server, under a virtual one: xvfb-run -a rltrain view ... --headless ...)";
+}
+
+namespace {
+
+using namespace view;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// GLFW's last error, for messages.
+std::string g_glfw_error;
+void on_glfw_error(int code, const char* what) { g_glfw_error = std::to_string(code) + ": " + (what ? what : ""); }
+
+int kind_of(int geom_type) {
+  switch (geom_type) {
+    case 2: return kKindSphere;
+    case 3: return kKindCapsule;
+    case 5: return kKindCapsule;  // cylinder: drawn as a capsule
+    case 6: return kKindBox;
+    default: return -1;           // plane (the ground is drawn anyway) and unsupported types
+  }
+}
+
+// The batch's geoms laid out on the grid, turned into per-kind instance arrays each frame.
+struct Scene {
+  std::vector<DrawGeom> geoms;
+  std::vector<int> kinds;
+  EnvGrid grid;
+  Vec3 env_centre;        // centre of env 0's initial bounding box, in its own frame
+  float env_radius = 1;   // half its diagonal
+  std::vector<float> poses;
+  std::vector<float> inst[kNumKinds][kNumLods];  // instances per geom kind and level of detail
+  std::int64_t visible_envs = 0;
+
+  void init(ViewSim& sim) {
+    geoms = sim.geoms();
+    if (geoms.empty())
+      throw ConfigError("env '" + sim.title() + "' has nothing to draw (it provides no draw_geoms/draw_poses)");
+    kinds.clear();
+    for (const auto& g : geoms) kinds.push_back(kind_of(g.type));
+    poses.resize(geoms.size() * 12);
+    sim.poses(0, 1, poses.data());
+    Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+    for (size_t g = 0; g < geoms.size(); ++g) {
+      if (kinds[g] < 0) continue;
+      const float* p = poses.data() + 12 * g;
+      const float* R = p + 3;  // row-major: R[3 i + j] = world axis i of local axis j
+      const float* s = geoms[g].size;
+      float e[3];
+      for (int i = 0; i < 3; ++i) {  // the geom's world-axis half extent
+        const float a0 = std::fabs(R[3 * i]), a1 = std::fabs(R[3 * i + 1]), a2 = std::fabs(R[3 * i + 2]);
+        e[i] = kinds[g] == kKindBox       ? a0 * s[0] + a1 * s[1] + a2 * s[2]
+               : kinds[g] == kKindCapsule ? s[0] + a2 * s[1]
+                                          : s[0];
+      }
+      lo = {std::min(lo.x, p[0] - e[0]), std::min(lo.y, p[1] - e[1]), std::min(lo.z, p[2] - e[2])};
+      hi = {std::max(hi.x, p[0] + e[0]), std::max(hi.y, p[1] + e[1]), std::max(hi.z, p[2] + e[2])};
+    }
+    if (lo.x > hi.x) lo = hi = Vec3{0, 0, 0};
+    env_centre = (lo + hi) * 0.5f;
+    env_radius = std::max(0.25f, 0.5f * length(hi - lo));
+    const float ex = hi.x - lo.x, ey = hi.y - lo.y;
+    const float margin = std::max(0.6f, 0.35f * std::max(ex, ey));
+    float sx = ex + margin, sy = ey + margin;
+    if (ey < 0.3f * ex) sy = std::max(sy, 0.5f * sx);  // planar envs: rows far enough apart to see each
+    grid = EnvGrid::make(sim.num_envs(), sx, sy);
+  }
+
+  // Poses of the visible envs (all when cull is false) into instances; env `highlight` brightened.
+  // An env's level of detail comes from its distance to the eye in env radii (far envs are a few
+  // pixels tall: coarse spheres and capsules cost a software rasterizer much less).
+  void build(ViewSim& sim, const Mat4& view_proj, Vec3 eye, std::int64_t highlight, bool cull) {
+    for (auto& kind : inst)
+      for (auto& v : kind) v.clear();
+    const std::int64_t n = sim.num_envs();
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges =
+        cull ? visible_env_ranges(grid, view_proj, env_centre, env_radius) : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, n}};
+    const size_t ng = geoms.size();
+    visible_envs = 0;
+    for (const auto& [first, count] : ranges) {
+      poses.resize(static_cast<size_t>(count) * ng * 12);
+      sim.poses(first, count, poses.data());
+      visible_envs += count;
+      for (std::int64_t k = 0; k < count; ++k) {
+        const Vec3 o = grid.origin(first + k);
+        const bool lit = first + k == highlight;
+        const float radii = length(o + env_centre - eye) / env_radius;
+        const int lod = radii > 40.0f ? 2 : radii > 12.0f ? 1 : 0;
+        for (size_t g = 0; g < ng; ++g) {
+          const int kind = kinds[g];
+          if (kind < 0) continue;
+          const float* p = poses.data() + (static_cast<size_t>(k) * ng + g) * 12;
+          const DrawGeom& d = geoms[g];
+          auto& v = inst[kind][kind == kKindBox ? 0 : lod];
+          v.insert(v.end(), {p[0] + o.x, p[1] + o.y, p[2] + o.z, p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
+                             d.size[0], d.size[1], d.size[2]});
+          if (lit) v.insert(v.end(), {0.5f + 0.5f * d.rgba[0], 0.5f + 0.5f * d.rgba[1], 0.5f + 0.5f * d.rgba[2], 1.0f});
+          else v.insert(v.end(), {d.rgba[0], d.rgba[1], d.rgba[2], d.rgba[3]});
+        }
+      }
+    }
+  }
+
+  // Where the camera looks when following env `env`: the mean position of its geoms.
+  Vec3 focus(ViewSim& sim, std::int64_t env) {
+    const size_t ng = geoms.size();
+    std::vector<float> p(ng * 12);
+    sim.poses(env, 1, p.data());
+    Vec3 c{0, 0, 0};
+    int m = 0;
+    for (size_t g = 0; g < ng; ++g)
+      if (kinds[g] >= 0) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
+    return grid.origin(env) + (m ? c * (1.0f / static_cast<float>(m)) : env_centre);
+  }
+};
+
+template <class T>
+struct Ring {
+  std::vector<T> v;
+  size_t cap;
+  explicit Ring(size_t c) : cap(c) {}
+  void push(T x) {
+    if (v.size() == cap) v.erase(v.begin());
+    v.push_back(x);
+  }
+};
+
+// One viewer session: the sim, its scene, the camera and what the panel controls.
+struct Session {
+  const ViewOptions& opts;
+  std::unique_ptr<ViewSim> sim;
+  EnvSim* env_sim = nullptr;  // the same object when it is an EnvSim (policy reloads)
+  Scene scene;
+  OrbitCamera camera;
+  ControlMode mode = ControlMode::kRandom;
+  bool deterministic = false;
+  bool paused = false;
+  bool follow = false;
+  bool shadows = true;
+  double speed = 1.0, speed_acc = 0.0;
+  std::int64_t selected = 0;
+  std::vector<float> manual;
+  Ring<float> rewards{600}, returns{200};
+  float running_return = 0, last_return = NAN;
+  EnvInfo info;
+  std::int64_t env_steps = 0;         // steps of the batch (x num_envs for env steps)
+  double steps_per_s = 0, frame_ms = 0, sim_ms = 0, render_ms = 0;
+  // --returns: the first finished episode of every env.
+  std::vector<float> first_return;
+  std::vector<char> has_return;
+  std::int64_t num_first = 0;
+  std::vector<std::pair<i64, float>> finished_scratch;
+  // train --view
+  fs::file_time_type ckpt_time{};
+  int policy_loads = 0;
+  std::string watch_status;
+  const std::atomic<bool>* training_done = nullptr;  // train --view: set by the trainer thread
+
+  explicit Session(const ViewOptions& o) : opts(o) {}
+
+  void frame_camera(float aspect) {
+    // Fit the grid: its width across the image, its depth (foreshortened by the pitch) and one env's
+    // height up it; the near rows are closer than the target, hence the + hd.
+    const float hw = scene.grid.half_width(), hd = scene.grid.half_depth();
+    camera.target = scene.env_centre;
+    camera.yaw = opts.yaw;
+    camera.pitch = opts.pitch;
+    const float tan_y = std::tan(0.5f * camera.fovy), tan_x = tan_y * aspect;
+    const float d = std::max({hw / tan_x, (hd * std::sin(camera.pitch) + scene.env_radius) / tan_y, scene.env_radius / tan_y});
+    camera.distance = std::max(1.0f, 1.1f * d + 0.5f * hd * std::cos(camera.pitch)) / std::max(0.05f, opts.zoom);
+  }
+
+  void step_once() {
+    sim->step(mode, deterministic, manual);
+    ++env_steps;
+    if (!opts.returns_path.empty()) {
+      sim->finished(finished_scratch);
+      for (const auto& [i, r] : finished_scratch)
+        if (!has_return[static_cast<size_t>(i)]) has_return[static_cast<size_t>(i)] = 1, first_return[static_cast<size_t>(i)] = r, ++num_first;
+    }
+    if (!opts.headless) {  // the panel's numbers: one env's few floats
+      info = sim->inspect(selected);
+      rewards.push(info.reward);
+      running_return += info.reward;
+      if (info.done) {
+        last_return = info.finished_return;
+        returns.push(info.finished_return);
+        running_return = 0;
+      }
+    }
+  }
+
+  void advance() {
+    speed_acc += speed;
+    const auto t0 = Clock::now();
+    int k = 0;
+    for (; speed_acc >= 1.0 && k < 1000; speed_acc -= 1.0, ++k) step_once();
+    const double dt = seconds_since(t0);
+    sim_ms = 1e3 * dt;
+    if (k > 0 && dt > 0) steps_per_s = 0.9 * steps_per_s + 0.1 * (static_cast<double>(k * sim->num_envs()) / dt);
+  }
+
+  void select(std::int64_t env) {
+    selected = std::clamp<std::int64_t>(env, 0, sim->num_envs() - 1);
+    running_return = 0;
+    rewards.v.clear();
+    returns.v.clear();
+    last_return = NAN;
+    info = sim->inspect(selected);
+  }
+
+  // train --view: reload the run's latest checkpoint when the trainer has rewritten it.
+  void poll_checkpoint() {
+    if (opts.watch_run_dir.empty() || !env_sim) return;
+    const fs::path p = fs::path(opts.watch_run_dir) / "checkpoints" / "latest.safetensors";
+    std::error_code ec;
+    const auto t = fs::last_write_time(p, ec);
+    if (ec || t == ckpt_time) return;
+    try {
+      const Checkpoint ckpt = read_checkpoint(p.string());
+      env_sim->load_policy(ckpt, p.string());
+      ckpt_time = t;
+      if (policy_loads++ == 0 && opts.control.empty()) mode = ControlMode::kPolicy;
+      watch_status = "policy reloaded " + std::to_string(policy_loads) + " times";
+    } catch (const std::exception& e) {
+      watch_status = std::string("checkpoint not readable yet: ") + e.what();  // mid-write elsewhere: retry
+    }
+  }
+};
+
+ControlMode parse_control(const std::string& s, bool has_policy) {
+  if (s.empty()) return has_policy ? ControlMode::kPolicy : ControlMode::kRandom;
+  if (s == "policy") {
+    if (!has_policy) throw ConfigError("--control policy: needs --checkpoint");
+    return ControlMode::kPolicy;
+  }
+  if (s == "random") return ControlMode::kRandom;
+  if (s == "zero") return ControlMode::kZero;
+  throw ConfigError("--control: expected policy, random or zero, got \"" + s + "\"");
+}
+
+std::unique_ptr<ViewSim> make_sim(const ViewOptions& opts, EnvSim** env_sim) {
+  *env_sim = nullptr;
+  if (!opts.model_path.empty()) {
+    if (!opts.checkpoint.empty()) throw ConfigError("--model: plays zero, random or hand-set controls; --checkpoint needs --config");
+    if (opts.device == "cuda") throw ConfigError("--device cuda: --model runs the physics on the CPU executor only so far");
+    return std::make_unique<ModelSim>(opts.model_path, opts.num_envs > 0 ? opts.num_envs : 64, opts.threads, opts.seed,
+                                      opts.control_dt);
+  }
+  Config cfg;
+  std::string ckpt_path;
+  std::unique_ptr<Checkpoint> ckpt;
+  if (!opts.checkpoint.empty()) {
+    ckpt_path = resolve_checkpoint_path(opts.checkpoint);
+    ckpt = std::make_unique<Checkpoint>(read_checkpoint(ckpt_path));
+  }
+  if (!opts.config_path.empty()) {
+    cfg = load_config(opts.config_path);
+    for (const auto& o : opts.overrides) apply_override(cfg, o);
+    if (ckpt && ckpt->config.env.name != cfg.env.name)
+      throw CheckpointError(ckpt_path + ": metadata \"env\": checkpoint is for env '" + ckpt->config.env.name + "', but " +
+                            opts.config_path + " asks for env '" + cfg.env.name + "'");
+  } else if (ckpt) {
+    cfg = ckpt->config;
+  } else {
+    throw ConfigError("rltrain view: --config FILE, --checkpoint PATH or --model FILE is required");
+  }
+  cfg.env.num_envs = opts.num_envs > 0 ? opts.num_envs : std::min<std::int64_t>(64, std::max<std::int64_t>(1, cfg.env.num_envs));
+  auto sim = std::make_unique<EnvSim>(cfg, opts.device, opts.threads, opts.seed);
+  if (ckpt) sim->load_policy(*ckpt, ckpt_path);
+  *env_sim = sim.get();
+  return sim;
+}
+
+void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w, int h) {
+  nlohmann::json j;
+  j["width"] = w;
+  j["height"] = h;
+  j["view_proj"] = std::vector<float>(vp.m, vp.m + 16);
+  j["sky"] = {0.72, 0.80, 0.90};
+  j["num_envs"] = s.sim->num_envs();
+  j["spacing"] = {s.scene.grid.spacing_x, s.scene.grid.spacing_y};
+  j["geoms"] = nlohmann::json::array();
+  for (const auto& g : s.scene.geoms)
+    j["geoms"].push_back({{"type", g.type}, {"size", {g.size[0], g.size[1], g.size[2]}}, {"rgba", {g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3]}}});
+  j["envs"] = nlohmann::json::array();
+  const std::int64_t n = std::min<std::int64_t>(s.sim->num_envs(), 256);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Vec3 o = s.scene.grid.origin(i);
+    j["envs"].push_back({{"origin", {o.x, o.y, o.z}}, {"obs", s.sim->inspect(i).obs}});
+  }
+  std::ofstream(path) << j.dump() << "\n";
+}
+
+bool have_program(const char* name) {
+  const std::string cmd = std::string("command -v ") + name + " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// A GLFW window with an OpenGL 3.3 core context (hidden when headless). Throws with the no-display
+// hint when GLFW cannot start.
+GLFWwindow* open_window(const ViewOptions& opts, const std::string& title) {
+  glfwSetErrorCallback(on_glfw_error);
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if ((!display || !*display) && (!wayland || !*wayland))
+    throw ConfigError(std::string("rltrain view: ") + viewer_no_display_hint());
+  if (!glfwInit()) throw ConfigError("rltrain view: GLFW could not start (" + g_glfw_error + "): " + viewer_no_display_hint());
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_VISIBLE, opts.headless ? GLFW_FALSE : GLFW_TRUE);
+  glfwWindowHint(GLFW_SAMPLES, opts.headless ? 0 : 4);
+  GLFWwindow* win = glfwCreateWindow(opts.headless ? 64 : opts.width, opts.headless ? 64 : opts.height, title.c_str(), nullptr, nullptr);
+  if (!win) {
+    glfwTerminate();
+    throw ConfigError("rltrain view: no OpenGL 3.3 core context (" + g_glfw_error + "); " + viewer_no_display_hint());
+  }
+  glfwMakeContextCurrent(win);
+  // Multisampling costs a software rasterizer (Mesa llvmpipe, e.g. under xvfb-run) about 4x the
+  // frame time: there, the window is made again without it (the grid lines are anti-aliased anyway).
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  if (!opts.headless && renderer && (std::strstr(renderer, "llvmpipe") || std::strstr(renderer, "softpipe"))) {
+    glfwDestroyWindow(win);
+    glfwWindowHint(GLFW_SAMPLES, 0);
+    win = glfwCreateWindow(opts.width, opts.height, title.c_str(), nullptr, nullptr);
+    if (!win) {
+      glfwTerminate();
+      throw ConfigError("rltrain view: no OpenGL 3.3 core context (" + g_glfw_error + "); " + viewer_no_display_hint());
+    }
+    glfwMakeContextCurrent(win);
+  }
+  glfwSwapInterval(opts.headless ? 0 : 1);
+  return win;
+}
+
+void print_returns(Session& s) {
+  if (s.opts.returns_path.empty()) return;
+  const std::int64_t n = s.sim->num_envs();
+  double sum = 0, sum2 = 0;
+  nlohmann::json r = nlohmann::json::array();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float v = s.first_return[static_cast<size_t>(i)];
+    r.push_back(s.has_return[static_cast<size_t>(i)] ? nlohmann::json(v) : nlohmann::json(nullptr));
+    sum += v;
+    sum2 += static_cast<double>(v) * v;
+  }
+  const double mean = sum / static_cast<double>(n);
+  const double sd = std::sqrt(std::max(0.0, sum2 / static_cast<double>(n) - mean * mean));
+  std::ofstream(s.opts.returns_path) << nlohmann::json{{"returns", r}, {"finished", s.num_first}, {"mean_return", mean}, {"std_return", sd}}.dump()
+                                     << "\n";
+  std::printf("%s: %lld of %lld envs finished an episode: mean return %.3f, std %.3f\n", s.sim->title().c_str(),
+              static_cast<long long>(s.num_first), static_cast<long long>(n), mean, sd);
+}
+
+void panel(Session& s, GLFWwindow* win, const Renderer& r) {
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(390, 0), ImGuiCond_FirstUseEver);
+  ImGui::Begin("rltrain view");
+  ImGui::Text("%s  |  %lld envs on %s  |  %lld visible", s.sim->title().c_str(), static_cast<long long>(s.sim->num_envs()),
+              s.sim->device().c_str(), static_cast<long long>(s.scene.visible_envs));
+  ImGui::Text("frame %.1f ms (%.0f fps)  sim %.1f ms  render %.1f ms", s.frame_ms, s.frame_ms > 0 ? 1e3 / s.frame_ms : 0.0,
+              s.sim_ms, s.render_ms);
+  ImGui::Text("%.3g env steps/s  |  %d draw calls", s.steps_per_s, r.last_draw_calls());
+  if (!s.watch_status.empty()) ImGui::TextWrapped("training: %s", s.watch_status.c_str());
+  ImGui::Separator();
+  ImGui::Checkbox("pause [space]", &s.paused);
+  ImGui::SameLine();
+  if (ImGui::Button("step [n]")) s.step_once();
+  float speed = static_cast<float>(s.speed);
+  if (ImGui::SliderFloat("steps/frame", &speed, 0.05f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) s.speed = speed;
+  if (ImGui::Button("reset all")) s.sim->reset_all(), s.select(s.selected);
+  ImGui::SameLine();
+  if (ImGui::Button("reset selected")) s.sim->reset_one(s.selected), s.select(s.selected);
+  ImGui::Separator();
+  int mode = static_cast<int>(s.mode);
+  if (s.sim->has_policy()) {
+    ImGui::RadioButton("policy", &mode, 0);
+    ImGui::SameLine();
+  }
+  ImGui::RadioButton("random", &mode, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("manual", &mode, 2);
+  ImGui::SameLine();
+  ImGui::RadioButton("zero", &mode, 3);
+  s.mode = static_cast<ControlMode>(mode);
+  if (s.sim->has_policy()) ImGui::Checkbox("deterministic (mode of the policy)", &s.deterministic);
+  const Space& act = s.sim->action_space();
+  if (s.mode == ControlMode::kManual && ImGui::CollapsingHeader("actuators (every env)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (int k = 0; k < act.dim; ++k) {
+      char label[32];
+      std::snprintf(label, sizeof label, "a[%d]", k);
+      if (act.discrete) {
+        int v = static_cast<int>(s.manual[static_cast<size_t>(k)]);
+        ImGui::SliderInt(label, &v, 0, act.num_actions - 1);
+        s.manual[static_cast<size_t>(k)] = static_cast<float>(v);
+      } else {
+        const float lo = std::isfinite(act.low[static_cast<size_t>(k)]) ? act.low[static_cast<size_t>(k)] : -1.0f;
+        const float hi = std::isfinite(act.high[static_cast<size_t>(k)]) ? act.high[static_cast<size_t>(k)] : 1.0f;
+        ImGui::SliderFloat(label, &s.manual[static_cast<size_t>(k)], lo, hi);
+      }
+    }
+  }
+  ImGui::Separator();
+  int sel = static_cast<int>(s.selected);
+  if (ImGui::InputInt("env (click one)", &sel)) s.select(sel);
+  ImGui::Checkbox("camera follows it [f]", &s.follow);
+  ImGui::SameLine();
+  ImGui::Checkbox("shadows", &s.shadows);
+  if (ImGui::CollapsingHeader("selected env", ImGuiTreeNodeFlags_DefaultOpen)) {
+    char last[32] = "-";
+    if (std::isfinite(s.last_return)) std::snprintf(last, sizeof last, "%.4g", s.last_return);
+    ImGui::Text("reward %.4g  episode return %.4g  last episode %s", s.info.reward, s.running_return, last);
+    std::string line;
+    char buf[32];
+    for (size_t k = 0; k < s.info.obs.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%s%.3g", k % 6 ? "  " : (k ? "\n" : ""), s.info.obs[k]);
+      line += buf;
+    }
+    ImGui::TextWrapped("obs (%zu):\n%s", s.info.obs.size(), line.c_str());
+    line.clear();
+    for (size_t k = 0; k < s.info.action.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%s%.3g", k ? "  " : "", s.info.action[k]);
+      line += buf;
+    }
+    ImGui::TextWrapped("action: %s", line.c_str());
+    if (!s.rewards.v.empty())
+      ImGui::PlotLines("reward", s.rewards.v.data(), static_cast<int>(s.rewards.v.size()), 0, nullptr, FLT_MAX, FLT_MAX, ImVec2(0, 60));
+    if (!s.returns.v.empty())
+      ImGui::PlotLines("episode\nreturns", s.returns.v.data(), static_cast<int>(s.returns.v.size()), 0, nullptr, FLT_MAX, FLT_MAX,
+                       ImVec2(0, 60));
+  }
+  ImGui::TextDisabled("drag: orbit  right/middle drag: pan  wheel: zoom");
+  ImGui::End();
+  (void)win;
+}
+
+// Interactive loop: window, panel, input. Returns when the window closes (or after opts.frames).
+void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(win, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+  double last_x = 0, last_y = 0, press_x = 0, press_y = 0;
+  bool was_down[3] = {false, false, false};
+  bool key_was[3] = {false, false, false};
+  auto frame_t = Clock::now();
+  auto second_t = frame_t;  // timing starts after the first frame (shader compilation)
+  double sum_sim = 0, sum_render = 0;
+  std::int64_t frame = 0;
+  while (!glfwWindowShouldClose(win) && (s.opts.frames <= 0 || frame < s.opts.frames)) {
+    glfwPollEvents();
+    s.poll_checkpoint();
+    int fw = 0, fh = 0, ww = 0, wh = 0;
+    glfwGetFramebufferSize(win, &fw, &fh);
+    glfwGetWindowSize(win, &ww, &wh);
+    if (fw == 0 || fh == 0) {  // minimized: sleep until something happens
+      glfwWaitEvents();
+      continue;
+    }
+    const float aspect = static_cast<float>(fw) / static_cast<float>(fh);
+    ImGuiIO& io = ImGui::GetIO();
+    double mx = 0, my = 0;
+    glfwGetCursorPos(win, &mx, &my);
+    if (!io.WantCaptureMouse) {
+      for (int b = 0; b < 3; ++b) {
+        const bool down = glfwGetMouseButton(win, b) == GLFW_PRESS;
+        if (down && !was_down[b]) press_x = mx, press_y = my;
+        if (down && was_down[b]) {
+          if (b == GLFW_MOUSE_BUTTON_LEFT) s.camera.orbit(static_cast<float>(mx - last_x), static_cast<float>(my - last_y));
+          else s.camera.pan(static_cast<float>(mx - last_x), static_cast<float>(my - last_y), static_cast<float>(wh));
+        }
+        if (!down && was_down[b] && b == GLFW_MOUSE_BUTTON_LEFT && std::abs(mx - press_x) + std::abs(my - press_y) < 4) {
+          // A click: the env whose cell is under the cursor (ray onto the ground plane).
+          const Vec3 eye = s.camera.eye();
+          const Vec3 f = normalize(s.camera.target - eye);
+          const Vec3 right = normalize(cross(f, Vec3{0, 0, 1}));
+          const Vec3 up = cross(right, f);
+          const float t = std::tan(0.5f * s.camera.fovy);
+          const float nx = static_cast<float>(2.0 * mx / ww - 1.0), ny = static_cast<float>(1.0 - 2.0 * my / wh);
+          const Vec3 dir = normalize(f + right * (nx * t * aspect) + up * (ny * t));
+          if (dir.z < -1e-4f) {
+            const Vec3 hit = eye + dir * (-eye.z / dir.z);
+            const Vec3 local = hit - s.scene.env_centre;
+            const std::int64_t env = s.scene.grid.env_at(local.x, local.y);
+            if (env >= 0) s.select(env);
+          }
+        }
+        was_down[b] = down;
+      }
+      if (io.MouseWheel != 0) s.camera.zoom(io.MouseWheel);
+    } else {
+      for (bool& d : was_down) d = false;
+    }
+    last_x = mx, last_y = my;
+    if (!io.WantCaptureKeyboard) {
+      const int keys[3] = {GLFW_KEY_SPACE, GLFW_KEY_N, GLFW_KEY_F};
+      for (int k = 0; k < 3; ++k) {
+        const bool down = glfwGetKey(win, keys[k]) == GLFW_PRESS;
+        if (down && !key_was[k]) {
+          if (k == 0) s.paused = !s.paused;
+          if (k == 1) s.step_once();
+          if (k == 2) s.follow = !s.follow;
+        }
+        key_was[k] = down;
+      }
+    }
+    if (!s.paused) s.advance();
+    if (s.follow) s.camera.target = s.scene.focus(*s.sim, s.selected);
+
+    const auto r0 = Clock::now();
+    const Mat4 vp = s.camera.view_proj(aspect);
+    s.scene.build(*s.sim, vp, s.camera.eye(), s.selected, true);
+    for (int k = 0; k < kNumKinds; ++k)
+      for (int lod = 0; lod < kNumLods; ++lod)
+        renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
+                               static_cast<std::int64_t>(s.scene.inst[k][lod].size() / kInstanceFloats));
+    RenderSettings rs;
+    rs.view_proj = vp;
+    rs.eye = s.camera.eye();
+    rs.shadows = s.shadows;
+    rs.shadow_centre = s.camera.target;
+    rs.shadow_radius = std::clamp(1.2f * s.camera.distance, 3.0f, 300.0f);
+    rs.ground_centre = Vec3{s.camera.target.x, s.camera.target.y, 0};
+    rs.ground_half = std::max(50.0f, 20.0f * s.camera.distance);
+    renderer.render(rs, 0, fw, fh);
+    s.render_ms = 1e3 * seconds_since(r0);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    panel(s, win, renderer);
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!s.opts.out_dir.empty()) {  // window and panel as seen (screenshots for docs)
+      std::vector<std::uint8_t> rgb;
+      read_framebuffer_rgb(0, fw, fh, rgb);
+      char name[64];
+      std::snprintf(name, sizeof name, "frame_%06lld.png", static_cast<long long>(frame));
+      stbi_write_png((fs::path(s.opts.out_dir) / name).string().c_str(), fw, fh, 3, rgb.data(), fw * 3);
+    }
+    glfwSwapBuffers(win);
+    const auto now = Clock::now();
+    s.frame_ms = 0.9 * s.frame_ms + 0.1 * 1e3 * std::chrono::duration<double>(now - frame_t).count();
+    frame_t = now;
+    if (frame == 0) second_t = now;
+    else sum_sim += s.sim_ms, sum_render += s.render_ms;
+    ++frame;
+  }
+  if (frame > 1) {
+    const double per = 1e3 * std::chrono::duration<double>(Clock::now() - second_t).count() / static_cast<double>(frame - 1);
+    std::fprintf(stderr, "rltrain view: %lld frames, %lld envs (%lld drawn last): %.1f ms/frame (%.1f fps): sim %.1f ms, render %.1f ms%s\n",
+                 static_cast<long long>(frame), static_cast<long long>(s.sim->num_envs()), static_cast<long long>(s.scene.visible_envs),
+                 per, 1e3 / per, sum_sim / static_cast<double>(frame - 1), sum_render / static_cast<double>(frame - 1),
+                 s.opts.out_dir.empty() ? "" : " (PNG writing included)");
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+}
+
+// Headless: opts.frames frames into an offscreen framebuffer, as PNGs and/or an MP4.
+void headless_loop(Session& s, Renderer& renderer) {
+  const ViewOptions& o = s.opts;
+  const int w = o.width, h = o.height;
+  OffscreenTarget target(w, h);
+  std::FILE* video = nullptr;
+  if (!o.video_path.empty()) {
+    char cmd[1024];
+    std::snprintf(cmd, sizeof cmd,
+                  "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s %dx%d -r 30 -i - -pix_fmt yuv420p -vcodec libx264 '%s'", w, h,
+                  o.video_path.c_str());
+    video = popen(cmd, "w");
+    if (!video) throw std::runtime_error("--video: could not start ffmpeg");
+  }
+  const float aspect = static_cast<float>(w) / static_cast<float>(h);
+  std::vector<std::uint8_t> rgb;
+  stbi_write_png_compression_level = 2;  // frames, not archives: about 3x faster than stb's default 8, ~20% larger
+  double render_s = 0, total_s = 0, first_s = 0;
+  auto t_all = Clock::now();
+  for (std::int64_t f = 0; f < o.frames; ++f) {
+    if (s.training_done && f + 1 == o.frames)  // the last frame shows the final policy
+      while (!*s.training_done) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    s.poll_checkpoint();
+    if (s.follow) s.camera.target = s.scene.focus(*s.sim, s.selected);
+    const auto r0 = Clock::now();
+    const Mat4 vp = s.camera.view_proj(aspect);
+    s.scene.build(*s.sim, vp, s.camera.eye(), -1, true);
+    for (int k = 0; k < kNumKinds; ++k)
+      for (int lod = 0; lod < kNumLods; ++lod)
+        renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
+                               static_cast<std::int64_t>(s.scene.inst[k][lod].size() / kInstanceFloats));
+    RenderSettings rs;
+    rs.view_proj = vp;
+    rs.eye = s.camera.eye();
+    rs.shadows = s.shadows;
+    rs.shadow_centre = s.camera.target;
+    rs.shadow_radius = std::clamp(1.2f * s.camera.distance, 3.0f, 300.0f);
+    rs.ground_centre = Vec3{s.camera.target.x, s.camera.target.y, 0};
+    rs.ground_half = std::max(50.0f, 20.0f * s.camera.distance);
+    renderer.render(rs, target.fbo(), w, h);
+    target.read_rgb(rgb);
+    render_s += seconds_since(r0);
+    if (!o.out_dir.empty()) {
+      char name[64];
+      std::snprintf(name, sizeof name, "frame_%06lld", static_cast<long long>(f));
+      const std::string base = (fs::path(o.out_dir) / name).string();
+      if (!stbi_write_png((base + ".png").c_str(), w, h, 3, rgb.data(), w * 3))
+        throw std::runtime_error(base + ".png: cannot write");
+      if (o.frame_info) write_frame_info(base + ".json", s, vp, w, h);
+    }
+    if (video && std::fwrite(rgb.data(), 1, rgb.size(), video) != rgb.size()) throw std::runtime_error("--video: ffmpeg stopped reading");
+    if (f + 1 < o.frames) s.advance();
+    if (f == 0) {  // the first frame pays for shader compilation: timed apart
+      first_s = seconds_since(t_all);
+      t_all = Clock::now();
+      render_s = 0;
+    }
+  }
+  total_s = seconds_since(t_all);
+  const std::int64_t timed = std::max<std::int64_t>(1, o.frames - 1);
+  if (video && pclose(video) != 0) throw std::runtime_error("--video: ffmpeg failed writing " + o.video_path);
+  if (!o.watch_run_dir.empty()) std::fprintf(stderr, "rltrain train --view: policy loaded %d times\n", s.policy_loads);
+  std::fprintf(stderr,
+               "rltrain view: %lld frames of %dx%d, %lld envs (%lld drawn), %lld env steps: first frame %.0f ms, then "
+               "%.1f frames/s (render+readback %.1f ms/frame)\n",
+               static_cast<long long>(o.frames), w, h, static_cast<long long>(s.sim->num_envs()),
+               static_cast<long long>(s.scene.visible_envs), static_cast<long long>(s.env_steps * s.sim->num_envs()),
+               1e3 * first_s, o.frames > 1 ? static_cast<double>(timed) / std::max(1e-9, total_s) : 0.0,
+               o.frames > 1 ? 1e3 * render_s / static_cast<double>(timed) : 0.0);
+}
+
+void check_options(const ViewOptions& o) {
+  if (o.headless && o.frames < 1) throw ConfigError("--headless: needs --frames N (N >= 1)");
+  if (o.headless && o.out_dir.empty() && o.video_path.empty() && o.returns_path.empty())
+    throw ConfigError("--headless: needs --out DIR, --video FILE or --returns FILE");
+  if (!o.video_path.empty() && !o.headless) throw ConfigError("--video: only with --headless");
+  if (!o.video_path.empty() && !have_program("ffmpeg"))
+    throw ConfigError("--video: ffmpeg is not installed (apt-get install ffmpeg); --out DIR writes PNG frames without it");
+  if (o.width < 16 || o.height < 16 || o.width > 8192 || o.height > 8192)
+    throw ConfigError("--width/--height: expected 16..8192 pixels, got " + std::to_string(o.width) + "x" + std::to_string(o.height));
+  if (!(o.speed >= 0) || o.speed > 1000) throw ConfigError("--speed: expected 0..1000 env steps per frame");
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.out_dir, ec);
+    if (ec) throw ConfigError("--out " + o.out_dir + ": cannot create (" + ec.message() + ")");
+  }
+}
+
+int run_session(Session& s) {
+  const ViewOptions& o = s.opts;
+  s.scene.init(*s.sim);
+  s.mode = parse_control(o.control, s.sim->has_policy() || !o.watch_run_dir.empty());
+  if (s.mode == ControlMode::kPolicy && !s.sim->has_policy()) s.mode = ControlMode::kRandom;  // until the first checkpoint
+  s.deterministic = o.deterministic;
+  s.speed = o.speed;
+  s.shadows = o.shadows;
+  s.manual.assign(static_cast<size_t>(std::max(1, s.sim->action_space().dim)), 0.0f);
+  s.first_return.assign(static_cast<size_t>(s.sim->num_envs()), 0.0f);
+  s.has_return.assign(static_cast<size_t>(s.sim->num_envs()), 0);
+  if (o.follow >= 0) {
+    if (o.follow >= s.sim->num_envs())
+      throw ConfigError("--follow: env " + std::to_string(o.follow) + " of " + std::to_string(s.sim->num_envs()));
+    s.selected = o.follow;
+    s.follow = true;
+  }
+  GLFWwindow* win = open_window(o, "rltrain view: " + s.sim->title());
+  int code = 0;
+  try {
+    Renderer renderer;
+    int fw = o.width, fh = o.height;
+    if (!o.headless) glfwGetFramebufferSize(win, &fw, &fh);
+    s.frame_camera(static_cast<float>(fw) / static_cast<float>(std::max(1, fh)));
+    if (s.follow) {
+      s.camera.target = s.scene.focus(*s.sim, s.selected);
+      s.camera.distance = std::max(1.5f, 3.0f * s.scene.env_radius) / std::max(0.05f, o.zoom);
+    }
+    if (!o.headless) s.select(s.selected);
+    if (o.headless) headless_loop(s, renderer);
+    else window_loop(s, win, renderer);
+    print_returns(s);
+  } catch (...) {
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    throw;
+  }
+  glfwDestroyWindow(win);
+  glfwTerminate();
+  return code;
+}
+
+std::string timestamp() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int run_view(const ViewOptions& opts) {
+  check_options(opts);
+  Session s(opts);
+  s.sim = make_sim(opts, &s.env_sim);
+  return run_session(s);
+}
+
+int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_every) {
+  // Bad input first, on this thread, before the trainer or a window starts.
+  Config cfg;
+  if (!train.resume_dir.empty()) {
+    cfg = load_config((fs::path(train.resume_dir) / "config.toml").string());
+    train.run_dir = train.resume_dir;
+  } else {
+    cfg = load_config(train.config_path);
+    for (const auto& o : train.overrides) apply_override(cfg, o);
+    if (train.run_dir.empty())
+      train.run_dir = "runs/" + cfg.env.name + "-s" + std::to_string(train.seed ? *train.seed : cfg.train.seed) + "-" + timestamp();
+    if (cfg.train.checkpoint_every == 0) {
+      if (view_every < 1) throw ConfigError("--view-every: expected a positive number of iterations");
+      train.overrides.push_back("train.checkpoint_every=" + std::to_string(view_every));
+      cfg.train.checkpoint_every = static_cast<int>(view_every);
+    }
+  }
+  view.watch_run_dir = train.run_dir;
+  check_options(view);
+  // The viewer's own small batch, on the CPU with one thread: the learner keeps its device and cores.
+  cfg.env.num_envs = view.num_envs > 0 ? view.num_envs : 16;
+  Session s(view);
+  auto sim = std::make_unique<EnvSim>(cfg, "cpu", 1, view.seed);
+  s.env_sim = sim.get();
+  s.sim = std::move(sim);
+  s.watch_status = "waiting for the first checkpoint (every " + std::to_string(cfg.train.checkpoint_every) + " iterations)";
+
+  std::exception_ptr failure;
+  std::atomic<bool> done{false};
+  s.training_done = &done;
+  TrainResult result;
+  std::thread trainer([&] {
+    try {
+      result = rlt::train(train);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    done = true;
+  });
+  int code = 0;
+  try {
+    code = run_session(s);
+  } catch (...) {
+    if (!done) std::fprintf(stderr, "rltrain train --view: the viewer stopped; training continues to its end\n");
+    trainer.join();
+    throw;
+  }
+  if (!done) std::fprintf(stderr, "rltrain train --view: viewer closed; training continues to its end\n");
+  trainer.join();
+  if (failure) std::rethrow_exception(failure);
+  std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", result.run_dir.c_str(),
+              static_cast<long long>(result.env_steps), result.wall_seconds, result.final_mean_return,
+              result.reached_target ? " (target reached)" : "");
+  return code;
+}
+
+}  // namespace rlt
