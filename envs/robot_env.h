@@ -523,16 +523,28 @@ class RobotVecEnvT final : public VecEnv {
     return out;
   }
 
-  void draw_poses(i64 first, i64 count, float* host_out) const override {
-    if (first < 0 || count < 0 || first + count > m_num_envs)
-      throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                              ") outside [0, " + std::to_string(m_num_envs) + ")");
-    const i64 n = count * m_model.ngeom * 12;
-    if (n == 0) return;
-    if (m_pose_staging.size() < n) m_pose_staging.resize(n);
-    parallel_for(m_exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, m_pose_staging.data()});
-    m_exec.copy_to_host(host_out, m_pose_staging.data(), n);
+  // The requested envs' geom_xpos / geom_xmat rows gathered into Exec::Readback's target, then
+  // start() (CUDA: asynchronous copy into pinned memory + event); see sim/vec_env.h.
+  using VecEnv::request_draw_poses;
+  void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
+    i64 total = 0;
+    for (const auto& [first, count] : ranges) {
+      if (first < 0 || count < 0 || first + count > m_num_envs)
+        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                ") outside [0, " + std::to_string(m_num_envs) + ")");
+      total += count;
+    }
+    const i64 per_env = static_cast<i64>(m_model.ngeom) * 12;
+    float* out = m_pose_readback.target(total * per_env);
+    for (const auto& [first, count] : ranges) {
+      if (count > 0 && per_env > 0)
+        parallel_for(m_exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
+      out += count * per_env;
+    }
+    m_pose_readback.start(m_exec, total * per_env);
+    m_pose_requested = true;
   }
+  const float* wait_draw_poses() const override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
 
   i64 num_nonfinite_resets() const override {
     std::vector<std::uint32_t> h(static_cast<size_t>(m_num_envs));
@@ -685,7 +697,8 @@ class RobotVecEnvT final : public VecEnv {
   typename Exec::template Buffer<std::uint32_t> m_nonfinite;  // (num_envs)
   typename Exec::template Buffer<float> m_random_actions;     // (num_envs x kActDim)
   typename Exec::template Buffer<float> m_act_low, m_act_high;  // (kActDim)
-  mutable typename Exec::template Buffer<float> m_pose_staging;  // draw_poses gather
+  mutable typename Exec::template Readback<float> m_pose_readback;  // request_draw_poses gather
+  mutable bool m_pose_requested = false;
 };
 
 

@@ -7,6 +7,8 @@
 //   exec.copy_to_host / copy_from_host       counted in transfers(); copy_to_host waits for the data
 //   exec.copy / fill                         device to device, not counted
 //   exec.synchronize()
+//   CudaExecutor::Readback<T>                ReadbackBuffer<T> (kernels/readback_buffer.h): async
+//                                            device-to-host copy into pinned memory, waited by event
 //
 // Everything is queued on the executor's one stream, in submission order; only copy_to_host and
 // synchronize() wait. An executor is a cheap handle: copies share the stream, the cuBLAS handle,
@@ -26,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/device_buffer.h"
+#include "kernels/readback_buffer.h"
 #include "sim/common.h"
 #include "sim/cpu_executor.h"  // enum Device
 
@@ -48,6 +51,8 @@ class CudaExecutor {
  public:
   template <class T>
   using Buffer = DeviceBuffer<T>;
+  template <class T>
+  using Readback = ReadbackBuffer<T>;
   static constexpr Device kDevice = Device::kCuda;
 
   // Threads per block of parallel_for.

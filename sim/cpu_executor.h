@@ -8,6 +8,8 @@
 //   reduce_sum(exec, n, f, out)               *out = sum_i f(i) (double), out in executor memory
 //   exec.copy_to_host / copy_from_host / copy (n elements, counted as transfers on CUDA)
 //   exec.synchronize()
+//   Exec::Readback<T>                         asynchronous readback to host memory (viewer poses):
+//                                             target(n), start(exec, n), wait(); see HostReadback
 #pragma once
 
 #include <algorithm>
@@ -43,10 +45,33 @@ class HostBuffer {
   std::vector<T> m_data;
 };
 
+// Readback of executor memory to the host, the CPU stand-in for ReadbackBuffer<T>
+// (kernels/readback_buffer.h: device scratch, async copy into pinned memory, event): here the
+// producer writes host memory directly, so start() does nothing and wait() returns that memory.
+//   T* target(n)           where the producer writes n elements (grown on demand)
+//   void start(exec, n)    CUDA: queue the copy to the host; CPU: nothing
+//   const T* wait()        the n elements in host memory, valid until the next target()/start()
+template <class T>
+class HostReadback {
+ public:
+  T* target(i64 n) {
+    if (static_cast<i64>(m_data.size()) < n) m_data.resize(static_cast<size_t>(n));
+    return m_data.data();
+  }
+  template <class Exec>
+  void start(const Exec&, i64) {}
+  const T* wait() const { return m_data.data(); }
+
+ private:
+  std::vector<T> m_data;
+};
+
 class CpuExecutor {
  public:
   template <class T>
   using Buffer = HostBuffer<T>;
+  template <class T>
+  using Readback = HostReadback<T>;
   static constexpr Device kDevice = Device::kCpu;
 
   // Work is cut into chunks of at least this many items; small loops run on the caller.

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cpu_executor.h"
@@ -22,7 +24,7 @@
 namespace rlt {
 
 // One shape the viewer (viewer/) draws for every env; sim/ knows nothing of rendering, it only says
-// what the env is made of. Poses come from VecEnv::draw_poses.
+// what the env is made of. Poses come from VecEnv::request_draw_poses / wait_draw_poses.
 struct DrawGeom {
   int type = 0;            // GeomType (sim/model.h): 0 plane, 2 sphere, 3 capsule, 6 box
   float size[3] = {0, 0, 0};  // MuJoCo's meaning: plane half-extents, sphere radius, capsule
@@ -76,11 +78,35 @@ class VecEnv {
   virtual const float* final_critic_obs() const { return nullptr; }
 
   // Drawing (viewer/): the geoms of one env (the same for every env of the batch), and their world
-  // poses for envs [first, first + count): host_out gets count x geoms.size() x 12 floats, each
-  // geom's position (3) then its rotation matrix (9, row-major, columns = local axes), as MuJoCo's
-  // geom_xpos / geom_xmat. An env with nothing to draw returns no geoms.
+  // poses for envs [first, first + count): count x geoms.size() x 12 floats, each geom's position (3)
+  // then its rotation matrix (9, row-major, columns = local axes), as MuJoCo's geom_xpos / geom_xmat.
+  // An env with nothing to draw returns no geoms.
   virtual std::vector<DrawGeom> draw_geoms() const { return {}; }
-  virtual void draw_poses(i64 first, i64 count, float* host_out) const { (void)first, (void)count, (void)host_out; }
+
+  // Poses as a begin/end pair, so a frame loop overlaps the copy with its other work:
+  //   request_draw_poses(ranges)  gathers the poses of the envs of every [first, first + count) range,
+  //                               one range after the other. CUDA: a kernel into device scratch and an
+  //                               asynchronous copy into the env's own pinned host buffer on the
+  //                               executor's stream; returns at once. CPU: gathers into a host buffer.
+  //                               Throws std::out_of_range for a range outside [0, num_envs()).
+  //   wait_draw_poses()           waits on that copy only (its event, not the device) and returns the
+  //                               host array (sum of counts x geoms x 12 floats); valid until the next
+  //                               request. A second request before the wait replaces the first;
+  //                               nullptr when nothing was requested or the env draws nothing.
+  // Steps queued between the two do not change what the request captured (stream order).
+  using DrawRange = std::pair<i64, i64>;  // (first, count)
+  virtual void request_draw_poses(const std::vector<DrawRange>& ranges) const { (void)ranges; }
+  void request_draw_poses(i64 first, i64 count) const { request_draw_poses(std::vector<DrawRange>{{first, count}}); }
+  virtual const float* wait_draw_poses() const { return nullptr; }
+
+  // Synchronous convenience on the pair: host_out gets count x geoms.size() x 12 floats. (Replaces
+  // a pending request.)
+  void draw_poses(i64 first, i64 count, float* host_out) const {
+    request_draw_poses(first, count);
+    const float* p = wait_draw_poses();
+    const i64 n = count * static_cast<i64>(draw_geoms().size()) * 12;
+    if (p && n > 0) std::memcpy(host_out, p, sizeof(float) * static_cast<size_t>(n));
+  }
 
   // Number of env steps whose state went non-finite and were reset (D9), since reset().
   virtual i64 num_nonfinite_resets() const = 0;

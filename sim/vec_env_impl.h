@@ -29,18 +29,6 @@
 
 namespace rlt {
 
-#if defined(__CUDACC__)
-// The viewer's pose copy (VecEnvT::draw_poses) calls the CUDA runtime directly: file, line, call
-// and error string, as kernels/cuda_check.h does.
-#define RLT_VIEW_CUDA_CHECK(expr)                                                                  \
-  do {                                                                                             \
-    const cudaError_t rlt_view_err_ = (expr);                                                      \
-    if (rlt_view_err_ != cudaSuccess)                                                              \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #expr \
-                               ": " + cudaGetErrorString(rlt_view_err_));                          \
-  } while (0)
-#endif
-
 // One env's step with auto-reset: the body that both executors run per env index.
 template <class Env>
 struct StepOne {
@@ -146,40 +134,6 @@ struct DrawPosesOne {
   float* out;
   RLT_HD void operator()(i64 k) const { Env::draw(params, states[first + k], out + k * floats_per_env); }
 };
-
-#if defined(__CUDACC__)
-// Page-locked host memory for the viewer's pose copies (the device-to-host DMA goes straight into
-// it, asynchronously on the executor's stream), and the event that marks the copy done; grows,
-// never shrinks. Move-only; the destructor frees without throwing.
-class PinnedHostFloats {
- public:
-  PinnedHostFloats() = default;
-  PinnedHostFloats(const PinnedHostFloats&) = delete;
-  PinnedHostFloats& operator=(const PinnedHostFloats&) = delete;
-  ~PinnedHostFloats() {
-    if (m_data) cudaFreeHost(m_data);
-    if (m_done) cudaEventDestroy(m_done);
-  }
-  float* reserve(i64 n) {
-    if (n > m_capacity) {
-      if (m_data) cudaFreeHost(m_data);
-      m_data = nullptr, m_capacity = 0;
-      RLT_VIEW_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_data), sizeof(float) * static_cast<size_t>(n)));
-      m_capacity = n;
-    }
-    return m_data;
-  }
-  cudaEvent_t done_event() {
-    if (!m_done) RLT_VIEW_CUDA_CHECK(cudaEventCreateWithFlags(&m_done, cudaEventDisableTiming));
-    return m_done;
-  }
-
- private:
-  float* m_data = nullptr;
-  i64 m_capacity = 0;
-  cudaEvent_t m_done = nullptr;
-};
-#endif
 
 template <class Env, class Exec>
 class VecEnvT final : public VecEnv {
@@ -294,39 +248,33 @@ class VecEnvT final : public VecEnv {
     else return {};
   }
 
-  // Only envs [first, first + count) are posed and copied. CPU: written straight into host_out.
-  // CUDA: one kernel into a device scratch, one asynchronous copy on the executor's stream into
-  // pinned memory, then a wait on that copy's event only (not a device-wide synchronize).
-  void draw_poses(i64 first, i64 count, float* host_out) const override {
+  // Only the envs of the requested ranges are posed and copied (sim/vec_env.h): one gather per
+  // range into Exec::Readback's target (CPU: host memory; CUDA: device scratch), then start() (CUDA:
+  // one asynchronous copy into pinned memory and an event); wait_draw_poses() waits on that event.
+  using VecEnv::request_draw_poses;
+  void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
     if constexpr (EnvHasDraw<Env>::value) {
-      if (count <= 0) return;
-      if (first < 0 || first + count > m_num_envs)
-        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                ") outside [0, " + std::to_string(m_num_envs) + ")");
+      i64 total = 0;
+      for (const auto& [first, count] : ranges) {
+        if (first < 0 || count < 0 || first + count > m_num_envs)
+          throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                  ") outside [0, " + std::to_string(m_num_envs) + ")");
+        total += count;
+      }
       if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(Env::draw_geoms(m_params).size());
       const int per_env = 12 * m_num_draw_geoms;
-      const i64 n = count * per_env;
-      if constexpr (Exec::kDevice == Device::kCpu) {
-        parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, host_out});
-      } else {
-        if (m_draw_scratch.size() < n) m_draw_scratch.resize(n);
-        parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, m_draw_scratch.data()});
-#if defined(__CUDACC__)
-        float* pinned = m_draw_pinned.reserve(n);
-        RLT_VIEW_CUDA_CHECK(cudaMemcpyAsync(pinned, m_draw_scratch.data(), sizeof(float) * static_cast<size_t>(n),
-                                            cudaMemcpyDeviceToHost, m_exec.stream()));
-        const cudaEvent_t done = m_draw_pinned.done_event();
-        RLT_VIEW_CUDA_CHECK(cudaEventRecord(done, m_exec.stream()));
-        RLT_VIEW_CUDA_CHECK(cudaEventSynchronize(done));
-        std::memcpy(host_out, pinned, sizeof(float) * static_cast<size_t>(n));
-#else
-        m_exec.copy_to_host(host_out, m_draw_scratch.data(), n);
-#endif
+      float* out = m_draw_readback.target(total * per_env);
+      for (const auto& [first, count] : ranges) {
+        if (count > 0) parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, out});
+        out += count * per_env;
       }
+      m_draw_readback.start(m_exec, total * per_env);
+      m_draw_requested = true;
     } else {
-      (void)first, (void)count, (void)host_out;
+      (void)ranges;
     }
   }
+  const float* wait_draw_poses() const override { return m_draw_requested ? m_draw_readback.wait() : nullptr; }
 
   // Direct access for tests and for setting a state by hand.
   State* states() { return m_states.data(); }
@@ -397,12 +345,10 @@ class VecEnvT final : public VecEnv {
   typename Exec::template Buffer<std::uint32_t> m_nonfinite; // (num_envs) non-finite resets
   typename Exec::template Buffer<float> m_random_actions;    // (num_envs x act_dim) sample_actions()
   typename Exec::template Buffer<float> m_act_low, m_act_high; // (act_dim) action bounds
-  // Drawing scratch (draw_poses is const: filled on demand, holds no simulation state).
-  mutable int m_num_draw_geoms = -1;                              // draw_geoms().size(), cached
-  mutable typename Exec::template Buffer<float> m_draw_scratch;  // (visible envs x geoms x 12), device only
-#if defined(__CUDACC__)
-  mutable PinnedHostFloats m_draw_pinned;                         // its page-locked host twin
-#endif
+  // Drawing scratch (the pose requests are const: filled on demand, hold no simulation state).
+  mutable int m_num_draw_geoms = -1;                                 // draw_geoms().size(), cached
+  mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses
+  mutable bool m_draw_requested = false;
 };
 
 }  // namespace rlt

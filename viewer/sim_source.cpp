@@ -210,6 +210,21 @@ void ModelSim::poses(i64 first, i64 count, float* out) {
   }
 }
 
+void ModelSim::request_poses(const std::vector<std::pair<i64, i64>>& ranges) {
+  const size_t per_env = static_cast<size_t>(m_model.ngeom) * 12;
+  size_t total = 0;
+  for (const auto& [first, count] : ranges) {
+    if (first < 0 || count < 0 || first + count > m_num_envs) throw std::out_of_range("ModelSim::request_poses: envs outside the batch");
+    total += static_cast<size_t>(count);
+  }
+  m_pose_out.resize(total * per_env);
+  float* out = m_pose_out.data();
+  for (const auto& [first, count] : ranges) {
+    poses(first, count, out);
+    out += static_cast<size_t>(count) * per_env;
+  }
+}
+
 void ModelSim::step(ControlMode mode, bool, const std::vector<float>& manual) {
   const ModelView<float>& mv = m_host->view();
   std::vector<float> man(static_cast<size_t>(std::max(1, m_model.nu)), 0.0f);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rl/checkpoint.h"
@@ -42,6 +43,12 @@ class ViewSim {
   // World poses (DrawGeom layout, 12 floats per geom) of envs [first, first + count), each in its
   // own frame (the viewer adds the grid offset).
   virtual void poses(i64 first, i64 count, float* host_out) = 0;
+  // The same as a begin/end pair (VecEnv::request_draw_poses / wait_draw_poses): the poses of the
+  // envs of every (first, count) range, one range after the other. The frame loop requests right
+  // after stepping and waits just before drawing, so a device's copy overlaps the frame's other work.
+  // wait_poses' array is valid until the next request (poses() replaces a pending request).
+  virtual void request_poses(const std::vector<std::pair<i64, i64>>& ranges) = 0;
+  virtual const float* wait_poses() = 0;
   virtual bool has_policy() const { return false; }
   // One step of every env. manual: (act_dim) values broadcast to every env (kManual).
   virtual void step(ControlMode mode, bool deterministic, const std::vector<float>& manual) = 0;
@@ -71,6 +78,8 @@ class EnvSim final : public ViewSim {
   const Space& action_space() const override { return m_env->spec().action; }
   std::vector<DrawGeom> geoms() const override { return m_env->draw_geoms(); }
   void poses(i64 first, i64 count, float* host_out) override { m_env->draw_poses(first, count, host_out); }
+  void request_poses(const std::vector<std::pair<i64, i64>>& ranges) override { m_env->request_draw_poses(ranges); }
+  const float* wait_poses() override { return m_env->wait_draw_poses(); }
   bool has_policy() const override { return m_learner != nullptr; }
   void step(ControlMode mode, bool deterministic, const std::vector<float>& manual) override;
   void reset_all() override;
@@ -104,6 +113,8 @@ class ModelSim final : public ViewSim {
   const Space& action_space() const override { return m_space; }
   std::vector<DrawGeom> geoms() const override;
   void poses(i64 first, i64 count, float* host_out) override;
+  void request_poses(const std::vector<std::pair<i64, i64>>& ranges) override;  // gathers at once (CPU)
+  const float* wait_poses() override { return m_pose_out.data(); }
   void step(ControlMode mode, bool deterministic, const std::vector<float>& manual) override;
   void reset_all() override;
   void reset_one(i64 env) override;
@@ -129,6 +140,7 @@ class ModelSim final : public ViewSim {
   std::vector<float> m_range;  // (nu x 2)
   std::vector<float> m_data;   // (num_envs x data_size)
   std::vector<float> m_ctrl;   // (num_envs x nu)
+  std::vector<float> m_pose_out;  // request_poses' gather
 };
 
 }  // namespace rlt::view

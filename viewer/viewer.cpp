@@ -111,20 +111,34 @@ struct Scene {
     grid = EnvGrid::make(sim.num_envs(), sx, sy);
   }
 
-  // Poses of the visible envs (all when cull is false) into instances; env `highlight` brightened.
+  // The frame's poses as a begin/end pair (ViewSim::request_poses / wait_poses): request() picks the
+  // visible envs (all when cull is false) and starts their copy; build() waits for it and turns the
+  // poses into instances, env `highlight` brightened. Between the two the frame loop does its other
+  // work (the panel, input, PNG writing), which overlaps a device's copy.
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // the requested (first, count) envs
+  Vec3 eye{0, 0, 0};                                           // the eye they were picked for
+  bool requested = false;
+
+  void request(ViewSim& sim, const Mat4& view_proj, Vec3 eye_, bool cull) {
+    const std::int64_t n = sim.num_envs();
+    ranges = cull ? visible_env_ranges(grid, view_proj, env_centre, env_radius) : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, n}};
+    eye = eye_;
+    sim.request_poses(ranges);
+    requested = true;
+  }
+
   // An env's level of detail comes from its distance to the eye in env radii (far envs are a few
   // pixels tall: coarse spheres and capsules cost a software rasterizer much less).
-  void build(ViewSim& sim, const Mat4& view_proj, Vec3 eye, std::int64_t highlight, bool cull) {
+  void build(ViewSim& sim, std::int64_t highlight) {
     for (auto& kind : inst)
       for (auto& v : kind) v.clear();
-    const std::int64_t n = sim.num_envs();
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges =
-        cull ? visible_env_ranges(grid, view_proj, env_centre, env_radius) : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, n}};
     const size_t ng = geoms.size();
     visible_envs = 0;
+    if (!requested) return;
+    requested = false;
+    const float* all = sim.wait_poses();
     for (const auto& [first, count] : ranges) {
-      poses.resize(static_cast<size_t>(count) * ng * 12);
-      sim.poses(first, count, poses.data());
+      const float* range_poses = all + static_cast<size_t>(visible_envs) * ng * 12;
       visible_envs += count;
       for (std::int64_t k = 0; k < count; ++k) {
         const Vec3 o = grid.origin(first + k);
@@ -134,7 +148,7 @@ struct Scene {
         for (size_t g = 0; g < ng; ++g) {
           const int kind = kinds[g];
           if (kind < 0) continue;
-          const float* p = poses.data() + (static_cast<size_t>(k) * ng + g) * 12;
+          const float* p = range_poses + (static_cast<size_t>(k) * ng + g) * 12;
           const DrawGeom& d = geoms[g];
           auto& v = inst[kind][kind == kKindBox ? 0 : lod];
           v.insert(v.end(), {p[0] + o.x, p[1] + o.y, p[2] + o.z, p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
@@ -243,6 +257,16 @@ struct Session {
     const double dt = seconds_since(t0);
     sim_ms = 1e3 * dt;
     if (k > 0 && dt > 0) steps_per_s = 0.9 * steps_per_s + 0.1 * (static_cast<double>(k * sim->num_envs()) / dt);
+  }
+
+  // Starts the copy of the next frame's poses, right after the step: the camera follows its env
+  // first (a synchronous read of that env's poses, so before the request it would replace), then the
+  // visible envs are requested. Returns the frame's view-projection; Scene::build waits.
+  Mat4 request_frame(float aspect) {
+    if (follow) camera.target = scene.focus(*sim, selected);
+    const Mat4 vp = camera.view_proj(aspect);
+    scene.request(*sim, vp, camera.eye(), true);
+    return vp;
   }
 
   void select(std::int64_t env) {
@@ -554,11 +578,17 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
       }
     }
     if (!s.paused) s.advance();
-    if (s.follow) s.camera.target = s.scene.focus(*s.sim, s.selected);
+    // The frame's poses are requested right after the step and waited for only in build(), after the
+    // panel is built: with --device cuda the copy into pinned memory overlaps the UI work.
+    const Mat4 vp = s.request_frame(aspect);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    panel(s, win, renderer);
+    ImGui::Render();
 
     const auto r0 = Clock::now();
-    const Mat4 vp = s.camera.view_proj(aspect);
-    s.scene.build(*s.sim, vp, s.camera.eye(), s.selected, true);
+    s.scene.build(*s.sim, s.selected);
     for (int k = 0; k < kNumKinds; ++k)
       for (int lod = 0; lod < kNumLods; ++lod)
         renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
@@ -574,11 +604,6 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
     renderer.render(rs, 0, fw, fh);
     s.render_ms = 1e3 * seconds_since(r0);
 
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    panel(s, win, renderer);
-    ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (!s.opts.out_dir.empty()) {  // window and panel as seen (screenshots for docs)
       std::vector<std::uint8_t> rgb;
@@ -626,14 +651,15 @@ void headless_loop(Session& s, Renderer& renderer) {
   stbi_write_png_compression_level = 2;  // frames, not archives: about 3x faster than stb's default 8, ~20% larger
   double render_s = 0, total_s = 0, first_s = 0;
   auto t_all = Clock::now();
+  // Each frame's poses are requested right after the step that makes them (the first frame's here)
+  // and waited for in build(), just before drawing.
+  Mat4 vp = s.request_frame(aspect);
   for (std::int64_t f = 0; f < o.frames; ++f) {
     if (s.training_done && f + 1 == o.frames)  // the last frame shows the final policy
       while (!*s.training_done) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     s.poll_checkpoint();
-    if (s.follow) s.camera.target = s.scene.focus(*s.sim, s.selected);
     const auto r0 = Clock::now();
-    const Mat4 vp = s.camera.view_proj(aspect);
-    s.scene.build(*s.sim, vp, s.camera.eye(), -1, true);
+    s.scene.build(*s.sim, -1);
     for (int k = 0; k < kNumKinds; ++k)
       for (int lod = 0; lod < kNumLods; ++lod)
         renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
@@ -658,7 +684,10 @@ void headless_loop(Session& s, Renderer& renderer) {
       if (o.frame_info) write_frame_info(base + ".json", s, vp, w, h);
     }
     if (video && std::fwrite(rgb.data(), 1, rgb.size(), video) != rgb.size()) throw std::runtime_error("--video: ffmpeg stopped reading");
-    if (f + 1 < o.frames) s.advance();
+    if (f + 1 < o.frames) {
+      s.advance();
+      vp = s.request_frame(aspect);
+    }
     if (f == 0) {  // the first frame pays for shader compilation: timed apart
       first_s = seconds_since(t_all);
       t_all = Clock::now();

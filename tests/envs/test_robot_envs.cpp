@@ -446,6 +446,20 @@ TEST_P(RobotEnv, DrawGeomsAndPoses) {
       EXPECT_EQ(poses[geoms.size() * 12 + 12 * g + 3 + k], m.row(2)[l.geom_xmat + 9 * g + k]);
     }
   EXPECT_THROW(m.env->draw_poses(2, 2, poses.data()), std::out_of_range);
+  // The begin/end pair behind draw_poses: ranges one after the other; a second request replaces the
+  // first; a step between request and wait leaves what was requested alone.
+  const size_t per_env = geoms.size() * 12;
+  std::vector<float> all(3 * per_env);
+  m.env->draw_poses(0, 3, all.data());
+  m.env->request_draw_poses(0, 3);
+  m.env->request_draw_poses(std::vector<VecEnv::DrawRange>{{2, 1}, {0, 1}});
+  std::vector<float> act;
+  actions_for(m.env->spec(), 3, 0, act);
+  m.env->step(act.data());
+  const float* got = m.env->wait_draw_poses();
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(std::vector<float>(got, got + per_env), std::vector<float>(all.begin() + 2 * per_env, all.end()));
+  EXPECT_EQ(std::vector<float>(got + per_env, got + 2 * per_env), std::vector<float>(all.begin(), all.begin() + per_env));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRobotEnvs, RobotEnv, ::testing::ValuesIn(robot_names()),

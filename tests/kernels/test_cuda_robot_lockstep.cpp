@@ -191,6 +191,18 @@ TEST_P(CudaRobotLockstep, DrawPosesMatchTheCpu) {
   cpu->draw_poses(2, 3, a.data());
   gpu->draw_poses(2, 3, b.data());
   EXPECT_EQ(a, b);
+  // The begin/end pair (pinned memory, asynchronous copy, event): two ranges, a replaced request,
+  // and a step between request and wait that must not change what was captured.
+  std::vector<float> c(ng * 12), d(2 * ng * 12);
+  cpu->draw_poses(0, 1, c.data());
+  cpu->draw_poses(3, 2, d.data());
+  c.insert(c.end(), d.begin(), d.end());
+  gpu->request_draw_poses(0, 5);
+  gpu->request_draw_poses(std::vector<VecEnv::DrawRange>{{0, 1}, {3, 2}});
+  gpu->step(gpu->sample_actions(kSeed, 0));
+  const float* got = gpu->wait_draw_poses();
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(std::vector<float>(got, got + c.size()), c);
 }
 
 INSTANTIATE_TEST_SUITE_P(RobotEnvs, CudaRobotLockstep, ::testing::ValuesIn(robot_names()),

@@ -78,6 +78,39 @@ TEST(ViewerDraw, ClassicEnvsDescribeTheirGeoms) {
   check_draw_hook<MountainCarContinuous>("mountaincar_continuous");
 }
 
+// The begin/end pair behind draw_poses (sim/vec_env.h): request several ranges, wait, and get
+// each range's poses one after the other, as draw_poses gives them; a second request before the
+// wait replaces the first; no request, no poses.
+TEST(ViewerDraw, RequestWaitMatchesDrawPoses) {
+  CpuExecutor exec(1);
+  VecEnvT<Acrobot, CpuExecutor> env(exec, 9);
+  env.reset(5);
+  EXPECT_EQ(env.wait_draw_poses(), nullptr);
+  const size_t per_env = env.draw_geoms().size() * 12;
+  std::vector<float> all(9 * per_env);
+  env.draw_poses(0, 9, all.data());
+  env.request_draw_poses(0, 9);  // replaced by the next request, never waited for
+  env.request_draw_poses(std::vector<VecEnv::DrawRange>{{1, 2}, {6, 3}, {4, 0}});
+  const float* got = env.wait_draw_poses();
+  ASSERT_NE(got, nullptr);
+  for (size_t k = 0; k < 2 * per_env; ++k) EXPECT_EQ(got[k], all[1 * per_env + k]) << "envs 1, 2";
+  for (size_t k = 0; k < 3 * per_env; ++k) EXPECT_EQ(got[2 * per_env + k], all[6 * per_env + k]) << "envs 6, 7, 8";
+  EXPECT_EQ(env.wait_draw_poses(), got) << "waiting again returns the same array";
+  // A step between request and wait does not change what the request captured (CPU: gathered at
+  // the request; CUDA: stream order, tests/viewer/test_viewer_cuda.cpp).
+  env.request_draw_poses(3, 1);
+  std::vector<float> before(env.wait_draw_poses(), env.wait_draw_poses() + per_env);
+  for (size_t k = 0; k < per_env; ++k) EXPECT_EQ(before[k], all[3 * per_env + k]);
+  std::vector<float> actions(9, 2.0f);  // torque +1
+  env.request_draw_poses(3, 1);
+  env.step(actions.data());
+  const float* captured = env.wait_draw_poses();
+  for (size_t k = 0; k < per_env; ++k) EXPECT_EQ(captured[k], before[k]);
+  env.request_draw_poses(3, 1);
+  EXPECT_NE(std::vector<float>(env.wait_draw_poses(), env.wait_draw_poses() + per_env), before) << "the step moved env 3";
+  EXPECT_THROW(env.request_draw_poses(std::vector<VecEnv::DrawRange>{{0, 1}, {8, 2}}), std::out_of_range);
+}
+
 TEST(ViewerDraw, CartPolePosesFollowTheState) {
   CpuExecutor exec(1);
   VecEnvT<CartPole, CpuExecutor> env(exec, 1);
@@ -133,6 +166,22 @@ TEST(ViewerSim, ResetOneEnvLeavesTheOthers) {
   }
   sim.step(view::ControlMode::kZero, false, {});  // and it keeps stepping
   EXPECT_EQ(sim.inspect(3).obs.size(), 4u);
+}
+
+// What the frame loop uses: EnvSim's request_poses / wait_poses give the ranges' poses as poses() does.
+TEST(ViewerSim, RequestedPosesMatchPoses) {
+  Config cfg;  // cartpole
+  cfg.env.num_envs = 7;
+  view::EnvSim sim(cfg, "cpu", 1, 4);
+  for (int t = 0; t < 5; ++t) sim.step(view::ControlMode::kRandom, false, {});
+  const size_t per_env = sim.geoms().size() * 12;
+  std::vector<float> all(7 * per_env);
+  sim.poses(0, 7, all.data());
+  sim.request_poses({{5, 2}, {0, 2}});
+  const float* got = sim.wait_poses();
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(std::vector<float>(got, got + 2 * per_env), std::vector<float>(all.begin() + 5 * per_env, all.end()));
+  EXPECT_EQ(std::vector<float>(got + 2 * per_env, got + 4 * per_env), std::vector<float>(all.begin(), all.begin() + 2 * per_env));
 }
 
 // ---- the binary, headless ------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// The viewer's CUDA pose path (VecEnvT<Env, CudaExecutor>::draw_poses: kernel into device scratch,
-// asynchronous copy into pinned memory, wait on its event) against its CPU twin, which writes
+// The viewer's CUDA pose path (VecEnvT<Env, CudaExecutor>::request_draw_poses / wait_draw_poses,
+// and draw_poses on them: kernel into device scratch, asynchronous copy into pinned memory, wait on
+// its event) against its CPU twin, which writes
 // straight into host memory: same seed, same actions, the same envs' poses. Label gpu; skipped,
 // with the reason, where no GPU answers.
 #include <gtest/gtest.h>
@@ -46,6 +47,22 @@ TEST(ViewerCuda, VisibleEnvPosesMatchTheCpu) {
       // libm and CUDA's) and the poses' own sin/cos.
       EXPECT_TRUE(gpu_test::all_close("poses", got.data(), ref.data(), ref.size(), 1e-4, 1e-4));
     }
+    // The begin/end pair the frame loop uses: two ranges in one request, the first request replaced
+    // by a second one, and a step queued between request and wait, which must not change what the
+    // request captured (stream order: the gather and the copy run before the step).
+    const std::vector<VecEnv::DrawRange> ranges{{250, 40}, {3, 20}};
+    std::vector<float> ref;
+    for (const auto& [first, count] : ranges) {
+      std::vector<float> part(static_cast<size_t>(count) * per_env);
+      cpu->draw_poses(first, count, part.data());
+      ref.insert(ref.end(), part.begin(), part.end());
+    }
+    gpu->request_draw_poses(0, n);
+    gpu->request_draw_poses(ranges);
+    gpu->step(gpu->sample_actions(6, 0));
+    const float* got = gpu->wait_draw_poses();
+    ASSERT_NE(got, nullptr);
+    EXPECT_TRUE(gpu_test::all_close("requested poses", got, ref.data(), ref.size(), 1e-4, 1e-4));
   }
 }
 
