@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Device check for a GPU machine (H200, sm_90, CUDA 13): the GPU tests (ctest -L gpu), CartPole and
-# Pendulum trained on CUDA from their shipped configs, `rltrain bench --device cuda` for every env at
-# 4096, 65536, 262144 and 1048576 envs, and one short summary table. Finishes within 8 minutes
+# Device check for a GPU machine (H200, sm_90, CUDA 13): the GPU tests (ctest -L gpu), CartPole,
+# Pendulum and Reacher trained on CUDA from their shipped configs, `rltrain bench --device cuda` for
+# every classic env at 4096, 65536, 262144 and 1048576 envs and every robot env at 65536 envs
+# (RLT_CHECK_ROBOT_SIZES), and one short summary table. Finishes within 8 minutes
 # (every step has a timeout and the whole script a deadline).
 #
 # Usage:
@@ -13,7 +14,7 @@
 # The GPU machine has CUDA 13 (nvcc, cuBLAS), CMake and Python but not our Debian packages (Eigen,
 # GTest, CLI11, toml++, nlohmann-json), so the build is made here and carried there. Here:
 #   cmake -S . -B build-sm90 -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF -DCMAKE_BUILD_TYPE=Release
-#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner
+#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs
 #   tools/device-check.sh --prepare build-sm90
 # (`cmake --build build-sm90` with no --target builds everything and works as well, only slower.)
 # --prepare runs the two cmake commands itself when they have not been run, then copies the shared
@@ -38,7 +39,9 @@ usage() {
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The binaries the check runs; the gpu-labelled test targets of tests/CMakeLists.txt.
-TARGETS=(rltrain test_kernels test_cuda_learner)
+TARGETS=(rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs)
+# Their paths in the build folder.
+BINS=(rltrain tests/test_kernels tests/test_cuda_learner tests/test_contacts_cuda tests/test_cuda_robot_envs)
 CUDA_ARCH=90
 
 # Configures BUILD (sm_90, Release, portable CPU code) unless it is configured, then builds TARGETS.
@@ -46,7 +49,7 @@ configure_and_build() {
   local build=$1 log=$2 limit=$3
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
     echo "configuring $build (log: $log)"
-    timeout "$limit" cmake -S "$REPO" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCH -DRLTRAIN_NATIVE=OFF \
+    timeout "$limit" cmake -S "$REPO" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCH -DRLTRAIN_NATIVE=OFF -DRLTRAIN_VIEWER=OFF \
       -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || return 1
   fi
   echo "building ${TARGETS[*]} in $build (log: $log)"
@@ -70,7 +73,7 @@ if [[ "$1" == "--prepare" ]]; then
   # (the GPU machine's toolkit has them, and cuBLAS alone would be far too large to carry).
   base='^(linux-vdso|ld-linux|libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libutil|libresolv)\.so'
   cuda='^lib(cublas|cublasLt|cudart|cuda|nvrtc|nvJitLink|curand|cusolver|cusparse|cufft)\.so'
-  for t in rltrain tests/test_kernels tests/test_cuda_learner; do
+  for t in "${BINS[@]}"; do
     bin="$BUILD/$t"
     [[ -x "$bin" ]] || { echo "missing $bin"; exit 1; }
     while read -r name _ path _; do
@@ -81,6 +84,9 @@ if [[ "$1" == "--prepare" ]]; then
       fi
     done < <(ldd "$bin" | grep '=>')
   done
+  # The carried tree is limited to 64 MiB: the linked binaries are all the check needs, so object
+  # files and static libraries go (a later --prepare rebuilds them).
+  find "$BUILD" \( -name '*.o' -o -name '*.a' \) -delete
   ngpu=$(cd "$BUILD" && ctest -N -L gpu 2>/dev/null | sed -n 's/^Total Tests: //p')
   echo "prepared $BUILD ($(du -sh "$BUILD" | cut -f1)): ${ngpu:-0} gpu tests, runtime-libs: $(ls "$BUILD/runtime-libs" | tr '\n' ' ')"
   echo "on the GPU machine: tools/device-check.sh OUTDIR ${BUILD#"$REPO"/}"
@@ -93,6 +99,8 @@ OUT=$(cd "$1" && pwd)
 BUILD=${2:-$REPO/build-sm90}
 DEVICE=${RLT_CHECK_DEVICE:-cuda}
 SIZES=${RLT_CHECK_SIZES:-4096,65536,262144,1048576}
+ROBOT_SIZES=${RLT_CHECK_ROBOT_SIZES:-65536}
+CLASSIC_ENVS=" cartpole pendulum acrobot mountaincar_continuous "
 cd "$REPO" || exit 2
 
 T0=$(date +%s)
@@ -175,7 +183,7 @@ for d in "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/n
   fi
 done
 # Say up front which shared libraries a binary cannot find here.
-for t in rltrain tests/test_kernels tests/test_cuda_learner; do
+for t in "${BINS[@]}"; do
   b="$BUILD/$t"
   if [[ ! -x "$b" ]]; then log "WARNING: $b is not built"; continue; fi
   missing=$(ldd "$b" 2>/dev/null | grep "not found" | awk '{print $1}' | tr '\n' ' ')
@@ -247,12 +255,12 @@ skip_reason=""
 [[ -z "$skip_reason" && -n "$NO_GPU" && "$DEVICE" == cuda ]] && skip_reason="no GPU"
 if [[ -n "$skip_reason" ]]; then
   log "training and bench skipped: $skip_reason"
-  TRAIN_ROWS+=("cartpole|-|-|$skip_reason" "pendulum|-|-|$skip_reason")
+  TRAIN_ROWS+=("cartpole|-|-|$skip_reason" "pendulum|-|-|$skip_reason" "reacher|-|-|$skip_reason")
   BENCH_ROWS+=("(every env)|-|-|-|-|-|$skip_reason")
   fail
 else
-  # Two short training runs from the shipped configs (they stop at their target return).
-  for task in cartpole pendulum; do
+  # Three short training runs from the shipped configs (they stop at their target return).
+  for task in cartpole pendulum reacher; do
     cfg="configs/$task.toml"
     if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$task|-|-|no $cfg"); fail; continue; fi
     t=$(budget 90)
@@ -295,11 +303,14 @@ PY
   ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',\n' '  ')
   [[ -z "${ENVS// /}" ]] && log "rltrain envs --names listed nothing" && fail
   for env in $ENVS; do
-    for n in ${SIZES//,/ }; do
+    sizes=$SIZES steps=()
+    # Robot envs: fewer sizes and a fixed step count (physics is ~1000x the work of a classic step).
+    [[ "$CLASSIC_ENVS" != *" $env "* ]] && sizes=$ROBOT_SIZES steps=(--steps 200)
+    for n in ${sizes//,/ }; do
       t=$(budget 75)
       if ((t < 10)); then BENCH_ROWS+=("$env|$n|-|-|-|-|skipped (out of time)"); fail; continue; fi
       log "bench $env at $n envs on $DEVICE (timeout ${t}s, log: bench_${env}_$n.log)"
-      timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" \
+      timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" "${steps[@]}" \
         --json "$OUT/bench_${env}_$n.json" >"$OUT/bench_${env}_$n.log" 2>&1
       rc=$?
       row=$(python3 - "$OUT/bench_${env}_$n.json" "$env" "$n" "$rc" <<'PY'
