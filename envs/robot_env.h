@@ -422,20 +422,9 @@ class RobotVecEnvT final : public VecEnv {
     m_data.resize(num_envs * m_layout.size);
     m_dr.resize(num_envs * m_drl.size);
     m_states.resize(num_envs);
-    m_counters.resize(num_envs);
-    m_obs.resize(num_envs * Task::kObsDim);
-    m_final_obs.resize(num_envs * Task::kObsDim);
+    m_out.resize(num_envs, Task::kObsDim, Task::kActDim);
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
-    m_reward.resize(num_envs);
-    m_terminated.resize(num_envs);
-    m_truncated.resize(num_envs);
-    m_ep_return.resize(num_envs);
-    m_ep_length.resize(num_envs);
-    m_nonfinite.resize(num_envs);
-    m_random_actions.resize(num_envs * Task::kActDim);
-    m_act_low.resize(Task::kActDim);
-    m_act_high.resize(Task::kActDim);
     upload_action_bounds();
   }
 
@@ -480,10 +469,7 @@ class RobotVecEnvT final : public VecEnv {
 
   void reset(std::uint64_t seed) override {
     m_seed = seed;
-    m_exec.fill(m_counters.data(), EnvCounters{0, 0, 0.0f, 0}, m_num_envs);
-    m_exec.fill(m_nonfinite.data(), std::uint32_t{0}, m_num_envs);
-    m_exec.fill(m_terminated.data(), std::uint8_t{0}, m_num_envs);
-    m_exec.fill(m_truncated.data(), std::uint8_t{0}, m_num_envs);
+    m_out.clear(m_exec, m_num_envs);
     m_exec.fill(m_data.data(), 0.0f, m_data.size());
     parallel_for(m_exec, m_num_envs, RobotResetOne<Task>{kernel()});
   }
@@ -491,20 +477,16 @@ class RobotVecEnvT final : public VecEnv {
   void step(const float* actions) override { parallel_for(m_exec, m_num_envs, RobotStepOne<Task>{kernel(), actions}); }
 
   const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
-    const i64 components = m_num_envs * Task::kActDim;
-    RandomActions f{m_random_actions.data(), components, Task::kActDim, false, 0, m_act_low.data(), m_act_high.data(),
-                    seed, step};
-    parallel_for(m_exec, (components + 3) / 4, f);
-    return m_random_actions.data();
+    return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
   }
 
-  const float* obs() const override { return m_obs.data(); }
-  const float* final_obs() const override { return m_final_obs.data(); }
-  const float* reward() const override { return m_reward.data(); }
-  const std::uint8_t* terminated() const override { return m_terminated.data(); }
-  const std::uint8_t* truncated() const override { return m_truncated.data(); }
-  const float* ep_return() const override { return m_ep_return.data(); }
-  const std::int32_t* ep_length() const override { return m_ep_length.data(); }
+  const float* obs() const override { return m_out.obs.data(); }
+  const float* final_obs() const override { return m_out.final_obs.data(); }
+  const float* reward() const override { return m_out.reward.data(); }
+  const std::uint8_t* terminated() const override { return m_out.terminated.data(); }
+  const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
+  const float* ep_return() const override { return m_out.ep_return.data(); }
+  const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
   const float* critic_obs() const override { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
   const float* final_critic_obs() const override {
     return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
@@ -546,35 +528,29 @@ class RobotVecEnvT final : public VecEnv {
   }
   const float* wait_draw_poses() const override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
 
-  i64 num_nonfinite_resets() const override {
-    std::vector<std::uint32_t> h(static_cast<size_t>(m_num_envs));
-    m_exec.copy_to_host(h.data(), m_nonfinite.data(), m_num_envs);
-    i64 total = 0;
-    for (auto v : h) total += v;
-    return total;
-  }
+  i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
 
   std::vector<StateBlob> save_state() const override {
     std::vector<StateBlob> out;
     out.push_back(buffer_blob<State>(m_exec, "states", m_states));
-    out.push_back(buffer_blob<EnvCounters>(m_exec, "counters", m_counters));
-    out.push_back(buffer_blob<float>(m_exec, "obs", m_obs));
+    out.push_back(buffer_blob<EnvCounters>(m_exec, "counters", m_out.counters));
+    out.push_back(buffer_blob<float>(m_exec, "obs", m_out.obs));
     out.push_back(buffer_blob<float>(m_exec, "critic_obs", m_critic_obs));
     out.push_back(buffer_blob<float>(m_exec, "physics", m_data));
     out.push_back(buffer_blob<float>(m_exec, "randomization", m_dr));
-    out.push_back(buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_nonfinite));
+    out.push_back(buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_out.nonfinite));
     out.push_back(u64_state_blob("seed", m_seed));
     return out;
   }
 
   void load_state(const std::vector<StateBlob>& blobs) override {
     buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
-    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_counters);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_obs);
+    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_out.counters);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_out.obs);
     buffer_unblob<float>(m_exec, find_state_blob(blobs, "critic_obs"), m_critic_obs);
     buffer_unblob<float>(m_exec, find_state_blob(blobs, "physics"), m_data);
     buffer_unblob<float>(m_exec, find_state_blob(blobs, "randomization"), m_dr);
-    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_nonfinite);
+    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_out.nonfinite);
     m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
   }
 
@@ -592,7 +568,7 @@ class RobotVecEnvT final : public VecEnv {
   float* physics_rows() { return m_data.data(); }
   float* randomization_rows() { return m_dr.data(); }
   State* states() { return m_states.data(); }
-  EnvCounters* counters() { return m_counters.data(); }
+  EnvCounters* counters() { return m_out.counters.data(); }
 
  private:
   RobotKernel<Task> kernel() {
@@ -614,15 +590,15 @@ class RobotVecEnvT final : public VecEnv {
     k.data = m_data.data();
     k.dr = m_dr.data();
     k.states = m_states.data();
-    k.counters = m_counters.data();
-    k.obs = m_obs.data();
-    k.final_obs = m_final_obs.data();
+    k.counters = m_out.counters.data();
+    k.obs = m_out.obs.data();
+    k.final_obs = m_out.final_obs.data();
     k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
     k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
-    k.act_low = m_act_low.data();
-    k.act_high = m_act_high.data();
-    k.out = StepOutputs{m_reward.data(),    m_terminated.data(), m_truncated.data(),
-                        m_ep_return.data(), m_ep_length.data(),  m_nonfinite.data()};
+    k.act_low = m_out.act_low.data();
+    k.act_high = m_out.act_high.data();
+    k.out = StepOutputs{m_out.reward.data(),    m_out.terminated.data(), m_out.truncated.data(),
+                        m_out.ep_return.data(), m_out.ep_length.data(),  m_out.nonfinite.data()};
     return k;
   }
 
@@ -664,10 +640,7 @@ class RobotVecEnvT final : public VecEnv {
       throw std::runtime_error(std::string(Task::kName) + ": spaces do not match kObsDim/kActDim");
   }
 
-  void upload_action_bounds() {
-    m_exec.copy_from_host(m_act_low.data(), m_spec.action.low.data(), Task::kActDim);
-    m_exec.copy_from_host(m_act_high.data(), m_spec.action.high.data(), Task::kActDim);
-  }
+  void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
 
   Exec m_exec;
   i64 m_num_envs;
@@ -687,16 +660,8 @@ class RobotVecEnvT final : public VecEnv {
   typename Exec::template Buffer<float> m_data;               // (num_envs x layout.size) physics rows
   typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<State> m_states;             // (num_envs)
-  typename Exec::template Buffer<EnvCounters> m_counters;     // (num_envs)
-  typename Exec::template Buffer<float> m_obs, m_final_obs;   // (num_envs x kObsDim)
+  EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
-  typename Exec::template Buffer<float> m_reward;             // (num_envs)
-  typename Exec::template Buffer<std::uint8_t> m_terminated, m_truncated;  // (num_envs)
-  typename Exec::template Buffer<float> m_ep_return;          // (num_envs) valid where done
-  typename Exec::template Buffer<std::int32_t> m_ep_length;   // (num_envs) valid where done
-  typename Exec::template Buffer<std::uint32_t> m_nonfinite;  // (num_envs)
-  typename Exec::template Buffer<float> m_random_actions;     // (num_envs x kActDim)
-  typename Exec::template Buffer<float> m_act_low, m_act_high;  // (kActDim)
   mutable typename Exec::template Readback<float> m_pose_readback;  // request_draw_poses gather
   mutable bool m_pose_requested = false;
 };

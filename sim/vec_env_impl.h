@@ -135,6 +135,64 @@ struct DrawPosesOne {
   RLT_HD void operator()(i64 k) const { Env::draw(params, states[first + k], out + k * floats_per_env); }
 };
 
+// The per-env arrays behind VecEnv's outputs (sim/vec_env.h), on one executor, and the work on them
+// that does not depend on the env type: VecEnvT and RobotVecEnvT (envs/robot_env.h) each hold one.
+template <class Exec>
+struct EnvOutputs {
+  template <class T>
+  using Buffer = typename Exec::template Buffer<T>;
+  Buffer<EnvCounters> counters;         // (num_envs) step/episode/return
+  Buffer<float> obs, final_obs;         // (num_envs x obs_dim)
+  Buffer<float> reward;                 // (num_envs)
+  Buffer<std::uint8_t> terminated, truncated;  // (num_envs)
+  Buffer<float> ep_return;              // (num_envs) valid where done
+  Buffer<std::int32_t> ep_length;       // (num_envs) valid where done
+  Buffer<std::uint32_t> nonfinite;      // (num_envs) non-finite resets
+  Buffer<float> random_actions;         // (num_envs x act_dim) sample_actions()
+  Buffer<float> act_low, act_high;      // (act_dim) action bounds
+
+  void resize(i64 num_envs, int obs_dim, int act_dim) {
+    counters.resize(num_envs);
+    obs.resize(num_envs * obs_dim);
+    final_obs.resize(num_envs * obs_dim);
+    reward.resize(num_envs);
+    terminated.resize(num_envs);
+    truncated.resize(num_envs);
+    ep_return.resize(num_envs);
+    ep_length.resize(num_envs);
+    nonfinite.resize(num_envs);
+    random_actions.resize(num_envs * act_dim);
+    act_low.resize(act_dim);
+    act_high.resize(act_dim);
+  }
+  // Every env at its first episode's start, no flags, no non-finite resets counted (VecEnv::reset).
+  void clear(Exec& exec, i64 num_envs) {
+    exec.fill(counters.data(), EnvCounters{0, 0, 0.0f, 0}, num_envs);
+    exec.fill(nonfinite.data(), std::uint32_t{0}, num_envs);
+    exec.fill(terminated.data(), std::uint8_t{0}, num_envs);
+    exec.fill(truncated.data(), std::uint8_t{0}, num_envs);
+  }
+  void upload_action_bounds(Exec& exec, const Space& act) {
+    exec.copy_from_host(act_low.data(), act.low.data(), act.dim);
+    exec.copy_from_host(act_high.data(), act.high.data(), act.dim);
+  }
+  // VecEnv::sample_actions: uniform over the declared action space.
+  const float* sample_actions(Exec& exec, i64 num_envs, const Space& act, std::uint64_t seed, std::uint32_t step) {
+    const i64 components = num_envs * act.dim;
+    RandomActions f{random_actions.data(), components, act.dim, act.discrete, act.num_actions,
+                    act_low.data(),       act_high.data(), seed,    step};
+    parallel_for(exec, (components + 3) / 4, f);
+    return random_actions.data();
+  }
+  i64 num_nonfinite_resets(const Exec& exec, i64 num_envs) const {
+    std::vector<std::uint32_t> h(static_cast<size_t>(num_envs));
+    exec.copy_to_host(h.data(), nonfinite.data(), num_envs);
+    i64 total = 0;
+    for (auto v : h) total += v;
+    return total;
+  }
+};
+
 template <class Env, class Exec>
 class VecEnvT final : public VecEnv {
  public:
@@ -148,18 +206,7 @@ class VecEnvT final : public VecEnv {
     m_max_steps = Env::kMaxEpisodeSteps;
     Env::spaces(m_params, m_spec.observation, m_spec.action);
     m_states.resize(num_envs);
-    m_counters.resize(num_envs);
-    m_obs.resize(num_envs * Env::kObsDim);
-    m_final_obs.resize(num_envs * Env::kObsDim);
-    m_reward.resize(num_envs);
-    m_terminated.resize(num_envs);
-    m_truncated.resize(num_envs);
-    m_ep_return.resize(num_envs);
-    m_ep_length.resize(num_envs);
-    m_nonfinite.resize(num_envs);
-    m_random_actions.resize(num_envs * Env::kActDim);
-    m_act_low.resize(Env::kActDim);
-    m_act_high.resize(Env::kActDim);
+    m_out.resize(num_envs, Env::kObsDim, Env::kActDim);
     upload_action_bounds();
   }
 
@@ -202,45 +249,32 @@ class VecEnvT final : public VecEnv {
 
   void reset(std::uint64_t seed) override {
     m_seed = seed;
-    m_exec.fill(m_counters.data(), EnvCounters{0, 0, 0.0f, 0}, m_num_envs);
-    m_exec.fill(m_nonfinite.data(), std::uint32_t{0}, m_num_envs);
-    m_exec.fill(m_terminated.data(), std::uint8_t{0}, m_num_envs);
-    m_exec.fill(m_truncated.data(), std::uint8_t{0}, m_num_envs);
-    ResetOne<Env> f{m_params, m_seed, m_states.data(), m_counters.data(), m_obs.data()};
+    m_out.clear(m_exec, m_num_envs);
+    ResetOne<Env> f{m_params, m_seed, m_states.data(), m_out.counters.data(), m_out.obs.data()};
     parallel_for(m_exec, m_num_envs, f);
   }
 
   void step(const float* actions) override {
     StepOne<Env> f{m_params,         m_seed,          m_max_steps,         m_states.data(),
-                   m_counters.data(), actions,        m_obs.data(),        m_final_obs.data(),
-                   m_reward.data(),   m_terminated.data(), m_truncated.data(), m_ep_return.data(),
-                   m_ep_length.data(), m_nonfinite.data()};
+                   m_out.counters.data(), actions,        m_out.obs.data(),        m_out.final_obs.data(),
+                   m_out.reward.data(),   m_out.terminated.data(), m_out.truncated.data(), m_out.ep_return.data(),
+                   m_out.ep_length.data(), m_out.nonfinite.data()};
     parallel_for(m_exec, m_num_envs, f);
   }
 
   const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
-    const i64 components = m_num_envs * Env::kActDim;
-    RandomActions f{m_random_actions.data(), components, Env::kActDim, Env::kDiscrete, Env::kNumActions,
-                    m_act_low.data(), m_act_high.data(), seed, step};
-    parallel_for(m_exec, (components + 3) / 4, f);
-    return m_random_actions.data();
+    return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
   }
 
-  const float* obs() const override { return m_obs.data(); }
-  const float* final_obs() const override { return m_final_obs.data(); }
-  const float* reward() const override { return m_reward.data(); }
-  const std::uint8_t* terminated() const override { return m_terminated.data(); }
-  const std::uint8_t* truncated() const override { return m_truncated.data(); }
-  const float* ep_return() const override { return m_ep_return.data(); }
-  const std::int32_t* ep_length() const override { return m_ep_length.data(); }
+  const float* obs() const override { return m_out.obs.data(); }
+  const float* final_obs() const override { return m_out.final_obs.data(); }
+  const float* reward() const override { return m_out.reward.data(); }
+  const std::uint8_t* terminated() const override { return m_out.terminated.data(); }
+  const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
+  const float* ep_return() const override { return m_out.ep_return.data(); }
+  const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
 
-  i64 num_nonfinite_resets() const override {
-    std::vector<std::uint32_t> h(static_cast<size_t>(m_num_envs));
-    m_exec.copy_to_host(h.data(), m_nonfinite.data(), m_num_envs);
-    i64 total = 0;
-    for (auto v : h) total += v;
-    return total;
-  }
+  i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
 
   // Drawing (viewer/): the env's draw hook when it has one, else nothing to draw.
   std::vector<DrawGeom> draw_geoms() const override {
@@ -282,9 +316,9 @@ class VecEnvT final : public VecEnv {
   std::vector<StateBlob> save_state() const override {
     std::vector<StateBlob> out;
     out.push_back(blob("states", m_states));
-    out.push_back(blob("counters", m_counters));
-    out.push_back(blob("obs", m_obs));
-    out.push_back(blob("nonfinite", m_nonfinite));
+    out.push_back(blob("counters", m_out.counters));
+    out.push_back(blob("obs", m_out.obs));
+    out.push_back(blob("nonfinite", m_out.nonfinite));
     StateBlob seed{"seed", std::vector<std::uint8_t>(sizeof(m_seed))};
     std::memcpy(seed.bytes.data(), &m_seed, sizeof(m_seed));
     out.push_back(std::move(seed));
@@ -298,19 +332,16 @@ class VecEnvT final : public VecEnv {
       throw std::runtime_error(std::string("env state '") + name + "' is missing");
     };
     unblob(find("states"), m_states);
-    unblob(find("counters"), m_counters);
-    unblob(find("obs"), m_obs);
-    unblob(find("nonfinite"), m_nonfinite);
+    unblob(find("counters"), m_out.counters);
+    unblob(find("obs"), m_out.obs);
+    unblob(find("nonfinite"), m_out.nonfinite);
     const auto& seed = find("seed");
     if (seed.bytes.size() != sizeof(m_seed)) throw std::runtime_error("env state 'seed' has the wrong size");
     std::memcpy(&m_seed, seed.bytes.data(), sizeof(m_seed));
   }
 
  private:
-  void upload_action_bounds() {
-    m_exec.copy_from_host(m_act_low.data(), m_spec.action.low.data(), Env::kActDim);
-    m_exec.copy_from_host(m_act_high.data(), m_spec.action.high.data(), Env::kActDim);
-  }
+  void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
 
   template <class T>
   StateBlob blob(const char* name, const typename Exec::template Buffer<T>& buf) const {
@@ -334,17 +365,7 @@ class VecEnvT final : public VecEnv {
   int m_max_steps;
   std::uint64_t m_seed = 0;
   typename Exec::template Buffer<State> m_states;            // (num_envs) env state
-  typename Exec::template Buffer<EnvCounters> m_counters;    // (num_envs) step/episode/return
-  typename Exec::template Buffer<float> m_obs;               // (num_envs x obs_dim)
-  typename Exec::template Buffer<float> m_final_obs;         // (num_envs x obs_dim)
-  typename Exec::template Buffer<float> m_reward;            // (num_envs)
-  typename Exec::template Buffer<std::uint8_t> m_terminated; // (num_envs)
-  typename Exec::template Buffer<std::uint8_t> m_truncated;  // (num_envs)
-  typename Exec::template Buffer<float> m_ep_return;         // (num_envs) valid where done
-  typename Exec::template Buffer<std::int32_t> m_ep_length;  // (num_envs) valid where done
-  typename Exec::template Buffer<std::uint32_t> m_nonfinite; // (num_envs) non-finite resets
-  typename Exec::template Buffer<float> m_random_actions;    // (num_envs x act_dim) sample_actions()
-  typename Exec::template Buffer<float> m_act_low, m_act_high; // (act_dim) action bounds
+  EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
   // Drawing scratch (the pose requests are const: filled on demand, hold no simulation state).
   mutable int m_num_draw_geoms = -1;                                 // draw_geoms().size(), cached
   mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses
