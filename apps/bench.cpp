@@ -138,23 +138,6 @@ int run_bench(const BenchOptions& opts) {
 namespace rlt {
 namespace {
 
-// Every env's controls for one control step, uniform in the ctrl ranges (float, as envs).
-struct RandomCtrlEnvs {
-  float* ctrl;         // (num_envs x nu)
-  const float* range;  // (nu x 2)
-  int nu;
-  std::uint64_t seed;
-  u32 step;
-  RLT_HD void operator()(i64 env) const { random_ctrl(range, nu, seed, static_cast<u32>(env), step, ctrl + env * nu); }
-};
-
-struct ResetEnvs {
-  ModelView<float> m;
-  DataLayout layout;
-  float* data;
-  RLT_HD void operator()(i64 env) const { reset_data(m, data_view<float>(layout, data + env * layout.size)); }
-};
-
 // Physics steps per control step: control_dt must be a whole number of timesteps.
 int physics_substeps(double control_dt, double timestep) {
   if (!(control_dt > 0) || !std::isfinite(control_dt))
@@ -213,7 +196,7 @@ int run_model_bench(const BenchOptions& opts) {
     std::vector<float> data(static_cast<size_t>(n * layout.size), 0.0f);
     std::vector<float> ctrl(static_cast<size_t>(n * std::max(1, model.nu)), 0.0f);
     std::vector<int> ncon(static_cast<size_t>(n), 0);
-    RandomCtrlEnvs sample{ctrl.data(), range.data(), model.nu, 7, 0};
+    RandomCtrlEnvs<float> sample{ctrl.data(), range.data(), model.nu, 7, 0};
     const PhysicsStepEnvs<float> physics{mv, layout, data.data(), ctrl.data(), substeps, ncon.data()};
 #if defined(RLTRAIN_WITH_CUDA)
     // On CUDA: the same functors' device twins (kernels/cuda_physics.h), the same seed and steps.
@@ -237,7 +220,7 @@ int run_model_bench(const BenchOptions& opts) {
 #if defined(RLTRAIN_WITH_CUDA)
     if (gpu) gpu->reset();
 #endif
-    if (!on_cuda) parallel_for(exec, n, ResetEnvs{mv, layout, data.data()});
+    if (!on_cuda) parallel_for(exec, n, ResetEnvs<float>{mv, layout, data.data()});
     for (u32 w = 0; w < 2; ++w) control_step(w);  // warm-up: first touch
     synchronize();
     // Time-boxed unless --steps: at least 3 control steps and about a second.

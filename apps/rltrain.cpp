@@ -76,13 +76,20 @@ int main(int argc, char** argv) {
   bool train_view = false;
   std::int64_t view_every = 10;
   rlt::ViewOptions train_view_opts;
-  t->add_flag("--view", train_view,
-              "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
+  auto* view_flag = t->add_flag("--view", train_view,
+                                "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
   t->add_option("--view-every", view_every,
-                "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations");
-  t->add_option("--view-envs", train_view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)");
-  t->add_option("--view-out", train_view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs");
-  t->add_option("--view-frames", train_view_opts.frames, "With --view: frames to show (headless: to write)");
+                "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations")
+      ->needs(view_flag)
+      ->check(CLI::PositiveNumber);
+  t->add_option("--view-envs", train_view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)")
+      ->needs(view_flag)
+      ->check(CLI::PositiveNumber);
+  t->add_option("--view-out", train_view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs")
+      ->needs(view_flag);
+  t->add_option("--view-frames", train_view_opts.frames, "With --view: frames to show (headless: to write)")
+      ->needs(view_flag)
+      ->check(CLI::PositiveNumber);
 
   rlt::ViewOptions view;
   auto* v = app.add_subcommand("view", "Watch envs (or an MJCF model) in a window, or render frames headless");

@@ -75,7 +75,7 @@ struct Reacher {
       if (gx * gx + gy * gy < p.goal_radius * p.goal_radius) break;
     }
     const float n2 = gx * gx + gy * gy;
-    if (!(n2 < p.goal_radius * p.goal_radius)) {
+    if (n2 > 0.0f && !(n2 < p.goal_radius * p.goal_radius)) {  // (goal_radius 0: the goal at the origin)
       const float s = 0.99f * p.goal_radius / sqrtf(n2);
       gx *= s, gy *= s;
     }

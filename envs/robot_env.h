@@ -381,16 +381,18 @@ inline Model load_robot_model(const char* asset, double timestep) {
 }
 
 template <class Task, class Exec>
-class RobotVecEnvT final : public VecEnv {
+class RobotVecEnvT final : public VecEnvCommon<Exec> {
+  RLT_VEC_ENV_COMMON_MEMBERS(Exec);
+
  public:
   using State = typename Task::State;
   static_assert(std::is_trivially_copyable<State>::value, "task state must be plain data");
   static_assert(Task::kObsDim > 0 && Task::kActDim > 0 && Task::kCriticObsDim >= 0, "task dimensions");
 
   RobotVecEnvT(Exec exec, i64 num_envs)
-      : m_exec(std::move(exec)), m_num_envs(num_envs), m_model(load_robot_model(Task::kAsset, Task::kTimestep)),
+      : Common(std::move(exec), num_envs, Task::kName, Task::kMaxEpisodeSteps),
+        m_model(load_robot_model(Task::kAsset, Task::kTimestep)),
         m_host(m_model) {
-    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
     Task::check_model(m_model);
     // The model's two blocks in executor memory, and a view of them.
     m_model_reals.resize(static_cast<i64>(m_host.reals().size()));
@@ -413,10 +415,7 @@ class RobotVecEnvT final : public VecEnv {
           m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
     }
 
-    m_spec.name = Task::kName;
-    m_spec.max_episode_steps = Task::kMaxEpisodeSteps;
     m_spec.critic_obs_dim = Task::kCriticObsDim;
-    m_max_steps = Task::kMaxEpisodeSteps;
     make_spaces();
 
     m_data.resize(num_envs * m_layout.size);
@@ -428,17 +427,9 @@ class RobotVecEnvT final : public VecEnv {
     upload_action_bounds();
   }
 
-  const EnvSpec& spec() const override { return m_spec; }
-  i64 num_envs() const override { return m_num_envs; }
-  Device device() const override { return Exec::kDevice; }
 
   bool set_param(const std::string& name, double value) override {
-    if (name == "max_episode_steps") {
-      if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
-      m_max_steps = static_cast<int>(value);
-      m_spec.max_episode_steps = m_max_steps;
-      return true;
-    }
+    if (set_common_param(name, value)) return true;
     bool found = false;
     auto set = [&](const char* n, auto& field, const char*) {
       if (name == n) {
@@ -446,19 +437,25 @@ class RobotVecEnvT final : public VecEnv {
         found = true;
       }
     };
+    const typename Task::Params old_params = m_params;
+    const RobotParams old_robot = m_robot;
     m_params.visit(set);
     m_robot.visit(set);
     if (found) {
-      check_robot_params();
-      make_spaces();
+      try {
+        check_robot_params();
+        make_spaces();
+      } catch (...) {  // a rejected value is not kept
+        m_params = old_params, m_robot = old_robot;
+        throw;
+      }
       upload_action_bounds();
     }
     return found;
   }
 
   std::vector<ParamInfo> params() const override {
-    std::vector<ParamInfo> out;
-    out.push_back({"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"});
+    std::vector<ParamInfo> out = common_params();
     auto get = [&](const char* n, auto& field, const char* doc) { out.push_back({n, static_cast<double>(field), doc}); };
     auto p = m_params;
     p.visit(get);
@@ -476,17 +473,6 @@ class RobotVecEnvT final : public VecEnv {
 
   void step(const float* actions) override { parallel_for(m_exec, m_num_envs, RobotStepOne<Task>{kernel(), actions}); }
 
-  const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
-    return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
-  }
-
-  const float* obs() const override { return m_out.obs.data(); }
-  const float* final_obs() const override { return m_out.final_obs.data(); }
-  const float* reward() const override { return m_out.reward.data(); }
-  const std::uint8_t* terminated() const override { return m_out.terminated.data(); }
-  const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
-  const float* ep_return() const override { return m_out.ep_return.data(); }
-  const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
   const float* critic_obs() const override { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
   const float* final_critic_obs() const override {
     return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
@@ -528,8 +514,6 @@ class RobotVecEnvT final : public VecEnv {
   }
   const float* wait_draw_poses() const override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
 
-  i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
-
   std::vector<StateBlob> save_state() const override {
     std::vector<StateBlob> out;
     out.push_back(buffer_blob<State>(m_exec, "states", m_states));
@@ -555,7 +539,6 @@ class RobotVecEnvT final : public VecEnv {
   }
 
   // For tests and tools (executor memory): the compiled model, its executor view, row layouts.
-  Exec& executor() { return m_exec; }
   const Model& model() const { return m_model; }
   const ModelView<float>& model_view() const { return m_view; }  // executor memory
   const ModelView<float>& host_model_view() const { return m_host.view(); }
@@ -640,27 +623,19 @@ class RobotVecEnvT final : public VecEnv {
       throw std::runtime_error(std::string(Task::kName) + ": spaces do not match kObsDim/kActDim");
   }
 
-  void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
-
-  Exec m_exec;
-  i64 m_num_envs;
   Model m_model;             // host, double (spaces, draw_geoms, checks)
   HostModel<float> m_host;   // host float blocks
   ModelView<float> m_view;   // bound to the executor copy below
   DataLayout m_layout;
   DrLayout m_drl;
   int m_push_dof[2];
-  EnvSpec m_spec;
   typename Task::Params m_params;
   RobotParams m_robot;
-  int m_max_steps;
-  std::uint64_t m_seed = 0;
   typename Exec::template Buffer<float> m_model_reals;        // HostModel<float>::reals() on the executor
   typename Exec::template Buffer<int> m_model_ints;           // HostModel<float>::ints()
   typename Exec::template Buffer<float> m_data;               // (num_envs x layout.size) physics rows
   typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<State> m_states;             // (num_envs)
-  EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   mutable typename Exec::template Readback<float> m_pose_readback;  // request_draw_poses gather
   mutable bool m_pose_requested = false;

@@ -39,22 +39,6 @@ void physics_step_cuda(const CudaExecutor& exec, const ModelView<float>& m, floa
 namespace rlt {
 namespace {
 
-struct RandomCtrlEnvsCuda {
-  float* ctrl;         // (num_envs x nu)
-  const float* range;  // (nu x 2)
-  int nu;
-  std::uint64_t seed;
-  u32 step;
-  RLT_HD void operator()(i64 env) const { random_ctrl(range, nu, seed, static_cast<u32>(env), step, ctrl + env * nu); }
-};
-
-struct ResetEnvsCuda {
-  ModelView<float> m;
-  DataLayout layout;
-  float* data;
-  RLT_HD void operator()(i64 env) const { reset_data(m, data_view<float>(layout, data + env * layout.size)); }
-};
-
 }  // namespace
 
 struct CudaPhysicsBatch::Impl {
@@ -90,13 +74,13 @@ CudaPhysicsBatch::~CudaPhysicsBatch() = default;
 
 void CudaPhysicsBatch::reset() {
   Impl& p = *m_impl;
-  parallel_for(p.exec, p.num_envs, ResetEnvsCuda{p.m, p.layout, p.data.data()});
+  parallel_for(p.exec, p.num_envs, ResetEnvs<float>{p.m, p.layout, p.data.data()});
 }
 
 void CudaPhysicsBatch::control_step(u32 step) {
   Impl& p = *m_impl;
   const bool has_ctrl = p.m.nu > 0;
-  if (has_ctrl) parallel_for(p.exec, p.num_envs, RandomCtrlEnvsCuda{p.ctrl.data(), p.range.data(), p.m.nu, p.seed, step});
+  if (has_ctrl) parallel_for(p.exec, p.num_envs, RandomCtrlEnvs<float>{p.ctrl.data(), p.range.data(), p.m.nu, p.seed, step});
   parallel_for(p.exec, p.num_envs,
                PhysicsStepEnvs<float>{p.m, p.layout, p.data.data(), has_ctrl ? p.ctrl.data() : nullptr, p.substeps,
                                       p.ncon.data()});

@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -56,6 +57,7 @@ class ReadbackBuffer {
   template <class Exec>
   void start(const Exec& exec, i64 n) {
     if (n <= 0) return;
+    if (n > m_device.size()) throw std::logic_error("ReadbackBuffer::start: more than target() was asked for");
     if (n > m_host_capacity) {
       settle();  // the copy in flight writes the old pinned buffer
       if (m_host) cudaFreeHost(m_host);

@@ -1,9 +1,25 @@
 #include "rl/checkpoint.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 
 namespace rlt {
+
+namespace {
+
+// An integer metadata value of checkpoint `src`; anything but a whole integer is a CheckpointError
+// naming the file and the key.
+int meta_int(const std::string& src, const std::string& key, const std::string& text) {
+  int v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != end)
+    throw CheckpointError(src + ": metadata \"" + key + "\": expected an integer, got \"" + text + "\"");
+  return v;
+}
+
+}  // namespace
 
 double TrainProgress::mean_return() const {
   if (recent_returns.empty()) return std::numeric_limits<double>::quiet_NaN();
@@ -73,7 +89,8 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
   const std::string& src = ckpt.file.source;
   const PolicySpec& ps = learner.policy_spec();
   const std::string ck_env = ckpt.file.meta("env");
-  const int ck_obs = std::stoi(ckpt.file.meta("obs_dim")), ck_head = std::stoi(ckpt.file.meta("head_dim"));
+  const int ck_obs = meta_int(src, "obs_dim", ckpt.file.meta("obs_dim"));
+  const int ck_head = meta_int(src, "head_dim", ckpt.file.meta("head_dim"));
   if (env != nullptr && ck_env != env->spec().name)
     throw CheckpointError(src + ": metadata \"env\": checkpoint is for env '" + ck_env + "', expected '" +
                           env->spec().name + "'");
@@ -83,7 +100,7 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
                           std::to_string(ps.head_dim()) + " (another env?)");
   // Checkpoints from before asymmetric actor-critic have no critic_obs_dim: their critic read obs.
   const auto cd = ckpt.file.metadata.find("critic_obs_dim");
-  const int ck_critic = cd == ckpt.file.metadata.end() ? 0 : std::stoi(cd->second);
+  const int ck_critic = cd == ckpt.file.metadata.end() ? 0 : meta_int(src, "critic_obs_dim", cd->second);
   if (ck_critic != ps.critic_obs_dim)
     throw CheckpointError(src + ": metadata \"critic_obs_dim\": checkpoint has " + std::to_string(ck_critic) +
                           ", expected " + std::to_string(ps.critic_obs_dim) + " (another env?)");

@@ -27,15 +27,17 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
   // partial products in chunk order.
   if (m < 2 * kRows && k > 2 * kDepth) {
     const i64 num_chunks = (k + kDepth - 1) / kDepth;
-    // Reused across calls (every minibatch's weight gradients): same-size products reuse storage.
+    // The partial products (num_chunks x m x n) in one buffer that only grows, reused by every call
+    // (each layer's weight gradient has its own shape, so per-shape matrices would reallocate).
     // (A thread_local named inside the lambda would be each worker's own: bind the caller's here.)
-    thread_local std::vector<Mat> scratch;
-    std::vector<Mat>& partial = scratch;
-    if (partial.size() < static_cast<size_t>(num_chunks)) partial.resize(static_cast<size_t>(num_chunks));
+    thread_local std::vector<T> scratch;
+    std::vector<T>& partial = scratch;
+    const size_t chunk_size = static_cast<size_t>(m * n);
+    if (partial.size() < chunk_size * static_cast<size_t>(num_chunks)) partial.resize(chunk_size * static_cast<size_t>(num_chunks));
     exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
       for (i64 ch = cb; ch < ce; ++ch) {
         const i64 k0 = ch * kDepth, kn = std::min(kDepth, k - k0);
-        Mat& p = partial[static_cast<size_t>(ch)];
+        Map p(partial.data() + static_cast<size_t>(ch) * chunk_size, m, n);
         // Slice the k range out of op(A) and op(B).
         if (!trans_a && !trans_b)
           p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, k, n).middleRows(k0, kn);
@@ -50,7 +52,7 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
     Map cm(c, m, n);
     if (beta == T(0)) cm.setZero();
     else cm *= beta;
-    for (i64 ch = 0; ch < num_chunks; ++ch) cm += alpha * partial[static_cast<size_t>(ch)];
+    for (i64 ch = 0; ch < num_chunks; ++ch) cm += alpha * Map(partial.data() + static_cast<size_t>(ch) * chunk_size, m, n);
     return;
   }
   exec.for_ranges((m + kRows - 1) / kRows, 1, [&](i64 tb, i64 te) {

@@ -100,9 +100,7 @@ struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + 
   RLT_HD void operator()(i64 j) const {
     const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
     for (int k = 0; k < obs_dim; ++k) {
-      const float x = obs[src * obs_dim + k];
-      mb_obs[j * obs_dim + k] =
-          normalize ? clamp((x - obs_mean[k]) * (1.0f / sqrtf(obs_var[k] + 1e-8f)), -clip, clip) : x;
+      mb_obs[j * obs_dim + k] = normalize_obs_value(obs[src * obs_dim + k], obs_mean[k], obs_var[k], clip, normalize);
     }
     for (int k = 0; k < act_dim; ++k) mb_actions[j * act_dim + k] = actions[src * act_dim + k];
     mb_logp[j] = logp[src];
@@ -124,10 +122,8 @@ struct GatherCriticObs {  // asymmetric: row j of the minibatch's critic obs <- 
   bool normalize;
   RLT_HD void operator()(i64 j) const {
     const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
-    for (int k = 0; k < dim; ++k) {
-      const float x = cobs[src * dim + k];
-      mb_cobs[j * dim + k] = normalize ? clamp((x - mean[k]) * (1.0f / sqrtf(var[k] + 1e-8f)), -clip, clip) : x;
-    }
+    for (int k = 0; k < dim; ++k)
+      mb_cobs[j * dim + k] = normalize_obs_value(cobs[src * dim + k], mean[k], var[k], clip, normalize);
   }
 };
 

@@ -283,7 +283,14 @@ struct AdamStep {
 
 // ---- observation normalization -----------------------------------------------------------------
 
-// out = clip((x - mean) / sqrt(var + eps), +-clip), elementwise over (rows x dim).
+// One normalized observation component: clip((x - mean) / sqrt(var + eps), +-clip), or x when
+// normalization is off. The rollout (NormalizeObs) and the update's minibatch gathers (rl/ppo_impl.h)
+// all call this, so both see the same bits (the first epoch's PPO ratio is exactly 1).
+RLT_HD RLT_INLINE float normalize_obs_value(float x, float mean, float var, float clip, bool enabled) {
+  return enabled ? clamp((x - mean) * (1.0f / sqrtf(var + 1e-8f)), -clip, clip) : x;
+}
+
+// out = normalize_obs_value(x), elementwise over (rows x dim).
 struct NormalizeObs {
   const float* x;
   const float* mean;
@@ -294,7 +301,7 @@ struct NormalizeObs {
   bool enabled;
   RLT_HD void operator()(i64 idx) const {
     const int k = static_cast<int>(idx % dim);
-    out[idx] = enabled ? clamp((x[idx] - mean[k]) * (1.0f / sqrtf(var[k] + 1e-8f)), -clip, clip) : x[idx];
+    out[idx] = normalize_obs_value(x[idx], mean[k], var[k], clip, enabled);
   }
 };
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/common.h"
@@ -59,7 +60,9 @@ class HostReadback {
     return m_data.data();
   }
   template <class Exec>
-  void start(const Exec&, i64) {}
+  void start(const Exec&, i64 n) {  // the same contract as the CUDA ReadbackBuffer
+    if (n > static_cast<i64>(m_data.size())) throw std::logic_error("HostReadback::start: more than target() was asked for");
+  }
   const T* wait() const { return m_data.data(); }
 
  private:

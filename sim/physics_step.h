@@ -94,4 +94,25 @@ struct PhysicsStepEnvs {
   }
 };
 
+// The bench's other per-env bodies (apps/bench.cpp on the CPU, kernels/cuda_physics_check.cu on
+// CUDA): every env back at the model's initial state, and every env's random controls for one
+// control step (random_ctrl, sim/actuators.h).
+template <class T>
+struct ResetEnvs {
+  ModelView<T> m;
+  DataLayout layout;
+  T* data;
+  RLT_HD void operator()(i64 env) const { reset_data(m, data_view<T>(layout, data + env * layout.size)); }
+};
+
+template <class T>
+struct RandomCtrlEnvs {
+  T* ctrl;         // (num_envs x nu)
+  const T* range;  // (nu x 2)
+  int nu;
+  std::uint64_t seed;
+  u32 step;
+  RLT_HD void operator()(i64 env) const { random_ctrl(range, nu, seed, static_cast<u32>(env), step, ctrl + env * nu); }
+};
+
 }  // namespace rlt

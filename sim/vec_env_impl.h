@@ -193,36 +193,84 @@ struct EnvOutputs {
   }
 };
 
+// The part of a VecEnv that does not depend on what is simulated, shared by VecEnvT (below) and
+// RobotVecEnvT (envs/robot_env.h): the executor, the batch, the spec, the episode limit, the seed
+// and the output arrays, with the VecEnv accessors over them.
+template <class Exec>
+class VecEnvCommon : public VecEnv {
+ public:
+  const EnvSpec& spec() const override { return m_spec; }
+  i64 num_envs() const override { return m_num_envs; }
+  Device device() const override { return Exec::kDevice; }
+  Exec& executor() { return m_exec; }
+
+  const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
+    return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
+  }
+  const float* obs() const override { return m_out.obs.data(); }
+  const float* final_obs() const override { return m_out.final_obs.data(); }
+  const float* reward() const override { return m_out.reward.data(); }
+  const std::uint8_t* terminated() const override { return m_out.terminated.data(); }
+  const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
+  const float* ep_return() const override { return m_out.ep_return.data(); }
+  const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
+  i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
+
+ protected:
+  VecEnvCommon(Exec exec, i64 num_envs, const char* name, int max_episode_steps)
+      : m_exec(std::move(exec)), m_num_envs(num_envs), m_max_steps(max_episode_steps) {
+    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
+    m_spec.name = name;
+    m_spec.max_episode_steps = max_episode_steps;
+  }
+  // set_param's generic key; true when `name` is it.
+  bool set_common_param(const std::string& name, double value) {
+    if (name != "max_episode_steps") return false;
+    if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
+    m_max_steps = static_cast<int>(value);
+    m_spec.max_episode_steps = m_max_steps;
+    return true;
+  }
+  std::vector<ParamInfo> common_params() const {
+    return {{"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
+  }
+  void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
+
+  Exec m_exec;
+  i64 m_num_envs;
+  EnvSpec m_spec;
+  int m_max_steps;
+  std::uint64_t m_seed = 0;
+  EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
+};
+
+// The members of VecEnvCommon, named in a class template deriving from it.
+#define RLT_VEC_ENV_COMMON_MEMBERS(Exec)                                                 \
+  using Common = VecEnvCommon<Exec>;                                                     \
+  using Common::m_exec, Common::m_num_envs, Common::m_spec, Common::m_max_steps, Common::m_seed, \
+      Common::m_out, Common::upload_action_bounds, Common::set_common_param, Common::common_params; \
+  using ParamInfo = VecEnv::ParamInfo;                                                   \
+  using DrawRange = VecEnv::DrawRange
+
 template <class Env, class Exec>
-class VecEnvT final : public VecEnv {
+class VecEnvT final : public VecEnvCommon<Exec> {
+  RLT_VEC_ENV_COMMON_MEMBERS(Exec);
+
  public:
   using State = typename Env::State;
   static_assert(std::is_trivially_copyable<State>::value, "env state must be plain data");
 
-  VecEnvT(Exec exec, i64 num_envs) : m_exec(std::move(exec)), m_num_envs(num_envs) {
-    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
-    m_spec.name = Env::kName;
-    m_spec.max_episode_steps = Env::kMaxEpisodeSteps;
-    m_max_steps = Env::kMaxEpisodeSteps;
+  VecEnvT(Exec exec, i64 num_envs) : Common(std::move(exec), num_envs, Env::kName, Env::kMaxEpisodeSteps) {
     Env::spaces(m_params, m_spec.observation, m_spec.action);
     m_states.resize(num_envs);
     m_out.resize(num_envs, Env::kObsDim, Env::kActDim);
     upload_action_bounds();
   }
 
-  const EnvSpec& spec() const override { return m_spec; }
-  i64 num_envs() const override { return m_num_envs; }
-  Device device() const override { return Exec::kDevice; }
-  Exec& executor() { return m_exec; }
   const typename Env::Params& env_params() const { return m_params; }
 
   bool set_param(const std::string& name, double value) override {
-    if (name == "max_episode_steps") {
-      if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
-      m_max_steps = static_cast<int>(value);
-      m_spec.max_episode_steps = m_max_steps;
-      return true;
-    }
+    if (set_common_param(name, value)) return true;
     bool found = false;
     m_params.visit([&](const char* n, auto& field, const char*) {
       if (name == n) {
@@ -238,8 +286,7 @@ class VecEnvT final : public VecEnv {
   }
 
   std::vector<ParamInfo> params() const override {
-    std::vector<ParamInfo> out;
-    out.push_back({"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"});
+    std::vector<ParamInfo> out = common_params();
     auto p = m_params;
     p.visit([&](const char* n, auto& field, const char* doc) {
       out.push_back({n, static_cast<double>(field), doc});
@@ -261,20 +308,6 @@ class VecEnvT final : public VecEnv {
                    m_out.ep_length.data(), m_out.nonfinite.data()};
     parallel_for(m_exec, m_num_envs, f);
   }
-
-  const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
-    return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
-  }
-
-  const float* obs() const override { return m_out.obs.data(); }
-  const float* final_obs() const override { return m_out.final_obs.data(); }
-  const float* reward() const override { return m_out.reward.data(); }
-  const std::uint8_t* terminated() const override { return m_out.terminated.data(); }
-  const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
-  const float* ep_return() const override { return m_out.ep_return.data(); }
-  const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
-
-  i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
 
   // Drawing (viewer/): the env's draw hook when it has one, else nothing to draw.
   std::vector<DrawGeom> draw_geoms() const override {
@@ -314,58 +347,22 @@ class VecEnvT final : public VecEnv {
   State* states() { return m_states.data(); }
 
   std::vector<StateBlob> save_state() const override {
-    std::vector<StateBlob> out;
-    out.push_back(blob("states", m_states));
-    out.push_back(blob("counters", m_out.counters));
-    out.push_back(blob("obs", m_out.obs));
-    out.push_back(blob("nonfinite", m_out.nonfinite));
-    StateBlob seed{"seed", std::vector<std::uint8_t>(sizeof(m_seed))};
-    std::memcpy(seed.bytes.data(), &m_seed, sizeof(m_seed));
-    out.push_back(std::move(seed));
-    return out;
+    return {buffer_blob<State>(m_exec, "states", m_states), buffer_blob<EnvCounters>(m_exec, "counters", m_out.counters),
+            buffer_blob<float>(m_exec, "obs", m_out.obs), buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_out.nonfinite),
+            u64_state_blob("seed", m_seed)};
   }
 
   void load_state(const std::vector<StateBlob>& blobs) override {
-    auto find = [&](const char* name) -> const StateBlob& {
-      for (const auto& b : blobs)
-        if (b.name == name) return b;
-      throw std::runtime_error(std::string("env state '") + name + "' is missing");
-    };
-    unblob(find("states"), m_states);
-    unblob(find("counters"), m_out.counters);
-    unblob(find("obs"), m_out.obs);
-    unblob(find("nonfinite"), m_out.nonfinite);
-    const auto& seed = find("seed");
-    if (seed.bytes.size() != sizeof(m_seed)) throw std::runtime_error("env state 'seed' has the wrong size");
-    std::memcpy(&m_seed, seed.bytes.data(), sizeof(m_seed));
+    buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
+    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_out.counters);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_out.obs);
+    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_out.nonfinite);
+    m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
   }
 
  private:
-  void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
-
-  template <class T>
-  StateBlob blob(const char* name, const typename Exec::template Buffer<T>& buf) const {
-    StateBlob b{name, std::vector<std::uint8_t>(sizeof(T) * static_cast<size_t>(buf.size()))};
-    m_exec.copy_to_host(reinterpret_cast<T*>(b.bytes.data()), buf.data(), buf.size());
-    return b;
-  }
-  template <class T>
-  void unblob(const StateBlob& b, typename Exec::template Buffer<T>& buf) {
-    if (b.bytes.size() != sizeof(T) * static_cast<size_t>(buf.size()))
-      throw std::runtime_error("env state '" + b.name + "' has " + std::to_string(b.bytes.size()) +
-                               " bytes, expected " + std::to_string(sizeof(T) * buf.size()) +
-                               " (another env or num_envs?)");
-    m_exec.copy_from_host(buf.data(), reinterpret_cast<const T*>(b.bytes.data()), buf.size());
-  }
-
-  Exec m_exec;
-  i64 m_num_envs;
-  EnvSpec m_spec;
   typename Env::Params m_params;
-  int m_max_steps;
-  std::uint64_t m_seed = 0;
   typename Exec::template Buffer<State> m_states;            // (num_envs) env state
-  EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
   // Drawing scratch (the pose requests are const: filled on demand, hold no simulation state).
   mutable int m_num_draw_geoms = -1;                                 // draw_geoms().size(), cached
   mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses

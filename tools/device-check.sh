@@ -14,7 +14,7 @@
 # The GPU machine has CUDA 13 (nvcc, cuBLAS), CMake and Python but not our Debian packages (Eigen,
 # GTest, CLI11, toml++, nlohmann-json), so the build is made here and carried there. Here:
 #   cmake -S . -B build-sm90 -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF -DCMAKE_BUILD_TYPE=Release
-#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs
+#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda
 #   tools/device-check.sh --prepare build-sm90
 # (`cmake --build build-sm90` with no --target builds everything and works as well, only slower.)
 # --prepare runs the two cmake commands itself when they have not been run, then copies the shared
@@ -39,9 +39,9 @@ usage() {
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The binaries the check runs; the gpu-labelled test targets of tests/CMakeLists.txt.
-TARGETS=(rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs)
+TARGETS=(rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda)
 # Their paths in the build folder.
-BINS=(rltrain tests/test_kernels tests/test_cuda_learner tests/test_contacts_cuda tests/test_cuda_robot_envs)
+BINS=(rltrain tests/test_kernels tests/test_cuda_learner tests/test_contacts_cuda tests/test_cuda_robot_envs tests/test_viewer_cuda)
 CUDA_ARCH=90
 
 # Configures BUILD (sm_90, Release, portable CPU code) unless it is configured, then builds TARGETS.

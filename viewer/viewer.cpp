@@ -312,7 +312,9 @@ std::unique_ptr<ViewSim> make_sim(const ViewOptions& opts, EnvSim** env_sim) {
   *env_sim = nullptr;
   if (!opts.model_path.empty()) {
     if (!opts.checkpoint.empty()) throw ConfigError("--model: plays zero, random or hand-set controls; --checkpoint needs --config");
-    if (opts.device == "cuda") throw ConfigError("--device cuda: --model runs the physics on the CPU executor only so far");
+    if (opts.device != "auto" && opts.device != "cpu")
+      throw ConfigError("--device " + opts.device + ": --model runs the physics on the CPU executor only so far (auto or cpu)");
+    if (!opts.overrides.empty()) throw ConfigError("--set: --model has no config to override (use --config)");
     return std::make_unique<ModelSim>(opts.model_path, opts.num_envs > 0 ? opts.num_envs : 64, opts.threads, opts.seed,
                                       opts.control_dt);
   }
@@ -331,6 +333,9 @@ std::unique_ptr<ViewSim> make_sim(const ViewOptions& opts, EnvSim** env_sim) {
                             opts.config_path + " asks for env '" + cfg.env.name + "'");
   } else if (ckpt) {
     cfg = ckpt->config;
+    for (const auto& o : opts.overrides) apply_override(cfg, o);
+    if (cfg.env.name != ckpt->config.env.name)
+      throw ConfigError("--set env.name: the checkpoint " + ckpt_path + " is for env '" + ckpt->config.env.name + "'");
   } else {
     throw ConfigError("rltrain view: --config FILE, --checkpoint PATH or --model FILE is required");
   }
@@ -411,13 +416,18 @@ void print_returns(Session& s) {
   nlohmann::json r = nlohmann::json::array();
   for (std::int64_t i = 0; i < n; ++i) {
     const float v = s.first_return[static_cast<size_t>(i)];
-    r.push_back(s.has_return[static_cast<size_t>(i)] ? nlohmann::json(v) : nlohmann::json(nullptr));
+    const bool finished = s.has_return[static_cast<size_t>(i)];
+    r.push_back(finished ? nlohmann::json(v) : nlohmann::json(nullptr));
+    if (!finished) continue;  // the statistics are over the envs that finished an episode
     sum += v;
     sum2 += static_cast<double>(v) * v;
   }
-  const double mean = sum / static_cast<double>(n);
-  const double sd = std::sqrt(std::max(0.0, sum2 / static_cast<double>(n) - mean * mean));
-  std::ofstream(s.opts.returns_path) << nlohmann::json{{"returns", r}, {"finished", s.num_first}, {"mean_return", mean}, {"std_return", sd}}.dump()
+  const double k = static_cast<double>(s.num_first);
+  const double mean = k > 0 ? sum / k : std::nan("");
+  const double sd = k > 0 ? std::sqrt(std::max(0.0, sum2 / k - mean * mean)) : std::nan("");
+  const auto stat = [&](double x) { return k > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  std::ofstream(s.opts.returns_path) << nlohmann::json{{"returns", r}, {"finished", s.num_first}, {"mean_return", stat(mean)},
+                                                       {"std_return", stat(sd)}}.dump()
                                      << "\n";
   std::printf("%s: %lld of %lld envs finished an episode: mean return %.3f, std %.3f\n", s.sim->title().c_str(),
               static_cast<long long>(s.num_first), static_cast<long long>(n), mean, sd);
@@ -610,7 +620,8 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
       read_framebuffer_rgb(0, fw, fh, rgb);
       char name[64];
       std::snprintf(name, sizeof name, "frame_%06lld.png", static_cast<long long>(frame));
-      stbi_write_png((fs::path(s.opts.out_dir) / name).string().c_str(), fw, fh, 3, rgb.data(), fw * 3);
+      const std::string path = (fs::path(s.opts.out_dir) / name).string();
+      if (!stbi_write_png(path.c_str(), fw, fh, 3, rgb.data(), fw * 3)) throw std::runtime_error(path + ": cannot write");
     }
     glfwSwapBuffers(win);
     const auto now = Clock::now();

@@ -409,6 +409,20 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
   } catch (const CheckpointError& e) {
     EXPECT_NE(std::string(e.what()).find("critic_obs_dim"), std::string::npos) << e.what();
   }
+
+  // Malformed integer metadata: one CheckpointError naming the file and the key.
+  for (const char* key : {"obs_dim", "head_dim", "critic_obs_dim"}) {
+    Checkpoint bad = ck;
+    bad.file.metadata[key] = "3abc";
+    try {
+      restore_checkpoint(bad, sym, false, &sym_env, nullptr);
+      FAIL() << "expected CheckpointError for " << key;
+    } catch (const CheckpointError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string("\"") + key + "\""), std::string::npos) << what;
+      EXPECT_NE(what.find(bad.file.source), std::string::npos) << what;
+    }
+  }
 }
 
 // ---- learning -----------------------------------------------------------------------------------
