@@ -373,12 +373,17 @@ bool have_program(const char* name) {
 
 // A GLFW window with an OpenGL 3.3 core context (hidden when headless). Throws with the no-display
 // hint when GLFW cannot start.
-GLFWwindow* open_window(const ViewOptions& opts, const std::string& title) {
-  glfwSetErrorCallback(on_glfw_error);
+// No X or Wayland display to open a window (or an offscreen context) on: one clear error.
+void require_display() {
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
     throw ConfigError(std::string("rltrain view: ") + viewer_no_display_hint());
+}
+
+GLFWwindow* open_window(const ViewOptions& opts, const std::string& title) {
+  glfwSetErrorCallback(on_glfw_error);
+  require_display();
   if (!glfwInit()) throw ConfigError("rltrain view: GLFW could not start (" + g_glfw_error + "): " + viewer_no_display_hint());
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -812,6 +817,12 @@ int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_
   }
   view.watch_run_dir = train.run_dir;
   check_options(view);
+  // What would only fail once training ran to its end (no display), or let the viewer play another
+  // run's checkpoint (an occupied run dir), is refused before the trainer starts.
+  require_display();
+  if (train.resume_dir.empty() &&
+      (fs::exists(fs::path(train.run_dir) / "config.toml") || fs::exists(fs::path(train.run_dir) / "metrics.csv")))
+    throw ConfigError(train.run_dir + ": already holds a run; use --resume " + train.run_dir + " or another --run-dir");
   // The viewer's own small batch, on the CPU with one thread: the learner keeps its device and cores.
   cfg.env.num_envs = view.num_envs > 0 ? view.num_envs : 16;
   Session s(view);

@@ -479,6 +479,19 @@ TEST(ViewerBadInput, ClearMessagesAndExitCodes) {
               dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("checkpoint is for env 'cartpole'"), std::string::npos) << r.err;
+  // train --view refuses before it trains: no display, and a run dir that holds a run (its old
+  // checkpoint would be played), each leaving the existing run as it was.
+  const std::string before = slurp(dir / "run/metrics.csv");
+  r = rltrain({"train", "--config", config, "--set", "train.total_env_steps=100000000", "--run-dir", dir / "fresh", "--view"},
+              dir.path(), "nodisplay");
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "fresh/metrics.csv")) << "trained before checking the display";
+  r = rltrain({"train", "--config", config, "--run-dir", dir / "run", "--view", "--view-out", dir / "vf", "--view-frames", "1"},
+              dir.path());
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("already holds a run"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "run/metrics.csv"), before);
   // Headless without frames.
   r = rltrain({"view", "--config", config, "--headless"}, dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
