@@ -136,26 +136,10 @@ int run_bench(const BenchOptions& opts) {
 // ---- --model: physics throughput of an MJCF model ----------------------------------------------
 
 namespace rlt {
-namespace {
-
-// Physics steps per control step: control_dt must be a whole number of timesteps.
-int physics_substeps(double control_dt, double timestep) {
-  if (!(control_dt > 0) || !std::isfinite(control_dt))
-    throw ConfigError("--control-dt: expected a positive number of seconds, got " + std::to_string(control_dt));
-  const double ratio = control_dt / timestep;
-  const long k = std::lround(ratio);
-  if (k < 1 || std::fabs(ratio - static_cast<double>(k)) > 1e-6 * ratio)
-    throw ConfigError("--control-dt: " + std::to_string(control_dt) + " s is not a whole number of the model's " +
-                      std::to_string(timestep) + " s physics steps");
-  return static_cast<int>(k);
-}
-
-}  // namespace
-
 int run_model_bench(const BenchOptions& opts) {
   // Bad input first, before the runtime says anything.
   const Model model = load_mjcf(opts.model_path);
-  const int substeps = physics_substeps(opts.control_dt, model.timestep);
+  const int substeps = control_substeps(opts.control_dt, model.timestep);
   // --device cuda without a GPU: Runtime throws ConfigError (one line, exit 2); auto falls back to
   // the CPU and says why.
   Runtime rt(opts.device, opts.threads);

@@ -205,9 +205,11 @@ int main(int argc, char** argv) {
     }
     if (*e) {
       const rlt::EvalResult r = rlt::evaluate(eval);
-      std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f\n", r.env.c_str(),
+      std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f", r.env.c_str(),
                   static_cast<long long>(r.returns.size()), eval.deterministic ? "deterministic" : "sampled",
                   r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
+      if (!r.forward_speeds.empty()) std::printf(", mean forward speed %.3f m/s", r.mean_forward_speed);
+      std::printf("\n");
       return 0;
     }
     if (*l) return list_envs(names_only);

@@ -147,4 +147,15 @@ int run_rollout(const RolloutOptions& opts) {
   return 0;
 }
 
+int control_substeps(double control_dt, double timestep) {
+  if (!(control_dt > 0) || !std::isfinite(control_dt))
+    throw ConfigError("--control-dt: expected a positive number of seconds, got " + std::to_string(control_dt));
+  const double ratio = control_dt / timestep;
+  const long k = std::lround(ratio);
+  if (k < 1 || std::fabs(ratio - static_cast<double>(k)) > 1e-6 * ratio)
+    throw ConfigError("--control-dt: " + std::to_string(control_dt) + " s is not a whole number of the model's " +
+                      std::to_string(timestep) + " s physics steps");
+  return static_cast<int>(k);
+}
+
 }  // namespace rlt

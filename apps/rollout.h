@@ -42,6 +42,10 @@ inline std::vector<double> ctrl_sample_range(const Model& model) {
 
 // random_ctrl (the random controls every tool draws) lives in sim/actuators.h.
 
+// Physics steps per control step for `--control-dt` (the model bench and `rltrain view --model`):
+// throws ConfigError unless control_dt is a positive whole number of the model's timesteps.
+int control_substeps(double control_dt, double timestep);
+
 // CSV column names: time, qpos (free joint: <name>_x _y _z _qw _qx _qy _qz; ball: <name>_qw .. _qz;
 // hinge/slide: <name>), qvel (free: <name>_vx _vy _vz _wx _wy _wz; ball: <name>_wx _wy _wz;
 // hinge/slide: <name>_v), ncon. An unnamed joint is called joint<id>.

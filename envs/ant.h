@@ -80,11 +80,14 @@ struct Ant {
     return z >= p.healthy_z_min && z <= p.healthy_z_max;
   }
 
+  // The x the reward's forward velocity differentiates (the torso centre of mass x); VecEnv::ep_forward_speed.
+  RLT_HD static float forward_position(const Params&, const RobotCtx& c) { return c.d.xipos[3 * kTorso]; }
+
   RLT_HD static void step(const Params& p, const RobotCtx& c, State&, const float* a, Philox&, float& reward,
                           bool& terminated) {
-    const float x_before = c.d.xipos[3 * kTorso];
+    const float x_before = forward_position(p, c);
     c.simulate(a);
-    const float x_velocity = (c.d.xipos[3 * kTorso] - x_before) / c.dt;
+    const float x_velocity = (forward_position(p, c) - x_before) / c.dt;
     const bool ok = healthy(p, c);
     const bool terminate = p.terminate_when_unhealthy != 0.0f;
     reward = p.forward_reward_weight * x_velocity + ((ok || terminate) ? p.healthy_reward : 0.0f) -

@@ -61,11 +61,14 @@ struct HalfCheetah {
     add_normal_noise(rng, p.reset_noise_scale, c.d.qvel, c.m.nv);
   }
 
+  // The x the reward's forward velocity differentiates (rootx); VecEnv::ep_forward_speed.
+  RLT_HD static float forward_position(const Params&, const RobotCtx& c) { return c.d.qpos[0]; }
+
   RLT_HD static void step(const Params& p, const RobotCtx& c, State&, const float* a, Philox&, float& reward,
                           bool& terminated) {
-    const float x_before = c.d.qpos[0];
+    const float x_before = forward_position(p, c);
     c.simulate(a);
-    const float x_velocity = (c.d.qpos[0] - x_before) / c.dt;
+    const float x_velocity = (forward_position(p, c) - x_before) / c.dt;
     reward = p.forward_reward_weight * x_velocity - p.ctrl_cost_weight * sum_squares(a, kActDim);
     terminated = false;
   }

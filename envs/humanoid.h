@@ -14,7 +14,8 @@
 // | 45-164  | cinert: 10 per body (world first)                       | kg, kg m, kg m^2 |
 // | 165-236 | cvel: 6 per body (angular, linear)                      | rad/s, m/s|
 // | 237-259 | qfrc_actuator (nv)                                      | N, N m    |
-// | 260-331 | cfrc_ext: 6 per body -- always 0 here (see Deviations)  |           |
+// | 260-331 | cfrc_ext: 6 per body (world first, always 0): the       | N m, N    |
+// |         | contact torque (about the torso origin), then force     |           |
 // Action (Box(17), [-1, 1]): motors in actuator order (abdomen y z x, right hip x z y, right knee,
 //   left hip x z y, left knee, right shoulder 1 2, elbow, left shoulder 1 2, elbow).
 // Reward: forward_reward_weight * x velocity of the centre of mass of all bodies ((after -
@@ -23,9 +24,14 @@
 // Terminated (unhealthy): torso z outside (1.0, 2.0).
 // Reset: qpos = qpos0 + U(-0.01, 0.01) (quaternion renormalized), qvel = U(-0.01, 0.01).
 // Deviations: cinert and cvel are ours (sim/dynamics.h): inertia and velocity about each kinematic
-//   tree's root body origin, not MuJoCo's subtree centre of mass; cfrc_ext (external contact
-//   wrench per body) is not computed by our contact model and is reported as zeros (as Humanoid-v2/v3
-//   observed with MuJoCo >= 2.0), keeping v4's layout so a per-body contact wrench can fill it later.
+//   tree's root body origin, not MuJoCo's subtree centre of mass. cfrc_ext (d.cfrc_ext,
+//   sim/contact.h: contact_external_forces) is the contact wrench on each body in the last physics
+//   substep (MuJoCo: of the last mj_step), world frame, torque about the same point as cinert and
+//   cvel (the torso origin for every body here; MuJoCo: the subtree centre of mass) taken at the
+//   post-step state, as those are; our contact model's force (soft spring-damper with regularized
+//   friction, its implicit part included), not MuJoCo's solver's. Only the floor touches the body
+//   (the body geoms have conaffinity 0), so a row is non-zero only for a body with a geom on the
+//   floor. After a reset it is zeros (no step taken yet).
 #pragma once
 
 #include "envs/robot_env.h"
@@ -91,11 +97,14 @@ struct Humanoid {
     return z > p.healthy_z_min && z < p.healthy_z_max;
   }
 
+  // The x the reward's forward velocity differentiates (the centre of mass x); VecEnv::ep_forward_speed.
+  RLT_HD static float forward_position(const Params&, const RobotCtx& c) { return mass_center_x(c); }
+
   RLT_HD static void step(const Params& p, const RobotCtx& c, State&, const float* a, Philox&, float& reward,
                           bool& terminated) {
-    const float x_before = mass_center_x(c);
+    const float x_before = forward_position(p, c);
     c.simulate(a);
-    const float x_velocity = (mass_center_x(c) - x_before) / c.dt;
+    const float x_velocity = (forward_position(p, c) - x_before) / c.dt;
     const bool ok = healthy(p, c);
     const bool terminate = p.terminate_when_unhealthy != 0.0f;
     reward = p.forward_reward_weight * x_velocity + ((ok || terminate) ? p.healthy_reward : 0.0f) -
@@ -111,7 +120,7 @@ struct Humanoid {
     for (int k = 0; k < 10 * kNumBodies; ++k) o[at++] = c.d.cinert[k];
     for (int k = 0; k < 6 * kNumBodies; ++k) o[at++] = c.d.cvel[k];
     for (int k = 0; k < 23; ++k) o[at++] = c.d.qfrc_actuator[k];
-    for (int k = 0; k < 6 * kNumBodies; ++k) o[at++] = 0.0f;
+    for (int k = 0; k < 6 * kNumBodies; ++k) o[at++] = c.d.cfrc_ext[k];  // from the last physics_step
   }
 };
 

@@ -128,8 +128,7 @@ struct Quadruped {
     float last_action[12];   // previous (clipped) action
     float last_dof_vel[12];  // joint velocities after the previous step
     float air_time[4];       // s since each foot left the ground
-    float last_contact[4];   // foot contact (0/1) at the previous step
-    float contact[4];        // foot contact (0/1) now
+    float contact[4];        // foot contact (0/1) in the latest step (the previous one, inside step)
     float terms[kNumTerms];  // the last step's reward terms, unweighted (tests, logging)
     std::int32_t t;          // control steps in this episode
     std::int32_t pad;
@@ -259,12 +258,11 @@ struct Quadruped {
     const bool moving = s.command[0] * s.command[0] + s.command[1] * s.command[1] > 0.01f;
     float air = 0.0f;
     for (int f = 0; f < 4; ++f) {
-      const bool filt = foot[f] > 0.0f || s.last_contact[f] > 0.0f;
+      const bool filt = foot[f] > 0.0f || s.contact[f] > 0.0f;  // now or in the previous step
       const bool first = s.air_time[f] > 0.0f && filt;
       s.air_time[f] += c.dt;
       if (first) air += s.air_time[f] - 0.5f;
       if (filt) s.air_time[f] = 0.0f;
-      s.last_contact[f] = foot[f];
       s.contact[f] = foot[f];
     }
     tm[kFeetAirTime] = moving ? air : 0.0f;

@@ -36,6 +36,9 @@
 //   RLT_HD static void observe(const Params&, const RobotCtx& ctx, const State&, float* obs,
 //                              float* critic_obs);   // critic_obs is null when kCriticObsDim == 0
 // Optional:
+//   RLT_HD static float forward_position(const Params&, const RobotCtx& ctx);
+//       // locomotion tasks: the x coordinate whose velocity the reward pays (torso, root slide or
+//       // centre of mass); VecEnv::ep_forward_speed() reports each episode's mean forward speed
 //   static void spaces(const Params&, const Model&, Space& obs, Space& act);
 //       // default: obs unbounded, act = the actuators' ctrlrange (every actuator must be ctrllimited)
 //   RLT_HD static float obs_noise_scale(const Params&, int k);
@@ -178,6 +181,13 @@ struct HasSpaces<Task, std::void_t<decltype(Task::spaces(std::declval<const type
                                                          std::declval<const Model&>(), std::declval<Space&>(),
                                                          std::declval<Space&>()))>> : std::true_type {};
 template <class Task, class = void>
+struct HasForwardPosition : std::false_type {};
+template <class Task>
+struct HasForwardPosition<Task, std::void_t<decltype(Task::forward_position(std::declval<const typename Task::Params&>(),
+                                                                            std::declval<const RobotCtx&>()))>>
+    : std::true_type {};
+
+template <class Task, class = void>
 struct HasNoiseScale : std::false_type {};
 template <class Task>
 struct HasNoiseScale<Task, std::void_t<decltype(Task::obs_noise_scale(std::declval<const typename Task::Params&>(), 0))>>
@@ -196,6 +206,18 @@ RLT_HD RLT_INLINE Philox substream(Philox rng, u32 tag) {
 }
 constexpr u32 kSubNoise = 1, kSubPush = 2;
 }  // namespace robot_detail
+
+// x[k] += scale(k) * N(0, 1) for k < n, four normals per Philox draw (Box-Muller).
+template <class Scale>
+RLT_HD RLT_INLINE void add_scaled_normal_noise(Philox& rng, float* x, int n, const Scale& scale) {
+  for (int k = 0; k < n; k += 4) {
+    const U32x4 r = rng.next4();
+    float z[4];
+    box_muller(r.v[0], r.v[1], z[0], z[1]);
+    box_muller(r.v[2], r.v[3], z[2], z[3]);
+    for (int q = 0; q < 4 && k + q < n; ++q) x[k + q] += scale(k + q) * z[q];
+  }
+}
 
 // Draws env i's randomization (values and model fields) into its DR row.
 RLT_HD inline void draw_randomization(const RobotParams& p, const ModelView<float>& base, const DrLayout& l, float* row,
@@ -246,6 +268,7 @@ struct RobotKernel {
   const float* act_low;
   const float* act_high;
   StepOutputs out;
+  float* ep_forward_speed;  // (num_envs) null unless the task has a forward_position
 
   RLT_HD RobotCtx ctx(i64 i) const {
     RobotCtx c;
@@ -273,19 +296,16 @@ struct RobotKernel {
     Task::observe(params, c, s, o, co);
     if (robot.obs_noise > 0.0f) {
       noise = robot_detail::substream(noise, robot_detail::kSubNoise);
-      for (int k = 0; k < Task::kObsDim; k += 4) {
-        const U32x4 r = noise.next4();
-        float z[4];
-        box_muller(r.v[0], r.v[1], z[0], z[1]);
-        box_muller(r.v[2], r.v[3], z[2], z[3]);
-        for (int q = 0; q < 4 && k + q < Task::kObsDim; ++q)
-          o[k + q] += robot.obs_noise * robot_detail::noise_scale<Task>(params, k + q) * z[q];
-      }
+      const Params& p = params;
+      const float sd = robot.obs_noise;
+      add_scaled_normal_noise(noise, o, Task::kObsDim,
+                              [&](int k) { return sd * robot_detail::noise_scale<Task>(p, k); });
     }
   }
 
-  // Starts episode c.episode of env i: draws its randomization, resets physics and task, observes.
-  RLT_HD void start_episode(i64 i, const EnvCounters& cnt, State& s) const {
+  // Starts episode c.episode of env i: draws its randomization, resets physics and task, observes,
+  // and notes the forward position the episode starts from.
+  RLT_HD void start_episode(i64 i, EnvCounters& cnt, State& s) const {
     Philox rng(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode);
     draw_randomization(robot, model, drl, dr + i * drl.size,
                        Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 1u));
@@ -295,6 +315,8 @@ struct RobotKernel {
     Task::reset(params, c, s, rng);
     kinematics(c.m, c.d);
     observe(i, c, s, Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 2u));
+    if constexpr (robot_detail::HasForwardPosition<Task>::value) cnt.x0 = Task::forward_position(params, c);
+    else cnt.x0 = 0.0f;
   }
 
   RLT_HD void step(i64 i, const float* actions) const {
@@ -322,6 +344,8 @@ struct RobotKernel {
                         all_finite(c.d.qvel, c.m.nv) &&
                         (Task::kCriticObsDim == 0 || all_finite(critic_obs + i * Task::kCriticObsDim, Task::kCriticObsDim));
     if (finish_env_step(out, i, max_steps, finite, r, term, cnt)) {  // D9, truncation, totals
+      if constexpr (robot_detail::HasForwardPosition<Task>::value)
+        ep_forward_speed[i] = finite ? (Task::forward_position(params, c) - cnt.x0) / (static_cast<float>(out.ep_length[i]) * dt) : 0.0f;
       keep_final_obs(final_obs + i * Task::kObsDim, o, Task::kObsDim, finite);
       if (Task::kCriticObsDim > 0)
         keep_final_obs(final_critic_obs + i * Task::kCriticObsDim, critic_obs + i * Task::kCriticObsDim,
@@ -424,6 +448,7 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
     m_out.resize(num_envs, Task::kObsDim, Task::kActDim);
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
+    if (robot_detail::HasForwardPosition<Task>::value) m_ep_forward_speed.resize(num_envs);
     upload_action_bounds();
   }
 
@@ -468,11 +493,15 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
     m_seed = seed;
     m_out.clear(m_exec, m_num_envs);
     m_exec.fill(m_data.data(), 0.0f, m_data.size());
+    if (m_ep_forward_speed.size() > 0) m_exec.fill(m_ep_forward_speed.data(), 0.0f, m_ep_forward_speed.size());
     parallel_for(m_exec, m_num_envs, RobotResetOne<Task>{kernel()});
   }
 
   void step(const float* actions) override { parallel_for(m_exec, m_num_envs, RobotStepOne<Task>{kernel(), actions}); }
 
+  const float* ep_forward_speed() const override {
+    return robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
+  }
   const float* critic_obs() const override { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
   const float* final_critic_obs() const override {
     return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
@@ -495,13 +524,7 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
   // start() (CUDA: asynchronous copy into pinned memory + event); see sim/vec_env.h.
   using VecEnv::request_draw_poses;
   void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
-    i64 total = 0;
-    for (const auto& [first, count] : ranges) {
-      if (first < 0 || count < 0 || first + count > m_num_envs)
-        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                ") outside [0, " + std::to_string(m_num_envs) + ")");
-      total += count;
-    }
+    const i64 total = draw_range_total(ranges);
     const i64 per_env = static_cast<i64>(m_model.ngeom) * 12;
     float* out = m_pose_readback.target(total * per_env);
     for (const auto& [first, count] : ranges) {
@@ -582,6 +605,7 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
     k.act_high = m_out.act_high.data();
     k.out = StepOutputs{m_out.reward.data(),    m_out.terminated.data(), m_out.truncated.data(),
                         m_out.ep_return.data(), m_out.ep_length.data(),  m_out.nonfinite.data()};
+    k.ep_forward_speed = robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
     return k;
   }
 
@@ -637,6 +661,7 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
   typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<State> m_states;             // (num_envs)
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
+  typename Exec::template Buffer<float> m_ep_forward_speed;   // (num_envs) with a forward_position
   mutable typename Exec::template Readback<float> m_pose_readback;  // request_draw_poses gather
   mutable bool m_pose_requested = false;
 };
@@ -654,13 +679,7 @@ RLT_HD inline void add_uniform_noise(Philox& rng, float h, float* x, int n) {
 }
 // x[k] += scale * N(0, 1) for k < n.
 RLT_HD inline void add_normal_noise(Philox& rng, float scale, float* x, int n) {
-  for (int k = 0; k < n; k += 4) {
-    const U32x4 r = rng.next4();
-    float z[4];
-    box_muller(r.v[0], r.v[1], z[0], z[1]);
-    box_muller(r.v[2], r.v[3], z[2], z[3]);
-    for (int q = 0; q < 4 && k + q < n; ++q) x[k + q] += scale * z[q];
-  }
+  add_scaled_normal_noise(rng, x, n, [scale](int) { return scale; });
 }
 RLT_HD inline float sum_squares(const float* x, int n) {
   float s = 0.0f;

@@ -19,6 +19,21 @@ std::string resolve_checkpoint_path(const std::string& path) {
   return path;
 }
 
+void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
+                          const std::string& source) {
+  if (ckpt.config.env.name != env_name)
+    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name + "', but " + source +
+                          " asks for env '" + env_name + "'");
+}
+
+std::unique_ptr<Learner> make_acting_learner(const Runtime& rt, Config cfg, const Checkpoint& ckpt, VecEnv& env) {
+  cfg.ppo.num_steps = 1;  // it only acts: a one-step rollout buffer
+  cfg.ppo.num_minibatches = 1;
+  auto learner = rt.make_learner(cfg, env);
+  restore_checkpoint(ckpt, *learner, /*policy_only=*/true, nullptr, nullptr);
+  return learner;
+}
+
 EvalResult evaluate(const EvalOptions& opts) {
   if (opts.episodes < 1) throw ConfigError("--episodes: expected a positive integer, got " + std::to_string(opts.episodes));
   const std::string path = resolve_checkpoint_path(opts.checkpoint);
@@ -26,21 +41,15 @@ EvalResult evaluate(const EvalOptions& opts) {
   Config cfg = ckpt.config;
   if (!opts.config_path.empty()) {
     const Config other = load_config(opts.config_path);
-    if (other.env.name != cfg.env.name)
-      throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + cfg.env.name + "', but " +
-                            opts.config_path + " asks for env '" + other.env.name + "'");
+    check_checkpoint_env(ckpt, path, other.env.name, opts.config_path);
     cfg.env = other.env;
     cfg.policy = other.policy;  // a different policy shape is caught as a checkpoint mismatch
     cfg.source = other.source;
   }
-  // One env per episode; the learner only acts, so its rollout storage is one step.
-  cfg.env.num_envs = opts.episodes;
-  cfg.ppo.num_steps = 1;
-  cfg.ppo.num_minibatches = 1;
+  cfg.env.num_envs = opts.episodes;  // one env per episode
   Runtime rt(opts.device, opts.threads);
   auto env = rt.make_env(cfg);
-  auto learner = rt.make_learner(cfg, *env);
-  restore_checkpoint(ckpt, *learner, /*policy_only=*/true, nullptr, nullptr);
+  auto learner = make_acting_learner(rt, cfg, ckpt, *env);
   env->reset(opts.seed);
 
   const i64 n = env->num_envs();
@@ -52,6 +61,9 @@ EvalResult evaluate(const EvalOptions& opts) {
   std::vector<std::uint8_t> finished(static_cast<size_t>(n), 0), term(static_cast<size_t>(n)), trunc(static_cast<size_t>(n));
   std::vector<float> ret(static_cast<size_t>(n));
   std::vector<std::int32_t> len(static_cast<size_t>(n));
+  const bool has_speed = env->ep_forward_speed() != nullptr;
+  std::vector<float> speed(has_speed ? static_cast<size_t>(n) : 0);
+  if (has_speed) r.forward_speeds.assign(static_cast<size_t>(n), 0.0f);
   i64 remaining = n;
   const std::int64_t max_steps = static_cast<std::int64_t>(env->spec().max_episode_steps) + 1;
   for (std::int64_t t = 0; remaining > 0 && t < max_steps; ++t) {
@@ -60,16 +72,19 @@ EvalResult evaluate(const EvalOptions& opts) {
     rt.to_host(trunc.data(), env->truncated(), n);
     rt.to_host(ret.data(), env->ep_return(), n);
     rt.to_host(len.data(), env->ep_length(), n);
+    if (has_speed) rt.to_host(speed.data(), env->ep_forward_speed(), n);
     for (i64 i = 0; i < n; ++i)
       if (!finished[i] && (term[i] || trunc[i])) {
         finished[i] = 1;
         r.returns[i] = ret[i];
         r.lengths[i] = len[i];
+        if (has_speed) r.forward_speeds[i] = speed[i];
         --remaining;
       }
   }
-  double s = 0, s2 = 0, sl = 0;
+  double s = 0, s2 = 0, sl = 0, sv = 0;
   for (i64 i = 0; i < n; ++i) {
+    if (has_speed) sv += r.forward_speeds[i];
     s += r.returns[i];
     s2 += static_cast<double>(r.returns[i]) * r.returns[i];
     sl += r.lengths[i];
@@ -77,6 +92,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   r.mean_return = s / static_cast<double>(n);
   r.std_return = std::sqrt(std::max(0.0, s2 / static_cast<double>(n) - r.mean_return * r.mean_return));
   r.mean_length = sl / static_cast<double>(n);
+  r.mean_forward_speed = sv / static_cast<double>(n);
   return r;
 }
 

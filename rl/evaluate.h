@@ -2,8 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "rl/checkpoint.h"
+#include "rl/runtime.h"
 
 namespace rlt {
 
@@ -20,7 +24,9 @@ struct EvalOptions {
 struct EvalResult {
   std::vector<float> returns;
   std::vector<std::int32_t> lengths;
+  std::vector<float> forward_speeds;  // per episode, m/s; empty for envs without a forward direction
   double mean_return = 0, std_return = 0, mean_length = 0;
+  double mean_forward_speed = 0;      // valid when forward_speeds is not empty
   std::string env;
   std::string device;
 };
@@ -30,5 +36,15 @@ std::string resolve_checkpoint_path(const std::string& path);
 
 // Throws CheckpointError / ConfigError for bad input.
 EvalResult evaluate(const EvalOptions& opts);
+
+// A checkpoint at `path` used with an env the user chose (`source` names where: a config file, the
+// viewer): CheckpointError "<path>: metadata "env": checkpoint is for env 'a', but <source> asks for
+// env 'b'" when they differ.
+void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
+                          const std::string& source);
+
+// A learner that only acts (eval, the viewer): cfg's policy and PPO settings with a one-step
+// rollout buffer, the checkpoint's policy weights restored. CheckpointError when the shapes differ.
+std::unique_ptr<Learner> make_acting_learner(const Runtime& rt, Config cfg, const Checkpoint& ckpt, VecEnv& env);
 
 }  // namespace rlt

@@ -76,6 +76,10 @@
 // when the gap is under the pair's margin: contact_margin plus h times a bound on the two geoms'
 // speeds (pair_margin), so impacts are caught at any speed.
 //
+// External wrench per body (contact_external_forces, physics_step's last substep): each contact's
+// force as finally applied (explicit and implicit parts), accumulated on its two bodies, equal and
+// opposite, as (torque about the tree's reference point, force) rows in DataView::cfrc_ext.
+//
 // Contact record (kContactStride scalars each, DataView::contact):
 //   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2,
 //   10 vn, 11 normal force (explicit part), 12 friction secant beta, 13 active (0/1)
@@ -702,6 +706,79 @@ RLT_HD int contact_drop_pulling(const ModelView<T>& m, const DataView<T>& d, T h
     }
   }
   return dropped;
+}
+
+// ---- external wrench per body (MuJoCo's cfrc_ext) -------------------------------------------------
+
+// Jr(b) x: the angular velocity of body b per generalized vector x (the angular part of cdof).
+template <class T>
+RLT_HD Vec3<T> body_angular_jacobian_mul(const ModelView<T>& m, const DataView<T>& d, int b, const T* x) {
+  Vec3<T> w = Vec3<T>::zero();
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) w += x[i] * Vec3<T>::load(d.cdof + 6 * i);
+  return w;
+}
+
+// d.cfrc_ext <- the contact wrench on each body in the substep just taken (MuJoCo's cfrc_ext after
+// mj_step). Call it right after the substep's integration: it reads that substep's contact list
+// (active flags as finally solved), kinematics, cdof and cvel (all from the start of the substep,
+// which the integration does not refresh), the solved qacc and the integrated qvel.
+// Per active contact, the force the solve applied, explicit part plus the implicit response to the
+// velocity change dv = h (J2 - J1) qacc (so the velocity at the end of the step, v' = v + dv):
+//   f   = (k depth - ceff vn') n - beta vt'                     on geom 2's body, -f on geom 1's
+//   tau = -(beta_t ws') n - beta_r wr'   (condim 4 and 6)     on geom 2's body, -tau on geom 1's
+// With one moving body (every contact with the world) this is exactly J^T of what the solve
+// applied; between two moving bodies the solve damps with the bound 2 (J1^T K J1 + J2^T K J2) (see
+// the header) and this is the equal-and-opposite force of the relative motion v' instead.
+// Row b = (torque, force): world frame, torque about body b's tree reference point (the tree root
+// body's origin, as cinert and cvel; MuJoCo takes the tree's subtree centre of mass) at the END of
+// the substep, x_root + h v_root(qvel'), which is the origin kinematics() gives for the new qpos
+// exactly for a free root (first order for a root on hinges or slides), so cfrc_ext pairs with the
+// cinert and cvel computed for the post-step state. Row 0 (the world) stays zero, as in MuJoCo.
+// Cost: the 6 nbody zeros plus, per active contact, two Jacobian-vector products along the chains.
+template <class T>
+RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d, T h) {
+  for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = T(0);
+  const int ncon = static_cast<int>(d.ncon[0]);
+  const T ceff = m.contact_damping + h * m.contact_stiffness;
+  const T eps2 = m.friction_velocity * m.friction_velocity;
+  for (int c = 0; c < ncon; ++c) {
+    const T* con = d.contact + kContactStride * c;
+    if (con[kConActive] == T(0)) continue;
+    const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
+    const Vec3<T> dv = h * (point_jacobian_mul(m, d, b2, p, d.qacc) - point_jacobian_mul(m, d, b1, p, d.qacc));
+    const Vec3<T> v_end = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p) + dv;
+    const Vec3<T> vt_end = v_end - dot(n, v_end) * n;
+    const Vec3<T> f = (con[kConForce] - ceff * dot(n, dv)) * n - con[kConBeta] * vt_end;  // on body 2
+    Vec3<T> tau = Vec3<T>::zero();
+    const T mu_t = contact_detail::pair_friction(m, g1, g2, 1), mu_r = contact_detail::pair_friction(m, g1, g2, 2);
+    const T fn = con[kConForce];
+    if ((mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {  // as contact_forces
+      const Vec3<T> w = body_angular_velocity(d, b2) - body_angular_velocity(d, b1);
+      const T ws = dot(n, w);
+      const Vec3<T> wr = w - ws * n;
+      const T beta_t = mu_t * fn / m_sqrt(ws * ws + eps2), beta_r = mu_r * fn / m_sqrt(dot(wr, wr) + eps2);
+      const Vec3<T> w_end =
+          w + h * (body_angular_jacobian_mul(m, d, b2, d.qacc) - body_angular_jacobian_mul(m, d, b1, d.qacc));
+      const T ws_end = dot(n, w_end);
+      tau = -(beta_t * ws_end) * n - beta_r * (w_end - ws_end * n);
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int b = side == 0 ? b1 : b2;
+      if (b == 0) continue;
+      const T sign = side == 0 ? T(-1) : T(1);
+      // The tree's reference point at the end of the substep: its root's origin moved by h times
+      // the origin's new velocity (the root's own dofs; cdof's linear part is that velocity).
+      const int root = m.body_rootid[b];
+      Vec3<T> ref = Vec3<T>::load(d.xpos + 3 * root);
+      for (int i = m.body_dofadr[root]; i < m.body_dofadr[root] + m.body_dofnum[root]; ++i)
+        ref += (h * d.qvel[i]) * Vec3<T>::load(d.cdof + 6 * i + 3);
+      T* w = d.cfrc_ext + 6 * b;
+      (Vec3<T>::load(w) + sign * (tau + cross(p - ref, f))).store(w);
+      (Vec3<T>::load(w + 3) + sign * f).store(w + 3);
+    }
+  }
 }
 
 // Active contacts (normal force > 0) in the current list.

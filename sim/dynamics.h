@@ -93,6 +93,9 @@ struct DataView {
   T* qacc_smooth;      // (nv) acceleration without limits and contacts             physics_step
   T* ncon;             // (1) contact candidates in `contact` (an integer count)      detect_contacts
   T* contact;          // (ncon_max x kContactStride) contact candidates, see sim/contact.h  detect_contacts
+  T* cfrc_ext;         // (nbody x 6) external (contact) wrench on each body in the last substep of a
+                       // physics_step: torque (about the body's tree reference point, as cvel, at the
+                       // end of the step), then force; world row 0 stays zero  contact_external_forces
 };
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
@@ -103,7 +106,7 @@ struct DataLayout {
   int qpos, qvel, qfrc_applied, qfrc_actuator;
   int qacc, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat;
   int cinert, cdof, cvel, cdof_dot, cacc, cfrc, crb, qfrc_bias, qfrc_passive, qM, qLD;
-  int actuator_force, qfrc_constraint, qacc_smooth, ncon, contact;
+  int actuator_force, qfrc_constraint, qacc_smooth, ncon, contact, cfrc_ext;
   int size;
 };
 
@@ -144,6 +147,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   l.qacc_smooth = at, at += nv;
   l.ncon = at, at += 1;
   l.contact = at, at += kContactStride * m.ncon_max;
+  l.cfrc_ext = at, at += 6 * nb;
   // Rows start on a multiple of 4 scalars (16 bytes in float) when the batch array does.
   l.size = (at + 3) / 4 * 4;
   return l;
@@ -169,7 +173,7 @@ RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row) {
   d.qM = row + l.qM, d.qLD = row + l.qLD;
   d.actuator_force = row + l.actuator_force, d.qfrc_constraint = row + l.qfrc_constraint;
   d.qacc_smooth = row + l.qacc_smooth;
-  d.ncon = row + l.ncon, d.contact = row + l.contact;
+  d.ncon = row + l.ncon, d.contact = row + l.contact, d.cfrc_ext = row + l.cfrc_ext;
   return d;
 }
 template <class T>
@@ -184,6 +188,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qvel[i] = d.qacc[i] = d.qfrc_applied[i] = d.qfrc_actuator[i] = T(0);
   for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = d.qacc_smooth[i] = T(0);
   for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = T(0);
+  for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
   d.ncon[0] = T(0);
 }
 

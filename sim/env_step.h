@@ -20,7 +20,7 @@ struct EnvCounters {
   std::int32_t step;     // steps taken in the current episode
   std::uint32_t episode; // episodes started by this env (keys its random stream)
   float ret;             // return accumulated in the current episode
-  std::uint32_t pad;
+  float x0;              // robot tasks with a forward_position: its value at the episode's start
 };
 static_assert(sizeof(EnvCounters) == 16, "EnvCounters crosses the host/device boundary");
 

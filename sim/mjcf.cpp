@@ -21,6 +21,8 @@
 #include <sstream>
 #include <vector>
 
+#include "sim/spatial.h"
+
 namespace rlt {
 
 namespace {
@@ -55,20 +57,14 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // ---- small vector and quaternion helpers (MuJoCo's conventions: quat = w x y z, Hamilton) -------
 
+// Array forms of sim/spatial.h's (the parser works on double[4] / double[3]); out may alias a or b.
 void quat_mul(const double a[4], const double b[4], double out[4]) {
-  const double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                       a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                       a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                       a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-  std::copy(r, r + 4, out);
+  quat_mul(Quat<double>::load(a), Quat<double>::load(b)).store(out);
 }
 
-double norm3(const double v[3]) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+double norm3(const double v[3]) { return norm(Vec3<double>::load(v)); }
 
-void cross3(const double a[3], const double b[3], double out[3]) {
-  const double r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-  std::copy(r, r + 3, out);
-}
+void cross3(const double a[3], const double b[3], double out[3]) { cross(Vec3<double>::load(a), Vec3<double>::load(b)).store(out); }
 
 // Rotation matrix (row-major) of a unit quaternion.
 Eigen::Matrix3d quat_to_mat(const double q[4]) {

@@ -11,7 +11,9 @@
 // friction (see sim/limits.h and sim/contact.h). Which limits and contacts act is decided from the
 // smooth solve (qacc_smooth: where each would be at the end of the step without them); one that
 // would pull after the constrained solve is dropped and the substep solved once more. Cost: one
-// factorization and solve per substep without contacts or active limits, two (rarely three) with. Single source: RLT_HD, no std::, no allocation.
+// factorization and solve per substep without contacts or active limits, two (rarely three) with.
+// After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
+// RLT_HD, no std::, no allocation.
 #pragma once
 
 #include "sim/actuators.h"
@@ -68,10 +70,17 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
 }
 
 // One control step: `substeps` substeps with ctrl held; *num_contacts (when not null) = the contacts
-// that pushed in the last substep.
+// that pushed in the last substep. d.cfrc_ext gets the last substep's contact wrench per body
+// (MuJoCo reports those of the last mj_step; sim/contact.h, contact_external_forces), computed once
+// per control step, right after that substep, from what it solved.
 template <class T>
 RLT_HD void physics_step(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, int substeps, int* num_contacts) {
   for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl);
+  if (substeps > 0) {
+    contact_external_forces(m, d, m.timestep);
+  } else {
+    for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = T(0);
+  }
   if (num_contacts) *num_contacts = substeps > 0 ? active_contacts(d) : 0;
 }
 

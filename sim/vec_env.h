@@ -71,6 +71,10 @@ class VecEnv {
   virtual const std::uint8_t* truncated() const = 0;
   virtual const float* ep_return() const = 0;
   virtual const std::int32_t* ep_length() const = 0;
+  // Locomotion tasks: the mean forward speed (m/s) of the episode that just ended (valid where
+  // done): its forward displacement over its duration, i.e. the mean of the x velocity the reward
+  // pays for. nullptr for envs without a forward direction.
+  virtual const float* ep_forward_speed() const { return nullptr; }
   // Asymmetric actor-critic (spec().critic_obs_dim > 0): the critic's privileged observation
   // (num_envs x critic_obs_dim) after the step, and the one that ended the episode (valid where
   // done), in executor memory. nullptr when the env has none.

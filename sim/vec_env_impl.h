@@ -235,6 +235,18 @@ class VecEnvCommon : public VecEnv {
     return {{"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
   }
   void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
+  // request_draw_poses's ranges: the number of envs they cover; std::out_of_range for one outside
+  // [0, num_envs).
+  i64 draw_range_total(const std::vector<DrawRange>& ranges) const {
+    i64 total = 0;
+    for (const auto& [first, count] : ranges) {
+      if (first < 0 || count < 0 || first + count > m_num_envs)
+        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                ") outside [0, " + std::to_string(m_num_envs) + ")");
+      total += count;
+    }
+    return total;
+  }
 
   Exec m_exec;
   i64 m_num_envs;
@@ -248,7 +260,8 @@ class VecEnvCommon : public VecEnv {
 #define RLT_VEC_ENV_COMMON_MEMBERS(Exec)                                                 \
   using Common = VecEnvCommon<Exec>;                                                     \
   using Common::m_exec, Common::m_num_envs, Common::m_spec, Common::m_max_steps, Common::m_seed, \
-      Common::m_out, Common::upload_action_bounds, Common::set_common_param, Common::common_params; \
+      Common::m_out, Common::upload_action_bounds, Common::set_common_param, Common::common_params, \
+      Common::draw_range_total;                                                          \
   using ParamInfo = VecEnv::ParamInfo;                                                   \
   using DrawRange = VecEnv::DrawRange
 
@@ -321,13 +334,7 @@ class VecEnvT final : public VecEnvCommon<Exec> {
   using VecEnv::request_draw_poses;
   void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
     if constexpr (EnvHasDraw<Env>::value) {
-      i64 total = 0;
-      for (const auto& [first, count] : ranges) {
-        if (first < 0 || count < 0 || first + count > m_num_envs)
-          throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                  ") outside [0, " + std::to_string(m_num_envs) + ")");
-        total += count;
-      }
+      const i64 total = draw_range_total(ranges);
       if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(Env::draw_geoms(m_params).size());
       const int per_env = 12 * m_num_draw_geoms;
       float* out = m_draw_readback.target(total * per_env);

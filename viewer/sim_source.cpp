@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "rl/evaluate.h"   // check_checkpoint_env, make_acting_learner
 #include "apps/rollout.h"  // random_ctrl, ctrl_sample_range: the same random controls as rollout and bench
 #include "sim/dynamics.h"
 #include "sim/mjcf.h"
@@ -25,18 +26,12 @@ EnvSim::EnvSim(const Config& cfg, const std::string& device, int threads, std::u
 EnvSim::~EnvSim() = default;
 
 void EnvSim::load_policy(const Checkpoint& ckpt, const std::string& path) {
-  if (ckpt.config.env.name != m_cfg.env.name)
-    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name +
-                          "', but the viewer runs env '" + m_cfg.env.name + "'");
-  // Acting only, as `rltrain eval`: the checkpoint's policy shape, a one-step rollout buffer.
+  check_checkpoint_env(ckpt, path, m_cfg.env.name, "the viewer");
+  // Acting only, as `rltrain eval`: the checkpoint's policy shape.
   Config c = m_cfg;
   c.policy = ckpt.config.policy;
   c.ppo = ckpt.config.ppo;
-  c.ppo.num_steps = 1;
-  c.ppo.num_minibatches = 1;
-  auto learner = m_rt.make_learner(c, *m_env);
-  restore_checkpoint(ckpt, *learner, /*policy_only=*/true, nullptr, nullptr);
-  m_learner = std::move(learner);
+  m_learner = make_acting_learner(m_rt, c, ckpt, *m_env);
 }
 
 void EnvSim::step(ControlMode mode, bool deterministic, const std::vector<float>& manual) {
@@ -155,20 +150,13 @@ struct ModelCtrl {
   }
 };
 
-int substeps_for(double control_dt, double timestep) {
-  if (!(control_dt > 0) || !std::isfinite(control_dt))
-    throw ConfigError("--control-dt: expected a positive number of seconds, got " + std::to_string(control_dt));
-  const long k = std::max(1L, std::lround(control_dt / timestep));
-  return static_cast<int>(k);
-}
-
 }  // namespace
 
 ModelSim::ModelSim(const std::string& path, i64 num_envs, int threads, std::uint64_t seed, double control_dt)
     : m_path(path), m_model(load_mjcf(path)), m_exec(threads), m_num_envs(num_envs), m_seed(seed) {
   if (num_envs < 1) throw ConfigError("--num-envs: expected a positive integer, got " + std::to_string(num_envs));
   m_host = std::make_unique<HostModel<float>>(m_model);
-  m_substeps = substeps_for(control_dt, m_model.timestep);
+  m_substeps = control_substeps(control_dt, m_model.timestep);
   const std::vector<double> range = ctrl_sample_range(m_model);
   m_range.assign(range.begin(), range.end());
   m_space.dim = m_model.nu;

@@ -328,9 +328,7 @@ std::unique_ptr<ViewSim> make_sim(const ViewOptions& opts, EnvSim** env_sim) {
   if (!opts.config_path.empty()) {
     cfg = load_config(opts.config_path);
     for (const auto& o : opts.overrides) apply_override(cfg, o);
-    if (ckpt && ckpt->config.env.name != cfg.env.name)
-      throw CheckpointError(ckpt_path + ": metadata \"env\": checkpoint is for env '" + ckpt->config.env.name + "', but " +
-                            opts.config_path + " asks for env '" + cfg.env.name + "'");
+    if (ckpt) check_checkpoint_env(*ckpt, ckpt_path, cfg.env.name, opts.config_path);
   } else if (ckpt) {
     cfg = ckpt->config;
     for (const auto& o : opts.overrides) apply_override(cfg, o);
@@ -655,11 +653,13 @@ void headless_loop(Session& s, Renderer& renderer) {
   OffscreenTarget target(w, h);
   std::FILE* video = nullptr;
   if (!o.video_path.empty()) {
-    char cmd[1024];
-    std::snprintf(cmd, sizeof cmd,
-                  "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s %dx%d -r 30 -i - -pix_fmt yuv420p -vcodec libx264 '%s'", w, h,
-                  o.video_path.c_str());
-    video = popen(cmd, "w");
+    // The path single-quoted for the shell popen runs (a ' inside becomes '\'').
+    std::string path = "'";
+    for (char c : o.video_path) path += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    path += "'";
+    const std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s " + std::to_string(w) + "x" +
+                            std::to_string(h) + " -r 30 -i - -pix_fmt yuv420p -vcodec libx264 " + path;
+    video = popen(cmd.c_str(), "w");
     if (!video) throw std::runtime_error("--video: could not start ffmpeg");
   }
   const float aspect = static_cast<float>(w) / static_cast<float>(h);

@@ -661,6 +661,34 @@ TEST_F(CliEval, RunDirAndCheckpointFileAgree) {
   eval({"--checkpoint", file, "--episodes", "5", "--config", cartpole_config(), "--deterministic"});
 }
 
+// A locomotion task's eval also prints the mean forward speed (VecEnv::ep_forward_speed); with the
+// reward's only term the forward velocity, the mean speed is the mean return over the episode time.
+TEST(CliEvalRobot, PrintsTheMeanForwardSpeedOfLocomotionTasks) {
+  TempDir tmp;
+  const std::string run = tmp / "cheetah";
+  const Args train = {"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/halfcheetah.toml", "--quiet",
+                      "--device", "cpu", "--run-dir", run, "--set", "env.num_envs=4", "--set", "ppo.num_steps=8",
+                      "--set", "train.total_env_steps=64", "--set", "env.ctrl_cost_weight=0",
+                      "--set", "env.max_episode_steps=100"};
+  const CliResult t = run_cli(train, tmp.path());
+  ASSERT_EQ(t.exit_code, 0) << describe(train, t);
+  const Args args = {"eval", "--checkpoint", run, "--episodes", "6", "--device", "cpu"};
+  const CliResult r = run_cli(args, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  std::smatch m;
+  const std::regex line(R"(^halfcheetah: 6 episodes \(sampled, cpu\): mean return (-?[0-9.]+), std [0-9.]+, mean length 100\.0, mean forward speed (-?[0-9.]+) m/s\n$)");
+  ASSERT_TRUE(std::regex_match(r.out, m, line)) << r.out;
+  // reward = 1 * x velocity (control cost off): return = sum of velocities = speed x 100 steps.
+  const double ret = std::stod(m[1]), speed = std::stod(m[2]);
+  EXPECT_NEAR(speed * 100.0, ret, 0.05 + 1e-3 * std::fabs(ret));
+  // A task without a forward direction prints no speed.
+  const Args cartpole = concat(tiny_cartpole(1), {"--run-dir", tmp / "cartpole"});
+  ASSERT_EQ(run_cli(cartpole, tmp.path()).exit_code, 0);
+  const CliResult c = run_cli({"eval", "--checkpoint", tmp / "cartpole", "--episodes", "2", "--device", "cpu"}, tmp.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out.find("forward speed"), std::string::npos) << c.out;
+}
+
 // ---- 6. envs and --help ------------------------------------------------------------------------
 
 TEST(CliEnvs, ListsEveryEnvWithItsSpaces) {

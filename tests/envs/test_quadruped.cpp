@@ -182,7 +182,7 @@ TEST(Quadruped, RewardTermsFollowTheDocumentedFormulas) {
     T[Quadruped::kTorques] = tau, T[Quadruped::kDofAcc] = acc, T[Quadruped::kActionRate] = rate;
     double air = 0, feet_z = 0;
     for (int f = 0; f < 4; ++f) {
-      const bool contact = s.contact[f] > 0, filt = contact || before.last_contact[f] > 0;
+      const bool contact = s.contact[f] > 0, filt = contact || before.contact[f] > 0;
       if (before.air_time[f] > 0 && filt) air += before.air_time[f] + dt - 0.5, ++touchdowns;
       feet_z += r[l.geom_xpos + 3 * Quadruped::foot_geom(f) + 2];
     }

@@ -5,7 +5,9 @@
 // checkpoints, and the viewer's geoms and poses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -471,6 +473,37 @@ TEST_P(RobotEnv, DrawGeomsAndPoses) {
   EXPECT_EQ(std::vector<float>(got + per_env, got + 2 * per_env), std::vector<float>(all.begin(), all.begin() + per_env));
 }
 
+// ep_forward_speed: with the forward velocity the reward's only term (weight 1, no healthy reward,
+// no control cost), an episode's mean forward speed is its return over its length. Reacher has no
+// forward direction.
+TEST_P(GymTask, EpisodeForwardSpeedIsTheMeanRewardedVelocity) {
+  Made m(GetParam(), 3, {{"max_episode_steps", 25}});
+  if (GetParam() == "reacher") {
+    EXPECT_EQ(m.env->ep_forward_speed(), nullptr);
+    return;
+  }
+  for (const char* k : {"ctrl_cost_weight", "healthy_reward"}) m.env->set_param(k, 0.0);  // where the task has it
+  EXPECT_TRUE(m.env->set_param("forward_reward_weight", 1.0));
+  m.env->reset(kSeed);
+  ASSERT_NE(m.env->ep_forward_speed(), nullptr);
+  std::vector<float> a;
+  int ended = 0;
+  double largest = 0;
+  for (int t = 0; t < 60; ++t) {
+    actions_for(m.env->spec(), 3, t, a);
+    m.env->step(a.data());
+    for (int i = 0; i < 3; ++i) {
+      if (!(m.env->terminated()[i] || m.env->truncated()[i])) continue;
+      const double len = m.env->ep_length()[i], ret = m.env->ep_return()[i], speed = m.env->ep_forward_speed()[i];
+      EXPECT_NEAR(speed, ret / len, 1e-4 + 1e-3 * std::fabs(ret / len)) << "env " << i << " step " << t;
+      largest = std::max(largest, std::fabs(speed));
+      ++ended;
+    }
+  }
+  EXPECT_GE(ended, 6);
+  EXPECT_GT(largest, 1e-3) << "random actions should move the robot";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllRobotEnvs, RobotEnv, ::testing::ValuesIn(robot_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 INSTANTIATE_TEST_SUITE_P(Gymnasium, GymTask, ::testing::ValuesIn(gym_names()),
@@ -593,6 +626,86 @@ TEST(RobotEnvs, RegisteredAndEmbedded) {
   for (const char* f : {"reacher.xml", "ant.xml", "halfcheetah.xml", "hopper.xml", "walker2d.xml", "humanoid.xml"})
     EXPECT_NE(embedded_asset(f), nullptr) << f;
   EXPECT_EQ(embedded_asset("nope.xml"), nullptr);
+}
+
+// Humanoid's cfrc_ext block (obs 260-331) is the physics row's cfrc_ext (sim/contact.h), which
+// holds the last substep's contact wrench per body: non-zero exactly for the bodies with an active
+// contact (the feet land within a few steps, then the limp body falls and lies on the floor),
+// zero for the world and every other body. Lying still at the end, the forces carry the weight and
+// the torques about the torso origin (the reference point of cinert and cvel) balance gravity's.
+TEST(HumanoidContactWrench, ObservedPerBodyAndCarriesTheWeight) {
+  Made m("humanoid", 1, {{"terminate_when_unhealthy", 0.0}});
+  m.env->reset(kSeed);
+  const ModelView<float>& mv = *m.v.view;
+  const DataLayout& l = m.v.layout;
+  const int nbody = mv.nbody;
+  ASSERT_EQ(nbody, Humanoid::kNumBodies);
+  const int right_shin = m.v.model->body_id("right_shin"), left_shin = m.v.model->body_id("left_shin");
+  ASSERT_GT(right_shin, 0);
+  ASSERT_GT(left_shin, 0);
+  const float* obs0 = m.env->obs();
+  for (int k = 0; k < 6 * nbody; ++k) ASSERT_EQ(obs0[260 + k], 0.0f) << "after reset " << k;
+  const std::vector<float> zero(static_cast<size_t>(Humanoid::kActDim), 0.0f);
+  int foot_steps = 0, other_steps = 0, touching_rows = 0, quiet_rows = 0;
+  for (int t = 0; t < 400; ++t) {
+    m.env->step(zero.data());
+    ASSERT_FALSE(m.env->terminated()[0] || m.env->truncated()[0]) << t;
+    const float* row = m.row(0);
+    const float* obs = m.env->obs();
+    for (int k = 0; k < 6 * nbody; ++k) ASSERT_EQ(obs[260 + k], row[l.cfrc_ext + k]) << "step " << t << " idx " << 260 + k;
+    bool touching[Humanoid::kNumBodies] = {};
+    const int ncon = static_cast<int>(row[l.ncon]);
+    for (int c = 0; c < ncon; ++c) {
+      const float* con = row + l.contact + kContactStride * c;
+      if (con[kConActive] == 0.0f) continue;
+      touching[mv.geom_bodyid[static_cast<int>(con[kConGeom1])]] = true;
+      touching[mv.geom_bodyid[static_cast<int>(con[kConGeom2])]] = true;
+    }
+    for (int k = 0; k < 6; ++k) ASSERT_EQ(row[l.cfrc_ext + k], 0.0f) << "world row, step " << t;
+    for (int b = 1; b < nbody; ++b) {
+      const float* w = row + l.cfrc_ext + 6 * b;
+      if (!touching[b]) {
+        for (int k = 0; k < 6; ++k) ASSERT_EQ(w[k], 0.0f) << "body " << b << " not touching, step " << t;
+        ++quiet_rows;
+      } else {
+        ASSERT_GT(std::hypot(w[3], w[4], w[5]), 1e-3f) << "body " << b << " touching, step " << t;
+        ++touching_rows;
+        if (b == right_shin || b == left_shin) {
+          ++foot_steps;
+        } else {
+          ++other_steps;
+        }
+      }
+    }
+  }
+  EXPECT_GT(foot_steps, 10);
+  EXPECT_GT(other_steps, 10);  // it fell: more than the feet touch
+  EXPECT_GT(quiet_rows, 100);
+  // Lying on the floor: the contacts carry the weight and cancel gravity's torque about the torso origin.
+  const float* row = m.row(0);
+  double speed = 0;
+  for (int i = 0; i < 6; ++i) speed = std::max(speed, std::abs(static_cast<double>(row[l.qvel + i])));  // the torso
+  double f[3] = {0, 0, 0}, tau[3] = {0, 0, 0}, mass = 0, mr[3] = {0, 0, 0};
+  for (int b = 1; b < nbody; ++b) {
+    for (int k = 0; k < 3; ++k) {
+      tau[k] += row[l.cfrc_ext + 6 * b + k];
+      f[k] += row[l.cfrc_ext + 6 * b + 3 + k];
+      mr[k] += mv.body_mass[b] * (static_cast<double>(row[l.xipos + 3 * b + k]) - row[l.xpos + 3 + k]);
+    }
+    mass += mv.body_mass[b];
+  }
+  const double g = 9.81, weight = mass * g;
+  std::printf("[ measured ] humanoid lying (torso max |qvel| %.3g): sum Fz / weight %.4f, |F_xy| %.3g N, torque (%.3g %.3g %.3g) vs (%.3g %.3g 0) N m\n",
+              speed, f[2] / weight, std::hypot(f[0], f[1]), tau[0], tau[1], tau[2], mr[1] * g, -mr[0] * g);
+  ASSERT_LT(speed, 0.1) << "the torso is not at rest: the balance checks below assume it";
+  EXPECT_NEAR(f[2] / weight, 1.0, 0.03);
+  EXPECT_LT(std::hypot(f[0], f[1]), 0.03 * weight);
+  // Gravity's torque about the torso origin: sum_b (xipos_b - x_torso) x (0, 0, -m_b g).
+  const double arm = std::hypot(mr[0], mr[1]) / mass;
+  ASSERT_GT(arm, 0.05);  // the centre of mass is well off the torso origin, so the check has teeth
+  EXPECT_NEAR(tau[0], mr[1] * g, 0.03 * weight * arm + 0.5);
+  EXPECT_NEAR(tau[1], -mr[0] * g, 0.03 * weight * arm + 0.5);
+  EXPECT_NEAR(tau[2], 0.0, 0.03 * weight * arm + 0.5);
 }
 
 }  // namespace

@@ -187,7 +187,7 @@ TEST(CudaExecutor, FillWorksForAnyTriviallyCopyableType) {
   }
   {  // the struct VecEnvT fills: 16-byte word kernel
     DeviceBuffer<EnvCounters> b(300);
-    const EnvCounters v{-3, 7u, 2.5f, 0xDEADBEEFu};
+    const EnvCounters v{-3, 7u, 2.5f, -1.75e7f};
     exec.fill(b.data() + 1, v, 298);
     expect_filled<EnvCounters>(exec, 300, 1, 298, v, EnvCounters{0, 0, 0.0f, 0}, "EnvCounters", b.data());
   }

@@ -1010,5 +1010,141 @@ TEST(PhysicsStep, BatchMatchesOneByOne) {
   for (size_t i = 0; i < batch.size(); ++i) ASSERT_EQ(batch[i], serial[i]) << i;
 }
 
+// ---- external contact wrench per body (cfrc_ext, sim/contact.h: contact_external_forces) ---------
+
+// Row b of d.cfrc_ext as (torque, force).
+template <class T>
+void cfrc_ext_of(const Sim<T>& s, int b, double tau[3], double f[3]) {
+  for (int k = 0; k < 3; ++k) {
+    tau[k] = static_cast<double>(s.d.cfrc_ext[6 * b + k]);
+    f[k] = static_cast<double>(s.d.cfrc_ext[6 * b + 3 + k]);
+  }
+}
+
+// A box whose centre of mass is off its body origin rests on the plane, and a small box rests on
+// it: after a control step, the lower body's external force is its own weight (the ground's push of
+// both minus the upper box's equal and opposite push), the upper's its weight, and each torque about
+// its body origin (the tree's reference point) balances gravity's, -(xipos - xpos) x m g.
+template <class T>
+void resting_bodies_external_wrench(double rel_tol) {
+  const std::string bodies =
+      "<body name=\"base\" pos=\"0.3 -0.2 0.06\"><freejoint/>"
+      "  <geom type=\"box\" pos=\"0.15 0.05 0\" size=\"0.2 0.1 0.05\" density=\"1000\"/></body>"
+      "<body name=\"top\" pos=\"0.4 -0.15 0.14\" euler=\"0 0 30\"><freejoint/>"
+      "  <geom type=\"box\" pos=\"0.05 0.02 0\" size=\"0.05 0.04 0.025\" density=\"1000\"/></body>";
+  Sim<T> s(parse_mjcf(scene("", bodies), "stack"));
+  for (int k = 0; k < 1500; ++k) physics_step(s.m(), s.d, static_cast<const T*>(nullptr), 1, static_cast<int*>(nullptr));
+  int ncon = 0;
+  physics_step(s.m(), s.d, static_cast<const T*>(nullptr), 4, &ncon);
+  ASSERT_TRUE(finite_state(s));
+  EXPECT_GE(ncon, 8);  // four corners on the ground, four of the top box on the base
+  kinematics(s.m(), s.d);  // post-step poses, which the torque's reference point matches
+  const double g = 9.81;
+  double tau[3], f[3];
+  cfrc_ext_of(s, 0, tau, f);
+  for (int k = 0; k < 3; ++k) {  // the world row
+    EXPECT_EQ(tau[k], 0.0);
+    EXPECT_EQ(f[k], 0.0);
+  }
+  double total_fz = 0, total_mass = 0;
+  for (int b = 1; b <= 2; ++b) {
+    const double mass = static_cast<double>(s.m().body_mass[b]);
+    cfrc_ext_of(s, b, tau, f);
+    const double w = mass * g;
+    EXPECT_NEAR(f[2] / w, 1.0, rel_tol) << "body " << b;
+    EXPECT_LT(std::hypot(f[0], f[1]), rel_tol * w) << "body " << b;
+    // Gravity's torque about the body origin is r x (0, 0, -m g); the contacts' cancels it.
+    const double r[3] = {static_cast<double>(s.d.xipos[3 * b] - s.d.xpos[3 * b]),
+                         static_cast<double>(s.d.xipos[3 * b + 1] - s.d.xpos[3 * b + 1]),
+                         static_cast<double>(s.d.xipos[3 * b + 2] - s.d.xpos[3 * b + 2])};
+    const double expected[3] = {r[1] * w, -r[0] * w, 0.0};
+    const double scale = w * std::sqrt(r[0] * r[0] + r[1] * r[1]);
+    ASSERT_GT(scale, 0.02 * w);  // the centre of mass is well off the origin, so the check has teeth
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(tau[k], expected[k], rel_tol * scale) << "body " << b << " torque " << k;
+    total_fz += f[2], total_mass += mass;
+  }
+  report(sizeof(T) == 8 ? "resting_stack_cfrc_ext_fz_over_weight" : "resting_stack_cfrc_ext_fz_over_weight_float",
+         total_fz / (total_mass * g));
+}
+
+TEST(PhysicsContacts, ExternalWrenchOfRestingBodies) { resting_bodies_external_wrench<double>(1e-3); }
+TEST(PhysicsContacts, ExternalWrenchOfRestingBodiesFloat) { resting_bodies_external_wrench<float>(1e-2); }
+
+// A box thrown spinning onto the plane (condim 3, then 6 with torsional and rolling friction): at
+// every step, cfrc_ext is the contact wrench the step actually applied, implicit part included. A
+// lone free body's applied external wrench is what RNE needs for the solved qacc at the state the
+// substep started from (gravity enters RNE as the world's acceleration), taken about the body origin
+// then; cfrc_ext is about the origin at the end of the step, so it is moved there before comparing.
+TEST(PhysicsContacts, ExternalWrenchIsTheAppliedContactWrench) {
+  for (const char* condim : {"3", "6"}) {
+    const std::string body =
+        std::string("<body name=\"box\" pos=\"0 0 0.06\"><freejoint/>"
+                    "<geom type=\"box\" pos=\"0.04 -0.03 0.01\" size=\"0.2 0.1 0.05\" density=\"1000\" condim=\"") +
+        condim + "\" friction=\"0.8 0.05 0.01\"/></body>";
+    const Model model = parse_mjcf(scene("", body), "box");
+    Sim<double> s(model), ref(model);
+    for (int k = 0; k < 300; ++k) run(s, 1);
+    const double v0[6] = {1.5, -0.7, 0.4, 1.0, -2.5, 6.0};
+    for (int i = 0; i < 6; ++i) s.d.qvel[i] = v0[i];
+    int with_contact = 0, without = 0;
+    double worst = 0;
+    std::vector<double> result(static_cast<size_t>(model.nv));
+    for (int k = 0; k < 150; ++k) {
+      const std::vector<double> qpos = s.get(s.d.qpos, s.nq()), qvel = s.get(s.d.qvel, s.nv());
+      int ncon = 0;
+      run(s, 1, static_cast<const double*>(nullptr), &ncon);
+      ASSERT_TRUE(finite_state(s));
+      double tau[3], f[3];
+      cfrc_ext_of(s, 1, tau, f);
+      if (ncon == 0) {
+        for (int c = 0; c < 6; ++c) ASSERT_EQ(s.d.cfrc_ext[6 + c], 0.0) << "step " << k;
+        ++without;
+        continue;
+      }
+      ++with_contact;
+      ref.set_state(qpos, qvel);
+      smooth_forces(ref.m(), ref.d);
+      rne(ref.m(), ref.d, static_cast<const double*>(s.d.qacc), result.data());
+      double want_tau[3], want_f[3];
+      for (int c = 0; c < 3; ++c) want_tau[c] = ref.d.cfrc[6 + c], want_f[c] = ref.d.cfrc[9 + c];
+      // about the new origin: tau += (old origin - new origin) x f
+      const double dx[3] = {qpos[0] - s.d.qpos[0], qpos[1] - s.d.qpos[1], qpos[2] - s.d.qpos[2]};
+      want_tau[0] += dx[1] * want_f[2] - dx[2] * want_f[1];
+      want_tau[1] += dx[2] * want_f[0] - dx[0] * want_f[2];
+      want_tau[2] += dx[0] * want_f[1] - dx[1] * want_f[0];
+      const double scale = 1.0 + std::sqrt(want_f[0] * want_f[0] + want_f[1] * want_f[1] + want_f[2] * want_f[2]);
+      for (int c = 0; c < 3; ++c) {
+        worst = std::max({worst, std::abs(tau[c] - want_tau[c]) / scale, std::abs(f[c] - want_f[c]) / scale});
+        ASSERT_NEAR(f[c], want_f[c], 1e-9 * scale) << "condim " << condim << " step " << k << " force " << c;
+        ASSERT_NEAR(tau[c], want_tau[c], 1e-9 * scale) << "condim " << condim << " step " << k << " torque " << c;
+      }
+    }
+    EXPECT_GT(with_contact, 50) << condim;
+    report((std::string("applied_wrench_vs_rne_worst_rel_condim") + condim).c_str(), worst);
+  }
+}
+
+// cfrc_ext is the last substep's, not an accumulation: zero once nothing touches, and zero after
+// reset_data; with substeps = 0 it is cleared.
+TEST(PhysicsContacts, ExternalWrenchClearsWhenContactEnds) {
+  Sim<double> s(parse_mjcf(scene("", kBox), "box"));
+  run(s, 500);
+  double tau[3], f[3];
+  cfrc_ext_of(s, 1, tau, f);
+  EXPECT_GT(f[2], 1.0);
+  s.d.qpos[2] += 1.0;  // lift it clear of the ground
+  run(s, 1);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(s.d.cfrc_ext[c], 0.0) << c;
+  s.d.qpos[2] -= 1.0;
+  run(s, 50);
+  cfrc_ext_of(s, 1, tau, f);
+  EXPECT_GT(f[2], 1.0);
+  physics_step(s.m(), s.d, static_cast<const double*>(nullptr), 0, static_cast<int*>(nullptr));
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(s.d.cfrc_ext[c], 0.0) << c;
+  run(s, 1);
+  reset_data(s.m(), s.d);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(s.d.cfrc_ext[c], 0.0) << c;
+}
+
 }  // namespace
 }  // namespace rlt

@@ -331,6 +331,24 @@ TEST(ViewerHeadless, CartPoleBodiesWhereTheStateSays) {
   }
 }
 
+// --video pipes the frames to ffmpeg: an MP4 with one frame per rendered frame, whatever characters
+// the path holds (a quote and a space: the path reaches ffmpeg through a shell).
+TEST(ViewerHeadless, VideoHasEveryFrame) {
+  REQUIRE_DISPLAY();
+  if (!have("ffmpeg") || !have("ffprobe")) GTEST_SKIP() << "ffmpeg/ffprobe not installed (tools/setup.sh --test installs them)";
+  test::TempDir dir("rltrain_viewer");
+  const std::string video = dir / "it's a clip.mp4";
+  const CliRun r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml", "--num-envs", "4",
+                            "--headless", "--frames", "12", "--video", video, "--width", "320", "--height", "180"},
+                           dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  ASSERT_TRUE(fs::exists(video)) << describe(r);
+  const std::string probe = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
+                            "-of csv=p=0 " + quote(video) + " > " + quote(dir / "probe.txt");
+  ASSERT_EQ(std::system(probe.c_str()), 0);
+  EXPECT_EQ(slurp(dir / "probe.txt"), "320,180,12\n");
+}
+
 TEST(ViewerHeadless, AntModelBodiesWhereTheStateSays) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
@@ -496,6 +514,13 @@ TEST(ViewerBadInput, ClearMessagesAndExitCodes) {
   r = rltrain({"view", "--config", config, "--headless"}, dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("--frames"), std::string::npos) << r.err;
+  // --control-dt must be a whole number of the model's physics steps (as for bench --model).
+  r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--control-dt", "0.033",
+               "--headless", "--frames", "1", "--out", dir / "f"},
+              dir.path(), "nodisplay");
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("--control-dt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("whole number"), std::string::npos) << r.err;
 }
 
 }  // namespace
