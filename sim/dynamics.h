@@ -17,14 +17,17 @@
 //  * the time derivative of each dof's motion subspace (cdof_dot) is taken with the velocity the
 //    body has accumulated before that joint, as mj_comVel does;
 //  * the Euler step integrates joint damping implicitly ((M + dt D) qacc = f, MuJoCo's default
-//    "eulerdamp"), then qvel += dt qacc, then qpos with the new qvel (quaternions on the manifold).
+//    "eulerdamp"), then qvel += dt qacc, then qpos with the new qvel (quaternions on the manifold);
+//    joint springs (jnt_stiffness) are explicit forces, as in MuJoCo's Euler (only its "implicit"
+//    integrator treats them implicitly). An explicit spring of stiffness k on a dof of (effective)
+//    inertia I is stable for dt < 2 sqrt(I / k), damped or not (implicit damping only widens it).
 //
 // Pipeline for one env (forward() and step_euler() call these in order):
 //   kinematics       xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_x*, site_x*
 //   com_position     cinert, cdof                      (needs kinematics)
 //   com_velocity     cvel, cdof_dot                    (needs com_position, qvel)
 //   rne              qfrc_bias (or M qacc + bias)      (needs com_velocity)
-//   passive_forces   qfrc_passive = -dof_damping qvel
+//   passive_forces   qfrc_passive = -jnt_stiffness (qpos - qpos_spring) - dof_damping qvel
 //   mass_matrix      qM (CRBA, armature on the diagonal)
 //   factor_mass      qLD = L^T D L of qM + h diag(dof_damping)
 //   solve_mass       x <- (L^T D L)^-1 x
@@ -82,7 +85,7 @@ struct DataView {
   T* cfrc;           // (nbody x 6) force carried by the joint above each body   rne
   T* crb;            // (nbody x 10) composite (subtree) inertia                 mass_matrix
   T* qfrc_bias;      // (nv) Coriolis, centrifugal and gravity forces            rne
-  T* qfrc_passive;   // (nv) joint damping -dof_damping * qvel                   passive_forces
+  T* qfrc_passive;   // (nv) joint springs and damping (see passive_forces)      passive_forces
   T* qM;             // (nv x nv) mass matrix, dense, zero off the dof tree's ancestor chains   mass_matrix
   T* qLD;            // (nv x nv) its L^T D L factors, same sparsity             factor_mass
 
@@ -355,10 +358,51 @@ RLT_HD void rne(const ModelView<T>& m, const DataView<T>& d, const T* qacc, T* r
     result[i] = dot(SVec<T>::load(d.cdof + 6 * i), SVec<T>::load(d.cfrc + 6 * m.dof_bodyid[i]));
 }
 
-// Joint damping as a passive force.
+// atan2 for float and double, host and device (quat_difference's angle).
+RLT_HD RLT_INLINE float spring_atan2(float y, float x) { return atan2f(y, x); }
+RLT_HD RLT_INLINE double spring_atan2(double y, double x) { return ::atan2(y, x); }
+
+// The rotation that takes unit quaternion b to unit quaternion a, as a rotation vector (unit axis
+// times angle in (-pi, pi]) in b's frame: b * exp(r / 2) = a. MuJoCo's mju_subQuat (mju_quat2Vel
+// with dt = 1), rounding included: a rotation below 1e-15 comes out along x, as there.
+template <class T>
+RLT_HD Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
+  const Quat<T> q = quat_mul(Quat<T>{b.w, -b.x, -b.y, -b.z}, a);
+  Vec3<T> axis{q.x, q.y, q.z};
+  const T sin_half = norm(axis);
+  axis = sin_half < T(1e-15) ? Vec3<T>{T(1), T(0), T(0)} : (T(1) / sin_half) * axis;
+  T angle = T(2) * spring_atan2(sin_half, q.w);
+  if (angle > T(3.14159265358979323846)) angle -= T(2 * 3.14159265358979323846);
+  return angle * axis;
+}
+
+// Passive forces, MuJoCo 2.2.2's mj_passive for joints: springs, then dampers.
+//  * a hinge or slide spring: -jnt_stiffness (qpos - qpos_spring) on its dof;
+//  * a free joint's: -k (position - spring position) on the three translation dofs, then as a ball;
+//  * a ball's: -k r on its three rotation dofs, r = quat_difference(qpos quaternion, qpos_spring's)
+//    (the rotation from the rest orientation, in the body frame at rest);
+//  * damping: -dof_damping qvel on every dof. With implicit damping (step_euler) qvel here is the
+//    step's starting velocity and the damping also enters the factored matrix; springs are explicit.
 template <class T>
 RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
-  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = -m.dof_damping[i] * d.qvel[i];
+  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = T(0);
+  for (int j = 0; j < m.njnt; ++j) {
+    const T k = m.jnt_stiffness[j];
+    if (k == T(0)) continue;
+    const int type = m.jnt_type[j];
+    int padr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
+    if (type == kJointHinge || type == kJointSlide) {
+      d.qfrc_passive[dadr] -= k * (d.qpos[padr] - m.qpos_spring[padr]);
+      continue;
+    }
+    if (type == kJointFree) {
+      for (int c = 0; c < 3; ++c) d.qfrc_passive[dadr + c] -= k * (d.qpos[padr + c] - m.qpos_spring[padr + c]);
+      padr += 3, dadr += 3;
+    }
+    const Vec3<T> r = quat_difference(Quat<T>::load(d.qpos + padr), Quat<T>::load(m.qpos_spring + padr));
+    d.qfrc_passive[dadr] -= k * r.x, d.qfrc_passive[dadr + 1] -= k * r.y, d.qfrc_passive[dadr + 2] -= k * r.z;
+  }
+  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
 }
 
 // ---- mass matrix -----------------------------------------------------------------------------------
@@ -537,6 +581,33 @@ RLT_HD T potential_energy(const ModelView<T>& m, const DataView<T>& d) {
   const Vec3<T> g = Vec3<T>::load(m.gravity);
   T e = T(0);
   for (int b = 1; b < m.nbody; ++b) e -= m.body_mass[b] * dot(g, Vec3<T>::load(d.xipos + 3 * b));
+  return e;
+}
+
+// Energy stored in the joint springs: 1/2 jnt_stiffness |displacement|^2 per joint, the displacement
+// measured as passive_forces does (so the spring forces are minus its gradient), as MuJoCo's
+// mj_energyPos adds to the gravitational energy. Reads qpos only.
+template <class T>
+RLT_HD T spring_energy(const ModelView<T>& m, const DataView<T>& d) {
+  T e = T(0);
+  for (int j = 0; j < m.njnt; ++j) {
+    const T k = m.jnt_stiffness[j];
+    if (k == T(0)) continue;
+    const int type = m.jnt_type[j];
+    int padr = m.jnt_qposadr[j];
+    if (type == kJointHinge || type == kJointSlide) {
+      const T x = d.qpos[padr] - m.qpos_spring[padr];
+      e += T(0.5) * k * x * x;
+      continue;
+    }
+    if (type == kJointFree) {
+      const Vec3<T> x = Vec3<T>::load(d.qpos + padr) - Vec3<T>::load(m.qpos_spring + padr);
+      e += T(0.5) * k * dot(x, x);
+      padr += 3;
+    }
+    const Vec3<T> r = quat_difference(Quat<T>::load(d.qpos + padr), Quat<T>::load(m.qpos_spring + padr));
+    e += T(0.5) * k * dot(r, r);
+  }
   return e;
 }
 

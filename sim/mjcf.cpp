@@ -294,6 +294,7 @@ struct JointSpec {
   Tri limited = Tri::kAuto;
   double range[2] = {0, 0};
   double ref = 0, damping = 0, armature = 0;
+  double stiffness = 0, springref = 0;  // springref in the angle unit for hinges, as ref
 };
 
 struct GeomSpec {
@@ -579,8 +580,8 @@ class MjcfCompiler {
     a.number("ref", &j->ref);
     if (a.number("damping", &j->damping) && j->damping < 0) a.fail("attribute \"damping\" must be non-negative");
     if (a.number("armature", &j->armature) && j->armature < 0) a.fail("attribute \"armature\" must be non-negative");
-    a.only_default("stiffness", 0);
-    a.only_default("springref", 0);
+    if (a.number("stiffness", &j->stiffness) && j->stiffness < 0) a.fail("attribute \"stiffness\" must be non-negative");
+    a.number("springref", &j->springref);
     a.only_default("frictionloss", 0);
     a.only_default("margin", 0);
     a.ignore({"group"});
@@ -1069,15 +1070,28 @@ class MjcfCompiler {
         m.jnt_axis.insert(m.jnt_axis.end(), s.axis, s.axis + 3);
         m.jnt_limited.push_back(limited ? 1 : 0);
         m.jnt_range.insert(m.jnt_range.end(), s.range, s.range + 2);
+        m.jnt_stiffness.push_back(s.stiffness);
 
+        // Springs rest at springref (hinge, slide; converted like ref); free and ball joints'
+        // springs rest at qpos0, and MuJoCo ignores their springref.
         switch (s.type) {
           case kJointFree:
             m.qpos0.insert(m.qpos0.end(), &m.body_pos[3 * b], &m.body_pos[3 * b] + 3);
             m.qpos0.insert(m.qpos0.end(), &m.body_quat[4 * b], &m.body_quat[4 * b] + 4);
+            m.qpos_spring.insert(m.qpos_spring.end(), m.qpos0.end() - 7, m.qpos0.end());
             break;
-          case kJointBall: m.qpos0.insert(m.qpos0.end(), {1, 0, 0, 0}); break;
-          case kJointHinge: m.qpos0.push_back(to_radians(s.ref)); break;
-          default: m.qpos0.push_back(s.ref); break;
+          case kJointBall:
+            m.qpos0.insert(m.qpos0.end(), {1, 0, 0, 0});
+            m.qpos_spring.insert(m.qpos_spring.end(), {1, 0, 0, 0});
+            break;
+          case kJointHinge:
+            m.qpos0.push_back(to_radians(s.ref));
+            m.qpos_spring.push_back(to_radians(s.springref));
+            break;
+          default:
+            m.qpos0.push_back(s.ref);
+            m.qpos_spring.push_back(s.springref);
+            break;
         }
         for (int k = 0; k < joint_nv(s.type); ++k) {
           m.dof_bodyid.push_back(b);

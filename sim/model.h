@@ -68,6 +68,8 @@ struct Model {
   std::vector<double> jnt_axis;              // (njnt x 3) unit axis in the body frame (hinge, slide)
   std::vector<int> jnt_limited;              // (njnt) 0/1
   std::vector<double> jnt_range;             // (njnt x 2) rad or m (hinge/slide)
+  std::vector<double> jnt_stiffness;         // (njnt) joint spring, N m/rad (hinge, ball, free rotation) or
+                                             // N/m (slide, free translation); 0: no spring
 
   // dofs (nv)
   std::vector<int> dof_bodyid;               // (nv)
@@ -113,6 +115,8 @@ struct Model {
   std::vector<double> key_ctrl;              // (nkey x nu)
 
   std::vector<double> qpos0;                 // (nq) initial configuration (reference pose)
+  std::vector<double> qpos_spring;           // (nq) where the joint springs are at rest (MuJoCo's qpos_spring):
+                                             // the MJCF springref for hinge/slide, qpos0 for free/ball
 
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name;

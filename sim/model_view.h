@@ -33,6 +33,8 @@ struct ModelOffsets {
   i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
   // (added for per-geom contact parameters, after every earlier field so their offsets stay put)
   i64 geom_margin;
+  // (added for joint springs, sim/dynamics.h passive_forces, last)
+  i64 jnt_stiffness, qpos_spring;
   i64 num_reals;
   // ints
   i64 body_parentid, body_rootid, body_jntadr, body_jntnum, body_dofadr, body_dofnum;
@@ -61,6 +63,7 @@ inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom
   real(o.actuator_gear, nu), real(o.actuator_ctrlrange, 2 * nu), real(o.actuator_forcerange, 2 * nu);
   real(o.actuator_kp, nu), real(o.actuator_kv, nu);
   real(o.geom_margin, ngeom);
+  real(o.jnt_stiffness, njnt), real(o.qpos_spring, nq);
   o.num_reals = r;
   integer(o.body_parentid, nbody), integer(o.body_rootid, nbody), integer(o.body_jntadr, nbody);
   integer(o.body_jntnum, nbody), integer(o.body_dofadr, nbody), integer(o.body_dofnum, nbody);
@@ -118,6 +121,7 @@ struct ModelView {
   const int* jnt_dofadr;     // (njnt)
   const T* jnt_pos;          // (njnt x 3) anchor in the body frame
   const T* jnt_axis;         // (njnt x 3) unit axis in the body frame
+  const T* jnt_stiffness;    // (njnt) joint spring (N m/rad or N/m), 0 for none (passive_forces)
 
   // dofs (nv)
   const int* dof_bodyid;     // (nv)
@@ -134,6 +138,7 @@ struct ModelView {
   const T* site_quat;        // (nsite x 4)
 
   const T* qpos0;            // (nq) reference configuration (hinge/slide angles are qpos - qpos0)
+  const T* qpos_spring;      // (nq) rest configuration of the joint springs (springref; qpos0 for free/ball)
 
   // joint limits (njnt)
   const int* jnt_limited;    // (njnt) 0/1 (hinge and slide only)
@@ -186,6 +191,7 @@ struct ModelView {
     actuator_kind = ints + o.actuator_kind, actuator_trnid = ints + o.actuator_trnid;
     actuator_ctrllimited = ints + o.actuator_ctrllimited, actuator_forcelimited = ints + o.actuator_forcelimited;
     geom_margin = reals + o.geom_margin, geom_condim = ints + o.geom_condim;
+    jnt_stiffness = reals + o.jnt_stiffness, qpos_spring = reals + o.qpos_spring;
   }
 };
 
@@ -290,6 +296,7 @@ class HostModel {
     } else {
       put_int(o.geom_condim, model.geom_condim);
     }
+    put(o.jnt_stiffness, model.jnt_stiffness), put(o.qpos_spring, model.qpos_spring);
 
     m_view = ModelView<T>{};
     m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
@@ -355,13 +362,19 @@ class HostModel {
     size("jnt_type", m.jnt_type.size(), nj), size("jnt_bodyid", m.jnt_bodyid.size(), nj);
     size("jnt_qposadr", m.jnt_qposadr.size(), nj), size("jnt_dofadr", m.jnt_dofadr.size(), nj);
     size("jnt_pos", m.jnt_pos.size(), 3 * nj), size("jnt_axis", m.jnt_axis.size(), 3 * nj);
+    size("jnt_stiffness", m.jnt_stiffness.size(), nj);
     size("dof_bodyid", m.dof_bodyid.size(), nv), size("dof_parentid", m.dof_parentid.size(), nv);
     size("dof_damping", m.dof_damping.size(), nv), size("dof_armature", m.dof_armature.size(), nv);
     size("geom_bodyid", m.geom_bodyid.size(), ng), size("geom_pos", m.geom_pos.size(), 3 * ng);
     size("geom_quat", m.geom_quat.size(), 4 * ng);
     size("site_bodyid", m.site_bodyid.size(), ns), size("site_pos", m.site_pos.size(), 3 * ns);
     size("site_quat", m.site_quat.size(), 4 * ns);
-    size("qpos0", m.qpos0.size(), m.nq);
+    size("qpos0", m.qpos0.size(), m.nq), size("qpos_spring", m.qpos_spring.size(), m.nq);
+    for (size_t j = 0; j < m.jnt_stiffness.size(); ++j)
+      if (!(m.jnt_stiffness[j] >= 0) || !std::isfinite(m.jnt_stiffness[j]))
+        fail("joint " + std::to_string(j) + " has a negative or non-finite stiffness");
+    for (size_t i = 0; i < m.qpos_spring.size(); ++i)
+      if (!std::isfinite(m.qpos_spring[i])) fail("qpos_spring[" + std::to_string(i) + "] is not finite");
     // Optional groups: each may be left empty (a model built for the contact-free dynamics alone),
     // and is then absent; when given it must be whole.
     auto optional = [&](const char* name, size_t got, long want) {

@@ -160,6 +160,56 @@ TEST(PhysicsAnalytic, DoublePendulumEnergyDrift) {
   EXPECT_NEAR(coarse / fine, 2.0, 0.2);
 }
 
+// A body on a hinge spring (no gravity, no damping): qpos - springref oscillates harmonically with
+// period 2 pi sqrt(I / k), I the body's moment about the axis plus the armature. The Euler step
+// (velocity first, then position) is symplectic for this linear system: its samples are exactly a
+// sinusoid of period 2 pi / w_d, cos(w_d dt) = 1 - (w dt)^2 / 2 (relative difference from the
+// continuous period (w dt)^2 / 24 = 3.5e-5 here), and the energy oscillates by ~w dt / 2 around a
+// constant, without drift.
+TEST(PhysicsAnalytic, HingeSpringPeriodAndEnergy) {
+  const double inertia = 0.05, armature = 0.01, k = 50, springref = 0.3, dt = 1e-3;
+  ModelBuilder b;
+  b.timestep(dt).gravity({0, 0, 0});
+  b.body(0, {0, 0, 1}, {1, 0, 0, 0}, 2.0, {0, 0, 0}, {0.04, inertia, 0.03});
+  const int hinge = b.joint(kJointHinge, {0, 1, 0}, {0, 0, 0}, 0.0, armature);
+  b.spring(hinge, k, springref);
+  Sim<double> s(b.build());
+  s.d.qpos[0] = springref + 0.2;
+  const double w = std::sqrt(k / (inertia + armature));
+  const double expected = 2 * kPi / w, discrete = 2 * kPi * dt / std::acos(1 - 0.5 * (w * dt) * (w * dt));
+  auto energy = [&] {
+    forward(s.m(), s.d);  // qM for the kinetic energy
+    return kinetic_energy(s.m(), s.d) + spring_energy(s.m(), s.d);
+  };
+  const double e0 = energy();
+  EXPECT_NEAR(e0, 0.5 * k * 0.2 * 0.2, 1e-12);
+  const int steps_per_period = static_cast<int>(expected / dt);
+  const int periods = 100;
+  std::vector<double> crossings;
+  double prev = s.d.qpos[0] - springref, t = 0, worst = 0, mean_first = 0, mean_last = 0;
+  for (int n = 1; n <= periods * steps_per_period; ++n) {
+    step_euler(s.m(), s.d);
+    t += dt;
+    const double cur = s.d.qpos[0] - springref;
+    if (prev < 0 && cur >= 0) crossings.push_back(t - dt * cur / (cur - prev));
+    prev = cur;
+    const double e = energy();
+    worst = std::max(worst, std::abs(e - e0) / e0);
+    if (n <= steps_per_period) mean_first += e / steps_per_period;
+    if (n > (periods - 1) * steps_per_period) mean_last += e / steps_per_period;
+  }
+  ASSERT_GE(crossings.size(), 11u);
+  const double period = (crossings[10] - crossings[0]) / 10;
+  std::printf("hinge spring: period %.7f s, 2 pi sqrt(I/k) %.7f s (relative %.1e), discrete Euler %.7f s "
+              "(relative %.1e); energy over %d periods: max deviation %.2e, drift of the mean %.1e\n",
+              period, expected, std::abs(period / expected - 1), discrete, std::abs(period / discrete - 1), periods,
+              worst, std::abs(mean_last - mean_first) / e0);
+  EXPECT_LT(std::abs(period / expected - 1), 1e-4);
+  EXPECT_LT(std::abs(period / discrete - 1), 1e-5);
+  EXPECT_LT(worst, w * dt);  // bounded: ~w dt / 2 = 1.4% oscillation at any time
+  EXPECT_LT(std::abs(mean_last - mean_first) / e0, 1e-4);  // and no drift
+}
+
 // Reference for a torque-free rigid body: Euler's equations and q' = q (0, w) / 2 in the principal
 // frame, by classic RK4 with a small step.
 struct RigidBodyRk4 {
@@ -503,6 +553,63 @@ TEST(PhysicsConsistency, GravityIsPotentialGradient) {
   }
 }
 
+// The branching tree with a spring on every joint, resting away from qpos0 where it can (hinge and
+// slide springref; a ball rest orientation other than MuJoCo's identity; the free joint's is qpos0).
+Model springy_tree() {
+  Model m = branching_tree({0, 0, 0});
+  const double k[] = {20, 3, 0.7, 1.5, 40, 2, 0.5};  // per joint: free, ball, hinge, hinge, slide, hinge, hinge
+  EXPECT_EQ(m.njnt, 7);
+  for (int j = 0; j < m.njnt; ++j) {
+    m.jnt_stiffness[static_cast<size_t>(j)] = k[j];
+    const size_t a = static_cast<size_t>(m.jnt_qposadr[static_cast<size_t>(j)]);
+    const int type = m.jnt_type[static_cast<size_t>(j)];
+    if (type == kJointBall) {
+      const Q4 q = axis_angle({1, 2, -1}, 0.8);
+      for (size_t c = 0; c < 4; ++c) m.qpos_spring[a + c] = q[c];
+    } else if (type != kJointFree) {
+      m.qpos_spring[a] = 0.1 * (j + 1) - 0.35;
+    }
+  }
+  return m;
+}
+
+// Spring forces are minus the gradient of spring_energy, for every joint type (for ball and free
+// joints along the body-frame rotations that qvel measures), by central differences; and float
+// computes the same forces as double.
+TEST(PhysicsConsistency, SpringForcesAreEnergyGradient) {
+  const Model model = springy_tree();
+  Sim<double> s(model), probe(model);
+  Sim<float> sf(model);
+  const int nv = s.nv(), nq = s.nq();
+  std::mt19937_64 rng(11);
+  double worst_float = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    std::vector<double> qpos, qvel;
+    random_state(model, rng, qpos, qvel);
+    std::fill(qvel.begin(), qvel.end(), 0.0);  // no damping force
+    s.set_state(qpos, qvel), sf.set_state(qpos, qvel);
+    forward(s.m(), s.d), forward(sf.m(), sf.d);
+    const std::vector<double> passive = s.get(s.d.qfrc_passive, nv);
+    std::vector<double> minus_grad(static_cast<size_t>(nv));
+    const double h = 1e-6;
+    for (int i = 0; i < nv; ++i) {
+      std::vector<double> dir(static_cast<size_t>(nv), 0.0);
+      dir[static_cast<size_t>(i)] = 1.0;
+      double v[2];
+      for (int side = 0; side < 2; ++side) {
+        for (int c = 0; c < nq; ++c) probe.d.qpos[c] = qpos[static_cast<size_t>(c)];
+        integrate_positions(probe.m(), probe.d.qpos, dir.data(), side ? h : -h);
+        v[side] = spring_energy(probe.m(), probe.d);
+      }
+      minus_grad[static_cast<size_t>(i)] = -(v[1] - v[0]) / (2 * h);
+    }
+    EXPECT_GT(norm(passive), 1.0) << "trial " << trial;
+    EXPECT_LT(rel_err(passive, minus_grad), 1e-7) << "trial " << trial;
+    worst_float = std::max(worst_float, rel_err(sf.get(sf.d.qfrc_passive, nv), passive));
+  }
+  EXPECT_LT(worst_float, 1e-5);
+}
+
 // Coriolis and centrifugal forces of a hinge/slide chain from Lagrange's equations:
 // bias - gravity = dM/dt qvel - d/dq (1/2 qvel^T M qvel), both by central differences.
 TEST(PhysicsConsistency, CoriolisMatchesLagrange) {
@@ -643,6 +750,15 @@ TEST(PhysicsModel, HostModelRejectsMalformedModels) {
   EXPECT_THROW(HostModel<double>{bad}, ModelError);
   bad = good;
   bad.jnt_qposadr[1] = 0;
+  EXPECT_THROW(HostModel<double>{bad}, ModelError);
+  bad = good;
+  bad.jnt_stiffness.pop_back();
+  EXPECT_THROW(HostModel<double>{bad}, ModelError);
+  bad = good;
+  bad.jnt_stiffness[1] = -1;
+  EXPECT_THROW(HostModel<double>{bad}, ModelError);
+  bad = good;
+  bad.qpos_spring.push_back(0);
   EXPECT_THROW(HostModel<double>{bad}, ModelError);
   {
     ModelBuilder b;  // MuJoCo's compiler rejects this too ("ball followed by rotation")

@@ -1,7 +1,7 @@
 // Rigid-body dynamics (sim/dynamics.h) against MuJoCo 2.2.2 (Debian's libmujoco-dev) on the same
-// MJCF files (tests/data/mjcf/dyn_*.xml): kinematics, mass matrix, bias forces and accelerations at
-// random states, and trajectories under MuJoCo's Euler integrator. Skipped, with the reason, in a
-// build without MuJoCo.
+// MJCF files (tests/data/mjcf/dyn_*.xml): kinematics, mass matrix, bias and passive forces (joint
+// springs and damping) and accelerations at random states, and trajectories under MuJoCo's Euler
+// integrator. Skipped, with the reason, in a build without MuJoCo.
 //
 // Our Model comes from MuJoCo's own compiled mjModel (model_from_mujoco), so these tests check the
 // dynamics alone; where the MJCF compiler (sim/mjcf.h) is built, the same file is also loaded with
@@ -76,6 +76,7 @@ Model model_from_mujoco(const mjModel* mm) {
   m.jnt_type = to_ivec(mm->jnt_type, nj), m.jnt_bodyid = to_ivec(mm->jnt_bodyid, nj);
   m.jnt_qposadr = to_ivec(mm->jnt_qposadr, nj), m.jnt_dofadr = to_ivec(mm->jnt_dofadr, nj);
   m.jnt_pos = to_vec(mm->jnt_pos, 3 * nj), m.jnt_axis = to_vec(mm->jnt_axis, 3 * nj);
+  m.jnt_stiffness = to_vec(mm->jnt_stiffness, nj);
   m.dof_bodyid = to_ivec(mm->dof_bodyid, nv), m.dof_jntid = to_ivec(mm->dof_jntid, nv);
   m.dof_parentid = to_ivec(mm->dof_parentid, nv);
   m.dof_damping = to_vec(mm->dof_damping, nv), m.dof_armature = to_vec(mm->dof_armature, nv);
@@ -83,7 +84,7 @@ Model model_from_mujoco(const mjModel* mm) {
   m.geom_pos = to_vec(mm->geom_pos, 3 * mm->ngeom), m.geom_quat = to_vec(mm->geom_quat, 4 * mm->ngeom);
   m.site_bodyid = to_ivec(mm->site_bodyid, mm->nsite);
   m.site_pos = to_vec(mm->site_pos, 3 * mm->nsite), m.site_quat = to_vec(mm->site_quat, 4 * mm->nsite);
-  m.qpos0 = to_vec(mm->qpos0, mm->nq);
+  m.qpos0 = to_vec(mm->qpos0, mm->nq), m.qpos_spring = to_vec(mm->qpos_spring, mm->nq);
   return m;
 }
 
@@ -100,12 +101,20 @@ std::vector<std::pair<std::string, Model>> our_models(const mjModel* mm, const s
 }
 
 struct Errors {
-  double kinematics = 0, mass = 0, bias = 0, acc = 0;
+  double kinematics = 0, mass = 0, bias = 0, passive = 0, acc = 0;
+  double passive_abs = 0, acc_abs = 0;  // max |ours - MuJoCo's| over the entries
   void update(const Errors& e) {
     kinematics = std::max(kinematics, e.kinematics), mass = std::max(mass, e.mass);
-    bias = std::max(bias, e.bias), acc = std::max(acc, e.acc);
+    bias = std::max(bias, e.bias), passive = std::max(passive, e.passive), acc = std::max(acc, e.acc);
+    passive_abs = std::max(passive_abs, e.passive_abs), acc_abs = std::max(acc_abs, e.acc_abs);
   }
 };
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
 
 // Our forward() at MuJoCo's current state against mj_forward's results.
 template <class T>
@@ -131,7 +140,10 @@ Errors compare_forward(Sim<T>& s, const mjModel* mm, const mjData* md) {
   mj_fullM(mm, full.data(), md->qM);
   e.mass = rel_err(s.get(s.d.qM, nv * nv), full);
   e.bias = rel_err(s.get(s.d.qfrc_bias, nv), to_vec(md->qfrc_bias, nv));
+  e.passive = rel_err(s.get(s.d.qfrc_passive, nv), to_vec(md->qfrc_passive, nv));
   e.acc = rel_err(s.get(s.d.qacc, nv), to_vec(md->qacc, nv));
+  e.passive_abs = max_abs_diff(s.get(s.d.qfrc_passive, nv), to_vec(md->qfrc_passive, nv));
+  e.acc_abs = max_abs_diff(s.get(s.d.qacc, nv), to_vec(md->qacc, nv));
   return e;
 }
 
@@ -139,7 +151,8 @@ Errors compare_forward(Sim<T>& s, const mjModel* mm, const mjData* md) {
 
 class PhysicsMujoco : public ::testing::TestWithParam<std::string> {};
 
-// Kinematics, mass matrix, bias forces and accelerations at random states (random qfrc_applied too).
+// Kinematics, mass matrix, bias and passive forces and accelerations at random states (random
+// qfrc_applied too).
 TEST_P(PhysicsMujoco, ForwardAgreesAtRandomStates) {
 #if !RLT_TEST_MUJOCO
   GTEST_SKIP() << "built without MuJoCo (libmujoco-dev not found at configure time)";
@@ -165,17 +178,20 @@ TEST_P(PhysicsMujoco, ForwardAgreesAtRandomStates) {
       worst_d.update(compare_forward(sd, mm.get(), md.get()));
       worst_f.update(compare_forward(sf, mm.get(), md.get()));
     }
-    std::printf("%s (%s) vs MuJoCo, relative: double kin %.1e qM %.1e bias %.1e qacc %.1e | "
-                "float kin %.1e qM %.1e bias %.1e qacc %.1e\n",
-                GetParam().c_str(), source.c_str(), worst_d.kinematics, worst_d.mass, worst_d.bias, worst_d.acc,
-                worst_f.kinematics, worst_f.mass, worst_f.bias, worst_f.acc);
+    std::printf("%s (%s) vs MuJoCo, relative: double kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e | "
+                "float kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e; max abs double: qfrc_passive %.1e qacc %.1e\n",
+                GetParam().c_str(), source.c_str(), worst_d.kinematics, worst_d.mass, worst_d.bias, worst_d.passive,
+                worst_d.acc, worst_f.kinematics, worst_f.mass, worst_f.bias, worst_f.passive, worst_f.acc,
+                worst_d.passive_abs, worst_d.acc_abs);
     EXPECT_LT(worst_d.kinematics, 1e-9) << source;
     EXPECT_LT(worst_d.mass, 1e-9) << source;
     EXPECT_LT(worst_d.bias, 1e-9) << source;
+    EXPECT_LT(worst_d.passive, 1e-9) << source;
     EXPECT_LT(worst_d.acc, 1e-9) << source;
     EXPECT_LT(worst_f.kinematics, 1e-4) << source;
     EXPECT_LT(worst_f.mass, 1e-4) << source;
     EXPECT_LT(worst_f.bias, 1e-4) << source;
+    EXPECT_LT(worst_f.passive, 1e-4) << source;
     EXPECT_LT(worst_f.acc, 1e-4) << source;
   }
 #endif
@@ -207,7 +223,7 @@ TEST_P(PhysicsMujoco, EulerTrajectoriesAgree) {
       sd.d.qfrc_applied[i] = md->qfrc_applied[i];
       sf.d.qfrc_applied[i] = static_cast<float>(md->qfrc_applied[i]);
     }
-    double worst_d = 0, worst_f = 0;
+    double worst_d = 0, worst_f = 0, worst_abs_d = 0;
     for (int step = 1; step <= 1000; ++step) {
       mj_step(mm.get(), md.get());
       step_euler(sd.m(), sd.d);
@@ -216,10 +232,12 @@ TEST_P(PhysicsMujoco, EulerTrajectoriesAgree) {
       const std::vector<double> ref_q = to_vec(md->qpos, mm->nq), ref_v = to_vec(md->qvel, mm->nv);
       worst_d = std::max({worst_d, rel_err(sd.get(sd.d.qpos, mm->nq), ref_q), rel_err(sd.get(sd.d.qvel, mm->nv), ref_v)});
       worst_f = std::max({worst_f, rel_err(sf.get(sf.d.qpos, mm->nq), ref_q), rel_err(sf.get(sf.d.qvel, mm->nv), ref_v)});
+      worst_abs_d = std::max({worst_abs_d, max_abs_diff(sd.get(sd.d.qpos, mm->nq), ref_q),
+                              max_abs_diff(sd.get(sd.d.qvel, mm->nv), ref_v)});
     }
     std::printf("%s (%s) Euler trajectory vs MuJoCo, 1000 steps of %.0e s: worst relative error double %.1e, "
-                "float %.1e\n",
-                GetParam().c_str(), source.c_str(), mm->opt.timestep, worst_d, worst_f);
+                "float %.1e; max abs qpos/qvel difference double %.1e\n",
+                GetParam().c_str(), source.c_str(), mm->opt.timestep, worst_d, worst_f, worst_abs_d);
     EXPECT_LT(worst_d, 1e-3) << source;
     EXPECT_LT(worst_f, 1e-3) << source;  // these models are not chaotic enough to amplify float rounding past it
   }
@@ -227,7 +245,8 @@ TEST_P(PhysicsMujoco, EulerTrajectoriesAgree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PhysicsMujoco,
-                         ::testing::Values("dyn_chain", "dyn_slide_hinge", "dyn_free_tree", "dyn_ball_chain"),
+                         ::testing::Values("dyn_chain", "dyn_slide_hinge", "dyn_free_tree", "dyn_ball_chain",
+                                           "dyn_springs"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
 }  // namespace

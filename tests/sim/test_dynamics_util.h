@@ -53,6 +53,7 @@ class ModelBuilder {
     append(m.jnt_axis, V3{axis[0] / n, axis[1] / n, axis[2] / n});
     m.jnt_limited.push_back(0);
     m.jnt_range.insert(m.jnt_range.end(), {0.0, 0.0});
+    m.jnt_stiffness.push_back(0.0);
     m.jnt_name.emplace_back();
     if (m.body_jntnum[static_cast<size_t>(b)] == 0) m.body_jntadr[static_cast<size_t>(b)] = id;
     m.body_jntnum[static_cast<size_t>(b)]++;
@@ -67,6 +68,7 @@ class ModelBuilder {
     } else {
       m.qpos0.push_back(0.0);
     }
+    m.qpos_spring.insert(m.qpos_spring.end(), m.qpos0.end() - nq, m.qpos0.end());
     for (int k = 0; k < nv; ++k) {
       m.dof_bodyid.push_back(b);
       m.dof_jntid.push_back(id);
@@ -75,6 +77,16 @@ class ModelBuilder {
     }
     m.nq += nq, m.nv += nv;
     return id;
+  }
+
+  // A spring on joint j: stiffness k, at rest at qpos = springref (hinge and slide; free and ball
+  // springs rest at qpos0, as in MuJoCo).
+  ModelBuilder& spring(int j, double k, double springref = 0) {
+    Model& m = m_model;
+    m.jnt_stiffness[static_cast<size_t>(j)] = k;
+    const int type = m.jnt_type[static_cast<size_t>(j)];
+    if (type == kJointHinge || type == kJointSlide) m.qpos_spring[static_cast<size_t>(m.jnt_qposadr[static_cast<size_t>(j)])] = springref;
+    return *this;
   }
 
   int geom(V3 pos, Q4 quat) {

@@ -220,6 +220,7 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
   d.nums("jnt_axis", m.jnt_axis, mj->jnt_axis, 3 * m.njnt);
   d.ints("jnt_limited", m.jnt_limited, mj->jnt_limited, m.njnt);
   d.nums("jnt_range", m.jnt_range, mj->jnt_range, 2 * m.njnt);
+  d.nums("jnt_stiffness", m.jnt_stiffness, mj->jnt_stiffness, m.njnt);
 
   d.ints("dof_bodyid", m.dof_bodyid, mj->dof_bodyid, m.nv);
   d.ints("dof_jntid", m.dof_jntid, mj->dof_jntid, m.nv);
@@ -300,6 +301,7 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
   d.nums("key_qvel", m.key_qvel, mj->key_qvel, m.nkey * m.nv);
   d.nums("key_ctrl", m.key_ctrl, mj->key_ctrl, m.nkey * m.nu);
   d.nums("qpos0", m.qpos0, mj->qpos0, m.nq);
+  d.nums("qpos_spring", m.qpos_spring, mj->qpos_spring, m.nq);
 
   auto names = [&](const char* field, const std::vector<std::string>& ours, int type, int n) {
     if (static_cast<int>(ours.size()) != n) return d.size(field, static_cast<int>(ours.size()), n);
@@ -421,6 +423,18 @@ const Variant kAccepted[] = {
                            "<default><geom margin='0.01' condim='4'/></default>"
                            "<worldbody><geom type='plane' size='1 1 1' condim='1'/><body><freejoint/><geom size='.1' margin='0.05' condim='6' friction='1 0.02 0.001'/>"
                            "<geom type='box' size='.1 .1 .1' pos='0 0 1'/></body></worldbody>"},
+    // Joint springs: stiffness and springref from nested default classes, overridden per joint;
+    // springref in degrees for hinges (not slides); free and ball springs rest at qpos0 (MuJoCo
+    // ignores their springref); <freejoint> takes no defaults.
+    {"joint_springs", "<default><joint stiffness='3' springref='10'/><default class='a'><joint stiffness='7' damping='1'/>"
+                      "<default class='b'><joint springref='-20'/></default></default></default>"
+                      "<worldbody><body><joint ref='5'/><joint class='a' axis='1 0 0'/><joint class='b' axis='0 1 0' stiffness='0.5'/>"
+                      "<joint type='slide' springref='0.3'/><joint type='slide' class='b'/><geom size='.1'/></body>"
+                      "<body><joint type='ball' springref='5' stiffness='2'/><geom size='.1'/></body>"
+                      "<body pos='1 2 3' quat='0 1 1 0'><joint type='free' stiffness='4' springref='1'/><geom size='.1'/></body>"
+                      "<body><freejoint/><geom size='.1'/></body></worldbody>"},
+    {"joint_springs_radian", "<compiler angle='radian'/><default class='main'><joint stiffness='2' springref='0.5'/></default>"
+                             "<worldbody><body childclass='main'><joint/><joint type='slide' springref='-0.25'/><geom size='.1'/></body></worldbody>"},
     {"mass_check_jointless_parent", "<worldbody><body><inertial pos='0 0 0' mass='0' diaginertia='0 0 0'/><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
 };
 
@@ -522,6 +536,8 @@ TEST(MjcfMutation, ComparisonCatchesEachPlantedDifference) {
       {"jnt_limited", [](Model& m) { m.jnt_limited[0] ^= 1; }},
       {"dof_parentid", [](Model& m) { m.dof_parentid[3] = -1; }},
       {"dof_damping", [](Model& m) { m.dof_damping[0] += 1e-6; }},
+      {"jnt_stiffness", [](Model& m) { m.jnt_stiffness[1] += 1e-6; }},
+      {"qpos_spring", [](Model& m) { m.qpos_spring[m.nq - 1] += 1e-6; }},
       {"geom_quat", [](Model& m) {
          const auto g = std::find(m.geom_name.begin(), m.geom_name.end(), "thigh_pad") - m.geom_name.begin();
          m.geom_quat[4 * g + 2] = -m.geom_quat[4 * g + 2];  // the box tilts about y: this component is not 0
@@ -581,9 +597,18 @@ TEST(MjcfErrors, UnsupportedAttributeListsTheSupportedOnes) {
   EXPECT_TRUE(starts_with(msg, "test.xml:2: joint hip: unsupported attribute \"stifness\" (supported: ")) << msg;
   EXPECT_NE(msg.find("damping"), std::string::npos) << msg;
   // a physics attribute away from its default is unsupported too
-  const std::string stiff = error_of("<mujoco><worldbody><body>\n\n<joint name='knee' stiffness='3'/></body></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(stiff, "test.xml:3: joint knee: attribute \"stiffness\" is not supported")) << stiff;
-  EXPECT_EQ(error_of("<mujoco><worldbody><body><joint stiffness='0'/><geom size='1'/></body></worldbody></mujoco>"), "");
+  const std::string loss = error_of("<mujoco><worldbody><body>\n\n<joint name='knee' frictionloss='3'/></body></worldbody></mujoco>");
+  EXPECT_TRUE(starts_with(loss, "test.xml:3: joint knee: attribute \"frictionloss\" is not supported")) << loss;
+  EXPECT_EQ(error_of("<mujoco><worldbody><body><joint frictionloss='0'/><geom size='1'/></body></worldbody></mujoco>"), "");
+}
+
+TEST(MjcfErrors, NegativeStiffness) {
+  const std::string msg = error_of("<mujoco><worldbody><body>\n<joint name='knee' stiffness='-3'/><geom size='1'/></body></worldbody></mujoco>", "robot.xml");
+  EXPECT_TRUE(starts_with(msg, "robot.xml:2: joint knee: attribute \"stiffness\" must be non-negative")) << msg;
+  const std::string cls = error_of("<mujoco><default>\n\n<joint stiffness='-1e-9'/></default><worldbody/></mujoco>", "robot.xml");
+  EXPECT_TRUE(starts_with(cls, "robot.xml:3: joint: attribute \"stiffness\" must be non-negative")) << cls;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_EQ(error_of("<mujoco><worldbody><body><joint stiffness='0' springref='-7'/><geom size='1'/></body></worldbody></mujoco>"), "");
 }
 
 TEST(MjcfErrors, UnsupportedGeomType) {
@@ -861,6 +886,26 @@ TEST(MjcfValues, AddressesUnitsAndQpos0) {
   EXPECT_EQ(m.body_id("world"), 0);
   EXPECT_EQ(m.body_id("nope"), -1);
   EXPECT_EQ(m.joint_id(""), -1);
+}
+
+TEST(MjcfValues, JointSpringsInheritAndConvert) {
+  // main: stiffness 3, springref 10 deg; class a (in main): stiffness 7; class b (in a): springref -20
+  const Model m = parse_mjcf(
+      "<mujoco><default><joint stiffness='3' springref='10'/><default class='a'><joint stiffness='7'/>"
+      "<default class='b'><joint springref='-20'/></default></default></default><worldbody>"
+      "<body><joint ref='5'/><joint class='a' axis='1 0 0'/><joint class='b' axis='0 1 0' stiffness='0.5'/>"
+      "<joint type='slide' springref='0.3'/><joint type='slide' class='b'/><geom size='.1'/></body>"
+      "<body pos='1 2 3'><joint type='ball' springref='5'/><geom size='.1'/></body>"
+      "<body pos='4 5 6'><freejoint/><geom size='.1'/></body></worldbody></mujoco>",
+      "inline");
+  const double deg = kPi / 180;
+  EXPECT_EQ(m.jnt_stiffness, (std::vector<double>{3, 7, 0.5, 3, 7, 3, 0}));
+  const std::vector<double> spring = {10 * deg, 10 * deg, -20 * deg, 0.3, -20,  // slides are not converted
+                                      1, 0, 0, 0,                               // ball: qpos0, springref ignored
+                                      4, 5, 6, 1, 0, 0, 0};                     // free: the body's pos/quat
+  ASSERT_EQ(m.qpos_spring.size(), spring.size());
+  for (size_t i = 0; i < spring.size(); ++i) EXPECT_NEAR(m.qpos_spring[i], spring[i], 1e-15) << i;
+  EXPECT_NEAR(m.qpos0[0], 5 * deg, 1e-15);  // ref and springref are independent
 }
 
 TEST(MjcfValues, OurDataFilesLoadWithUnitQuaternions) {
