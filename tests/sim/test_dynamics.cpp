@@ -522,12 +522,32 @@ TEST(PhysicsConsistency, InverseDynamicsInvertsForward) {
   }
 }
 
+// Central-difference gradient of energy(probe) at qpos along each dof's motion (qvel's coordinates:
+// integrate_positions moves qpos by +-h along one dof; ball and free rotations in the body frame).
+template <class Energy>
+std::vector<double> energy_gradient(Sim<double>& probe, const std::vector<double>& qpos, double h, Energy energy) {
+  const int nv = probe.nv(), nq = probe.nq();
+  std::vector<double> grad(static_cast<size_t>(nv));
+  for (int i = 0; i < nv; ++i) {
+    std::vector<double> dir(static_cast<size_t>(nv), 0.0);
+    dir[static_cast<size_t>(i)] = 1.0;
+    double v[2];
+    for (int side = 0; side < 2; ++side) {
+      for (int k = 0; k < nq; ++k) probe.d.qpos[k] = qpos[static_cast<size_t>(k)];
+      integrate_positions(probe.m(), probe.d.qpos, dir.data(), side ? h : -h);
+      v[side] = energy(probe);
+    }
+    grad[static_cast<size_t>(i)] = (v[1] - v[0]) / (2 * h);
+  }
+  return grad;
+}
+
 // Gravity forces (bias at rest) are the gradient of the potential energy along each dof's motion.
 TEST(PhysicsConsistency, GravityIsPotentialGradient) {
   const Model model = branching_tree();
   Sim<double> s(model);
   Sim<double> probe(model);
-  const int nv = s.nv(), nq = s.nq();
+  const int nv = s.nv();
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 5; ++trial) {
     std::vector<double> qpos, qvel;
@@ -535,20 +555,11 @@ TEST(PhysicsConsistency, GravityIsPotentialGradient) {
     std::fill(qvel.begin(), qvel.end(), 0.0);
     s.set_state(qpos, qvel);
     forward(s.m(), s.d);
-    std::vector<double> grad(static_cast<size_t>(nv)), bias = s.get(s.d.qfrc_bias, nv);
-    const double h = 1e-5;
-    for (int i = 0; i < nv; ++i) {
-      std::vector<double> dir(static_cast<size_t>(nv), 0.0);
-      dir[static_cast<size_t>(i)] = 1.0;
-      double v[2];
-      for (int side = 0; side < 2; ++side) {
-        for (int k = 0; k < nq; ++k) probe.d.qpos[k] = qpos[static_cast<size_t>(k)];
-        integrate_positions(probe.m(), probe.d.qpos, dir.data(), side ? h : -h);
-        kinematics(probe.m(), probe.d);
-        v[side] = potential_energy(probe.m(), probe.d);
-      }
-      grad[static_cast<size_t>(i)] = (v[1] - v[0]) / (2 * h);
-    }
+    const std::vector<double> bias = s.get(s.d.qfrc_bias, nv);
+    const std::vector<double> grad = energy_gradient(probe, qpos, 1e-5, [](Sim<double>& p) {
+      kinematics(p.m(), p.d);
+      return potential_energy(p.m(), p.d);
+    });
     EXPECT_LT(rel_err(grad, bias), 1e-8) << "trial " << trial;
   }
 }
@@ -580,7 +591,7 @@ TEST(PhysicsConsistency, SpringForcesAreEnergyGradient) {
   const Model model = springy_tree();
   Sim<double> s(model), probe(model);
   Sim<float> sf(model);
-  const int nv = s.nv(), nq = s.nq();
+  const int nv = s.nv();
   std::mt19937_64 rng(11);
   double worst_float = 0;
   for (int trial = 0; trial < 10; ++trial) {
@@ -590,19 +601,9 @@ TEST(PhysicsConsistency, SpringForcesAreEnergyGradient) {
     s.set_state(qpos, qvel), sf.set_state(qpos, qvel);
     forward(s.m(), s.d), forward(sf.m(), sf.d);
     const std::vector<double> passive = s.get(s.d.qfrc_passive, nv);
-    std::vector<double> minus_grad(static_cast<size_t>(nv));
-    const double h = 1e-6;
-    for (int i = 0; i < nv; ++i) {
-      std::vector<double> dir(static_cast<size_t>(nv), 0.0);
-      dir[static_cast<size_t>(i)] = 1.0;
-      double v[2];
-      for (int side = 0; side < 2; ++side) {
-        for (int c = 0; c < nq; ++c) probe.d.qpos[c] = qpos[static_cast<size_t>(c)];
-        integrate_positions(probe.m(), probe.d.qpos, dir.data(), side ? h : -h);
-        v[side] = spring_energy(probe.m(), probe.d);
-      }
-      minus_grad[static_cast<size_t>(i)] = -(v[1] - v[0]) / (2 * h);
-    }
+    std::vector<double> minus_grad =
+        energy_gradient(probe, qpos, 1e-6, [](Sim<double>& p) { return spring_energy(p.m(), p.d); });
+    for (double& g : minus_grad) g = -g;
     EXPECT_GT(norm(passive), 1.0) << "trial " << trial;
     EXPECT_LT(rel_err(passive, minus_grad), 1e-7) << "trial " << trial;
     worst_float = std::max(worst_float, rel_err(sf.get(sf.d.qfrc_passive, nv), passive));
