@@ -1,9 +1,11 @@
 // Ant: Gymnasium's Ant-v4 (gymnasium/envs/mujoco/ant_v4.py, defaults: use_contact_forces=False,
-// exclude_current_positions_from_observation=True) on our own quadruped (envs/assets/ant.xml: a
-// 0.18 m sphere torso, four two-hinge legs, eight motors of gear 30, 14.2 kg; it stands with its
-// torso at ~0.40 m). Physics: timestep 0.01 s, frame_skip 5, dt = 0.05 s. Episode: 1000 steps.
+// exclude_current_positions_from_observation=True) on our own MJCF file with the proportions of
+// Gymnasium's robot (envs/assets/ant.xml: a 0.25 m sphere torso, four three-segment legs of 0.08 m
+// capsules, density 5, 0.91 kg; joints with armature 1 and damping 1; eight motors of gear 150;
+// ankles limited to 30-70 degrees down). Physics: our semi-implicit Euler (Gymnasium's file asks
+// for RK4), timestep 0.01 s, frame_skip 5, dt = 0.05 s. Episode: 1000 steps.
 //
-// qpos (15) = torso position (3), torso quaternion w x y z (4), 8 joint angles (hip, knee per leg:
+// qpos (15) = torso position (3), torso quaternion w x y z (4), 8 joint angles (hip, ankle per leg:
 // front left, back left, back right, front right); qvel (14) = torso linear velocity (world, 3),
 // angular velocity (body frame, 3), 8 joint velocities.
 //
@@ -16,14 +18,15 @@
 // | 13-15 | torso linear velocity (qvel[0:3])         | m/s       |
 // | 16-18 | torso angular velocity (qvel[3:6])        | rad/s     |
 // | 19-26 | joint velocities (qvel[6:14])             | rad/s     |
-// Action (Box(8), [-1, 1]): motor controls in actuator order (hip, knee per leg).
+// Action (Box(8), [-1, 1]): motor controls in actuator order (hip, ankle per leg).
 // Reward: forward_reward_weight * x_velocity + healthy_reward - ctrl_cost_weight * sum(a^2), where
 //   x_velocity = (torso centre of mass x after - before) / dt; healthy_reward is given every step
 //   (terminate_when_unhealthy). Defaults 1, 1, 0.5 (Gymnasium's).
 // Terminated: unhealthy, i.e. torso z outside [healthy_z_min, healthy_z_max] = [0.2, 1.0] (or a
 //   non-finite state, which the framework handles).
 // Reset: qpos = qpos0 + U(-0.1, 0.1) (torso quaternion renormalized), qvel = 0.1 N(0, 1).
-//   qpos0 has the torso at z = 0.55 m, so an episode starts with a short drop to standing height.
+//   qpos0 has the torso at z = 0.75 m with straight legs (ankles at 0, outside their limits, as in
+//   Gymnasium), so an episode starts with the legs folding down and a short drop to ~0.6 m.
 #pragma once
 
 #include "envs/robot_env.h"

@@ -1,6 +1,6 @@
 // HalfCheetah: Gymnasium's HalfCheetah-v4 (gymnasium/envs/mujoco/half_cheetah_v4.py, default
 // exclude_current_positions_from_observation=True) on our own planar cheetah
-// (envs/assets/halfcheetah.xml: a capsule torso and two three-hinge legs, six motors, 15.2 kg).
+// (envs/assets/halfcheetah.xml: a capsule torso and two three-hinge legs, six motors, 19.4 kg).
 // The leg joints carry Gymnasium's springs (stiffness 240, 180, 120 back, 180, 120, 60 front, in
 // N m/rad, resting at the initial pose) and dampings (6, 4.5, 3 back, 4.5, 3, 1.5 front, N m s/rad).
 // Physics: timestep 0.01 s, frame_skip 5, dt = 0.05 s. Episode: 1000 steps, never terminated.

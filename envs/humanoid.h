@@ -1,5 +1,5 @@
 // Humanoid: Gymnasium's Humanoid-v4 (gymnasium/envs/mujoco/humanoid_v4.py, defaults) on our own
-// biped (envs/assets/humanoid.xml: 11 bodies, 17 hinges with 17 motors, ~39 kg; standing, the
+// biped (envs/assets/humanoid.xml: 11 bodies, 17 hinges with 17 motors, 41.2 kg; standing, the
 // torso frame is at 1.29 m). Physics: timestep 0.005 s (the asset's), frame_skip 3, dt = 0.015 s as
 // Gymnasium's (0.003 s x 5). Episode: 1000 steps.
 //

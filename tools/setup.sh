@@ -4,8 +4,8 @@
 #   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
 #                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
-#                           and the Python packages the peer tests compare against (gymnasium,
-#                           safetensors; they skip when absent)
+#                           and the Python packages the peer tests compare against (gymnasium
+#                           with its MuJoCo envs, safetensors; they skip when absent)
 set -euo pipefail
 want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
@@ -26,8 +26,8 @@ if (( ${#missing[@]} )); then
 fi
 
 if (( want_tests )); then
-  peers=(gymnasium safetensors numpy)
-  if ! python3 -c "import gymnasium, safetensors, numpy" 2>/dev/null; then
+  peers=("gymnasium[mujoco]" safetensors numpy)
+  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging" 2>/dev/null; then
     echo "setup: installing the Python test peers ${peers[*]}"
     python3 -m pip install -q "${peers[@]}" 2>/dev/null ||
       python3 -m pip install -q --break-system-packages "${peers[@]}" 2>/dev/null ||

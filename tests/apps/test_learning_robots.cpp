@@ -125,13 +125,13 @@ void expect_improves(const SmokeCase& c) {
 
 // Margins are about half the improvement measured with seed 1 (mean return over the last 20
 // episodes; first rows -> last rows):
-//   ant          300k steps, 200-step episodes:  ~  -7 -> ~ 101   (+108)
+//   ant          300k steps, 200-step episodes:  ~  -8 -> ~  59   (+66)
 //   halfcheetah  300k steps, 200-step episodes:  ~   8 -> ~ 102   (+94)
 //   hopper        60k steps:                      ~  15 -> ~ 210   (+195)
 //   walker2d      60k steps:                      ~  12 -> ~ 308   (+296)
 //   humanoid     150k steps:                      ~ 118 -> ~ 335   (+218)
 // (Ant, HalfCheetah and Humanoid iterate over 128 envs x 32 steps, hence their larger budgets.)
-TEST(RobotLearningSmoke, Ant) { expect_improves({"ant", 300000, 200, 50.0}); }
+TEST(RobotLearningSmoke, Ant) { expect_improves({"ant", 300000, 200, 30.0}); }
 TEST(RobotLearningSmoke, HalfCheetah) { expect_improves({"halfcheetah", 300000, 200, 40.0}); }
 TEST(RobotLearningSmoke, Hopper) { expect_improves({"hopper", 60000, 0, 80.0}); }
 TEST(RobotLearningSmoke, Walker2d) { expect_improves({"walker2d", 60000, 0, 80.0}); }

@@ -58,11 +58,11 @@ TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
   // time, 7 free-joint qpos, 8 hinges, 6 free-joint qvel, 8 hinge velocities, ncon.
   ASSERT_EQ(header.size(), 1u + 15u + 14u + 1u);
   const Args expect_start = {"time", "root_x", "root_y", "root_z", "root_qw", "root_qx", "root_qy", "root_qz",
-                             "hip_front_left", "knee_front_left"};
+                             "hip_front_left", "ankle_front_left"};
   for (size_t i = 0; i < expect_start.size(); ++i) EXPECT_EQ(header[i], expect_start[i]) << "column " << i;
   const Args expect_vel = {"root_vx", "root_vy", "root_vz", "root_wx", "root_wy", "root_wz", "hip_front_left_v"};
   for (size_t i = 0; i < expect_vel.size(); ++i) EXPECT_EQ(header[16 + i], expect_vel[i]) << "column " << 16 + i;
-  EXPECT_EQ(header[29], "knee_front_right_v");
+  EXPECT_EQ(header[29], "ankle_front_right_v");
   EXPECT_EQ(header.back(), "ncon");
   for (size_t l = 1; l < lines.size(); ++l) {
     const auto cells = split(lines[l], ',');
@@ -71,9 +71,9 @@ TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
     // time advances by substeps x timestep = 5 x 0.01 s per control step from 0.
     EXPECT_NEAR(std::strtod(cells[0].c_str(), nullptr), 0.05 * static_cast<double>(l - 1), 1e-9) << "row " << l;
   }
-  // The start row is qpos0 at rest: the torso at its body pos (0, 0, 0.55), identity orientation.
+  // The start row is qpos0 at rest: the torso at its body pos (0, 0, 0.75), identity orientation.
   const auto first = split(lines[1], ',');
-  EXPECT_EQ(std::strtod(first[3].c_str(), nullptr), 0.55);
+  EXPECT_EQ(std::strtod(first[3].c_str(), nullptr), 0.75);
   EXPECT_EQ(std::strtod(first[4].c_str(), nullptr), 1.0);
 
   // The same command without --out writes the same bytes to stdout (deterministic controls).
@@ -141,13 +141,15 @@ TEST(RolloutCli, ModelBenchWritesJson) {
 }
 
 // 10^4 control steps of 0.05 s (about 8 minutes of simulated time) with random controls: the state
-// stays finite, the kinetic energy stays below that of the whole robot moving at 10 m/s
-// (1/2 M (10 m/s)^2: random +-1 controls against joint limits, damping and the floor dissipate far
-// more than they could ever build up; a blow-up or a fall through the floor exceeds it at once),
+// stays finite, the kinetic energy stays below that of the whole robot moving at 10 m/s with every
+// joint's rotor (armature) spinning at 30 rad/s (1/2 M (10 m/s)^2 + 1/2 sum(armature) (30 rad/s)^2:
+// random +-1 controls against joint limits, damping and the floor dissipate far more than they could
+// ever build up; a blow-up or a fall through the floor exceeds it at once; the Ant, armature 1 on
+// eight joints, peaks at 452 J of its 3645 J as its straight legs unfold in the first step),
 // and no robot geom ends up more than 0.2 m below the floor (z = 0).
 // Issue "Articulated rigid-body physics": the Ant standing with zero control holds its torso
 // height. From the "stand" keyframe with its (zero) controls, 10 s of simulation: the torso stays
-// within 1 cm of its start height (it sags ~0.1 mm/s as the unactuated knees yield against
+// within 1 cm of its start height (it sags ~0.1 mm/s as the unactuated ankles yield against
 // their damping; MuJoCo shows a similar slow sag), does not slide, and rests on its four feet.
 TEST(RolloutAssets, AntStandingWithZeroControlHoldsItsTorsoHeight) {
   const Model model = load_mjcf(asset("ant.xml"));
@@ -177,9 +179,10 @@ TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
     opts.seed = 11;
     opts.substeps = static_cast<int>(std::lround(0.05 / model.timestep));
     ModelRollout rollout(model, opts);
-    double total_mass = 0;
+    double total_mass = 0, total_armature = 0;
     for (double mass : model.body_mass) total_mass += mass;
-    const double bound = 0.5 * total_mass * 10.0 * 10.0;
+    for (double a : model.dof_armature) total_armature += a;
+    const double bound = 0.5 * total_mass * 10.0 * 10.0 + 0.5 * total_armature * 30.0 * 30.0;
     double max_ke = 0, min_z = 1e9;
     std::int64_t contact_steps = 0;
     for (int t = 0; t < 10000; ++t) {

@@ -403,7 +403,7 @@ TEST(ViewerWindow, WindowWithPanelRuns) {
 }
 
 // The Ant env (envs/ant.h, configs/ant.toml): its observation starts with the torso height, and a
-// reset puts the torso within 0.1 m of the env's origin in x and y (the torso is a 0.18 m sphere).
+// reset puts the torso within 0.1 m of the env's origin in x and y (the torso is a 0.25 m sphere).
 TEST(ViewerHeadless, AntEnvTorsoWhereTheStateSays) {
   REQUIRE_DISPLAY();
   const std::string config = std::string(RLTRAIN_SOURCE_DIR) + "/configs/ant.toml";
