@@ -5,9 +5,14 @@
 //
 // Detection (detect_contacts, needs kinematics). Every geom pair allowed by geom_pair_allowed
 // (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent) whose
-// distance is under the pair's margin (pair_margin) gives contact candidates with a point (midway
-// between the two surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type
-// number), and a depth (> 0: overlap; in (-margin, 0]: a gap, kept as a speculative contact):
+// distance is under the pair's reach gives contact candidates with a point (midway between the two
+// surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type number), and a
+// depth. MuJoCo's geom margin (pair_active_margin: the larger of the two geoms') is its meaning
+// here too: the contact acts from that distance on, so the stored depth is the overlap plus the
+// active margin (> 0: the spring is compressed; a sphere with margin 0.01 rests 1 cm above the
+// floor, as in MuJoCo). A candidate whose depth is in (-margin, 0], margin = pair_margin (the
+// model's contact_margin plus the closing distance of one step), is a speculative contact; the
+// geometric reach of the search is margin + the active margin:
 //   plane-sphere     1 point; planes are infinite (as MuJoCo's)
 //   plane-capsule    2: the end spheres
 //   plane-box        up to 8: the corners
@@ -120,13 +125,15 @@ struct Emitter {
   int g1, g2;
   int* ncon;
   T margin;  // this pair's speculative margin (see pair_margin)
-  // n points from geom 1 to geom 2.
+  T active;  // this pair's active margin (pair_active_margin): added to the geometric overlap
+  // n points from geom 1 to geom 2; depth is the geometric overlap (< 0: a gap).
   RLT_HD void operator()(const Vec3<T>& pos, const Vec3<T>& n, T depth) const {
+    const T eff = depth + active;
     // Also drops a NaN depth (a non-finite pose or margin): no contact rather than a NaN force.
-    if (!(depth > -margin) || *ncon >= m.ncon_max) return;
+    if (!(eff > -margin) || *ncon >= m.ncon_max) return;
     T* c = d.contact + kContactStride * (*ncon);
     pos.store(c + kConPos), n.store(c + kConNormal);
-    c[kConDepth] = depth;
+    c[kConDepth] = eff;
     c[kConMu] = pair_friction(m, g1, g2, 0);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
     c[kConVn] = c[kConForce] = c[kConBeta] = c[kConActive] = T(0);
@@ -456,15 +463,19 @@ RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
 
 // The speculative margin of a pair: contact_margin plus the distance the two geoms can close in
 // one step, so a contact is caught in the step before the surfaces meet at any speed (a fixed
-// margin of 0.02 m covers only 2 m/s at h = 0.01 s).
-// The base margin is the largest of contact_margin and the two geoms' own (MJCF geom margin,
-// combined by max as MuJoCo does).
+// margin of 0.02 m covers only 2 m/s at h = 0.01 s). It is measured from where the contact starts
+// to act, i.e. beyond the active margin.
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
-  T base = m.contact_margin;
-  if (m.geom_margin[g1] > base) base = m.geom_margin[g1];
-  if (m.geom_margin[g2] > base) base = m.geom_margin[g2];
-  return base + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+  return m.contact_margin + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+}
+
+// The active margin of a pair: MuJoCo's geom margin, the larger of the two geoms' (MuJoCo's
+// combination; geom gap, which would subtract from it, is accepted at 0 only). The contact acts
+// while the surfaces are closer than this.
+template <class T>
+RLT_HD RLT_INLINE T pair_active_margin(const ModelView<T>& m, int g1, int g2) {
+  return m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
 }
 
 template <class T>
@@ -481,12 +492,13 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
       const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
       const T* s1 = m.geom_size + 3 * g1;
       const T* s2 = m.geom_size + 3 * g2;
-      const T margin = pair_margin(m, d, g1, g2);
-      if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + margin) continue;
-      const Emitter<T> emit{m, d, g1, g2, &ncon, margin};
+      const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
+      const T reach = margin + active;  // geometric distance under which a pair gives candidates
+      if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
+      const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
       if (t1 == kGeomPlane) {
         const Vec3<T> np = r1.col(2);
-        if (dot(c2 - c1, np) > bounding_radius(m, g2) + margin) continue;
+        if (dot(c2 - c1, np) > bounding_radius(m, g2) + reach) continue;
         if (t2 == kGeomSphere) {
           plane_sphere(emit, c1, np, c2, s2[0]);
         } else if (t2 == kGeomCapsule) {
@@ -519,7 +531,7 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
         }
       } else {  // box-box
-        box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), margin);
+        box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
       }
     }
   }

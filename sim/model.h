@@ -40,8 +40,8 @@ struct Model {
   double contact_stiffness = 1.0e5;          // N/m per contact point
   double contact_damping = 5.0e2;            // N s/m per contact point
   double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
-  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed;
-                                             // a pair's is max(contact_margin, geom_margin of both geoms)
+  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed,
+                                             // measured beyond the pair's active margin (geom_margin)
   // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
   double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
   double limit_damping = 1.0e2;              // N m s/rad (N s/m)
@@ -90,7 +90,8 @@ struct Model {
   std::vector<float> geom_rgba;              // (ngeom x 4)
   std::vector<int> geom_condim;              // (ngeom) MuJoCo's condim: 1 frictionless, 3 sliding, 4 + torsional,
                                              // 6 + rolling friction; a pair uses the larger (empty: all 3)
-  std::vector<double> geom_margin;           // (ngeom) m, MJCF geom margin (speculative margin; empty: all 0)
+  std::vector<double> geom_margin;           // (ngeom) m, MJCF geom margin, MuJoCo's meaning: a pair's contact acts from
+                                             // max(both) apart (empty: all 0)
 
   // sites (nsite)
   std::vector<int> site_bodyid;              // (nsite)

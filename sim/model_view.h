@@ -164,7 +164,7 @@ struct ModelView {
 
   // per-geom contact parameters (ngeom) (sim/contact.h)
   const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling; a pair takes the max
-  const T* geom_margin;        // (ngeom) m; a pair's margin is max(contact_margin, both geom_margin) (pair_margin)
+  const T* geom_margin;        // (ngeom) m; a pair's contact acts from max(both) apart (pair_active_margin)
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {

@@ -125,7 +125,7 @@ void expect_improves(const SmokeCase& c) {
 
 // Margins are about half the improvement measured with seed 1 (mean return over the last 20
 // episodes; first rows -> last rows):
-//   ant          300k steps, 200-step episodes:  ~  -8 -> ~  59   (+66)
+//   ant          300k steps, 200-step episodes:  ~ -11 -> ~  58   (+69)
 //   halfcheetah  300k steps, 200-step episodes:  ~   8 -> ~ 102   (+94)
 //   hopper        60k steps:                      ~  15 -> ~ 210   (+195)
 //   walker2d      60k steps:                      ~  12 -> ~ 308   (+296)

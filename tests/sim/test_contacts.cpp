@@ -537,7 +537,7 @@ TEST(PhysicsContacts, RollingFrictionDeceleratesBall) {
 
 // Contact parameters from MJCF change the physics: a box resting on 4 corners sinks mg / (4 k), so
 // four times the stiffness (<custom><numeric name="rltrain/contact_stiffness">) sinks a quarter;
-// and a geom's margin makes the gap under it a contact candidate (speculative) from farther away.
+// and a geom's margin (MuJoCo's meaning) makes the contact act from that distance.
 TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
   auto rest_depth = [](const std::string& custom) {
     const std::string xml =
@@ -553,7 +553,8 @@ TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
   report("box_rest_penetration_k4e5_m", stiff);
   EXPECT_NEAR(soft, 8.0 * 9.81 / 4e5, 0.05 * soft);  // 8 kg box, 4 corners, k = 1e5 N/m
   EXPECT_NEAR(stiff / soft, 0.25, 0.01);
-  // A sphere 5 cm above the floor: no candidate with the 2 cm default margin, one with margin 0.1.
+  // A sphere 5 cm above the floor: no candidate with the 2 cm default (speculative) margin; with geom
+  // margin 0.1 an acting contact whose depth is the overlap plus the margin, -0.05 + 0.1.
   for (const char* margin : {"0", "0.1"}) {
     const std::string xml =
         std::string("<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>"
@@ -566,9 +567,37 @@ TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
     detect_contacts(s.m(), s.d);
     EXPECT_EQ(static_cast<int>(s.d.ncon[0]), std::string(margin) == "0" ? 0 : 1) << margin;
     if (s.d.ncon[0] > 0) {
-      EXPECT_NEAR(s.d.contact[kConDepth], -0.05, 1e-12);
+      EXPECT_NEAR(s.d.contact[kConDepth], 0.05, 1e-12);
     }
   }
+}
+
+// Geom margin as in MuJoCo (tests/data/mjcf/contact_margin.xml): the sphere with margin 0.03 rests
+// 3 cm higher than the plain one (each sinks mg/k = 0.41 mm into its margin), and both rest where
+// MuJoCo 2.2.2's mj_step puts them (its soft contacts sink 0.37 mm: measured 0.09963 and 0.12963 m).
+TEST(PhysicsContacts, GeomMarginActsFromThatDistanceAsInMujoco) {
+  const std::string path = data_path("contact_margin.xml");
+  Sim<double> s(load_mjcf(path));
+  run(s, 2000);  // 4 s
+  ASSERT_TRUE(finite_state(s));
+  const double plain = s.d.qpos[2], with_margin = s.d.qpos[9];
+  const double sink = 4.0 / 3.0 * 3.14159265358979323846 * 1e-3 * 1000 * 9.81 / 1e5;  // mg / k
+  EXPECT_NEAR(plain, 0.1 - sink, 1e-5);
+  EXPECT_NEAR(with_margin, 0.13 - sink, 1e-5);
+  EXPECT_NEAR(std::abs(s.d.qvel[2]) + std::abs(s.d.qvel[8]), 0, 1e-6) << "expected at rest";
+  report("margin_sphere_rest_height_m", with_margin);
+#if RLT_TEST_MUJOCO
+  char error[1000] = "";
+  std::unique_ptr<mjModel, decltype(&mj_deleteModel)> mm(mj_loadXML(path.c_str(), nullptr, error, sizeof(error)),
+                                                         mj_deleteModel);
+  ASSERT_TRUE(mm) << error;
+  std::unique_ptr<mjData, decltype(&mj_deleteData)> md(mj_makeData(mm.get()), mj_deleteData);
+  for (int k = 0; k < 2000; ++k) mj_step(mm.get(), md.get());
+  report("margin_sphere_rest_height_mujoco_m", md->qpos[9]);
+  EXPECT_NEAR(plain, md->qpos[2], 1e-4);
+  EXPECT_NEAR(with_margin, md->qpos[9], 1e-4);
+  EXPECT_NEAR(with_margin - plain, md->qpos[9] - md->qpos[2], 1e-5);
+#endif
 }
 
 // The example file with every contact parameter from MJCF (tests/data/mjcf/contact_params.xml,
@@ -597,8 +626,10 @@ TEST(PhysicsContacts, ContactParamsFileRestsAndSpinsDown) {
   EXPECT_NEAR(s.d.qvel[18], 1 - 0.7007, 0.03);  // rolling: 0.70 m/s^2
   run(s, 500);
   ASSERT_TRUE(finite_state(s));
-  EXPECT_NEAR(s.d.qpos[2], 0.15, 1e-3);     // bar across bar
-  EXPECT_NEAR(s.d.qpos[9], 0.15, 1e-3);     // capsule on capsule
+  // Each rests its pair's geom margin above touching (MuJoCo's meaning, the larger of the two
+  // geoms' as MuJoCo 2.2.2 combines them): 0.005 for the bars, 0.03 for the capsules.
+  EXPECT_NEAR(s.d.qpos[2], 0.155, 1e-3);    // bar across bar
+  EXPECT_NEAR(s.d.qpos[9], 0.18, 1e-3);     // capsule on capsule
   EXPECT_LT(std::abs(s.d.qvel[17]), 1e-2);  // spin stopped (after 0.41 s)
 }
 
