@@ -27,7 +27,7 @@
 //                    face with overhanging ends rests on two points), each as sphere-box
 //   box-box          up to 8, by the separating-axis test over the 15 axes (3 + 3 face normals, 9
 //                    edge-edge cross products): none when an axis separates the boxes by more than
-//                    the margin; for a face axis of least penetration, the incident face of the other
+//                    the reach; for a face axis of least penetration, the incident face of the other
 //                    box clipped to the reference face (Sutherland-Hodgman: the corners of the
 //                    overlap, vertices or edges crossing edges, so crossed bars rest edge across
 //                    edge), each with its depth below the reference face; for an edge-edge axis
@@ -73,13 +73,14 @@
 // Defaults (sim/model.h): k = 1e5 N/m, c = 5e2 N s/m per contact point, v_eps = 1e-3 m/s, margin
 // 0.02 m; an MJCF file sets them with <custom><numeric name="rltrain/contact_stiffness" data="2e5"/>
 // (also rltrain/contact_damping, friction_velocity, contact_margin, limit_stiffness,
-// limit_damping), and a geom's own margin attribute raises the margin of its pairs (pair_margin).
+// limit_damping); a geom's own margin attribute moves where its contacts start to act
+// (pair_active_margin).
 // An 8 kg box on 4 corners sinks mg/(4k) = 0.2 mm. The implicit
 // treatment makes the step stable for any k, c at any h (tests/sim/test_contacts.cpp drops a 0.05 kg
 // ball, a 10 kg box and a capsule at h = 0.002, 0.005 and 0.01 s: they settle, and the total energy
 // never rises by more than 4e-15 J from one step to the next); h only limits accuracy. Speculative contacts catch an impact
-// when the gap is under the pair's margin: contact_margin plus h times a bound on the two geoms'
-// speeds (pair_margin), so impacts are caught at any speed.
+// when the gap beyond the active margin is under the pair's speculative margin: contact_margin plus
+// h times a bound on the two geoms' speeds (pair_margin), so impacts are caught at any speed.
 //
 // External wrench per body (contact_external_forces, physics_step's last substep): each contact's
 // force as finally applied (explicit and implicit parts), accumulated on its two bodies, equal and
@@ -266,7 +267,8 @@ RLT_HD int clip_polygon(const T* pu, const T* pv, const T* pw, int n, bool on_u,
 }
 
 // Box A (ca, ra, ha) against box B, normal from A to B. Separating axes (the 3 + 3 face normals and
-// the 9 edge-edge cross products): no contact when one separates the boxes by more than the margin.
+// the 9 edge-edge cross products): no contact when one separates the boxes by more than `reach`
+// (the pair's speculative plus active margin).
 // Otherwise the axis of least penetration decides: a face normal (preferred unless an edge axis is
 // clearly better) gives the incident face of the other box clipped to the reference face (up to 8
 // points: the corners of the overlap, whether they are vertices of either box or edges crossing
@@ -274,7 +276,7 @@ RLT_HD int clip_polygon(const T* pu, const T* pv, const T* pw, int n, bool on_u,
 // closest points of the two edges (two boxes meeting edge on edge).
 template <class T>
 RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra, const Vec3<T>& ha, const Vec3<T>& cb,
-                    const Mat3<T>& rb, const Vec3<T>& hb, T margin) {
+                    const Mat3<T>& rb, const Vec3<T>& hb, T reach) {
   const Vec3<T> d = cb - ca;
   const Vec3<T> ua[3] = {ra.col(0), ra.col(1), ra.col(2)}, ub[3] = {rb.col(0), rb.col(1), rb.col(2)};
   const T hA[3] = {ha.x, ha.y, ha.z}, hB[3] = {hb.x, hb.y, hb.z};
@@ -284,7 +286,7 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra
   for (int k = 0; k < 6; ++k) {
     const Vec3<T> l = k < 3 ? ua[k] : ub[k - 3];
     const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
-    if (s > margin) return;
+    if (s > reach) return;
     if (s > best_face) best_face = s, face = k;
   }
   // Edge axes; nearly parallel edges give no reliable axis (and faces cover them).
@@ -298,7 +300,7 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra
       if (len < T(1e-3)) continue;
       l = (T(1) / len) * l;
       const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
-      if (s > margin) return;
+      if (s > reach) return;
       if (s > best_edge) best_edge = s, edge = 3 * i + j, edge_axis = l;
     }
   }

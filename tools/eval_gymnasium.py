@@ -45,10 +45,11 @@ its xml_file argument does; the action map is derived for that model in the same
 ours). The robot is the file's, the simulation settings Gymnasium's, so that only the model
 differs; each change is printed as a note: the timestep and integrator become those of Gymnasium's
 file (our hopper and walker2d files say 0.005 s, Gymnasium steps 4 x 0.002 s; its Hopper, Walker2d
-and Ant files ask for RK4, ours for nothing, i.e. MuJoCo's Euler, under which our ant policy scores
-~800 instead of ~3500), and on Hopper and Walker2d a rootz slide with ref 0 gets ref = the torso's
+and Ant files ask for RK4, ours for nothing, i.e. MuJoCo's Euler, under which one of our ant
+policies, 3750 in rltrain, scored ~800 instead of ~3400 with RK4), and on Hopper and Walker2d a rootz slide with ref 0 gets ref = the torso's
 height at qpos0 (moves no body; Gymnasium reads qpos[1] as the torso height, its files give rootz
 ref=1.25). MuJoCo's own contact model applies (our rltrain/* custom numerics mean nothing to it).
+--xml needs mujoco >= 3.2 (mujoco.MjSpec); with an older one it stops with that message.
 
 Output: mean and std (population) of the episode return, mean length, and mean forward speed, the
 x displacement over the episode / (steps * dt) of the x that the task's reward differentiates
@@ -165,6 +166,9 @@ class Policy:
             self.config = tomllib.loads(meta["config"])
         except tomllib.TOMLDecodeError as e:
             raise BadInput(f'{path}: metadata "config": not TOML ({e})')
+        for section in ("env", "policy", "ppo"):
+            if not isinstance(self.config.get(section, {}), dict):
+                raise BadInput(f'{path}: metadata "config" [{section}]: expected a table')
         cfg_env, pol, ppo = self.config.get("env", {}), self.config.get("policy", {}), self.config.get("ppo", {})
         self.env = meta.get("env", cfg_env.get("name"))
         if self.env in REFUSED:
@@ -184,12 +188,19 @@ class Policy:
             raise BadInput(f'{path}: metadata "critic_obs_dim": expected an integer, got {meta["critic_obs_dim"]!r}')
         self.obs_dim, self.act_dim = task["obs_dim"], task["act_dim"]
         hidden = pol.get("hidden", [64, 64])
+        if not isinstance(hidden, list) or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden):
+            raise BadInput(f'{path}: metadata "config" policy.hidden: expected a list of positive integers, got {hidden!r}')
         act_name = pol.get("activation", "tanh")
         if act_name not in self.ACTIVATIONS:
             raise BadInput(f'{path}: metadata "config" policy.activation: expected tanh | elu | relu, got {act_name!r}')
         self.activation = self.ACTIVATIONS[act_name]
-        self.normalize = bool(ppo.get("normalize_obs", True))
-        self.clip_obs = np.float32(ppo.get("clip_obs", 10.0))
+        self.normalize = ppo.get("normalize_obs", True)
+        if not isinstance(self.normalize, bool):
+            raise BadInput(f'{path}: metadata "config" ppo.normalize_obs: expected true or false, got {self.normalize!r}')
+        clip_obs = ppo.get("clip_obs", 10.0)
+        if isinstance(clip_obs, bool) or not isinstance(clip_obs, (int, float)) or not clip_obs > 0:
+            raise BadInput(f'{path}: metadata "config" ppo.clip_obs: expected a positive number, got {clip_obs!r}')
+        self.clip_obs = np.float32(clip_obs)
         keys = set(f.keys())
         for key in ("learner/params",) + (("learner/obs_mean", "learner/obs_var") if self.normalize else ()):
             if key not in keys:
@@ -233,7 +244,10 @@ class Policy:
 
 
 def gym_env_class(gym_id):
-    entry = gym.spec(gym_id).entry_point
+    try:
+        entry = gym.spec(gym_id).entry_point
+    except Exception as e:  # gymnasium.error.NameNotFound / VersionNotFound
+        raise BadInput(f"gymnasium {gym.__version__} has no {gym_id} ({e})")
     if callable(entry):
         return entry
     module, name = entry.split(":")
@@ -248,6 +262,8 @@ def env_kwargs(policy, cls):
         where = f'{policy.path}: metadata "config" env.{key}'
         if key in ("name", "num_envs"):
             continue
+        if not key.startswith(TRAINING_ONLY) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise BadInput(f"{where}: expected a number, got {value!r}")
         if key.startswith(TRAINING_ONLY):
             notes.append(f"env.{key} = {value} is training-only here (Gymnasium's env has none): ignored")
         elif key == "max_episode_steps":
@@ -290,6 +306,8 @@ def make_env(policy, xml):
         # MujocoEnv.__init__ compiles self.fullpath in _initialize_simulation, the one hook its v4
         # subclasses (which hard-code their file name) leave open.
         def _initialize_simulation(self):
+            if not hasattr(mujoco, "MjSpec"):
+                raise BadInput(f"--xml {xml}: needs mujoco >= 3.2 (mujoco.MjSpec); this is {mujoco.__version__}")
             try:
                 spec = mujoco.MjSpec.from_file(xml)
             except Exception as e:
@@ -411,7 +429,10 @@ def main():
         task = TASKS[policy.env]
         env, max_steps, notes = make_env(policy, args.xml)
         our_xml = os.path.join(REPO, "envs", "assets", f"{policy.env}.xml")
-        ours = mujoco.MjModel.from_xml_path(our_xml)
+        try:
+            ours = mujoco.MjModel.from_xml_path(our_xml)
+        except Exception as e:
+            raise BadInput(f"{our_xml}: MuJoCo cannot load it ({e})")
         amap = action_map(ours, env.unwrapped.model, args.xml or task["gym_id"])
     except BadInput as e:
         fail(str(e))

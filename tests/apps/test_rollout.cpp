@@ -142,10 +142,11 @@ TEST(RolloutCli, ModelBenchWritesJson) {
 
 // 10^4 control steps of 0.05 s (about 8 minutes of simulated time) with random controls: the state
 // stays finite, the kinetic energy stays below that of the whole robot moving at 10 m/s with every
-// joint's rotor (armature) spinning at 30 rad/s (1/2 M (10 m/s)^2 + 1/2 sum(armature) (30 rad/s)^2:
+// joint's rotor (armature) spinning at 10 rad/s (1/2 M (10 m/s)^2 + 1/2 sum(armature) (10 rad/s)^2:
 // random +-1 controls against joint limits, damping and the floor dissipate far more than they could
 // ever build up; a blow-up or a fall through the floor exceeds it at once; the Ant, armature 1 on
-// eight joints, peaks at 452 J of its 3645 J as its straight legs unfold in the first step),
+// eight joints, peaks at 273 J of its 446 J), with rotors at 30 rad/s allowed in the first second
+// (the Ant's straight legs unfold from qpos0 with 452 J),
 // and no robot geom ends up more than 0.2 m below the floor (z = 0).
 // Issue "Articulated rigid-body physics": the Ant standing with zero control holds its torso
 // height. From the "stand" keyframe with its (zero) controls, 10 s of simulation: the torso stays
@@ -182,21 +183,24 @@ TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
     double total_mass = 0, total_armature = 0;
     for (double mass : model.body_mass) total_mass += mass;
     for (double a : model.dof_armature) total_armature += a;
-    const double bound = 0.5 * total_mass * 10.0 * 10.0 + 0.5 * total_armature * 30.0 * 30.0;
+    // The first second (20 control steps) lets a model unfold from qpos0 (the Ant's straight legs
+    // start outside their ankle limits); from then on the rotors count at 10 rad/s.
+    const double bound_start = 0.5 * total_mass * 10.0 * 10.0 + 0.5 * total_armature * 30.0 * 30.0;
+    const double bound = 0.5 * total_mass * 10.0 * 10.0 + 0.5 * total_armature * 10.0 * 10.0;
     double max_ke = 0, min_z = 1e9;
     std::int64_t contact_steps = 0;
     for (int t = 0; t < 10000; ++t) {
       rollout.step();
       ASSERT_TRUE(rollout.finite()) << "non-finite state after control step " << t + 1;
       const double ke = rollout.kinetic_energy();  // also runs kinematics: geom_xpos is current
-      max_ke = std::max(max_ke, ke);
-      ASSERT_LT(ke, bound) << "kinetic energy " << ke << " J after control step " << t + 1;
+      if (t >= 20) max_ke = std::max(max_ke, ke);
+      ASSERT_LT(ke, t < 20 ? bound_start : bound) << "kinetic energy " << ke << " J after control step " << t + 1;
       for (int g = 0; g < model.ngeom; ++g)
         if (model.geom_bodyid[static_cast<size_t>(g)] > 0) min_z = std::min(min_z, rollout.data().geom_xpos[3 * g + 2]);
       contact_steps += rollout.num_contacts() > 0 ? 1 : 0;
     }
     EXPECT_GT(min_z, -0.2) << "a robot geom centre went through the floor";
-    std::printf("  %-16s max kinetic energy %10.3f J (bound %8.1f J), lowest geom centre %7.3f m, steps in contact %lld\n",
+    std::printf("  %-16s max kinetic energy after 1 s %10.3f J (bound %8.1f J), lowest geom centre %7.3f m, steps in contact %lld\n",
                 name.c_str(), max_ke, bound, min_z, static_cast<long long>(contact_steps));
   }
 }

@@ -570,6 +570,21 @@ TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
       EXPECT_NEAR(s.d.contact[kConDepth], 0.05, 1e-12);
     }
   }
+  // Beyond the active margin the default speculative margin (2 cm, at rest) still applies: with geom
+  // margin 0.04 a 5 cm gap is a speculative candidate of depth -0.01, a 7 cm gap none.
+  for (const double gap : {0.05, 0.07}) {
+    const std::string xml =
+        "<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>"
+        "<body pos=\"0 0 " + std::to_string(0.1 + gap) + "\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"0.04\"/>"
+        "</body></worldbody></mujoco>";
+    Sim<double> s(parse_mjcf(xml, "speculative"));
+    kinematics(s.m(), s.d);
+    com_position(s.m(), s.d);
+    com_velocity(s.m(), s.d);
+    detect_contacts(s.m(), s.d);
+    ASSERT_EQ(static_cast<int>(s.d.ncon[0]), gap < 0.06 ? 1 : 0) << gap;
+    if (gap < 0.06) EXPECT_NEAR(s.d.contact[kConDepth], -0.01, 1e-12);
+  }
 }
 
 // Geom margin as in MuJoCo (tests/data/mjcf/contact_margin.xml): the sphere with margin 0.03 rests
