@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/contact.h"
@@ -553,38 +554,32 @@ TEST(PhysicsContacts, MjcfContactParametersChangeThePhysics) {
   report("box_rest_penetration_k4e5_m", stiff);
   EXPECT_NEAR(soft, 8.0 * 9.81 / 4e5, 0.05 * soft);  // 8 kg box, 4 corners, k = 1e5 N/m
   EXPECT_NEAR(stiff / soft, 0.25, 0.01);
-  // A sphere 5 cm above the floor: no candidate with the 2 cm default (speculative) margin; with geom
-  // margin 0.1 an acting contact whose depth is the overlap plus the margin, -0.05 + 0.1.
-  for (const char* margin : {"0", "0.1"}) {
+  // A 0.1 m sphere `gap` above the floor (no gravity), with a geom margin: the contact candidates of
+  // a fresh detection, as (count, depth of the first).
+  auto detect_sphere = [](double gap, double margin) {
     const std::string xml =
-        std::string("<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>"
-                    "<body pos=\"0 0 0.15\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"") + margin +
+        "<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/><body pos=\"0 0 " +
+        std::to_string(0.1 + gap) + "\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"" + std::to_string(margin) +
         "\"/></body></worldbody></mujoco>";
     Sim<double> s(parse_mjcf(xml, "margin"));
     kinematics(s.m(), s.d);
     com_position(s.m(), s.d);
     com_velocity(s.m(), s.d);
     detect_contacts(s.m(), s.d);
-    EXPECT_EQ(static_cast<int>(s.d.ncon[0]), std::string(margin) == "0" ? 0 : 1) << margin;
-    if (s.d.ncon[0] > 0) {
-      EXPECT_NEAR(s.d.contact[kConDepth], 0.05, 1e-12);
-    }
-  }
+    return std::make_pair(static_cast<int>(s.d.ncon[0]), s.d.ncon[0] > 0 ? static_cast<double>(s.d.contact[kConDepth]) : 0.0);
+  };
+  // 5 cm above the floor: no candidate with the 2 cm default (speculative) margin; with geom margin
+  // 0.1 an acting contact whose depth is the overlap plus the margin, -0.05 + 0.1.
+  EXPECT_EQ(detect_sphere(0.05, 0).first, 0);
+  auto c = detect_sphere(0.05, 0.1);
+  EXPECT_EQ(c.first, 1);
+  EXPECT_NEAR(c.second, 0.05, 1e-12);
   // Beyond the active margin the default speculative margin (2 cm, at rest) still applies: with geom
   // margin 0.04 a 5 cm gap is a speculative candidate of depth -0.01, a 7 cm gap none.
-  for (const double gap : {0.05, 0.07}) {
-    const std::string xml =
-        "<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>"
-        "<body pos=\"0 0 " + std::to_string(0.1 + gap) + "\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"0.04\"/>"
-        "</body></worldbody></mujoco>";
-    Sim<double> s(parse_mjcf(xml, "speculative"));
-    kinematics(s.m(), s.d);
-    com_position(s.m(), s.d);
-    com_velocity(s.m(), s.d);
-    detect_contacts(s.m(), s.d);
-    ASSERT_EQ(static_cast<int>(s.d.ncon[0]), gap < 0.06 ? 1 : 0) << gap;
-    if (gap < 0.06) EXPECT_NEAR(s.d.contact[kConDepth], -0.01, 1e-12);
-  }
+  c = detect_sphere(0.05, 0.04);
+  EXPECT_EQ(c.first, 1);
+  EXPECT_NEAR(c.second, -0.01, 1e-12);
+  EXPECT_EQ(detect_sphere(0.07, 0.04).first, 0);
 }
 
 // Geom margin as in MuJoCo (tests/data/mjcf/contact_margin.xml): the sphere with margin 0.03 rests
