@@ -376,32 +376,39 @@ RLT_HD Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
   return angle * axis;
 }
 
-// Passive forces, MuJoCo 2.2.2's mj_passive for joints: springs, then dampers.
-//  * a hinge or slide spring: -jnt_stiffness (qpos - qpos_spring) on its dof;
-//  * a free joint's: -k (position - spring position) on the three translation dofs, then as a ball;
-//  * a ball's: -k r on its three rotation dofs, r = quat_difference(qpos quaternion, qpos_spring's)
-//    (the rotation from the rest orientation, in the body frame at rest);
-//  * damping: -dof_damping qvel on every dof. With implicit damping (step_euler) qvel here is the
-//    step's starting velocity and the damping also enters the factored matrix; springs are explicit.
-template <class T>
-RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
-  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = T(0);
+// Each joint spring's displacement from its rest configuration, per dof: f(dof, k, x) for
+//  * a hinge or slide: its dof, x = qpos - qpos_spring;
+//  * a free joint: its three translation dofs, x = position - spring position, then as a ball;
+//  * a ball: its three rotation dofs, x = the components of quat_difference(qpos quaternion,
+//    qpos_spring's) (the rotation from the rest orientation, in the body frame at rest).
+// The spring force on the dof is -k x and its energy 1/2 k x^2 (passive_forces, spring_energy).
+template <class T, class F>
+RLT_HD void for_each_spring_dof(const ModelView<T>& m, const DataView<T>& d, F&& f) {
   for (int j = 0; j < m.njnt; ++j) {
     const T k = m.jnt_stiffness[j];
     if (k == T(0)) continue;
     const int type = m.jnt_type[j];
     int padr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
     if (type == kJointHinge || type == kJointSlide) {
-      d.qfrc_passive[dadr] -= k * (d.qpos[padr] - m.qpos_spring[padr]);
+      f(dadr, k, d.qpos[padr] - m.qpos_spring[padr]);
       continue;
     }
     if (type == kJointFree) {
-      for (int c = 0; c < 3; ++c) d.qfrc_passive[dadr + c] -= k * (d.qpos[padr + c] - m.qpos_spring[padr + c]);
+      for (int c = 0; c < 3; ++c) f(dadr + c, k, d.qpos[padr + c] - m.qpos_spring[padr + c]);
       padr += 3, dadr += 3;
     }
     const Vec3<T> r = quat_difference(Quat<T>::load(d.qpos + padr), Quat<T>::load(m.qpos_spring + padr));
-    d.qfrc_passive[dadr] -= k * r.x, d.qfrc_passive[dadr + 1] -= k * r.y, d.qfrc_passive[dadr + 2] -= k * r.z;
+    f(dadr, k, r.x), f(dadr + 1, k, r.y), f(dadr + 2, k, r.z);
   }
+}
+
+// Passive forces, MuJoCo 2.2.2's mj_passive for joints: springs (-k x, for_each_spring_dof), then
+// dampers (-dof_damping qvel on every dof). With implicit damping (step_euler) qvel here is the
+// step's starting velocity and the damping also enters the factored matrix; springs are explicit.
+template <class T>
+RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
+  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = T(0);
+  for_each_spring_dof(m, d, [&](int dof, T k, T x) { d.qfrc_passive[dof] -= k * x; });
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
 }
 
@@ -584,30 +591,13 @@ RLT_HD T potential_energy(const ModelView<T>& m, const DataView<T>& d) {
   return e;
 }
 
-// Energy stored in the joint springs: 1/2 jnt_stiffness |displacement|^2 per joint, the displacement
-// measured as passive_forces does (so the spring forces are minus its gradient), as MuJoCo's
-// mj_energyPos adds to the gravitational energy. Reads qpos only.
+// Energy stored in the joint springs: 1/2 k x^2 per sprung dof, x as passive_forces takes it
+// (for_each_spring_dof, so the spring forces are minus its gradient), as MuJoCo's mj_energyPos adds
+// to the gravitational energy. Reads qpos only.
 template <class T>
 RLT_HD T spring_energy(const ModelView<T>& m, const DataView<T>& d) {
   T e = T(0);
-  for (int j = 0; j < m.njnt; ++j) {
-    const T k = m.jnt_stiffness[j];
-    if (k == T(0)) continue;
-    const int type = m.jnt_type[j];
-    int padr = m.jnt_qposadr[j];
-    if (type == kJointHinge || type == kJointSlide) {
-      const T x = d.qpos[padr] - m.qpos_spring[padr];
-      e += T(0.5) * k * x * x;
-      continue;
-    }
-    if (type == kJointFree) {
-      const Vec3<T> x = Vec3<T>::load(d.qpos + padr) - Vec3<T>::load(m.qpos_spring + padr);
-      e += T(0.5) * k * dot(x, x);
-      padr += 3;
-    }
-    const Vec3<T> r = quat_difference(Quat<T>::load(d.qpos + padr), Quat<T>::load(m.qpos_spring + padr));
-    e += T(0.5) * k * dot(r, r);
-  }
+  for_each_spring_dof(m, d, [&](int, T k, T x) { e += T(0.5) * k * x * x; });
   return e;
 }
 
