@@ -87,9 +87,18 @@ ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
   }
 }
 
+void ModelRollout::step(const double* ctrl) {
+  for (size_t u = 0; u < m_ctrl.size(); ++u) m_ctrl[u] = ctrl[u];
+  advance();
+}
+
 void ModelRollout::step() {
   if (m_random)
     random_ctrl(m_ctrl_range.data(), m_model.nu, m_seed, 0u, static_cast<u32>(m_steps_done), m_ctrl.data());
+  advance();
+}
+
+void ModelRollout::advance() {
   physics_step(m_host.view(), m_data, m_ctrl.data(), m_substeps, &m_num_contacts);
   ++m_steps_done;
   m_time += m_substeps * m_model.timestep;

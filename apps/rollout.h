@@ -61,6 +61,8 @@ class ModelRollout {
 
   // One control step: draws the controls (random mode), then `substeps` physics steps.
   void step();
+  // One control step with these controls (nu values, kept as ctrl()) instead of the mode's.
+  void step(const double* ctrl);
 
   double time() const { return m_time; }
   std::int64_t steps_done() const { return m_steps_done; }
@@ -76,6 +78,8 @@ class ModelRollout {
   void write_row(std::FILE* out) const;
 
  private:
+  void advance();  // `substeps` physics steps with m_ctrl
+
   Model m_model;                    // with the timestep override applied
   HostModel<double> m_host;
   std::vector<double> m_row;        // one env's data row (data_size scalars)

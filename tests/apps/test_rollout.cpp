@@ -171,6 +171,34 @@ TEST(RolloutAssets, AntStandingWithZeroControlHoldsItsTorsoHeight) {
   EXPECT_LT(rollout.kinetic_energy(), 1e-3) << "expected at rest";
 }
 
+
+// ModelRollout::step(ctrl) (what tools/compare_mujoco drives our side with) steps with the given
+// controls: fed the random controls that --ctrl random draws, it reproduces that rollout bit for
+// bit, and other controls give another trajectory.
+TEST(RolloutAssets, SteppingWithGivenControlsMatchesTheRandomMode) {
+  const Model model = load_mjcf(asset("ant.xml"));
+  RolloutOptions random_opts;
+  random_opts.key = "stand";
+  random_opts.ctrl = "random";
+  random_opts.seed = 5;
+  random_opts.substeps = 5;
+  RolloutOptions given_opts = random_opts;
+  given_opts.ctrl = "zero";
+  ModelRollout drawn(model, random_opts), given(model, given_opts), other(model, given_opts);
+  const std::vector<double> range = ctrl_sample_range(model);
+  std::vector<double> ctrl(static_cast<size_t>(model.nu)), flipped(ctrl.size());
+  for (int t = 0; t < 40; ++t) {
+    random_ctrl(range.data(), model.nu, random_opts.seed, 0u, static_cast<u32>(t), ctrl.data());
+    for (size_t u = 0; u < ctrl.size(); ++u) flipped[u] = -ctrl[u];
+    drawn.step();
+    given.step(ctrl.data());
+    other.step(flipped.data());
+    ASSERT_EQ(given.ctrl(), ctrl);
+  }
+  for (int i = 0; i < model.nq; ++i) EXPECT_EQ(given.data().qpos[i], drawn.data().qpos[i]) << "qpos " << i;
+  for (int i = 0; i < model.nv; ++i) EXPECT_EQ(given.data().qvel[i], drawn.data().qvel[i]) << "qvel " << i;
+  EXPECT_GT(std::fabs(other.data().qpos[7] - given.data().qpos[7]), 1e-3) << "negated controls left the hip where it was";
+}
 TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
   for (const std::string& name : kAssets) {
     SCOPED_TRACE(name);
