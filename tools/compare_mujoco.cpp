@@ -1,16 +1,18 @@
-// compare_mujoco: how closely rltrain's physics follows MuJoCo's on one free-floating MJCF robot,
+// compare_mujoco: how closely rltrain's physics follows MuJoCo's on one MJCF robot (free-floating or
+// planar, as the locomotion assets),
 // measured on what locomotion depends on. Both simulators load the same file, start from the same
 // state (a keyframe, or qpos0) and get the same open-loop controls, held for the same control
 // interval: MuJoCo 2.2.2 (libmujoco-dev) with its Euler or RK4 integrator, rltrain in double with
 // physics_step (sim/physics_step.h), both at the model's timestep or --timestep. Contacts make
 // trajectories chaotic, so the tool compares outcomes, not states:
+// "The root" is body 1 (the torso of every asset), followed by its world position.
 //   rest    zero controls for 3 s: the root's final height (how deep contacts let it sink)
 //   gaits   --gaits open-loop sinusoidal gaits of --seconds each (every actuator swings over its
 //           whole ctrlrange at one frequency in 0.5..3 Hz with its own phase; drawn from --seed):
 //           per gait the root's planar displacement and mean height in each simulator; over the
 //           gaits the mean |displacement|, the mean height, the path length against MuJoCo's, and
 //           the mean |d - d_MuJoCo| / mean |d_MuJoCo| (d: planar displacement). That last figure
-//           is also given for MuJoCo against itself with the root raised 1e-6 m at the start: the
+//           is also given for MuJoCo against itself started with its last joint 1e-6 off: the
 //           floor that chaos sets on any per-gait comparison.
 //   random  the random controls of bench_mujoco (sim/actuators.h random_ctrl, redrawn every
 //           control step) for --seconds, once per gait seed: the root's mean height and planar speed
@@ -41,7 +43,7 @@
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kNudge = 1e-6;  // m, the start perturbation of the chaos-floor run
+constexpr double kNudge = 1e-6;  // the chaos-floor run starts with the last qpos entry this far off
 
 [[noreturn]] void fail(const std::string& msg) {
   std::fprintf(stderr, "compare_mujoco: %s\n", msg.c_str());
@@ -74,7 +76,7 @@ struct Controls {
   }
 };
 
-// What a run records of the root (free joint: qpos[0..2]).
+// What a run records of the root body's world position (x, y, z).
 struct Track {
   double x0 = 0, y0 = 0, sum_z = 0, path = 0, x = 0, y = 0, z = 0;
   long n = 0;
@@ -111,17 +113,19 @@ class MujocoSim {
   MujocoSim(const MujocoSim&) = delete;
   MujocoSim& operator=(const MujocoSim&) = delete;
 
-  Track run(const Controls& c, long steps, int substeps, double lift) {
+  Track run(const Controls& c, long steps, int substeps, double nudge) {
     if (m_key >= 0) mj_resetDataKeyframe(m_m, m_d, m_key);
     else mj_resetData(m_m, m_d);
-    m_d->qpos[2] += lift;
+    m_d->qpos[m_m->nq - 1] += nudge;
     const int warnings = g_mujoco_warnings;
     Track tr;
-    tr.start(m_d->qpos);
+    mj_kinematics(m_m, m_d);
+    tr.start(m_d->xpos + 3);
     for (long t = 0; t < steps; ++t) {
       c.at(m_m->nu, t, m_d->ctrl);
       for (int s = 0; s < substeps; ++s) mj_step(m_m, m_d);
-      tr.add(m_d->qpos);
+      mj_kinematics(m_m, m_d);  // xpos of the state reached (mj_step leaves the previous one's)
+      tr.add(m_d->xpos + 3);
     }
     tr.ok = tr.ok && g_mujoco_warnings == warnings;
     return tr;
@@ -145,12 +149,15 @@ class RltrainSim {
     rlt::ModelRollout r(m_model, m_opts);  // the keyframe (or qpos0 at rest), as `rltrain rollout`
     const rlt::DataView<double>& d = r.data();
     std::vector<double> ctrl(static_cast<size_t>(m_model.nu), 0.0);
+    const rlt::ModelView<double>& m = r.model_view();
+    rlt::kinematics(m, d);
     Track tr;
-    tr.start(d.qpos);
+    tr.start(d.xpos + 3);
     for (long t = 0; t < steps; ++t) {
       c.at(m_model.nu, t, ctrl.data());
       r.step(ctrl.data());
-      tr.add(d.qpos);
+      rlt::kinematics(m, d);
+      tr.add(d.xpos + 3);
     }
     return tr;
   }
@@ -234,8 +241,7 @@ int main(int argc, char** argv) {
   } catch (const rlt::MjcfError& e) {
     fail(e.what());
   }
-  if (model.njnt < 1 || model.jnt_type[0] != rlt::kJointFree)
-    fail(path + ": the first joint must be a free joint (the tool follows a free-floating robot's root)");
+  if (model.nbody < 2 || model.nq < 1) fail(path + ": expected a robot (a body with joints) to follow");
   if (timestep > 0) model.timestep = timestep;
   if (stiffness > 0) model.contact_stiffness = stiffness;
   if (damping >= 0) model.contact_damping = damping;
@@ -323,7 +329,7 @@ int main(int argc, char** argv) {
     std::printf("%-34s %18s %18s\n", "mean root height (m)", pm(height.ma(), height.sa()).c_str(), pm(height.mb(), height.sb()).c_str());
     std::printf("%-34s %18.3f %18.3f\n", "path length / MuJoCo's", 1.0, path_ratio.mb());
     std::printf("%-34s %18.3f %18.3f\n", "|d - d_MuJoCo| / mean |d_MuJoCo|", floor_err.a / std::fmax(disp.a, 1e-12), rel_err);
-    std::printf("(MuJoCo column of the last row: MuJoCo against itself started %g m higher, the floor chaos sets)\n", kNudge);
+    std::printf("(MuJoCo column of the last row: MuJoCo against itself, its last joint started %g off: the floor chaos sets)\n", kNudge);
   }
   if (mujoco_resets > 0) std::printf("MuJoCo blew up and reset itself in %d runs (left out of the averages)\n", mujoco_resets);
   if (!finite) {
