@@ -175,23 +175,24 @@ void usage() {
   std::exit(2);
 }
 
-// Running means over the runs both simulators finished.
-struct Means {
-  double n = 0, a = 0, b = 0, a2 = 0, b2 = 0;
-  void add(double va, double vb) { n += 1, a += va, b += vb, a2 += va * va, b2 += vb * vb; }
-  double ma() const { return n > 0 ? a / n : std::nan(""); }
-  double mb() const { return n > 0 ? b / n : std::nan(""); }
-  // standard errors of the means
-  double sa() const { return n > 1 ? std::sqrt(std::fmax(0.0, (a2 - a * a / n) / (n - 1)) / n) : std::nan(""); }
-  double sb() const { return n > 1 ? std::sqrt(std::fmax(0.0, (b2 - b * b / n) / (n - 1)) / n) : std::nan(""); }
+// A running sum over the runs both simulators finished: its mean and the mean's standard error.
+struct Stat {
+  double n = 0, sum = 0, sum2 = 0;
+  void add(double v) { n += 1, sum += v, sum2 += v * v; }
+  double mean() const { return n > 0 ? sum / n : std::nan(""); }
+  double se() const { return n > 1 ? std::sqrt(std::fmax(0.0, (sum2 - sum * sum / n) / (n - 1)) / n) : std::nan(""); }
+  std::string text() const {  // "mean +- standard error"
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f +- %.3f", mean(), se());
+    return buf;
+  }
 };
 
-// "mean +- standard error" in a 16-wide column
-std::string pm(double m, double se) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f +- %.3f", m, se);
-  return buf;
-}
+// One quantity in both simulators.
+struct Pair {
+  Stat mj, rl;
+  void add(double a, double b) { mj.add(a), rl.add(b); }
+};
 
 }  // namespace
 
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
   finite = finite && rest_rl.ok;
   mujoco_resets += rest_mj.ok ? 0 : 1;
 
-  Means rnd_z, rnd_v;
+  Pair rnd_z, rnd_v;
   for (long g = 0; g < std::max(1L, gaits); ++g) {
     Controls random = zero;
     random.kind = Controls::kRandom;
@@ -290,15 +291,16 @@ int main(int argc, char** argv) {
   std::printf("%-34s %18.4f %18.4f\n", "rest 3 s: root height (m)", rest_mj.z, rest_rl.z);
   char label[96];
   std::snprintf(label, sizeof label, "random %gs x %ld: root height (m)", seconds, std::max(1L, gaits));
-  std::printf("%-34s %18s %18s\n", label, pm(rnd_z.ma(), rnd_z.sa()).c_str(), pm(rnd_z.mb(), rnd_z.sb()).c_str());
+  std::printf("%-34s %18s %18s\n", label, rnd_z.mj.text().c_str(), rnd_z.rl.text().c_str());
   std::snprintf(label, sizeof label, "random %gs x %ld: speed (m/s)", seconds, std::max(1L, gaits));
-  std::printf("%-34s %18s %18s\n", label, pm(rnd_v.ma(), rnd_v.sa()).c_str(), pm(rnd_v.mb(), rnd_v.sb()).c_str());
+  std::printf("%-34s %18s %18s\n", label, rnd_v.mj.text().c_str(), rnd_v.rl.text().c_str());
 
   if (gaits > 0)
     std::printf("\n%-5s %6s %11s %11s %11s %11s %9s %9s\n", "gait", "Hz", "dx MuJoCo", "dx rltrain", "dy MuJoCo",
                 "dy rltrain", "z MuJoCo", "z rltrain");
   rlt::Philox rng(seed, rlt::RngStream::kBench, 1u, 0u);
-  Means disp, height, path_ratio, err, floor_err;
+  Pair disp, height;
+  Stat path_ratio, err, floor_err;  // rltrain's path / MuJoCo's; |d - d_MuJoCo| for rltrain and the nudged MuJoCo
   for (long g = 0; g < gaits; ++g) {
     Controls sine = zero;
     sine.kind = Controls::kSine;
@@ -317,23 +319,26 @@ int main(int argc, char** argv) {
     const double da = std::hypot(a.dx(), a.dy());
     disp.add(da, std::hypot(b.dx(), b.dy()));
     height.add(a.mean_z(), b.mean_z());
-    path_ratio.add(1.0, a.path > 0 ? b.path / a.path : 0.0);
-    err.add(std::hypot(b.dx() - a.dx(), b.dy() - a.dy()), 0);
-    floor_err.add(std::hypot(a2.dx() - a.dx(), a2.dy() - a.dy()), 0);
+    path_ratio.add(a.path > 0 ? b.path / a.path : 0.0);
+    err.add(std::hypot(b.dx() - a.dx(), b.dy() - a.dy()));
+    floor_err.add(std::hypot(a2.dx() - a.dx(), a2.dy() - a.dy()));
   }
-  double rel_err = 0;
+  const double rel_err = err.sum / std::fmax(disp.mj.sum, 1e-12);
   if (gaits > 0) {
-    rel_err = err.a / std::fmax(disp.a, 1e-12);
     std::printf("\n%-34s %18s %18s\n", "over the gaits (+- standard error)", "MuJoCo", "rltrain");
-    std::printf("%-34s %18s %18s\n", "mean |displacement| (m)", pm(disp.ma(), disp.sa()).c_str(), pm(disp.mb(), disp.sb()).c_str());
-    std::printf("%-34s %18s %18s\n", "mean root height (m)", pm(height.ma(), height.sa()).c_str(), pm(height.mb(), height.sb()).c_str());
-    std::printf("%-34s %18.3f %18.3f\n", "path length / MuJoCo's", 1.0, path_ratio.mb());
-    std::printf("%-34s %18.3f %18.3f\n", "|d - d_MuJoCo| / mean |d_MuJoCo|", floor_err.a / std::fmax(disp.a, 1e-12), rel_err);
+    std::printf("%-34s %18s %18s\n", "mean |displacement| (m)", disp.mj.text().c_str(), disp.rl.text().c_str());
+    std::printf("%-34s %18s %18s\n", "mean root height (m)", height.mj.text().c_str(), height.rl.text().c_str());
+    std::printf("%-34s %18.3f %18.3f\n", "path length / MuJoCo's", 1.0, path_ratio.mean());
+    std::printf("%-34s %18.3f %18.3f\n", "|d - d_MuJoCo| / mean |d_MuJoCo|", floor_err.sum / std::fmax(disp.mj.sum, 1e-12), rel_err);
     std::printf("(MuJoCo column of the last row: MuJoCo against itself, its last joint started %g off: the floor chaos sets)\n", kNudge);
   }
   if (mujoco_resets > 0) std::printf("MuJoCo blew up and reset itself in %d runs (left out of the averages)\n", mujoco_resets);
   if (!finite) {
     std::printf("rltrain's state became non-finite in some run\n");
+    return 1;
+  }
+  if (expect_within >= 0 && err.n == 0) {
+    std::printf("compare_mujoco: --expect-within needs at least one gait that both simulators finished\n");
     return 1;
   }
   if (expect_within >= 0 && !(rel_err <= expect_within)) {

@@ -171,7 +171,6 @@ TEST(RolloutAssets, AntStandingWithZeroControlHoldsItsTorsoHeight) {
   EXPECT_LT(rollout.kinetic_energy(), 1e-3) << "expected at rest";
 }
 
-
 // ModelRollout::step(ctrl) (what tools/compare_mujoco drives our side with) steps with the given
 // controls: fed the random controls that --ctrl random draws, it reproduces that rollout bit for
 // bit, and other controls give another trajectory.
@@ -199,6 +198,7 @@ TEST(RolloutAssets, SteppingWithGivenControlsMatchesTheRandomMode) {
   for (int i = 0; i < model.nv; ++i) EXPECT_EQ(given.data().qvel[i], drawn.data().qvel[i]) << "qvel " << i;
   EXPECT_GT(std::fabs(other.data().qpos[7] - given.data().qpos[7]), 1e-3) << "negated controls left the hip where it was";
 }
+
 TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
   for (const std::string& name : kAssets) {
     SCOPED_TRACE(name);
