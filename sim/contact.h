@@ -88,7 +88,9 @@
 //
 // Contact record (kContactStride scalars each, DataView::contact):
 //   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2,
-//   10 vn, 11 normal force (explicit part), 12 friction secant beta, 13 active (0/1)
+//   10 vn, 11 normal force (explicit part), 12 friction secant beta, 13 active (0/1),
+//   14-16 friction force on geom 2's body (world; soft constraints only, sim/constraints.h, which
+//   also writes 11 as the normal force solved and 13 as whether it is positive)
 #pragma once
 
 #include "sim/common.h"
@@ -99,7 +101,7 @@ namespace rlt {
 
 enum ContactField : int {
   kConPos = 0, kConNormal = 3, kConDepth = 6, kConMu = 7, kConGeom1 = 8, kConGeom2 = 9,
-  kConVn = 10, kConForce = 11, kConBeta = 12, kConActive = 13
+  kConVn = 10, kConForce = 11, kConBeta = 12, kConActive = 13, kConFriction = 14
 };
 
 namespace contact_detail {
@@ -138,6 +140,7 @@ struct Emitter {
     c[kConMu] = pair_friction(m, g1, g2, 0);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
     c[kConVn] = c[kConForce] = c[kConBeta] = c[kConActive] = T(0);
+    c[kConFriction] = c[kConFriction + 1] = c[kConFriction + 2] = T(0);
     ++*ncon;
   }
 };
@@ -761,14 +764,18 @@ RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d,
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
     const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
     const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
-    const Vec3<T> dv = h * (point_jacobian_mul(m, d, b2, p, d.qacc) - point_jacobian_mul(m, d, b1, p, d.qacc));
-    const Vec3<T> v_end = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p) + dv;
-    const Vec3<T> vt_end = v_end - dot(n, v_end) * n;
-    const Vec3<T> f = (con[kConForce] - ceff * dot(n, dv)) * n - con[kConBeta] * vt_end;  // on body 2
-    Vec3<T> tau = Vec3<T>::zero();
+    Vec3<T> f, tau = Vec3<T>::zero();  // on body 2
+    if (m.soft_constraints) {  // the force solved for (sim/constraints.h): no torque (condim <= 3)
+      f = con[kConForce] * n + Vec3<T>::load(con + kConFriction);
+    } else {
+      const Vec3<T> dv = h * (point_jacobian_mul(m, d, b2, p, d.qacc) - point_jacobian_mul(m, d, b1, p, d.qacc));
+      const Vec3<T> v_end = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p) + dv;
+      const Vec3<T> vt_end = v_end - dot(n, v_end) * n;
+      f = (con[kConForce] - ceff * dot(n, dv)) * n - con[kConBeta] * vt_end;
+    }
     const T mu_t = contact_detail::pair_friction(m, g1, g2, 1), mu_r = contact_detail::pair_friction(m, g1, g2, 2);
     const T fn = con[kConForce];
-    if ((mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {  // as contact_forces
+    if (!m.soft_constraints && (mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {  // as contact_forces
       const Vec3<T> w = body_angular_velocity(d, b2) - body_angular_velocity(d, b1);
       const T ws = dot(n, w);
       const Vec3<T> wr = w - ws * n;

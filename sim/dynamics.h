@@ -99,10 +99,17 @@ struct DataView {
   T* cfrc_ext;         // (nbody x 6) external (contact) wrench on each body in the last substep of a
                        // physics_step: torque (about the body's tree reference point, as cvel, at the
                        // end of the step), then force; world row 0 stays zero  contact_external_forces
+  // soft constraints (sim/constraints.h; capacity nefc_max, 0 unless the model asks for them)
+  T* nefc;             // (1) constraint rows in the last substep (an integer count)  soft_constraints
+  T* efc_J;            // (nefc_max x nv) each row's Jacobian                           soft_constraints
+  T* efc_MiJ;          // (nefc_max x nv) M^-1 J^T, row by row                          soft_constraints
+  T* efc;              // (nefc_max x kEfcStride) per row: aref, R, A_rr + R, force, owner  soft_constraints
 };
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
-constexpr int kContactStride = 14;
+constexpr int kContactStride = 17;
+// Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
+constexpr int kEfcStride = 5;
 
 // Offsets of DataView's fields in one env's row, and the row's size (in scalars).
 struct DataLayout {
@@ -110,6 +117,7 @@ struct DataLayout {
   int qacc, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat;
   int cinert, cdof, cvel, cdof_dot, cacc, cfrc, crb, qfrc_bias, qfrc_passive, qM, qLD;
   int actuator_force, qfrc_constraint, qacc_smooth, ncon, contact, cfrc_ext;
+  int nefc, efc_J, efc_MiJ, efc;
   int size;
 };
 
@@ -151,6 +159,10 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   l.ncon = at, at += 1;
   l.contact = at, at += kContactStride * m.ncon_max;
   l.cfrc_ext = at, at += 6 * nb;
+  l.nefc = at, at += 1;
+  l.efc_J = at, at += m.nefc_max * nv;
+  l.efc_MiJ = at, at += m.nefc_max * nv;
+  l.efc = at, at += kEfcStride * m.nefc_max;
   // Rows start on a multiple of 4 scalars (16 bytes in float) when the batch array does.
   l.size = (at + 3) / 4 * 4;
   return l;
@@ -177,6 +189,7 @@ RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row) {
   d.actuator_force = row + l.actuator_force, d.qfrc_constraint = row + l.qfrc_constraint;
   d.qacc_smooth = row + l.qacc_smooth;
   d.ncon = row + l.ncon, d.contact = row + l.contact, d.cfrc_ext = row + l.cfrc_ext;
+  d.nefc = row + l.nefc, d.efc_J = row + l.efc_J, d.efc_MiJ = row + l.efc_MiJ, d.efc = row + l.efc;
   return d;
 }
 template <class T>
@@ -192,7 +205,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = d.qacc_smooth[i] = T(0);
   for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = T(0);
   for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
-  d.ncon[0] = T(0);
+  d.ncon[0] = d.nefc[0] = T(0);
 }
 
 // ---- position stage --------------------------------------------------------------------------------

@@ -488,10 +488,12 @@ class MjcfCompiler {
       double* field;
       bool zero_ok;  // else it must be positive
     };
+    double soft_constraints = m.soft_constraints ? 1 : 0;  // 0/1 (sim/constraints.h)
     const Param params[] = {
         {"contact_stiffness", &m.contact_stiffness, false}, {"contact_damping", &m.contact_damping, true},
         {"friction_velocity", &m.friction_velocity, false}, {"contact_margin", &m.contact_margin, true},
-        {"limit_stiffness", &m.limit_stiffness, false},     {"limit_damping", &m.limit_damping, true}};
+        {"limit_stiffness", &m.limit_stiffness, false},     {"limit_damping", &m.limit_damping, true},
+        {"soft_constraints", &soft_constraints, true}};
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string n = c->Name();
       Attrs a(m_file, c);
@@ -523,10 +525,14 @@ class MjcfCompiler {
       if (a.integer("size", &size) && size != 1) a.fail("attribute \"size\": rltrain parameters take one number, got " + std::to_string(size));
       if (value < 0 || (!param->zero_ok && value == 0))
         a.fail(name + ": expected a " + (param->zero_ok ? "non-negative" : "positive") + " number, got " + quoted(c->Attribute("data")));
+      if (param->field == &soft_constraints && value != 0 && value != 1)
+        a.fail(name + ": expected 0 (spring-damper contacts and limits) or 1 (MuJoCo's soft constraints), got " +
+               quoted(c->Attribute("data")));
       *param->field = value;
       a.finish();
       no_children(c);
     }
+    m.soft_constraints = soft_constraints == 1;
   }
 
   // ---- default classes ----

@@ -45,6 +45,11 @@ struct Model {
   // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
   double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
   double limit_damping = 1.0e2;              // N m s/rad (N s/m)
+  // Which law contacts and limits follow: false, the spring-dampers above (sim/contact.h,
+  // sim/limits.h); true, MuJoCo's soft constraints (sim/constraints.h: pyramidal friction cones,
+  // MuJoCo's default solref/solimp, solved for the constraint forces), which the parameters above
+  // do not enter. MJCF: <custom><numeric name="rltrain/soft_constraints" data="1"/></custom>.
+  bool soft_constraints = false;
 
   // bodies (nbody)
   std::vector<int> body_parentid;            // (nbody)

@@ -33,8 +33,10 @@ struct ModelOffsets {
   i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
   // (added for per-geom contact parameters, after every earlier field so their offsets stay put)
   i64 geom_margin;
-  // (added for joint springs, sim/dynamics.h passive_forces, last)
+  // (added for joint springs, sim/dynamics.h passive_forces)
   i64 jnt_stiffness, qpos_spring;
+  // (added for soft constraints, sim/constraints.h, last)
+  i64 body_invweight0, dof_invweight0;
   i64 num_reals;
   // ints
   i64 body_parentid, body_rootid, body_jntadr, body_jntnum, body_dofadr, body_dofnum;
@@ -64,6 +66,7 @@ inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom
   real(o.actuator_kp, nu), real(o.actuator_kv, nu);
   real(o.geom_margin, ngeom);
   real(o.jnt_stiffness, njnt), real(o.qpos_spring, nq);
+  real(o.body_invweight0, nbody), real(o.dof_invweight0, nv);
   o.num_reals = r;
   integer(o.body_parentid, nbody), integer(o.body_rootid, nbody), integer(o.body_jntadr, nbody);
   integer(o.body_jntnum, nbody), integer(o.body_dofadr, nbody), integer(o.body_dofnum, nbody);
@@ -100,6 +103,9 @@ struct ModelView {
   T limit_damping;       // N m s/rad (N s/m): -c * qdot while beyond the range (and moving out)
   T contact_margin;      // m: geom pairs closer than this are contact candidates (speculative contacts)
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
+  // Soft constraints (sim/constraints.h) instead of the spring-dampers: 0/1 (Model::soft_constraints).
+  int soft_constraints;
+  int nefc_max;          // most constraint rows (soft constraints; 0 otherwise), sizes DataView::efc_*
 
   // bodies (nbody); body 0 is the world
   const int* body_parentid;  // (nbody)
@@ -166,6 +172,11 @@ struct ModelView {
   const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling; a pair takes the max
   const T* geom_margin;        // (ngeom) m; a pair's contact acts from max(both) apart (pair_active_margin)
 
+  // MuJoCo's inverse weights at qpos0 (mj_setConst), which scale the soft constraints' regularizer
+  // (sim/constraints.h; zero unless soft_constraints)
+  const T* body_invweight0;    // (nbody) translational: mean diagonal of J M^-1 J^T at the body's centre of mass
+  const T* dof_invweight0;     // (nv) diagonal of M^-1
+
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
     const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu);
@@ -192,6 +203,7 @@ struct ModelView {
     actuator_ctrllimited = ints + o.actuator_ctrllimited, actuator_forcelimited = ints + o.actuator_forcelimited;
     geom_margin = reals + o.geom_margin, geom_condim = ints + o.geom_condim;
     jnt_stiffness = reals + o.jnt_stiffness, qpos_spring = reals + o.qpos_spring;
+    body_invweight0 = reals + o.body_invweight0, dof_invweight0 = reals + o.dof_invweight0;
   }
 };
 
@@ -233,6 +245,22 @@ inline int contact_capacity(const ModelView<T>& m) {
       if (geom_pair_allowed(m, g1, g2)) n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
   return n;
 }
+
+// Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
+// limited hinge or slide joint.
+template <class T>
+inline int constraint_capacity(const ModelView<T>& m) {
+  int n = 4 * m.ncon_max;
+  for (int j = 0; j < m.njnt; ++j)
+    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? 1 : 0;
+  return n;
+}
+
+// Fills view.body_invweight0 and view.dof_invweight0 (in the block `reals` that view is bound to)
+// at qpos0, as MuJoCo's mj_setConst does; defined in sim/constraints.h, instantiated for float and
+// double in sim/model.cpp.
+template <class T>
+void set_invweight0(const ModelView<T>& view, std::vector<T>& reals);
 
 // Thrown by HostModel for a Model whose arrays do not fit its sizes or its tree.
 class ModelError : public std::invalid_argument {
@@ -314,6 +342,9 @@ class HostModel {
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
+    m_view.soft_constraints = model.soft_constraints ? 1 : 0;
+    m_view.nefc_max = model.soft_constraints ? constraint_capacity(m_view) : 0;
+    if (model.soft_constraints) set_invweight0(m_view, m_reals);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.
@@ -390,6 +421,9 @@ class HostModel {
       const int c = m.geom_condim[g];
       if (c != 1 && c != 3 && c != 4 && c != 6)
         fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) + " (expected 1, 3, 4 or 6)");
+      if (m.soft_constraints && c > 3)
+        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) +
+             ": soft constraints (rltrain/soft_constraints) take condim 1 or 3");
     }
     for (size_t g = 0; g < m.geom_margin.size(); ++g)
       if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))

@@ -4,6 +4,8 @@
 //   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
 //   joint limits      soft spring-damper beyond the range -> qfrc_constraint (sim/limits.h)
 //   contacts          detection and soft contact forces -> qfrc_constraint (sim/contact.h)
+//                     (or, for a model with soft_constraints, limits and contacts as MuJoCo's soft
+//                     constraints, solved for their forces: sim/constraints.h)
 //   Euler step        (M + h D_joint + h K_implicit) qacc = qfrc_applied + qfrc_actuator +
 //                     qfrc_passive + qfrc_constraint - qfrc_bias; qvel += h qacc; qpos with the new
 //                     qvel (as step_euler; with no limits and no contacts it is step_euler exactly)
@@ -18,24 +20,17 @@
 
 #include "sim/actuators.h"
 #include "sim/common.h"
+#include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
 #include "sim/limits.h"
 
 namespace rlt {
 
-// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held.
+// The constrained acceleration of one substep with the spring-damper limits and contacts
+// (sim/limits.h, sim/contact.h): d.qacc for the Euler update.
 template <class T>
-RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
-  const T h = m.timestep;
-  const T hd = m.implicit_damping ? h : T(0);
-  smooth_forces(m, d);
-  actuator_forces(m, d, ctrl);
-  if (m.ncon_max > 0) {
-    detect_contacts(m, d);
-  } else {
-    d.ncon[0] = T(0);
-  }
+RLT_HD void penalty_constraint_acceleration(const ModelView<T>& m, const DataView<T>& d, T h, T hd) {
   // The smooth solve (no limits, no contacts): the answer when nothing is about to touch, and the
   // prediction that decides which limits and contacts act in this step.
   for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = T(0);
@@ -64,6 +59,25 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
                           limits_pulling(m, d, h, static_cast<const T*>(d.qacc));
       if (dropped == 0) break;
     }
+  }
+}
+
+// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held.
+template <class T>
+RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const T h = m.timestep;
+  const T hd = m.implicit_damping ? h : T(0);
+  smooth_forces(m, d);
+  actuator_forces(m, d, ctrl);
+  if (m.ncon_max > 0) {
+    detect_contacts(m, d);
+  } else {
+    d.ncon[0] = T(0);
+  }
+  if (m.soft_constraints) {
+    soft_constraint_acceleration(m, d, h, hd);  // MuJoCo's law (sim/constraints.h)
+  } else {
+    penalty_constraint_acceleration(m, d, h, hd);
   }
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * d.qacc[i];
   integrate_positions(m, d.qpos, d.qvel, h);

@@ -18,14 +18,16 @@
 //           control step) for --seconds, once per gait seed: the root's mean height and planar speed
 // --stiffness, --damping, --friction-velocity, --limit-stiffness and --limit-damping replace
 // rltrain's contact and limit parameters (sim/model.h) without editing the file, to see which
-// values bring the two closer. --expect-within E exits 1 when the gaits' relative error exceeds
+// values bring the two closer; --soft-constraints 0|1 picks the law itself (the spring-dampers, or
+// MuJoCo's soft constraints, sim/constraints.h) over the file's rltrain/soft_constraints. --expect-within E exits 1 when the gaits' relative error exceeds
 // E (tests/CMakeLists.txt uses it on a model without contacts and limits, where the two agree to
 // rounding). Where MuJoCo's state blows up (it resets itself and warns), that run is counted and
 // left out of the averages. Built only where libmujoco-dev is found.
 //
 //   compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]
 //                  [--gaits 16] [--seconds 5] [--seed 1] [--stiffness K] [--damping C]
-//                  [--friction-velocity V] [--limit-stiffness K] [--limit-damping C] [--expect-within E]
+//                  [--friction-velocity V] [--limit-stiffness K] [--limit-damping C] [--soft-constraints 0|1]
+//                  [--expect-within E]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -171,7 +173,8 @@ void usage() {
   std::fprintf(stderr,
                "usage: compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]\n"
                "                      [--gaits 16] [--seconds 5] [--seed 1] [--stiffness K] [--damping C]\n"
-               "                      [--friction-velocity V] [--limit-stiffness K] [--limit-damping C] [--expect-within E]\n");
+               "                      [--friction-velocity V] [--limit-stiffness K] [--limit-damping C]\n"
+               "                      [--soft-constraints 0|1] [--expect-within E]\n");
   std::exit(2);
 }
 
@@ -200,7 +203,7 @@ int main(int argc, char** argv) {
   std::string path, key, integrator = "euler";
   double control_dt = 0.05, seconds = 5.0, timestep = 0, expect_within = -1;
   double stiffness = 0, damping = -1, friction_velocity = 0, limit_stiffness = 0, limit_damping = -1;
-  long gaits = 16;
+  long gaits = 16, soft = -1;
   std::uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -228,6 +231,11 @@ int main(int argc, char** argv) {
     else if (a == "--friction-velocity") friction_velocity = number(true);
     else if (a == "--limit-stiffness") limit_stiffness = number(true);
     else if (a == "--limit-damping") limit_damping = number(false);
+    else if (a == "--soft-constraints") {
+      const std::string v = text();
+      if (v != "0" && v != "1") fail("--soft-constraints: expected 0 or 1, got '" + v + "'");
+      soft = v == "1" ? 1 : 0;
+    }
     else if (a == "--expect-within") expect_within = number(false);
     else if (!a.empty() && a[0] == '-') usage();
     else if (path.empty()) path = a;
@@ -249,6 +257,7 @@ int main(int argc, char** argv) {
   if (friction_velocity > 0) model.friction_velocity = friction_velocity;
   if (limit_stiffness > 0) model.limit_stiffness = limit_stiffness;
   if (limit_damping >= 0) model.limit_damping = limit_damping;
+  if (soft >= 0) model.soft_constraints = soft == 1;
   int substeps = 0;
   try {
     substeps = rlt::control_substeps(control_dt, model.timestep);
@@ -268,9 +277,11 @@ int main(int argc, char** argv) {
   int mujoco_resets = 0;
 
   std::printf("compare_mujoco %s%s%s: MuJoCo %s (%s) against rltrain (double), timestep %g s, controls held %g s\n"
-              "rltrain contacts: stiffness %g N/m, damping %g N s/m, friction velocity %g m/s; limits: %g, %g\n",
+              "rltrain contacts: %s stiffness %g N/m, damping %g N s/m, friction velocity %g m/s; limits: %g, %g\n",
               path.c_str(), key.empty() ? "" : ", keyframe ", key.c_str(), mj_versionString(), integrator.c_str(),
-              model.timestep, control_dt, model.contact_stiffness, model.contact_damping, model.friction_velocity,
+              model.timestep, control_dt,
+              model.soft_constraints ? "MuJoCo's soft constraints (the parameters below unused);" : "spring-dampers,",
+              model.contact_stiffness, model.contact_damping, model.friction_velocity,
               model.limit_stiffness, model.limit_damping);
   const long rest_steps = std::max(1L, std::lround(3.0 / control_dt));
   const Track rest_mj = mj.run(zero, rest_steps, substeps, 0), rest_rl = rl.run(zero, rest_steps);

@@ -150,8 +150,8 @@ TEST(RolloutCli, ModelBenchWritesJson) {
 // and no robot geom ends up more than 0.2 m below the floor (z = 0).
 // Issue "Articulated rigid-body physics": the Ant standing with zero control holds its torso
 // height. From the "stand" keyframe with its (zero) controls, 10 s of simulation: the torso stays
-// within 1 cm of its start height (it sags ~0.1 mm/s as the unactuated ankles yield against
-// their damping; MuJoCo shows a similar slow sag), does not slide, and rests on its four feet.
+// within 2.5 cm of its start height (it sags ~1.7 mm/s as MuJoCo's soft contacts and limits give,
+// as in MuJoCo), does not slide, and rests on its four feet.
 TEST(RolloutAssets, AntStandingWithZeroControlHoldsItsTorsoHeight) {
   const Model model = load_mjcf(asset("ant.xml"));
   RolloutOptions opts;
@@ -163,7 +163,10 @@ TEST(RolloutAssets, AntStandingWithZeroControlHoldsItsTorsoHeight) {
   for (int t = 0; t < 200; ++t) {  // 10 s of 0.05 s control steps
     rollout.step();
     ASSERT_TRUE(rollout.finite());
-    ASSERT_NEAR(rollout.data().qpos[2], z0, 0.01) << "torso height after " << (t + 1) * 0.05 << " s";
+    // MuJoCo's soft contacts and limits (the ant's law, sim/constraints.h) give a little under a
+    // steady load: the feet creep apart and the torso sinks ~1.7 mm/s, as it does in MuJoCo
+    // (tools/compare_mujoco's rest probe: 0.6169 m after 3 s in both).
+    ASSERT_NEAR(rollout.data().qpos[2], z0, 0.025) << "torso height after " << (t + 1) * 0.05 << " s";
   }
   EXPECT_NEAR(rollout.data().qpos[0], x0, 0.01) << "the standing ant slid";
   EXPECT_NEAR(rollout.data().qpos[1], y0, 0.01) << "the standing ant slid";

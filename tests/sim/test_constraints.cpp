@@ -1,0 +1,220 @@
+// Soft constraints (sim/constraints.h): MuJoCo's law for contacts and joint limits.
+//  * Against MuJoCo 2.2.2 (skipped, with the reason, without libmujoco-dev): the shipped robots
+//    loaded by both from the same file, MuJoCo run with random controls under its Euler
+//    integrator, and at states along the way one step of each from MuJoCo's state: the same
+//    number of constraint rows, the same constraint forces (qfrc_constraint) and the same velocity
+//    after the step.
+//  * Physical properties that hold without MuJoCo: a box resting on the floor carries its weight
+//    (cfrc_ext), a sliding box stops after v^2 / (2 mu g), a pendulum rests against its joint limit,
+//    float agrees with double, and a model that asks for torsional friction is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/constraints.h"
+#include "sim/mjcf.h"
+#include "sim/physics_step.h"
+
+#if defined(RLTRAIN_HAVE_MUJOCO) && RLTRAIN_HAVE_MUJOCO
+#include <mujoco/mujoco.h>
+#define RLT_TEST_MUJOCO 1
+#else
+#define RLT_TEST_MUJOCO 0
+#endif
+
+namespace rlt {
+namespace {
+
+std::string asset(const std::string& name) { return std::string(RLT_SOURCE_DIR) + "/envs/assets/" + name + ".xml"; }
+
+// One env in T over a compiled model.
+template <class T>
+struct Env {
+  HostModel<T> host;
+  std::vector<T> row;
+  DataView<T> d;
+  explicit Env(const Model& model)
+      : host(model), row(static_cast<size_t>(data_size(host.view())), T(0)), d(data_view(host.view(), row.data())) {
+    reset_data(host.view(), d);
+  }
+  const ModelView<T>& m() const { return host.view(); }
+};
+
+// A box (0.2 m cube, 8 kg) on the floor with friction mu, soft constraints, timestep h.
+Model box_scene(double mu, double h, double z, int condim = 3) {
+  const std::string xml =
+      "<mujoco><option timestep='" + std::to_string(h) + "'/>"
+      "<custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 0.1' friction='" + std::to_string(mu) + " 0.005 0.0001'/>"
+      "<body pos='0 0 " + std::to_string(z) + "'><freejoint/>"
+      "<geom type='box' size='0.1 0.1 0.1' mass='8' condim='" + std::to_string(condim) + "' friction='" +
+      std::to_string(mu) + " 0.005 0.0001'/></body></worldbody></mujoco>";
+  return parse_mjcf(xml, "box_scene.xml");
+}
+
+TEST(SoftConstraints, RestingBoxCarriesItsWeight) {
+  Env<double> env(box_scene(1.0, 0.002, 0.1));
+  for (int s = 0; s < 1000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  int contacts = 0;
+  physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, &contacts);
+  EXPECT_EQ(contacts, 4);  // the four bottom corners push
+  EXPECT_NEAR(env.d.cfrc_ext[6 + 5], 8 * 9.81, 1e-6 * 8 * 9.81);  // body 1's force z: the weight
+  EXPECT_NEAR(env.d.cfrc_ext[6 + 3], 0, 1e-9);
+  EXPECT_NEAR(env.d.cfrc_ext[6 + 4], 0, 1e-9);
+  // MuJoCo's soft contact lets it sink into its margin by a little: mm, not cm.
+  EXPECT_GT(env.d.qpos[2], 0.1 - 0.002);
+  EXPECT_LT(env.d.qpos[2], 0.1 + 1e-6);
+  for (int i = 0; i < 6; ++i) EXPECT_LT(std::fabs(env.d.qvel[i]), 1e-6) << "dof " << i;
+  EXPECT_EQ(static_cast<int>(env.d.nefc[0]), 16);  // 4 contacts x 4 pyramid edges
+}
+
+TEST(SoftConstraints, SlidingBoxStopsAfterCoulombDistance) {
+  for (const double mu : {0.3, 0.8}) {
+    Env<double> env(box_scene(mu, 0.002, 0.1));
+    for (int s = 0; s < 300; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+    const double x0 = env.d.qpos[0], v0 = 2.0;
+    env.d.qvel[0] = v0;
+    for (int s = 0; s < 2000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+    const double expected = v0 * v0 / (2 * mu * 9.81);
+    EXPECT_NEAR(env.d.qpos[0] - x0, expected, 0.03 * expected) << "mu " << mu;
+    EXPECT_LT(std::fabs(env.d.qvel[0]), 1e-3) << "mu " << mu;
+    EXPECT_LT(std::fabs(env.d.qpos[1]), 1e-4) << "mu " << mu << ": the box slid sideways";
+  }
+}
+
+TEST(SoftConstraints, DroppedBoxSettlesWithoutBouncing) {
+  Env<double> env(box_scene(1.0, 0.005, 0.5));
+  double top_after_contact = 0;
+  bool touched = false;
+  for (int s = 0; s < 600; ++s) {
+    physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+    touched = touched || env.d.nefc[0] > 0;
+    if (touched) top_after_contact = std::fmax(top_after_contact, env.d.qpos[2]);
+    ASSERT_TRUE(std::isfinite(env.d.qpos[2]));
+  }
+  EXPECT_TRUE(touched);
+  EXPECT_LT(top_after_contact, 0.1 + 0.01);  // critically damped (solref dampratio 1): no bounce
+  EXPECT_NEAR(env.d.qpos[2], 0.1, 0.002);
+}
+
+TEST(SoftConstraints, PendulumRestsAgainstItsLimit) {
+  const std::string xml =
+      "<mujoco><option timestep='0.002'/>"
+      "<custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
+      "<worldbody><body><joint name='j' type='hinge' axis='0 1 0' limited='true' range='-30 30'/>"
+      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' mass='1' contype='0' conaffinity='0'/>"
+      "</body></worldbody></mujoco>";
+  Env<double> env(parse_mjcf(xml, "limit_scene.xml"));
+  for (int s = 0; s < 3000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  // Gravity swings the rod down (positive angle about y) onto the +30 degree limit, where it rests
+  // a little beyond (the soft constraint's give) and still.
+  const double hi = 30 * M_PI / 180;
+  EXPECT_GT(env.d.qpos[0], hi);
+  EXPECT_LT(env.d.qpos[0], hi + 0.01);
+  EXPECT_LT(std::fabs(env.d.qvel[0]), 1e-6);
+  EXPECT_EQ(static_cast<int>(env.d.nefc[0]), 1);
+  // The limit's torque holds the rod's weight: m g (L/2) cos(q).
+  EXPECT_NEAR(env.d.qfrc_constraint[0], -1 * 9.81 * 0.25 * std::cos(env.d.qpos[0]), 1e-3);
+}
+
+TEST(SoftConstraints, FloatFollowsDouble) {
+  const Model model = load_mjcf(asset("ant"));
+  Env<double> a(model);
+  Env<float> b(model);
+  for (int i = 0; i < model.nq; ++i) a.d.qpos[i] = model.key_qpos[i], b.d.qpos[i] = static_cast<float>(model.key_qpos[i]);
+  std::vector<double> ca(static_cast<size_t>(model.nu));
+  std::vector<float> cb(ca.size());
+  for (int s = 0; s < 50; ++s) {
+    for (int u = 0; u < model.nu; ++u) ca[u] = std::sin(0.3 * s + u), cb[u] = static_cast<float>(ca[u]);
+    physics_step(a.m(), a.d, ca.data(), 5, nullptr);
+    physics_step(b.m(), b.d, cb.data(), 5, nullptr);
+  }
+  // Half a second of a walking ant: float stays within a centimetre of double.
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(b.d.qpos[k], a.d.qpos[k], 0.01) << "coordinate " << k;
+  EXPECT_GT(a.d.nefc[0], 0);
+}
+
+TEST(SoftConstraints, TorsionalFrictionIsRefused) {
+  try {
+    HostModel<double> host(box_scene(1.0, 0.002, 0.1, 4));
+    FAIL() << "condim 4 with soft constraints was accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("condim 4"), std::string::npos) << e.what();
+  }
+  // The MJCF switch takes 0 or 1 and names the file when given anything else.
+  try {
+    parse_mjcf("<mujoco><custom><numeric name='rltrain/soft_constraints' data='2'/></custom></mujoco>", "bad.xml");
+    FAIL() << "rltrain/soft_constraints 2 was accepted";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("soft_constraints"), std::string::npos) << e.what();
+  }
+}
+
+#if RLT_TEST_MUJOCO
+
+// MuJoCo with random controls; every `every` steps, one step of ours from MuJoCo's state.
+void compare_with_mujoco(const std::string& name, bool force_soft) {
+  const std::string path = asset(name);
+  Model model = load_mjcf(path);
+  if (force_soft) model.soft_constraints = true;
+  ASSERT_TRUE(model.soft_constraints);
+  char error[1000] = "";
+  mjModel* mm = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+  ASSERT_NE(mm, nullptr) << error;
+  mm->opt.tolerance = 1e-13;  // converge MuJoCo's Newton solver fully
+  mm->opt.iterations = 1000;
+  mjData* md = mj_makeData(mm);
+  if (mm->nkey > 0) mj_resetDataKeyframe(mm, md, 0);
+  Env<double> env(model);
+  ASSERT_EQ(env.m().nq, mm->nq);
+  ASSERT_EQ(env.m().nu, mm->nu);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int compared = 0, with_rows = 0;
+  double worst_frc = 0, worst_vel = 0;
+  for (int step = 0; step < 600; ++step) {
+    if (step % 5 == 0)
+      for (int a = 0; a < mm->nu; ++a) md->ctrl[a] = u(rng);
+    const bool check = step % 10 == 9;
+    if (check) {
+      for (int i = 0; i < mm->nq; ++i) env.d.qpos[i] = md->qpos[i];
+      for (int i = 0; i < mm->nv; ++i) env.d.qvel[i] = md->qvel[i];
+    }
+    mj_step(mm, md);
+    if (!check) continue;
+    physics_substep(env.m(), env.d, md->ctrl);
+    ++compared;
+    EXPECT_EQ(static_cast<int>(env.d.nefc[0]), md->nefc) << name << " step " << step;
+    if (md->nefc > 0) ++with_rows;
+    double frc_scale = 1e-9, frc_err = 0, vel_scale = 1e-9, vel_err = 0;
+    for (int i = 0; i < mm->nv; ++i) {
+      frc_scale = std::fmax(frc_scale, std::fabs(md->qfrc_constraint[i]));
+      frc_err = std::fmax(frc_err, std::fabs(env.d.qfrc_constraint[i] - md->qfrc_constraint[i]));
+      vel_scale = std::fmax(vel_scale, std::fabs(md->qvel[i]));
+      vel_err = std::fmax(vel_err, std::fabs(env.d.qvel[i] - md->qvel[i]));
+    }
+    worst_frc = std::fmax(worst_frc, frc_err / frc_scale);
+    worst_vel = std::fmax(worst_vel, vel_err / vel_scale);
+  }
+  EXPECT_GT(with_rows, compared / 2) << name << ": too few states with contacts or limits to compare";
+  EXPECT_LT(worst_frc, 1e-6) << name << ": qfrc_constraint, largest error relative to the largest force";
+  EXPECT_LT(worst_vel, 1e-6) << name << ": qvel after the step";
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+}
+
+TEST(SoftConstraintsMujoco, AntAgreesStepByStep) { compare_with_mujoco("ant", false); }
+TEST(SoftConstraintsMujoco, HalfCheetahAgreesStepByStep) { compare_with_mujoco("halfcheetah", true); }
+TEST(SoftConstraintsMujoco, HopperAgreesStepByStep) { compare_with_mujoco("hopper", true); }
+TEST(SoftConstraintsMujoco, Walker2dAgreesStepByStep) { compare_with_mujoco("walker2d", true); }
+
+#else
+TEST(SoftConstraintsMujoco, AgreesStepByStep) { GTEST_SKIP() << "built without libmujoco-dev"; }
+#endif
+
+}  // namespace
+}  // namespace rlt
