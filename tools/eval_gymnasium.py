@@ -26,7 +26,7 @@ centimetres apart, our cheetah's joints sit up to 0.09 m from Gymnasium's), so q
 then Gymnasium's actuator j gets our action for the actuator that drives the joint at the same qpos
 address. A model that fails this check is refused. humanoid is refused: our 12-body model's
 observation (332) is not Gymnasium's (376: 14 bodies), and our cinert, cvel and cfrc_ext are taken
-about other points and from another contact model (docs/ARCHITECTURE.md, envs/humanoid.h).
+about other points (docs/ARCHITECTURE.md, envs/humanoid.h).
 
 Policy (rl/actor_critic.h, rl/mlp.h): `learner/params` is one float32 buffer [actor MLP | log_std
 (act_dim) | critic MLP], each MLP layer by layer W (in x out, row-major) then b (out), hidden
@@ -48,8 +48,12 @@ file (our hopper and walker2d files say 0.005 s, Gymnasium steps 4 x 0.002 s; it
 and Ant files ask for RK4, ours for nothing, i.e. MuJoCo's Euler, under which one of our ant
 policies, 3750 in rltrain, scored ~800 instead of ~3400 with RK4), and on Hopper and Walker2d a rootz slide with ref 0 gets ref = the torso's
 height at qpos0 (moves no body; Gymnasium reads qpos[1] as the torso height, its files give rootz
-ref=1.25). MuJoCo's own contact model applies (our rltrain/* custom numerics mean nothing to it).
---xml needs mujoco >= 3.2 (mujoco.MjSpec); with an older one it stops with that message.
+ref=1.25). MuJoCo's own contact model applies; our files ask rltrain for the same one
+(rltrain/soft_constraints, sim/constraints.h; MuJoCo ignores the rltrain/* numerics).
+--keep-integrator keeps the file's integrator (ours: MuJoCo's Euler, which rltrain's physics
+follows step by step) instead of Gymnasium's: with our ant file, whose timestep is Gymnasium's, the
+simulation is then the one the policy trained in, so the return should match `rltrain eval`'s up to
+the episodes drawn. --xml needs mujoco >= 3.2 (mujoco.MjSpec); with an older one it stops with that message.
 
 Output: mean and std (population) of the episode return, mean length, and mean forward speed, the
 x displacement over the episode / (steps * dt) of the x that the task's reward differentiates
@@ -103,9 +107,9 @@ TASKS = {
     "walker2d": dict(gym_id="Walker2d-v4", obs_dim=17, act_dim=6, x_body=None, rootz_height=True),
 }
 REFUSED = {
-    "humanoid": "our humanoid's observation (332: 12 bodies; cinert, cvel and cfrc_ext about the torso origin "
-                "from our contact model) does not mean what Humanoid-v4's (376: 14 bodies, subtree centres of "
-                "mass, MuJoCo's solver) means; see envs/humanoid.h",
+    "humanoid": "our humanoid's observation (332: 12 bodies; cinert, cvel and cfrc_ext about the torso origin) "
+                "does not mean what Humanoid-v4's (376: 14 bodies, about subtree centres of mass) means; "
+                "see envs/humanoid.h",
 }
 TRAINING_ONLY = ("dr_", "obs_noise", "push_")  # [env] keys of training only (randomization, noise, pushes)
 SCALAR_PARAMS = ("forward_reward_weight", "ctrl_cost_weight", "healthy_reward", "reset_noise_scale")
@@ -287,7 +291,7 @@ def env_kwargs(policy, cls):
     return kwargs, max_steps, notes
 
 
-def make_env(policy, xml):
+def make_env(policy, xml, keep_integrator=False):
     """An instance of Gymnasium's env class for the task (on `xml` if given), the episode limit, notes."""
     task = TASKS[policy.env]
     cls = gym_env_class(task["gym_id"])
@@ -326,7 +330,7 @@ def make_env(policy, xml):
             if abs(spec.option.timestep - timestep) > 1e-12:
                 notes.append(f"timestep {spec.option.timestep:g} s -> {timestep:g} s (Gymnasium's file's)")
                 spec.option.timestep = timestep
-            if int(spec.option.integrator) != integrator:
+            if int(spec.option.integrator) != integrator and not keep_integrator:
                 names = {int(v): v.name.replace("mjINT_", "") for v in mujoco.mjtIntegrator.__members__.values()}
                 notes.append(f"integrator {names[int(spec.option.integrator)]} -> {names[integrator]} (Gymnasium's file's)")
                 spec.option.integrator = integrator
@@ -419,15 +423,19 @@ def main():
     ap.add_argument("--episodes", type=int, default=10, help="episodes to play (default 10)")
     ap.add_argument("--seed", type=int, default=0, help="episode i resets with seed SEED + i (default 0)")
     ap.add_argument("--xml", help="run Gymnasium's env on this MJCF file instead of its own")
+    ap.add_argument("--keep-integrator", action="store_true",
+                    help="with --xml: keep the file's integrator (ours: Euler) instead of Gymnasium's")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     if args.episodes < 1:
         fail(f"--episodes: expected a positive integer, got {args.episodes}")
+    if args.keep_integrator and not args.xml:
+        fail("--keep-integrator: only with --xml (Gymnasium's own file keeps its own settings)")
     try:
         path = resolve_checkpoint(args.checkpoint)
         policy = Policy(path)
         task = TASKS[policy.env]
-        env, max_steps, notes = make_env(policy, args.xml)
+        env, max_steps, notes = make_env(policy, args.xml, args.keep_integrator)
         our_xml = os.path.join(REPO, "envs", "assets", f"{policy.env}.xml")
         try:
             ours = mujoco.MjModel.from_xml_path(our_xml)
