@@ -28,8 +28,8 @@
 //   sim/contact.h: contact_external_forces) is the contact wrench on each body in the last physics
 //   substep (MuJoCo: of the last mj_step), world frame, torque about the same point as cinert and
 //   cvel (the torso origin for every body here; MuJoCo: the subtree centre of mass) taken at the
-//   post-step state, as those are; our contact model's force (soft spring-damper with regularized
-//   friction, its implicit part included), not MuJoCo's solver's. Only the floor touches the body
+//   post-step state, as those are; the force is the one solved under MuJoCo's soft-constraint law
+//   (sim/constraints.h, as MuJoCo's efc_force). Only the floor touches the body
 //   (the body geoms have conaffinity 0), so a row is non-zero only for a body with a geom on the
 //   floor. After a reset it is zeros (no step taken yet).
 #pragma once

@@ -1,10 +1,10 @@
 // bench_mujoco: control steps/s per core of one MJCF model in MuJoCo and in rltrain, both
 // single-threaded, with the same random controls (sim/actuators.h random_ctrl) held for the same
-// control interval. MuJoCo runs at its own timestep (default 0.01 s, Euler); rltrain at the
-// model's option/timestep with control_dt / timestep substeps (physics_step), in float (as the
-// envs) and in double. Built only where libmujoco-dev is found (RLTRAIN_HAVE_MUJOCO).
+// control interval. Both run at the model's option/timestep (MuJoCo with its Euler; --mj-timestep
+// gives MuJoCo another), with control_dt / timestep substeps (rltrain: physics_step), rltrain in
+// float (as the envs) and in double. Built only where libmujoco-dev is found (RLTRAIN_HAVE_MUJOCO).
 //
-//   bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep 0.01] [--seconds 2] [--seed 7]
+//   bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep S] [--seconds 2] [--seed 7]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -108,7 +108,7 @@ Result bench_rltrain(const rlt::Model& model, double control_dt, double seconds,
 }
 
 void usage() {
-  std::fprintf(stderr, "usage: bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep 0.01] [--seconds 2] [--seed 7]\n");
+  std::fprintf(stderr, "usage: bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep S] [--seconds 2] [--seed 7]\n");
   std::exit(2);
 }
 
@@ -116,7 +116,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   std::string path;
-  double control_dt = 0.05, mj_timestep = 0.01, seconds = 2.0;
+  double control_dt = 0.05, mj_timestep = 0, seconds = 2.0;  // mj_timestep 0: the model's
   std::uint64_t seed = 7;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
   }
   std::printf("bench_mujoco %s: nq %d, nv %d, nu %d; random controls held for %g s control steps; one thread each\n",
               path.c_str(), model.nq, model.nv, model.nu, control_dt);
+  if (mj_timestep == 0) mj_timestep = model.timestep;
   const Result mj = bench_mujoco(path, mj_timestep, control_dt, seconds, seed);
   const Result rf = bench_rltrain<float>(model, control_dt, seconds, seed);
   const Result rd = bench_rltrain<double>(model, control_dt, seconds, seed);

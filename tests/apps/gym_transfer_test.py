@@ -3,22 +3,28 @@
 
 Usage: gym_transfer_test.py PATH/TO/rltrain
 
-Trains the hopper for 300k env steps (configs/hopper.toml, seed 1, 1 CPU thread: ~3 s), then
-compares `rltrain eval --deterministic` over 20 episodes with tools/eval_gymnasium.py over 20
-episodes in Gymnasium's Hopper-v4 (its own hopper.xml) and in Hopper-v4 on our
-envs/assets/hopper.xml (--xml). The comparison exercises everything the tool must get right to
-run our policy elsewhere: the checkpoint layout, observation normalization, the MLP, observation
-and action order and meaning (Gymnasium's qpos[1] is the torso height, our rootz a displacement).
+Trains the hopper for 300k env steps (configs/hopper.toml with the quick update the tolerances were
+measured with: 64 envs x 32 steps, 5 epochs of 4 minibatches, lr 1e-3, gamma 0.99; seed 1, 1 CPU
+thread: ~5 s), then compares `rltrain eval --deterministic` over 20 episodes with
+tools/eval_gymnasium.py over 20 episodes in Gymnasium's Hopper-v4 (its own hopper.xml) and in
+Hopper-v4 on our envs/assets/hopper.xml (--xml). The comparison exercises everything the tool must
+get right to run our policy elsewhere: the checkpoint layout, observation normalization, the MLP,
+observation and action order and meaning (Gymnasium's qpos[1] is the torso height, our rootz a
+displacement).
 
-Tolerances, measured (2026-12-03) for hopper policies trained this way with seeds 1-5, 20 episodes:
-  mean return: Gymnasium / ours - 1 = -2.3, +1.0, +2.4, -0.4, -2.7 %; on our XML +0.3, -4.5, -1.1,
-    +1.1, -3.1 %. Allowed: 10 %.
-  mean forward speed: -2.1, +31, +7.0, -0.6, +6.5 %; on our XML -0.7, +21, -0.3, -0.9, -1.4 %
-    (seed 2's policy ends its episodes earlier in MuJoCo, at a higher speed). Allowed: 40 %.
-A fully trained hopper (3M steps) does not transfer this well: in Hopper-v4 its first landing
-reaches pitch -0.207, just past the |pitch| < 0.2 health limit, and the episode ends at step ~15
-(with termination off it hops on at 2.0 m/s; ours: 2.17).
-Wrong mappings, measured on the seed-1 policy in Gymnasium's Hopper-v4 (ours: 359):
+Tolerances, measured (2026-12-03, the model on MuJoCo's soft-constraint law) for hopper policies
+trained this way with seeds 1-5, 20 episodes (returns 352-1043):
+  mean return: Gymnasium / ours - 1 = +0.6, +0.1, -1.6, -7.9, +0.8 %; on our XML -1.2, 0.0, -0.8,
+    -0.2, -1.1 %. Allowed: 10 %.
+  mean forward speed: +0.9, +2.1, +4.8, +9.9, +8.8 %; on our XML -0.9, +0.2, +0.7, +0.9, 0.0 %.
+    Allowed: 40 % (the spring-damper law, before, gave up to +31 %).
+The shipped config's own 300k-step policies (slower to start, surviving longer) vary more between
+the simulators (Gymnasium's own robot -72 to +18 %, ours -58 to +24 %): their episodes end at
+chaotic falls, and Gymnasium steps our file at its own timestep and integrator.
+A fully trained hopper (the shipped config, 6M steps, 3254 here) keeps 2842 on our file in
+Gymnasium (Gymnasium's timestep and RK4) but not on Gymnasium's own robot (162: it falls within
+~64 steps); the spring-damper law's 3M-step policy fell there at step ~15 too.
+Wrong mappings, measured on the spring-damper law's seed-1 policy in Gymnasium's Hopper-v4 (ours: 359):
   actions negated 1.9; each of the 5 other action orders 23-53; no observation normalization
   66; observation 0 as our rootz displacement (height - 1.25) 9.0; velocities halved 299 (-17 %).
 The negated and swapped controls below run every time, so the test shows it can fail.
@@ -40,8 +46,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(REPO, "tools", "eval_gymnasium.py")
 EPISODES = 20
-RETURN_RTOL = 0.10  # measured worst -4.5 % (above)
-SPEED_RTOL = 0.40   # measured worst +31 % (above)
+RETURN_RTOL = 0.10  # measured worst -7.9 % (above)
+SPEED_RTOL = 0.40   # measured worst +9.9 % (above; +31 % on the spring-damper law)
+# The quick update the tolerances were measured with (above), over configs/hopper.toml's own.
+QUICK_UPDATE = ("--set", "env.num_envs=64", "--set", "ppo.num_steps=32", "--set", "ppo.num_epochs=5",
+                "--set", "ppo.num_minibatches=4", "--set", "ppo.learning_rate=1e-3", "--set", "ppo.gamma=0.99")
 MIN_RETURN = 200    # below this the policy learned too little for the comparison to mean anything
 
 # Importing the tool checks its peers: it exits 77 with a SKIP line where one is missing.
@@ -95,7 +104,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gym_transfer_") as tmp:
         run_dir = os.path.join(tmp, "hopper")
         run([rltrain, "train", "--config", "configs/hopper.toml", "--set", "train.total_env_steps=300000",
-             "--set", "train.threads=1", "--seed", "1", "--device", "cpu", "--run-dir", run_dir, "--quiet"])
+             *QUICK_UPDATE, "--set", "train.threads=1", "--seed", "1", "--device", "cpu", "--run-dir", run_dir,
+             "--quiet"])
         ours = ours_eval(rltrain, run_dir)
         print(f"rltrain eval: return {ours['mean_return']:.1f}, length {ours['mean_length']:.1f}, "
               f"speed {ours['mean_forward_speed']:.3f} m/s")

@@ -17,6 +17,7 @@
 #include "sim/constraints.h"
 #include "sim/mjcf.h"
 #include "sim/physics_step.h"
+#include "tests/sim/test_dynamics_util.h"
 
 #if defined(RLTRAIN_HAVE_MUJOCO) && RLTRAIN_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
@@ -30,18 +31,8 @@ namespace {
 
 std::string asset(const std::string& name) { return std::string(RLT_SOURCE_DIR) + "/envs/assets/" + name + ".xml"; }
 
-// One env in T over a compiled model.
 template <class T>
-struct Env {
-  HostModel<T> host;
-  std::vector<T> row;
-  DataView<T> d;
-  explicit Env(const Model& model)
-      : host(model), row(static_cast<size_t>(data_size(host.view())), T(0)), d(data_view(host.view(), row.data())) {
-    reset_data(host.view(), d);
-  }
-  const ModelView<T>& m() const { return host.view(); }
-};
+using Env = test::Sim<T>;
 
 // A box (0.2 m cube, 8 kg) on the floor with friction mu, soft constraints, timestep h.
 Model box_scene(double mu, double h, double z, int condim = 3) {
@@ -170,7 +161,7 @@ void compare_with_mujoco(const std::string& name, bool force_soft) {
   mjData* md = mj_makeData(mm);
   if (mm->nkey > 0) mj_resetDataKeyframe(mm, md, 0);
   Env<double> env(model);
-  ASSERT_EQ(env.m().nq, mm->nq);
+  ASSERT_EQ(env.nq(), mm->nq);
   ASSERT_EQ(env.m().nu, mm->nu);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
