@@ -18,12 +18,7 @@
 #include "sim/dynamics.h"
 #include "tests/sim/test_dynamics_util.h"
 
-#if defined(RLTRAIN_HAVE_MUJOCO) && RLTRAIN_HAVE_MUJOCO
-#include <mujoco/mujoco.h>
-#define RLT_TEST_MUJOCO 1
-#else
-#define RLT_TEST_MUJOCO 0
-#endif
+#include "tests/sim/test_mujoco.h"
 #if defined(RLT_TEST_HAVE_MJCF) && RLT_TEST_HAVE_MJCF
 #include "sim/mjcf.h"
 #endif
