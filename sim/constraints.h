@@ -7,8 +7,9 @@
 // (< 0: violated):
 //   limit    a limited hinge or slide beyond its range: J = +e_dof, r = q - lo (below), or
 //            J = -e_dof, r = hi - q (above)
-//   contact  a candidate within its active margin (depth > 0; sim/contact.h): r = -depth and, with
-//            friction mu > 0 (condim 3), the four edges of MuJoCo's pyramidal cone,
+//   contact  a candidate within its active margin (depth > 0; sim/contact.h): r = -depth and, for a
+//            pair of condim 3, the four edges of MuJoCo's pyramidal cone (mu at least 1e-5,
+//            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
 //            J = (n +- mu t1)^T Jp, (n +- mu t2)^T Jp (Jp: the relative point Jacobian of geom 2's
 //            body against geom 1's, t1, t2 MuJoCo's tangent frame for n, mju_makeFrame); without
 //            friction (condim 1) the normal alone. condim 4 and 6 are refused (HostModel::check).
@@ -24,7 +25,7 @@
 //   the acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
 //   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
-//   the tolerance: tests/sim/test_constraints_mujoco.cpp compares qfrc_constraint state by state.
+//   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
 //   qfrc_constraint = J^T f; then, as MuJoCo's Euler with eulerdamp, the step's acceleration
 //   solves (M + h D) qacc = f_smooth + qfrc_constraint.
 // Per contact it leaves its normal force (kConForce), whether that is positive (kConActive) and the
@@ -84,6 +85,16 @@ RLT_HD void contact_frame(const ModelView<T>& m, const DataView<T>& d, const T* 
   *t2 = cross(n, *t1);
 }
 
+// Rows of a contact: 4 pyramid edges for a pair of condim 3 (the larger of the two geoms'), 1 for
+// condim 1; and the friction coefficient of the edges, at least MuJoCo's mjMINMU.
+template <class T>
+RLT_HD RLT_INLINE int contact_edges(const ModelView<T>& m, const T* con) {
+  const int c1 = m.geom_condim[static_cast<int>(con[kConGeom1])], c2 = m.geom_condim[static_cast<int>(con[kConGeom2])];
+  return (c1 > c2 ? c1 : c2) >= 3 ? 4 : 1;
+}
+template <class T>
+RLT_HD RLT_INLINE T pyramid_mu(const T* con) { return con[kConMu] > T(1e-5) ? con[kConMu] : T(1e-5); }
+
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
 // implicit damping): M^-1 J^T, A_rr, aref, R.
 template <class T>
@@ -136,8 +147,10 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
     con[kConForce] = con[kConActive] = T(0);
     con[kConFriction] = con[kConFriction + 1] = con[kConFriction + 2] = T(0);
     const T depth = con[kConDepth];
-    const T mu = con[kConMu];
-    const int edges = mu > T(0) ? 4 : 1;
+    const int edges = contact_edges(m, con);
+    const T mu = edges == 4 ? pyramid_mu(con) : T(0);
+    // (nr + edges never exceeds nefc_max: constraint_capacity counts 4 rows for every contact the
+    // model's pairs can make; the check only keeps a broken invariant from writing out of bounds.)
     if (!(depth > T(0)) || nr + edges > m.nefc_max) continue;
     const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
@@ -187,7 +200,8 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     const T g = abs_(a0 - d.efc[r * kEfcStride + kEfcAref]);
     scale = g > scale ? g : scale;
   }
-  const T stop = tolerance<T>() * scale;
+  // (floored at 1e-6 m/s^2, so rounding noise cannot keep a problem already solved at f = 0 going)
+  const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
   int sweep = 0;
   while (nr > 0 && sweep < max_sweeps<T>()) {
     ++sweep;
@@ -209,11 +223,15 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     }
     if (!(largest > stop)) break;
   }
+  // qacc afresh from the final forces (the sweeps' running updates accumulate rounding), so that it
+  // pairs with qfrc_constraint = J^T f exactly as far as M^-1 J^T does.
+  for (int i = 0; i < nv; ++i) d.qacc[i] = d.qacc_smooth[i];
   for (int r = 0; r < nr; ++r) {
     const T* J = d.efc_J + r * nv;
+    const T* MiJ = d.efc_MiJ + r * nv;
     const T f = d.efc[r * kEfcStride + kEfcForce];
-    if (f != T(0))
-      for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] += f * J[i];
+    if (f == T(0)) continue;
+    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] += f * J[i], d.qacc[i] += f * MiJ[i];
   }
   return sweep;
 }
@@ -232,7 +250,7 @@ RLT_HD void constraint_contact_forces(const ModelView<T>& m, const DataView<T>& 
     int edges = 0;
     while (r + edges < nr && d.efc[(r + edges) * kEfcStride + kEfcOwner] == owner) ++edges;
     const T* f = d.efc + r * kEfcStride + kEfcForce;
-    const T mu = con[kConMu];
+    const T mu = constraint_detail::pyramid_mu(con);
     T fn = f[0];
     Vec3<T> ft = Vec3<T>::zero();
     if (edges == 4) {
@@ -271,7 +289,8 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
 }
 
 // MuJoCo's body_invweight0 (translational) and dof_invweight0 at qpos0 (see ModelView), into the
-// view's own block `reals`. Host code.
+// view's own block `reals`. Host code. Computed once for the nominal model: domain randomization of
+// masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
   const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu);

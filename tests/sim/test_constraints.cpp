@@ -71,6 +71,17 @@ TEST(SoftConstraints, SlidingBoxStopsAfterCoulombDistance) {
   }
 }
 
+// condim 3 with friction 0: MuJoCo keeps the pyramid with mu = 1e-5 (mjMINMU), so the box slides on
+// almost freely and the contact still has its four edges.
+TEST(SoftConstraints, FrictionlessPyramidKeepsItsEdges) {
+  Env<double> env(box_scene(0.0, 0.002, 0.1));
+  for (int s = 0; s < 300; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  env.d.qvel[0] = 2.0;
+  for (int s = 0; s < 500; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  EXPECT_GT(env.d.qvel[0], 1.99);
+  EXPECT_EQ(static_cast<int>(env.d.nefc[0]), 16);
+}
+
 TEST(SoftConstraints, DroppedBoxSettlesWithoutBouncing) {
   Env<double> env(box_scene(1.0, 0.005, 0.5));
   double top_after_contact = 0;
