@@ -898,6 +898,8 @@ class MjcfCompiler {
       m.geom_pos.insert(m.geom_pos.end(), f.pos, f.pos + 3);
       m.geom_quat.insert(m.geom_quat.end(), f.quat, f.quat + 4);
       m.geom_friction.insert(m.geom_friction.end(), g.friction, g.friction + 3);
+      if (m.soft_constraints && g.condim > 3)
+        fail(e, "condim " + std::to_string(g.condim) + ": rltrain/soft_constraints (MuJoCo's soft-constraint law) takes condim 1 or 3");
       m.geom_condim.push_back(g.condim);
       m.geom_margin.push_back(g.margin);
       m.geom_contype.push_back(g.contype);

@@ -30,13 +30,13 @@ template <class T>
 using Env = test::Sim<T>;
 
 // A box (0.2 m cube, 8 kg) on the floor with friction mu, soft constraints, timestep h.
-Model box_scene(double mu, double h, double z, int condim = 3) {
+Model box_scene(double mu, double h, double z) {
   const std::string xml =
       "<mujoco><option timestep='" + std::to_string(h) + "'/>"
       "<custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
       "<worldbody><geom type='plane' size='5 5 0.1' friction='" + std::to_string(mu) + " 0.005 0.0001'/>"
       "<body pos='0 0 " + std::to_string(z) + "'><freejoint/>"
-      "<geom type='box' size='0.1 0.1 0.1' mass='8' condim='" + std::to_string(condim) + "' friction='" +
+      "<geom type='box' size='0.1 0.1 0.1' mass='8' friction='" +
       std::to_string(mu) + " 0.005 0.0001'/></body></worldbody></mujoco>";
   return parse_mjcf(xml, "box_scene.xml");
 }
@@ -135,11 +135,26 @@ TEST(SoftConstraints, FloatFollowsDouble) {
 }
 
 TEST(SoftConstraints, TorsionalFrictionIsRefused) {
+  // A Model built in code (not from MJCF) is checked by HostModel.
+  Model model = box_scene(1.0, 0.002, 0.1);
+  model.geom_condim[1] = 4;
   try {
-    HostModel<double> host(box_scene(1.0, 0.002, 0.1, 4));
+    HostModel<double> host(model);
     FAIL() << "condim 4 with soft constraints was accepted";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("condim 4"), std::string::npos) << e.what();
+  }
+  // The MJCF compiler says so with the file and the geom.
+  try {
+    parse_mjcf("<mujoco><custom><numeric name='rltrain/soft_constraints' data='1'/></custom><worldbody>"
+               "<geom name='floor' type='plane' size='1 1 0.1' condim='6'/></worldbody></mujoco>",
+               "spin.xml");
+    FAIL() << "condim 6 with soft constraints was accepted by the MJCF compiler";
+  } catch (const MjcfError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("spin.xml"), std::string::npos) << what;
+    EXPECT_NE(what.find("floor"), std::string::npos) << what;
+    EXPECT_NE(what.find("condim 6"), std::string::npos) << what;
   }
   // The MJCF switch takes 0 or 1 and names the file when given anything else.
   try {
