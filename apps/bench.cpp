@@ -14,16 +14,11 @@
 #include "apps/rollout.h"
 #include "rl/config.h"
 #include "rl/files.h"
-#include "rl/runtime.h"
-#include "sim/cpu_executor.h"
+#include "apps/runtime.h"
+#include "envs/physics_batch.h"
+#include "rl/checkpoint.h"  // obs_normalization
 #include "sim/dynamics.h"
 #include "sim/mjcf.h"
-#include "sim/model_view.h"
-#include "sim/physics_step.h"
-
-#if defined(RLTRAIN_WITH_CUDA)
-#include "kernels/cuda_physics.h"
-#endif
 
 namespace rlt {
 namespace {
@@ -71,15 +66,12 @@ int run_bench(const BenchOptions& opts) {
       rt.synchronize();
       const double env_sps = static_cast<double>(n * steps) / seconds_since(t0);
 
-      // Policy inference + step: the rollout's inner loop without storage.
-      Config pcfg = cfg;
-      pcfg.ppo.num_steps = 1;
-      pcfg.ppo.num_minibatches = 1;
-      auto learner = rt.make_learner(pcfg, *env);
-      learner->start(1);
+      // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
+      // the viewer act through; untrained weights act as well as trained ones for timing).
+      auto policy = rt.make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), n);
       const std::int64_t psteps = std::max<std::int64_t>(5, steps / 10);
       t0 = Clock::now();
-      for (std::int64_t t = 0; t < psteps; ++t) env->step(learner->act(false, static_cast<u32>(t)));
+      for (std::int64_t t = 0; t < psteps; ++t) env->step(policy->act(env->obs(), n, false, static_cast<u32>(t)));
       rt.synchronize();
       const double policy_sps = static_cast<double>(n * psteps) / seconds_since(t0);
 
@@ -140,25 +132,16 @@ int run_model_bench(const BenchOptions& opts) {
   // Bad input first, before the runtime says anything.
   const Model model = load_mjcf(opts.model_path);
   const int substeps = control_substeps(opts.control_dt, model.timestep);
-  // --device cuda without a GPU: Runtime throws ConfigError (one line, exit 2); auto falls back to
-  // the CPU and says why.
+  // --device cuda without a GPU (or without CUDA in this build): Runtime throws ConfigError (one
+  // line, exit 2); auto falls back to the CPU and says why.
   Runtime rt(opts.device, opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   const bool on_cuda = rt.device() == Device::kCuda;
-#if !defined(RLTRAIN_WITH_CUDA)
-  if (on_cuda) throw ConfigError("--device cuda: this rltrain was built without CUDA");
-#endif
-  const HostModel<float> host(model);
-  const ModelView<float>& mv = host.view();
-  const DataLayout layout = data_layout(mv);
-  const std::vector<double> range_d = ctrl_sample_range(model);
-  const std::vector<float> range(range_d.begin(), range_d.end());
-  const CpuExecutor& exec = rt.cpu();
-  const int threads = exec.num_threads();
+  const int threads = rt.cpu_threads();
   const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
 
   nlohmann::json out;
-  out["device"] = on_cuda ? "cuda" : "cpu";
+  out["device"] = device_name(rt.device());
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["model"] = opts.model_path;
@@ -177,52 +160,27 @@ int run_model_bench(const BenchOptions& opts) {
   std::printf("%10s %14s %14s %14s %14s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
               "mean ncon", "nonfinite");
   for (const std::int64_t n : opts.num_envs) {
-    std::vector<float> data(static_cast<size_t>(n * layout.size), 0.0f);
-    std::vector<float> ctrl(static_cast<size_t>(n * std::max(1, model.nu)), 0.0f);
-    std::vector<int> ncon(static_cast<size_t>(n), 0);
-    RandomCtrlEnvs<float> sample{ctrl.data(), range.data(), model.nu, 7, 0};
-    const PhysicsStepEnvs<float> physics{mv, layout, data.data(), ctrl.data(), substeps, ncon.data()};
-#if defined(RLTRAIN_WITH_CUDA)
-    // On CUDA: the same functors' device twins (kernels/cuda_physics.h), the same seed and steps.
-    std::unique_ptr<CudaPhysicsBatch> gpu;
-    if (on_cuda) gpu = std::make_unique<CudaPhysicsBatch>(host, range, n, substeps, 7);
-#endif
-    // One control step of the batch: controls drawn on the executor, then the physics.
-    auto control_step = [&](u32 step) {
-#if defined(RLTRAIN_WITH_CUDA)
-      if (gpu) return gpu->control_step(step);
-#endif
-      sample.step = step;
-      parallel_for(exec, n, sample);
-      parallel_for(exec, n, physics);
-    };
-    auto synchronize = [&]() {
-#if defined(RLTRAIN_WITH_CUDA)
-      if (gpu) gpu->synchronize();
-#endif
-    };
-#if defined(RLTRAIN_WITH_CUDA)
-    if (gpu) gpu->reset();
-#endif
-    if (!on_cuda) parallel_for(exec, n, ResetEnvs<float>{mv, layout, data.data()});
-    for (u32 w = 0; w < 2; ++w) control_step(w);  // warm-up: first touch
-    synchronize();
+    // The same batch on either executor: random controls drawn on it (seed 7), then the physics.
+    auto batch = rt.make_physics_batch(model, n, substeps, 7);
+    for (u32 w = 0; w < 2; ++w) batch->control_step(CtrlMode::kRandom, w);  // warm-up: first touch
+    batch->synchronize();
     // Time-boxed unless --steps: at least 3 control steps and about a second.
     std::int64_t steps = 0;
     const auto t0 = Clock::now();
     double elapsed = 0;
     for (;;) {
-      control_step(static_cast<u32>(2 + steps));
+      batch->control_step(CtrlMode::kRandom, static_cast<u32>(2 + steps));
       ++steps;
       // On CUDA the launches queue; wait before reading the clock for the stop decision.
-      if (on_cuda) synchronize();
+      batch->synchronize();
       elapsed = seconds_since(t0);
       if (opts.steps > 0 ? steps >= opts.steps : (steps >= 3 && elapsed >= 1.0)) break;
     }
     const double control_sps = static_cast<double>(n * steps) / elapsed;
-#if defined(RLTRAIN_WITH_CUDA)
-    if (gpu) gpu->download(&data, &ncon);
-#endif
+    std::vector<float> data;
+    std::vector<int> ncon;
+    batch->download(&data, &ncon);
+    const DataLayout& layout = batch->layout();
     // One env keeps one core busy on the CPU; on CUDA "per core" is per device.
     const double cores_used = on_cuda ? 1.0 : std::min<double>(cores, static_cast<double>(n));
     const double physics_sps = control_sps * substeps;

@@ -1,7 +1,9 @@
 // rltrain: one binary, subcommands train | eval | bench | envs | rollout | view (DESIGN.md D8).
 // Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -10,11 +12,14 @@
 #include "apps/rollout.h"
 #include "envs/registry.h"
 #include "rl/checkpoint.h"
-#include "rl/evaluate.h"
-#include "rl/runtime.h"
-#include "rl/trainer.h"
+#include "apps/evaluate.h"
+#include "apps/runtime.h"
+#include "apps/trainer.h"
 #include "sim/mjcf.h"
 #include "viewer/viewer.h"  // ViewOptions (plain C++); run_view only with RLTRAIN_WITH_VIEWER
+#if defined(RLTRAIN_WITH_VIEWER)
+#include "apps/view.h"
+#endif
 
 namespace {
 
@@ -53,45 +58,80 @@ int list_envs(bool names_only) {
   return 0;
 }
 
-}  // namespace
+// One subcommand: its CLI options (registered on the app) and what runs when it is chosen.
+struct Command {
+  CLI::App* sub = nullptr;
+  std::function<int()> run;
+};
 
-int main(int argc, char** argv) {
-  CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Help for every subcommand");
+#if !defined(RLTRAIN_WITH_VIEWER)
+[[noreturn]] void no_viewer(const char* what) {
+  throw rlt::ConfigError(std::string(what) +
+                         ": this rltrain was built without the viewer (install libglfw3-dev and libimgui-dev, "
+                         "e.g. with tools/setup.sh, and reconfigure with -DRLTRAIN_VIEWER=AUTO or ON)");
+}
+#endif
 
-  rlt::TrainOptions train;
-  std::uint64_t train_seed = 0;
+Command add_train(CLI::App& app) {
+  struct Opts {
+    rlt::TrainOptions train;
+    std::uint64_t seed = 0;
+    bool view = false;
+    std::int64_t view_every = 10;
+    rlt::ViewOptions view_opts;
+  };
+  auto o = std::make_shared<Opts>();
   auto* t = app.add_subcommand("train", "Train PPO on a config; writes a run directory");
-  auto* t_config = t->add_option("--config", train.config_path, "Config TOML (e.g. configs/cartpole.toml)");
-  t->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
-  t->add_option("--device", train.device, "auto | cpu | cuda (default: the config's train.device)");
-  auto* t_seed = t->add_option("--seed", train_seed, "Seed (overrides train.seed)");
-  t->add_option("--run-dir", train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
-  auto* t_resume = t->add_option("--resume", train.resume_dir, "Continue the run in this directory exactly");
-  t->add_option("--iterations", train.max_iterations, "Stop after this many iterations in this call (0: run to the end)")
+  auto* t_config = t->add_option("--config", o->train.config_path, "Config TOML (e.g. configs/cartpole.toml)");
+  t->add_option("--set", o->train.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
+  t->add_option("--device", o->train.device, "auto | cpu | cuda (default: the config's train.device)");
+  auto* t_seed = t->add_option("--seed", o->seed, "Seed (overrides train.seed)");
+  t->add_option("--run-dir", o->train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
+  auto* t_resume = t->add_option("--resume", o->train.resume_dir, "Continue the run in this directory exactly");
+  t->add_option("--iterations", o->train.max_iterations, "Stop after this many iterations in this call (0: run to the end)")
       ->check(CLI::NonNegativeNumber);
-  t->add_flag("--quiet", train.quiet, "No progress output");
+  t->add_flag("--quiet", o->train.quiet, "No progress output");
   t_config->excludes(t_resume);
-  bool train_view = false;
-  std::int64_t view_every = 10;
-  rlt::ViewOptions train_view_opts;
-  auto* view_flag = t->add_flag("--view", train_view,
+  auto* view_flag = t->add_flag("--view", o->view,
                                 "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
-  t->add_option("--view-every", view_every,
+  t->add_option("--view-every", o->view_every,
                 "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations")
       ->needs(view_flag)
       ->check(CLI::PositiveNumber);
-  t->add_option("--view-envs", train_view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)")
+  t->add_option("--view-envs", o->view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)")
       ->needs(view_flag)
       ->check(CLI::PositiveNumber);
-  t->add_option("--view-out", train_view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs")
+  t->add_option("--view-out", o->view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs")
       ->needs(view_flag);
-  t->add_option("--view-frames", train_view_opts.frames, "With --view: frames to show (headless: to write)")
+  t->add_option("--view-frames", o->view_opts.frames, "With --view: frames to show (headless: to write)")
       ->needs(view_flag)
       ->check(CLI::PositiveNumber);
+  return {t, [o, t_seed]() {
+#if !defined(RLTRAIN_WITH_VIEWER)
+            if (o->view) no_viewer("rltrain train --view");
+#endif
+            if (o->train.config_path.empty() && o->train.resume_dir.empty())
+              throw rlt::ConfigError("rltrain train: --config FILE or --resume RUN_DIR is required");
+            if (*t_seed) o->train.seed = o->seed;
+#if defined(RLTRAIN_WITH_VIEWER)
+            if (o->view) {
+              o->view_opts.headless = !o->view_opts.out_dir.empty();
+              if (o->view_opts.headless) o->view_opts.width = 480, o->view_opts.height = 270;
+              return rlt::run_train_with_view(o->train, o->view_opts, o->view_every);
+            }
+#endif
+            rlt::print_train_result(rlt::train(o->train));
+            return 0;
+          }};
+}
 
-  rlt::ViewOptions view;
+Command add_view(CLI::App& app) {
+  struct Opts {
+    rlt::ViewOptions view;
+    bool no_shadows = false;
+  };
+  auto o = std::make_shared<Opts>();
+  rlt::ViewOptions& view = o->view;
   auto* v = app.add_subcommand("view", "Watch envs (or an MJCF model) in a window, or render frames headless");
   auto* v_config = v->add_option("--config", view.config_path, "Config TOML: the env and its parameters");
   v->add_option("--set", view.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
@@ -113,124 +153,109 @@ int main(int argc, char** argv) {
   v->add_option("--returns", view.returns_path, "Write each env's first finished episode return (JSON) and print their mean");
   v->add_option("--width", view.width, "Window / image width in pixels");
   v->add_option("--height", view.height, "Window / image height in pixels");
-  bool no_shadows = false;
-  v->add_flag("--no-shadows", no_shadows, "Turn the shadow map off");
+  v->add_flag("--no-shadows", o->no_shadows, "Turn the shadow map off");
   v->add_option("--follow", view.follow, "The camera follows this env");
   v->add_option("--yaw", view.yaw, "Initial camera yaw (rad; -1.571 looks along +y)");
   v->add_option("--pitch", view.pitch, "Initial camera pitch above the horizon (rad)");
   v->add_option("--zoom", view.zoom, "Initial zoom (>1: closer than the automatic framing)");
   v_model->excludes(v_config);
+  return {v, [o]() -> int {
+#if !defined(RLTRAIN_WITH_VIEWER)
+            no_viewer("rltrain view");
+#else
+            o->view.shadows = !o->no_shadows;
+            return rlt::run_view(o->view);
+#endif
+          }};
+}
 
-  rlt::EvalOptions eval;
+Command add_eval(CLI::App& app) {
+  auto eval = std::make_shared<rlt::EvalOptions>();
   auto* e = app.add_subcommand("eval", "Evaluate a checkpoint: mean and std return");
-  e->add_option("--checkpoint", eval.checkpoint, "Checkpoint file or run directory")->required();
-  e->add_option("--episodes", eval.episodes, "Episodes to play");
-  e->add_flag("--deterministic", eval.deterministic, "Play the distribution's mode instead of sampling");
-  e->add_option("--config", eval.config_path, "Evaluate on this config's env (same env, other parameters)");
-  e->add_option("--seed", eval.seed, "Seed of the evaluation episodes");
-  e->add_option("--device", eval.device, "auto | cpu | cuda");
+  e->add_option("--checkpoint", eval->checkpoint, "Checkpoint file or run directory")->required();
+  e->add_option("--episodes", eval->episodes, "Episodes to play");
+  e->add_flag("--deterministic", eval->deterministic, "Play the distribution's mode instead of sampling");
+  e->add_option("--config", eval->config_path, "Evaluate on this config's env (same env, other parameters)");
+  e->add_option("--seed", eval->seed, "Seed of the evaluation episodes");
+  e->add_option("--device", eval->device, "auto | cpu | cuda");
+  return {e, [eval]() {
+            const rlt::EvalResult r = rlt::evaluate(*eval);
+            std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f", r.env.c_str(),
+                        static_cast<long long>(r.returns.size()), eval->deterministic ? "deterministic" : "sampled",
+                        r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
+            if (!r.forward_speeds.empty()) std::printf(", mean forward speed %.3f m/s", r.mean_forward_speed);
+            std::printf("\n");
+            return 0;
+          }};
+}
 
-  bool names_only = false;
+Command add_envs(CLI::App& app) {
+  auto names_only = std::make_shared<bool>(false);
   auto* l = app.add_subcommand("envs", "List environments with their spaces and parameters");
-  l->add_flag("--names", names_only, "Names only, one per line");
+  l->add_flag("--names", *names_only, "Names only, one per line");
+  return {l, [names_only]() { return list_envs(*names_only); }};
+}
 
-  rlt::BenchOptions bench;
-  std::string bench_env = "cartpole", bench_sizes = "1,256,4096,65536";
-  bool no_ppo = false;
+Command add_bench(CLI::App& app) {
+  struct Opts {
+    rlt::BenchOptions bench;
+    std::string env = "cartpole", sizes = "1,256,4096,65536";
+    bool no_ppo = false;
+  };
+  auto o = std::make_shared<Opts>();
+  rlt::BenchOptions& bench = o->bench;
   auto* b = app.add_subcommand("bench", "Measure env steps/s, with policy inference, and PPO samples/s");
-  b->add_option("--env", bench_env, "Env name, a comma-separated list, or 'all'");
-  b->add_option("--num-envs", bench_sizes, "Comma-separated batch sizes");
+  auto* b_env = b->add_option("--env", o->env, "Env name, a comma-separated list, or 'all'");
+  auto* b_sizes = b->add_option("--num-envs", o->sizes, "Comma-separated batch sizes");
   b->add_option("--steps", bench.steps, "Steps per env per measurement (default: about 16M env steps)");
   b->add_option("--device", bench.device, "auto | cpu | cuda");
   b->add_option("--threads", bench.threads, "CPU threads (0: one per core)");
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
-  b->add_flag("--no-ppo", no_ppo, "Skip the full PPO iteration measurement");
+  b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
   auto* b_model = b->add_option("--model", bench.model_path,
                                 "MJCF model: measure physics and control steps/s with random controls instead of envs");
   b->add_option("--control-dt", bench.control_dt, "With --model: seconds per control step (a whole number of physics steps)");
-  auto* b_env = b->get_option("--env");
-  auto* b_sizes = b->get_option("--num-envs");
   b_model->excludes(b_env);
+  return {b, [o, b_sizes]() {
+            rlt::BenchOptions& bench = o->bench;
+            if (!bench.model_path.empty()) {
+              bench.num_envs = parse_int_list(b_sizes->count() ? o->sizes : std::string("1,64,1024,16384"), "--num-envs");
+              return rlt::run_model_bench(bench);
+            }
+            bench.num_envs = parse_int_list(o->sizes, "--num-envs");
+            if (o->env == "all") bench.envs = rlt::env_names();
+            else {
+              std::stringstream ss(o->env);
+              std::string item;
+              while (std::getline(ss, item, ','))
+                if (!rlt::env_exists(item)) throw rlt::ConfigError("--env: unknown env '" + item + "' (see rltrain envs)");
+                else bench.envs.push_back(item);
+            }
+            bench.ppo = !o->no_ppo;
+            return rlt::run_bench(bench);
+          }};
+}
 
-  rlt::RolloutOptions rollout;
+Command add_rollout(CLI::App& app) {
+  auto rollout = std::make_shared<rlt::RolloutOptions>();
   auto* r = app.add_subcommand("rollout", "Step one env of an MJCF model on the CPU and write its trajectory as CSV");
-  r->add_option("--model", rollout.model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
-  r->add_option("--steps", rollout.steps, "Control steps")->required()->check(CLI::NonNegativeNumber);
-  r->add_option("--key", rollout.key, "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
-  r->add_option("--ctrl", rollout.ctrl, "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
+  r->add_option("--model", rollout->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
+  r->add_option("--steps", rollout->steps, "Control steps")->required()->check(CLI::NonNegativeNumber);
+  r->add_option("--key", rollout->key, "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
+  r->add_option("--ctrl", rollout->ctrl, "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
       ->check(CLI::IsMember({"zero", "random"}));
-  r->add_option("--seed", rollout.seed, "Seed of the random controls");
-  r->add_option("--timestep", rollout.timestep, "Physics step in seconds (default: the model's)")->check(CLI::PositiveNumber);
-  r->add_option("--substeps", rollout.substeps, "Physics steps per control step")->check(CLI::PositiveNumber);
-  r->add_option("--out", rollout.out_path, "CSV file (default: stdout)");
+  r->add_option("--seed", rollout->seed, "Seed of the random controls");
+  r->add_option("--timestep", rollout->timestep, "Physics step in seconds (default: the model's)")->check(CLI::PositiveNumber);
+  r->add_option("--substeps", rollout->substeps, "Physics steps per control step")->check(CLI::PositiveNumber);
+  r->add_option("--out", rollout->out_path, "CSV file (default: stdout)");
+  return {r, [rollout]() { return rlt::run_rollout(*rollout); }};
+}
 
+// Runs the chosen command; bad input (config, flag, checkpoint, model) is exit code 2.
+int run_guarded(const std::function<int()>& run) {
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& err) {
-    if (err.get_exit_code() == 0) return app.exit(err);  // --help
-    std::fprintf(stderr, "rltrain: error: %s (see rltrain --help)\n", err.what());
-    return 2;
-  }
-
-  try {
-    if (*v || train_view) {
-#if !defined(RLTRAIN_WITH_VIEWER)
-      throw rlt::ConfigError(std::string(*v ? "rltrain view" : "rltrain train --view") +
-                             ": this rltrain was built without the viewer (install libglfw3-dev and libimgui-dev, "
-                             "e.g. with tools/setup.sh, and reconfigure with -DRLTRAIN_VIEWER=AUTO or ON)");
-#else
-      if (*v) {
-        view.shadows = !no_shadows;
-        return rlt::run_view(view);
-      }
-#endif
-    }
-    if (*t) {
-      if (train.config_path.empty() && train.resume_dir.empty())
-        throw rlt::ConfigError("rltrain train: --config FILE or --resume RUN_DIR is required");
-      if (*t_seed) train.seed = train_seed;
-#if defined(RLTRAIN_WITH_VIEWER)
-      if (train_view) {
-        train_view_opts.headless = !train_view_opts.out_dir.empty();
-        if (train_view_opts.headless) train_view_opts.width = 480, train_view_opts.height = 270;
-        return rlt::run_train_with_view(train, train_view_opts, view_every);
-      }
-#endif
-      const rlt::TrainResult r = rlt::train(train);
-      std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", r.run_dir.c_str(),
-                  static_cast<long long>(r.env_steps), r.wall_seconds, r.final_mean_return,
-                  r.reached_target ? " (target reached)" : "");
-      return 0;
-    }
-    if (*e) {
-      const rlt::EvalResult r = rlt::evaluate(eval);
-      std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f", r.env.c_str(),
-                  static_cast<long long>(r.returns.size()), eval.deterministic ? "deterministic" : "sampled",
-                  r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
-      if (!r.forward_speeds.empty()) std::printf(", mean forward speed %.3f m/s", r.mean_forward_speed);
-      std::printf("\n");
-      return 0;
-    }
-    if (*l) return list_envs(names_only);
-    if (*r) return rlt::run_rollout(rollout);
-    if (*b && !bench.model_path.empty()) {
-      bench.num_envs = parse_int_list(b_sizes->count() ? bench_sizes : std::string("1,64,1024,16384"), "--num-envs");
-      return rlt::run_model_bench(bench);
-    }
-    if (*b) {
-      bench.num_envs = parse_int_list(bench_sizes, "--num-envs");
-      if (bench_env == "all") bench.envs = rlt::env_names();
-      else {
-        std::stringstream ss(bench_env);
-        std::string item;
-        while (std::getline(ss, item, ','))
-          if (!rlt::env_exists(item)) throw rlt::ConfigError("--env: unknown env '" + item + "' (see rltrain envs)");
-          else bench.envs.push_back(item);
-      }
-      bench.ppo = !no_ppo;
-      return rlt::run_bench(bench);
-    }
+    return run();
   } catch (const rlt::ConfigError& err) {
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return 2;
@@ -244,5 +269,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+  const Command commands[] = {add_train(app), add_view(app), add_eval(app), add_envs(app), add_bench(app), add_rollout(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    if (err.get_exit_code() == 0) return app.exit(err);  // --help
+    std::fprintf(stderr, "rltrain: error: %s (see rltrain --help)\n", err.what());
+    return 2;
+  }
+  for (const Command& c : commands)
+    if (*c.sub) return run_guarded(c.run);
   return 0;
 }

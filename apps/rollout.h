@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "envs/physics_batch.h"  // ctrl_sample_range
 #include "sim/actuators.h"
 #include "sim/common.h"
 #include "sim/dynamics.h"
@@ -28,18 +29,7 @@ struct RolloutOptions {
   std::string out_path;        // CSV file; empty: stdout
 };
 
-// The interval each actuator's random control is drawn from (nu x 2): its ctrlrange when
-// ctrllimited, [-1, 1] otherwise.
-inline std::vector<double> ctrl_sample_range(const Model& model) {
-  std::vector<double> range(2 * static_cast<size_t>(model.nu));
-  for (size_t u = 0; u < static_cast<size_t>(model.nu); ++u) {
-    const bool limited = model.actuator_ctrllimited[u] != 0;
-    range[2 * u] = limited ? model.actuator_ctrlrange[2 * u] : -1.0;
-    range[2 * u + 1] = limited ? model.actuator_ctrlrange[2 * u + 1] : 1.0;
-  }
-  return range;
-}
-
+// ctrl_sample_range (each actuator's random-control interval) lives in envs/physics_batch.h.
 // random_ctrl (the random controls every tool draws) lives in sim/actuators.h.
 
 // Physics steps per control step for `--control-dt` (the model bench and `rltrain view --model`):

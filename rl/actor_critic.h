@@ -42,6 +42,21 @@ struct MinibatchView {
   const T* critic_obs = nullptr;  // (rows x critic_obs_dim), normalized; asymmetric only (else obs)
 };
 
+// Where each part of the flat parameter buffer lives:
+//   [ actor MLP | log_std (continuous only) | critic MLP ]
+// ActorCritic (training) and Policy (rl/policy.h, acting) read the same buffer through it.
+struct ActorCriticLayout {
+  MlpShape actor, critic;
+  i64 log_std_offset = 0, critic_offset = 0, num_params = 0;
+  explicit ActorCriticLayout(const PolicySpec& spec)
+      : actor{spec.obs_dim, spec.hidden, spec.head_dim(), spec.act},
+        critic{spec.critic_in_dim(), spec.hidden, 1, spec.act} {
+    log_std_offset = actor.num_params();
+    critic_offset = log_std_offset + (spec.discrete ? 0 : spec.act_dim);
+    num_params = critic_offset + critic.num_params();
+  }
+};
+
 template <class T>
 struct SquareOf {
   const T* x;
@@ -68,13 +83,12 @@ class ActorCritic {
   ActorCritic(const PolicySpec& spec, i64 max_rows, const Exec& exec) : m_spec(spec) {
     if (spec.discrete && spec.num_actions > 16)
       throw std::invalid_argument("discrete heads support at most 16 actions");
-    MlpShape actor{spec.obs_dim, spec.hidden, spec.head_dim(), spec.act};
-    MlpShape critic{spec.critic_in_dim(), spec.hidden, 1, spec.act};
-    m_log_std_offset = actor.num_params();
-    m_critic_offset = m_log_std_offset + (spec.discrete ? 0 : spec.act_dim);
-    m_num_params = m_critic_offset + critic.num_params();
-    m_actor = Mlp<T, Exec>(actor, 0, max_rows, exec);
-    m_critic = Mlp<T, Exec>(critic, m_critic_offset, max_rows, exec);
+    const ActorCriticLayout layout(spec);
+    m_log_std_offset = layout.log_std_offset;
+    m_critic_offset = layout.critic_offset;
+    m_num_params = layout.num_params;
+    m_actor = Mlp<T, Exec>(layout.actor, 0, max_rows, exec);
+    m_critic = Mlp<T, Exec>(layout.critic, m_critic_offset, max_rows, exec);
     m_d_head.resize(max_rows * spec.head_dim());
     m_d_value.resize(max_rows);
     m_d_log_std_rows.resize(spec.discrete ? 1 : max_rows * spec.act_dim);

@@ -84,10 +84,12 @@ Checkpoint read_checkpoint(const std::string& path) {
   return c;
 }
 
-void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
-                        TrainProgress* progress) {
+namespace {
+
+// The checkpoint's learner/ arrays, after checking that they fit a policy of spec ps (and, when env
+// is given, that env): CheckpointError naming the file and the metadata otherwise.
+std::vector<NamedArray> learner_arrays(const Checkpoint& ckpt, const PolicySpec& ps, const VecEnv* env) {
   const std::string& src = ckpt.file.source;
-  const PolicySpec& ps = learner.policy_spec();
   const std::string ck_env = ckpt.file.meta("env");
   const int ck_obs = meta_int(src, "obs_dim", ckpt.file.meta("obs_dim"));
   const int ck_head = meta_int(src, "head_dim", ckpt.file.meta("head_dim"));
@@ -113,10 +115,37 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
     else a.f64 = tensor_values<double>(t, src);
     arrays.push_back(std::move(a));
   }
+  return arrays;
+}
+
+const char* const kShapeHint = " (policy.hidden or env differs from the checkpoint's?)";
+
+}  // namespace
+
+void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
+                          const std::string& source) {
+  if (ckpt.config.env.name != env_name)
+    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name + "', but " + source +
+                          " asks for env '" + env_name + "'");
+}
+
+void restore_policy(const Checkpoint& ckpt, Policy& policy) {
+  const std::vector<NamedArray> arrays = learner_arrays(ckpt, policy.spec(), nullptr);
+  try {
+    policy.load(arrays);
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(ckpt.file.source + ": " + e.what() + kShapeHint);
+  }
+}
+
+void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
+                        TrainProgress* progress) {
+  const std::string& src = ckpt.file.source;
+  const std::vector<NamedArray> arrays = learner_arrays(ckpt, learner.policy_spec(), env);
   try {
     learner.load(arrays, policy_only);
   } catch (const std::runtime_error& e) {
-    throw CheckpointError(src + ": " + e.what() + " (policy.hidden or env differs from the checkpoint's?)");
+    throw CheckpointError(src + ": " + e.what() + kShapeHint);
   }
   if (env != nullptr) {
     std::vector<StateBlob> blobs;

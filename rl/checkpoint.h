@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rl/config.h"
+#include "rl/policy.h"
 #include "rl/ppo.h"
 #include "rl/safetensors.h"
 #include "sim/vec_env.h"
@@ -45,5 +46,20 @@ Checkpoint read_checkpoint(const std::string& path);
 // hint when the env or policy differs from the checkpoint's.
 void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
                         TrainProgress* progress);
+
+// A checkpoint at `path` used with an env the user chose (`source` names where: a config file, the
+// viewer): CheckpointError "<path>: metadata "env": checkpoint is for env 'a', but <source> asks for
+// env 'b'" when they differ.
+void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
+                          const std::string& source);
+
+// Restores a Policy (rl/policy.h) from the checkpoint's learner arrays: CheckpointError naming the
+// file when its obs/head/critic dimensions or the parameter count differ from the policy's.
+void restore_policy(const Checkpoint& ckpt, Policy& policy);
+
+// The normalization a checkpoint's policy was trained with (its config's ppo.normalize_obs, clip_obs).
+inline ObsNormalization obs_normalization(const Config& cfg) {
+  return ObsNormalization{cfg.ppo.normalize_obs, static_cast<float>(cfg.ppo.clip_obs)};
+}
 
 }  // namespace rlt

@@ -1,4 +1,4 @@
-// Ppo<Exec> implementation. Included once per executor: rl/ppo_cpu.cpp, kernels/cuda_ppo.cu.
+// Ppo<Exec> implementation. Included once per executor: rl/ppo_cpu.cpp, rl/ppo_cuda.cu.
 #pragma once
 
 #include <algorithm>

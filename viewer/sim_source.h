@@ -1,8 +1,8 @@
-// What the viewer watches: a batch of envs it can step, reset, inspect and pose. Two kinds:
-//   EnvSim    a VecEnv made by Runtime (either device) from a config, optionally with a policy
-//             restored from a checkpoint (the same Learner::act path as `rltrain eval`);
-//   ModelSim  any MJCF model stepped by the physics directly (sim/physics_step.h) on the CPU, for
-//             `rltrain view --model FILE`: zero, random or hand-set controls.
+// What the viewer watches: a batch of envs it can step, reset, inspect and pose. Two kinds, each
+// around a ready-made object that apps/ composed (apps/view.cpp) on either device:
+//   EnvSim    a VecEnv, optionally with a Policy (rl/policy.h: the same acting path as `rltrain eval`);
+//   ModelSim  a PhysicsBatch (envs/physics_batch.h): any MJCF model stepped by the physics directly,
+//             for `rltrain view --model FILE`: zero, random or hand-set controls.
 // The viewer never owns simulation state beyond this; rendering lives elsewhere (renderer.h).
 #pragma once
 
@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "rl/checkpoint.h"
-#include "rl/config.h"
-#include "rl/runtime.h"
-#include "sim/model.h"
-#include "sim/model_view.h"
+#include "rl/policy.h"
+#include "sim/host_copies.h"
 #include "sim/spaces.h"
 #include "sim/vec_env.h"
+
+namespace rlt {
+class PhysicsBatch;  // envs/physics_batch.h (kept out of this header: its sim/ math types would meet viewer/math3d.h's)
+struct Model;
+struct DataLayout;
+}  // namespace rlt
 
 namespace rlt::view {
 
@@ -62,38 +66,42 @@ class ViewSim {
   virtual std::string device() const = 0;
 };
 
-// A VecEnv from a config; policy from a checkpoint (optional).
+// A VecEnv and, optionally, a policy.
 class EnvSim final : public ViewSim {
  public:
-  // cfg.env.num_envs is the batch size. Throws ConfigError for a bad env / device.
-  EnvSim(const Config& cfg, const std::string& device, int threads, std::uint64_t seed);
+  // env: the batch (already reset by the caller or not: the constructor resets it with seed);
+  // copies: host copies on env's executor (kept alive by the sim); policy: may be null, or not yet
+  // loaded (policy_loaded false: train --view's policy before the first checkpoint).
+  EnvSim(std::unique_ptr<VecEnv> env, std::shared_ptr<const HostCopies> copies, std::unique_ptr<Policy> policy,
+         bool policy_loaded, std::uint64_t seed);
   ~EnvSim() override;
 
-  // Restores the policy of ckpt (its config's policy shape; env name must match this env's,
-  // else CheckpointError naming both). Replaces a previous policy.
+  // Restores ckpt's weights into the policy (same shape; the env names must match, else
+  // CheckpointError naming both). Needs a policy given at construction.
   void load_policy(const Checkpoint& ckpt, const std::string& path);
 
-  std::string title() const override { return m_cfg.env.name; }
+  std::string title() const override { return m_env->spec().name; }
   i64 num_envs() const override { return m_env->num_envs(); }
   const Space& action_space() const override { return m_env->spec().action; }
   std::vector<DrawGeom> geoms() const override { return m_env->draw_geoms(); }
   void poses(i64 first, i64 count, float* host_out) override { m_env->draw_poses(first, count, host_out); }
   void request_poses(const std::vector<std::pair<i64, i64>>& ranges) override { m_env->request_draw_poses(ranges); }
   const float* wait_poses() override { return m_env->wait_draw_poses(); }
-  bool has_policy() const override { return m_learner != nullptr; }
+  bool has_policy() const override { return m_policy != nullptr && m_policy_loaded; }
+  bool can_load_policy() const { return m_policy != nullptr; }
   void step(ControlMode mode, bool deterministic, const std::vector<float>& manual) override;
   void reset_all() override;
   void reset_one(i64 env) override;
   EnvInfo inspect(i64 env) override;
   void finished(std::vector<std::pair<i64, float>>& out) override;
-  std::string device() const override;
+  std::string device() const override { return device_name(m_env->device()); }
   VecEnv& env() { return *m_env; }
 
  private:
-  Config m_cfg;
-  Runtime m_rt;
   std::unique_ptr<VecEnv> m_env;
-  std::unique_ptr<Learner> m_learner;
+  std::shared_ptr<const HostCopies> m_copies;
+  std::unique_ptr<Policy> m_policy;
+  bool m_policy_loaded = false;
   std::uint64_t m_seed;
   std::uint32_t m_step = 0;               // steps since the start: act()'s and sample_actions()'s key
   std::uint64_t m_resets = 0;             // reset_one calls so far (keys the fresh episode)
@@ -101,46 +109,35 @@ class EnvSim final : public ViewSim {
   std::vector<float> m_manual_host;       // (num_envs x act_dim) broadcast manual actions
 };
 
-// Any MJCF model, a batch of copies stepped on the CPU in float.
+// Any MJCF model: a PhysicsBatch of copies.
 class ModelSim final : public ViewSim {
  public:
-  // Throws MjcfError for a bad model, ConfigError for a bad control_dt.
-  ModelSim(const std::string& path, i64 num_envs, int threads, std::uint64_t seed, double control_dt);
+  ModelSim(std::unique_ptr<PhysicsBatch> batch, std::string title);
   ~ModelSim() override;
 
-  std::string title() const override { return m_path; }
-  i64 num_envs() const override { return m_num_envs; }
+  std::string title() const override { return m_title; }
+  i64 num_envs() const override;
   const Space& action_space() const override { return m_space; }
   std::vector<DrawGeom> geoms() const override;
   void poses(i64 first, i64 count, float* host_out) override;
-  void request_poses(const std::vector<std::pair<i64, i64>>& ranges) override;  // gathers at once (CPU)
-  const float* wait_poses() override { return m_pose_out.data(); }
+  void request_poses(const std::vector<std::pair<i64, i64>>& ranges) override;
+  const float* wait_poses() override;
   void step(ControlMode mode, bool deterministic, const std::vector<float>& manual) override;
   void reset_all() override;
   void reset_one(i64 env) override;
   EnvInfo inspect(i64 env) override;
   void finished(std::vector<std::pair<i64, float>>& out) override { out.clear(); }
-  std::string device() const override { return "cpu"; }
-  const Model& model() const { return m_model; }
-  // Env `env`'s data row (qpos at DataLayout::qpos), for tests and the frame info.
-  const float* data_row(i64 env) const;
-  int data_size() const;
-  int qpos_offset() const;
+  std::string device() const override;
+  const Model& model() const;
+  // Env `env`'s physics row (DataLayout, sim/dynamics.h), for tests and the frame info.
+  std::vector<float> data_row(i64 env) const;
+  const DataLayout& layout() const;
 
  private:
-  std::string m_path;
-  Model m_model;
-  std::unique_ptr<HostModel<float>> m_host;
-  CpuExecutor m_exec;
-  i64 m_num_envs;
-  std::uint64_t m_seed;
-  int m_substeps = 1;
+  std::unique_ptr<PhysicsBatch> m_batch;
+  std::string m_title;
   std::uint32_t m_step = 0;
   Space m_space;
-  std::vector<float> m_range;  // (nu x 2)
-  std::vector<float> m_data;   // (num_envs x data_size)
-  std::vector<float> m_ctrl;   // (num_envs x nu)
-  std::vector<float> m_pose_out;  // request_poses' gather
 };
 
 }  // namespace rlt::view

@@ -31,7 +31,6 @@
 
 #include "rl/checkpoint.h"
 #include "rl/config.h"
-#include "rl/evaluate.h"
 #include "viewer/camera.h"
 #include "viewer/layout.h"
 #include "viewer/renderer.h"
@@ -280,7 +279,7 @@ struct Session {
 
   // train --view: reload the run's latest checkpoint when the trainer has rewritten it.
   void poll_checkpoint() {
-    if (opts.watch_run_dir.empty() || !env_sim) return;
+    if (opts.watch_run_dir.empty() || !env_sim || !env_sim->can_load_policy()) return;
     const fs::path p = fs::path(opts.watch_run_dir) / "checkpoints" / "latest.safetensors";
     std::error_code ec;
     const auto t = fs::last_write_time(p, ec);
@@ -306,42 +305,6 @@ ControlMode parse_control(const std::string& s, bool has_policy) {
   if (s == "random") return ControlMode::kRandom;
   if (s == "zero") return ControlMode::kZero;
   throw ConfigError("--control: expected policy, random or zero, got \"" + s + "\"");
-}
-
-std::unique_ptr<ViewSim> make_sim(const ViewOptions& opts, EnvSim** env_sim) {
-  *env_sim = nullptr;
-  if (!opts.model_path.empty()) {
-    if (!opts.checkpoint.empty()) throw ConfigError("--model: plays zero, random or hand-set controls; --checkpoint needs --config");
-    if (opts.device != "auto" && opts.device != "cpu")
-      throw ConfigError("--device " + opts.device + ": --model runs the physics on the CPU executor only so far (auto or cpu)");
-    if (!opts.overrides.empty()) throw ConfigError("--set: --model has no config to override (use --config)");
-    return std::make_unique<ModelSim>(opts.model_path, opts.num_envs > 0 ? opts.num_envs : 64, opts.threads, opts.seed,
-                                      opts.control_dt);
-  }
-  Config cfg;
-  std::string ckpt_path;
-  std::unique_ptr<Checkpoint> ckpt;
-  if (!opts.checkpoint.empty()) {
-    ckpt_path = resolve_checkpoint_path(opts.checkpoint);
-    ckpt = std::make_unique<Checkpoint>(read_checkpoint(ckpt_path));
-  }
-  if (!opts.config_path.empty()) {
-    cfg = load_config(opts.config_path);
-    for (const auto& o : opts.overrides) apply_override(cfg, o);
-    if (ckpt) check_checkpoint_env(*ckpt, ckpt_path, cfg.env.name, opts.config_path);
-  } else if (ckpt) {
-    cfg = ckpt->config;
-    for (const auto& o : opts.overrides) apply_override(cfg, o);
-    if (cfg.env.name != ckpt->config.env.name)
-      throw ConfigError("--set env.name: the checkpoint " + ckpt_path + " is for env '" + ckpt->config.env.name + "'");
-  } else {
-    throw ConfigError("rltrain view: --config FILE, --checkpoint PATH or --model FILE is required");
-  }
-  cfg.env.num_envs = opts.num_envs > 0 ? opts.num_envs : std::min<std::int64_t>(64, std::max<std::int64_t>(1, cfg.env.num_envs));
-  auto sim = std::make_unique<EnvSim>(cfg, opts.device, opts.threads, opts.seed);
-  if (ckpt) sim->load_policy(*ckpt, ckpt_path);
-  *env_sim = sim.get();
-  return sim;
 }
 
 void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w, int h) {
@@ -782,82 +745,20 @@ int run_session(Session& s) {
   return code;
 }
 
-std::string timestamp() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return buf;
-}
-
 }  // namespace
 
-int run_view(const ViewOptions& opts) {
+void check_view_options(const ViewOptions& opts) { check_options(opts); }
+
+void require_view_display() { require_display(); }
+
+int run_viewer(std::unique_ptr<view::ViewSim> sim, const ViewOptions& opts, const ViewWatch& watch) {
   check_options(opts);
   Session s(opts);
-  s.sim = make_sim(opts, &s.env_sim);
-  return run_session(s);
-}
-
-int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_every) {
-  // Bad input first, on this thread, before the trainer or a window starts.
-  Config cfg;
-  if (!train.resume_dir.empty()) {
-    cfg = load_config((fs::path(train.resume_dir) / "config.toml").string());
-    train.run_dir = train.resume_dir;
-  } else {
-    cfg = load_config(train.config_path);
-    for (const auto& o : train.overrides) apply_override(cfg, o);
-    if (train.run_dir.empty())
-      train.run_dir = "runs/" + cfg.env.name + "-s" + std::to_string(train.seed ? *train.seed : cfg.train.seed) + "-" + timestamp();
-    if (cfg.train.checkpoint_every == 0) {
-      if (view_every < 1) throw ConfigError("--view-every: expected a positive number of iterations");
-      train.overrides.push_back("train.checkpoint_every=" + std::to_string(view_every));
-      cfg.train.checkpoint_every = static_cast<int>(view_every);
-    }
-  }
-  view.watch_run_dir = train.run_dir;
-  check_options(view);
-  // What would only fail once training ran to its end (no display), or let the viewer play another
-  // run's checkpoint (an occupied run dir), is refused before the trainer starts.
-  require_display();
-  if (train.resume_dir.empty() &&
-      (fs::exists(fs::path(train.run_dir) / "config.toml") || fs::exists(fs::path(train.run_dir) / "metrics.csv")))
-    throw ConfigError(train.run_dir + ": already holds a run; use --resume " + train.run_dir + " or another --run-dir");
-  // The viewer's own small batch, on the CPU with one thread: the learner keeps its device and cores.
-  cfg.env.num_envs = view.num_envs > 0 ? view.num_envs : 16;
-  Session s(view);
-  auto sim = std::make_unique<EnvSim>(cfg, "cpu", 1, view.seed);
-  s.env_sim = sim.get();
+  s.env_sim = dynamic_cast<EnvSim*>(sim.get());
   s.sim = std::move(sim);
-  s.watch_status = "waiting for the first checkpoint (every " + std::to_string(cfg.train.checkpoint_every) + " iterations)";
-
-  std::exception_ptr failure;
-  std::atomic<bool> done{false};
-  s.training_done = &done;
-  TrainResult result;
-  std::thread trainer([&] {
-    try {
-      result = rlt::train(train);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    done = true;
-  });
-  int code = 0;
-  try {
-    code = run_session(s);
-  } catch (...) {
-    if (!done) std::fprintf(stderr, "rltrain train --view: the viewer stopped; training continues to its end\n");
-    trainer.join();
-    throw;
-  }
-  if (!done) std::fprintf(stderr, "rltrain train --view: viewer closed; training continues to its end\n");
-  trainer.join();
-  if (failure) std::rethrow_exception(failure);
-  std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", result.run_dir.c_str(),
-              static_cast<long long>(result.env_steps), result.wall_seconds, result.final_mean_return,
-              result.reached_target ? " (target reached)" : "");
-  return code;
+  s.training_done = watch.training_done;
+  if (!watch.status.empty()) s.watch_status = watch.status;
+  return run_session(s);
 }
 
 }  // namespace rlt

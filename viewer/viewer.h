@@ -1,13 +1,17 @@
-// `rltrain view` and `rltrain train --view` (issue "The viewer"): a GLFW window with OpenGL 3.3
-// and a Dear ImGui panel over a running batch of envs, or headless PNG frames / an MP4 from an
-// offscreen framebuffer. Built only with RLTRAIN_VIEWER (GLFW, Dear ImGui, OpenGL found).
+// The viewer behind `rltrain view` and `rltrain train --view`: a GLFW window with OpenGL 3.3 and a
+// Dear ImGui panel over a running batch of envs (a ViewSim: viewer/sim_source.h), or headless PNG
+// frames / an MP4 from an offscreen framebuffer. It receives a ready sim; apps/view.cpp builds it.
+// Built only with RLTRAIN_VIEWER (GLFW, Dear ImGui, OpenGL found).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "rl/trainer.h"
+#include <atomic>
+#include <memory>
+
+#include "viewer/sim_source.h"
 
 namespace rlt {
 
@@ -39,15 +43,20 @@ struct ViewOptions {
   std::string watch_run_dir;
 };
 
-// Runs the viewer; returns the process exit code. Throws ConfigError / CheckpointError / MjcfError
-// for bad input (before any window opens).
-int run_view(const ViewOptions& opts);
+// train --view: what the viewer watches besides its sim (the run directory is opts.watch_run_dir).
+struct ViewWatch {
+  const std::atomic<bool>* training_done = nullptr;  // set by the trainer thread when it ends
+  std::string status;                                // the panel's first status line
+};
 
-// `rltrain train ... --view`: training on a worker thread (unchanged: its own Runtime and VecEnv),
-// the viewer on this thread with a small CPU VecEnv that plays the learner's latest checkpoint,
-// reloaded whenever the trainer writes it. train.checkpoint_every sets how often that happens
-// (--view-every when the config has 0). Returns the exit code.
-int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_every);
+// Runs the viewer over a ready sim (apps/view.cpp composes it: env, policy, device); returns the
+// process exit code. Throws ConfigError for bad options (before any window opens).
+int run_viewer(std::unique_ptr<view::ViewSim> sim, const ViewOptions& opts, const ViewWatch& watch = {});
+
+// The option checks run_viewer starts with (--headless needs --frames, ...), for callers that must
+// refuse bad options before other work starts; and the no-display refusal (ConfigError).
+void check_view_options(const ViewOptions& opts);
+void require_view_display();
 
 // The advice printed when no window can be opened (no display): --headless, xvfb-run.
 const char* viewer_no_display_hint();

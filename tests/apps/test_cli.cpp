@@ -23,7 +23,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-// The columns the trainer writes to metrics.csv (rl/trainer.cpp), in order.
+// The columns the trainer writes to metrics.csv (apps/trainer.cpp), in order.
 const Args kMetricsColumns = {"iteration",   "env_steps",  "wall_seconds",       "mean_return",
                               "mean_length", "episodes",   "policy_loss",        "value_loss",
                               "entropy",     "approx_kl",  "clip_frac",          "explained_variance",

@@ -1,5 +1,5 @@
 // Learning tests of the robot envs (envs/robot_env.h) with their shipped configs
-// (configs/<env>.toml), through the C++ API (rl/trainer.h), on the CPU; label "learning".
+// (configs/<env>.toml), through the C++ API (apps/trainer.h), on the CPU; label "learning".
 //
 // RobotLearning.ReacherReachesTarget: configs/reacher.toml, unchanged but for a cap on
 // total_env_steps, reaches its target (stop_at_target) of a mean return over the last 100 episodes
@@ -8,7 +8,7 @@
 // must raise the mean return (metrics.csv column mean_return) of the last kRows rows over the first
 // kRows rows that have one by `margin`. Budgets, margins and the measured figures are listed at
 // each case.
-#include "rl/trainer.h"
+#include "apps/trainer.h"
 #include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>

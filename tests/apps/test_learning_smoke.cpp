@@ -1,5 +1,5 @@
 // Learning smoke tests for the shipped Pendulum, Acrobot and MountainCarContinuous configs
-// (configs/<env>.toml), through the C++ API (rl/trainer.h): a short run with a fixed seed and a
+// (configs/<env>.toml), through the C++ API (apps/trainer.h): a short run with a fixed seed and a
 // reduced train.total_env_steps, everything else as shipped, must show that learning happened:
 // the mean return (metrics.csv column mean_return, the rolling mean over the last
 // train.eval_episodes finished episodes) of the last kRows rows is at least `margin` above that of
@@ -13,7 +13,7 @@
 //   (MountainCarContinuous stops early at its target on some seeds; its first rows start high
 //   because the first episodes to end are the lucky ones that reach the goal before step 999.)
 // The test runs seed 1 only. Label "learning".
-#include "rl/trainer.h"
+#include "apps/trainer.h"
 #include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>

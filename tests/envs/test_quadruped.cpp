@@ -17,8 +17,8 @@
 #include "envs/robot_env.h"
 #include "rl/checkpoint.h"
 #include "rl/config.h"
-#include "rl/evaluate.h"
-#include "rl/runtime.h"
+#include "apps/evaluate.h"
+#include "apps/runtime.h"
 
 namespace rlt {
 namespace {

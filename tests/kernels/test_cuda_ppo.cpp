@@ -19,12 +19,12 @@
 #include "envs/registry.h"
 #include "kernels/cuda_envs.h"
 #include "kernels/cuda_executor.h"
-#include "kernels/cuda_ppo.h"
+#include "rl/ppo_cuda.h"
 #include "rl/config.h"
-#include "rl/evaluate.h"
+#include "apps/evaluate.h"
 #include "rl/ppo.h"
-#include "rl/runtime.h"
-#include "rl/trainer.h"
+#include "apps/runtime.h"
+#include "apps/trainer.h"
 #include "tests/kernels/gpu_test_util.h"
 
 #ifndef RLTRAIN_SOURCE_DIR

@@ -3,7 +3,7 @@
 // a batch of envs from perturbed states with per-env controls absent (nu = 0) and a limited,
 // actuated arm with controls, stepped through PhysicsStepEnvs on both and compared after each
 // control step; the Ant (envs/assets/ant.xml: capsule legs and a sphere torso landing on the floor,
-// limits, motors) the same way; and CudaPhysicsBatch (what `rltrain bench --model --device cuda`
+// limits, motors) the same way; and PhysicsBatchT<CudaExecutor> (what `rltrain bench --model --device cuda`
 // times) against the CPU batch of the bench. Needs a GPU (label gpu); skipped, with the reason,
 // where none answers.
 #include <gtest/gtest.h>
@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/rollout.h"
+#include "envs/physics_batch.h"
 #include "kernels/cuda_executor.h"
-#include "kernels/cuda_physics.h"
 #include "kernels/device_buffer.h"
 #include "sim/cpu_executor.h"
 #include "sim/mjcf.h"
@@ -22,7 +21,7 @@
 
 namespace rlt {
 
-// kernels/cuda_physics_check.cu (no header of its own: this test is its only host caller).
+// envs/physics_batch_cuda.cu (no header of its own: this test is its only host caller).
 void physics_step_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, const float* ctrl,
                        i64 num_envs, int substeps, int* num_contacts);
 
@@ -121,7 +120,7 @@ TEST(PhysicsCuda, AntWithContactsMatchesCpu) {
   lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.2), 64, 30, 5);
 }
 
-// CudaPhysicsBatch (random controls drawn on the device, PhysicsStepEnvs) against the same batch on
+// The CUDA PhysicsBatch (random controls drawn on the device, PhysicsStepEnvs) against the same batch on
 // the CPU executor with sim/actuators.h random_ctrl: the bench's two paths step the same physics.
 TEST(PhysicsCuda, BenchBatchMatchesCpu) {
   RLT_REQUIRE_GPU();
@@ -132,8 +131,9 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
   const std::vector<double> range_d = ctrl_sample_range(model);
   const std::vector<float> range(range_d.begin(), range_d.end());
   const int num_envs = 40, substeps = 5;
-  CudaPhysicsBatch gpu(host, range, num_envs, substeps, 7);
-  gpu.reset();
+  CudaExecutor cuda;
+  const auto gpu_batch = make_physics_batch(model, num_envs, substeps, 7, cuda);
+  PhysicsBatch& gpu = *gpu_batch;
   std::vector<float> cpu(static_cast<size_t>(num_envs * layout.size), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
   std::vector<int> ncon_cpu(num_envs);
   for (int e = 0; e < num_envs; ++e) reset_data(m, data_view(layout, cpu.data() + static_cast<size_t>(e * layout.size)));
@@ -143,7 +143,7 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
     for (int e = 0; e < num_envs; ++e) random_ctrl(range.data(), m.nu, 7, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
     CpuExecutor exec(2);
     parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, layout, cpu.data(), ctrl.data(), substeps, ncon_cpu.data()});
-    gpu.control_step(k);
+    gpu.control_step(CtrlMode::kRandom, k);
     gpu.download(&got, &ncon_gpu);
     for (int e = 0; e < num_envs; ++e) {
       const size_t at = static_cast<size_t>(e * layout.size);

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <stb_image.h>
 
+#include "apps/view.h"  // make_env_sim: the composition `rltrain view` uses
 #include "envs/all_envs.h"
 #include "sim/vec_env_impl.h"
 #include "tests/temp_dir.h"
@@ -145,12 +146,12 @@ TEST(ViewerLayout, GridCellsAndVisibility) {
   EXPECT_TRUE(view::visible_env_ranges(g, cam.view_proj(1.0f), {0, 0, 0}, 0.5f).empty());
 }
 
-// The panel's "reset selected": VecEnv resets whole batches, so EnvSim splices one env's rows of a
-// freshly reset batch into the saved state; the other envs must not move.
+// The panel's "reset selected": one env starts a fresh episode; the other envs must not move.
 TEST(ViewerSim, ResetOneEnvLeavesTheOthers) {
   Config cfg;  // cartpole
   cfg.env.num_envs = 6;
-  view::EnvSim sim(cfg, "cpu", 1, 9);
+  auto sim_ptr = make_env_sim(cfg, "cpu", 1, 9);
+  view::EnvSim& sim = *sim_ptr;
   for (int t = 0; t < 30; ++t) sim.step(view::ControlMode::kRandom, false, {});
   std::vector<std::vector<float>> before;
   for (i64 i = 0; i < 6; ++i) before.push_back(sim.inspect(i).obs);
@@ -172,7 +173,8 @@ TEST(ViewerSim, ResetOneEnvLeavesTheOthers) {
 TEST(ViewerSim, RequestedPosesMatchPoses) {
   Config cfg;  // cartpole
   cfg.env.num_envs = 7;
-  view::EnvSim sim(cfg, "cpu", 1, 4);
+  auto sim_ptr = make_env_sim(cfg, "cpu", 1, 4);
+  view::EnvSim& sim = *sim_ptr;
   for (int t = 0; t < 5; ++t) sim.step(view::ControlMode::kRandom, false, {});
   const size_t per_env = sim.geoms().size() * 12;
   std::vector<float> all(7 * per_env);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "rl/checkpoint.h"
-#include "rl/runtime.h"
+#include "apps/runtime.h"
 
 namespace rlt {
 
@@ -37,14 +37,10 @@ std::string resolve_checkpoint_path(const std::string& path);
 // Throws CheckpointError / ConfigError for bad input.
 EvalResult evaluate(const EvalOptions& opts);
 
-// A checkpoint at `path` used with an env the user chose (`source` names where: a config file, the
-// viewer): CheckpointError "<path>: metadata "env": checkpoint is for env 'a', but <source> asks for
-// env 'b'" when they differ.
-void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
-                          const std::string& source);
-
-// A learner that only acts (eval, the viewer): cfg's policy and PPO settings with a one-step
-// rollout buffer, the checkpoint's policy weights restored. CheckpointError when the shapes differ.
-std::unique_ptr<Learner> make_acting_learner(const Runtime& rt, Config cfg, const Checkpoint& ckpt, VecEnv& env);
+// The policy of a checkpoint, made by rt for acting on env (up to env.num_envs() rows at once):
+// cfg's policy shape and observation normalization, the checkpoint's weights and normalizer
+// restored. CheckpointError when the shapes differ.
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const VecEnv& env);
 
 }  // namespace rlt

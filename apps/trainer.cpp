@@ -1,4 +1,4 @@
-#include "rl/trainer.h"
+#include "apps/trainer.h"
 
 #include <unistd.h>
 
@@ -15,13 +15,14 @@
 
 #include "rl/checkpoint.h"
 #include "rl/files.h"
-#include "envs/registry.h"
-#include "rl/runtime.h"
+#include "apps/runtime.h"
 
 namespace fs = std::filesystem;
 
 namespace rlt {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 const char* kMetricsHeader =
     "iteration,env_steps,wall_seconds,mean_return,mean_length,episodes,policy_loss,value_loss,entropy,"
@@ -78,14 +79,11 @@ void trim_metrics(const std::string& path, std::int64_t iteration) {
   write_text_atomic(path, kept);
 }
 
-}  // namespace
-
-TrainResult train(const TrainOptions& opts) {
-  // 1. Everything that can be wrong with the input is checked before anything is written.
-  const bool resuming = !opts.resume_dir.empty();
+// The resolved config of a run (TrainOptions over the config file or the run being resumed), checked
+// before anything is written. ckpt_path: the checkpoint to resume from (empty when starting).
+Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
   Config cfg;
-  std::string ckpt_path;
-  if (resuming) {
+  if (!opts.resume_dir.empty()) {
     const std::string saved = (fs::path(opts.resume_dir) / "config.toml").string();
     ckpt_path = (fs::path(opts.resume_dir) / "checkpoints" / "latest.safetensors").string();
     if (!fs::exists(saved)) throw ConfigError(opts.resume_dir + ": not a run directory (no config.toml)");
@@ -112,7 +110,94 @@ TrainResult train(const TrainOptions& opts) {
     cfg.train.device = opts.device;
   }
   validate(cfg);
+  return cfg;
+}
 
+bool holds_run(const fs::path& dir) { return fs::exists(dir / "config.toml") || fs::exists(dir / "metrics.csv"); }
+
+// The run directory with its config written and metrics.csv open for appending (header when new).
+std::ofstream open_run_dir(const fs::path& dir, const Config& cfg, bool resuming, std::int64_t iteration) {
+  const fs::path metrics_path = dir / "metrics.csv";
+  if (!resuming) {
+    if (holds_run(dir))
+      throw ConfigError(dir.string() + ": already holds a run; use --resume " + dir.string() + " or another --run-dir");
+    std::error_code ec;
+    fs::create_directories(dir / "checkpoints", ec);
+    if (ec) throw ConfigError(dir.string() + ": cannot create (" + ec.message() + ")");
+  }
+  write_text_atomic((dir / "config.toml").string(), to_toml(cfg));
+  if (resuming) trim_metrics(metrics_path.string(), iteration);
+  const bool new_metrics = !fs::exists(metrics_path);
+  std::ofstream metrics(metrics_path, std::ios::app);
+  if (!metrics) throw ConfigError(metrics_path.string() + ": cannot write");
+  if (new_metrics) metrics << kMetricsHeader << "\n" << std::flush;
+  return metrics;
+}
+
+// The progress line: on a terminal rewritten in place, else one line every 2 s (and the last).
+class ProgressPrinter {
+ public:
+  ProgressPrinter(bool quiet, std::int64_t num_iterations)
+      : m_quiet(quiet), m_tty(!quiet && ::isatty(STDERR_FILENO)), m_num_iterations(num_iterations) {}
+  void print(std::int64_t it, std::int64_t first, std::int64_t last, const TrainProgress& progress, double sps,
+             double elapsed, bool final_it) {
+    const auto now = Clock::now();
+    if (m_quiet || !(m_tty || final_it || now - m_last > std::chrono::seconds(2))) return;
+    const double eta = elapsed / static_cast<double>(it - first + 1) * static_cast<double>(last - it);
+    char line[256];
+    std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
+                  static_cast<long long>(it), static_cast<long long>(m_num_iterations),
+                  human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(), progress.mean_length(),
+                  human(sps).c_str(), progress.wall_seconds, eta);
+    if (m_tty) std::fprintf(stderr, "\r%-100s%s", line, final_it ? "\n" : "");
+    else std::fprintf(stderr, "%s\n", line);
+    m_last = now;
+  }
+
+ private:
+  bool m_quiet, m_tty;
+  std::int64_t m_num_iterations;
+  Clock::time_point m_last = Clock::now();
+};
+
+void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, const TrainProgress& progress,
+                   const TrainResult& result, std::int64_t num_iterations) {
+  nlohmann::json s;
+  s["env"] = cfg.env.name;
+  s["final_mean_return"] = std::isnan(result.final_mean_return) ? nlohmann::json(nullptr) : nlohmann::json(result.final_mean_return);
+  s["final_mean_length"] = std::isnan(progress.mean_length()) ? nlohmann::json(nullptr) : nlohmann::json(progress.mean_length());
+  s["episodes"] = progress.episodes;
+  s["env_steps"] = result.env_steps;
+  s["iterations"] = result.iterations;
+  s["wall_seconds"] = result.wall_seconds;
+  s["env_steps_per_second"] = result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
+  s["device"] = device_name(rt.device());
+  s["threads"] = rt.cpu_threads();
+  s["seed"] = cfg.train.seed;
+  s["reached_target"] = result.reached_target;
+  s["finished"] = result.reached_target || progress.iteration >= num_iterations;
+  s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
+  write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
+}
+
+}  // namespace
+
+void check_run_dir_free(const TrainOptions& opts) {
+  if (opts.resume_dir.empty() && !opts.run_dir.empty() && holds_run(fs::path(opts.run_dir)))
+    throw ConfigError(opts.run_dir + ": already holds a run; use --resume " + opts.run_dir + " or another --run-dir");
+}
+
+void print_train_result(const TrainResult& r) {
+  std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", r.run_dir.c_str(),
+              static_cast<long long>(r.env_steps), r.wall_seconds, r.final_mean_return,
+              r.reached_target ? " (target reached)" : "");
+}
+
+TrainResult train(const TrainOptions& opts) {
+  // 1. Everything that can be wrong with the input is checked before anything is written.
+  const bool resuming = !opts.resume_dir.empty();
+  std::string ckpt_path;
+  const Config cfg = resolve_train_config(opts, ckpt_path);
   Runtime rt(cfg.train.device, cfg.train.threads, opts.device.empty() ? cfg.source : "");
   auto env = rt.make_env(cfg);
   env->reset(cfg.train.seed);
@@ -131,23 +216,7 @@ TrainResult train(const TrainOptions& opts) {
   TrainResult result;
   result.run_dir = resuming ? opts.resume_dir : (opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir);
   const fs::path dir(result.run_dir);
-  const fs::path metrics_path = dir / "metrics.csv";
-  if (!resuming) {
-    if (fs::exists(dir / "config.toml") || fs::exists(metrics_path))
-      throw ConfigError(result.run_dir + ": already holds a run; use --resume " + result.run_dir +
-                        " or another --run-dir");
-    std::error_code ec;
-    fs::create_directories(dir / "checkpoints", ec);
-    if (ec) throw ConfigError(result.run_dir + ": cannot create (" + ec.message() + ")");
-  }
-  write_text_atomic((dir / "config.toml").string(), to_toml(cfg));
-  if (resuming) trim_metrics(metrics_path.string(), progress.iteration);
-  const bool new_metrics = !fs::exists(metrics_path);
-  std::ofstream metrics(metrics_path, std::ios::app);
-  if (!metrics) throw ConfigError(metrics_path.string() + ": cannot write");
-  if (new_metrics) metrics << kMetricsHeader << "\n" << std::flush;
-
-  const bool tty = !opts.quiet && ::isatty(STDERR_FILENO);
+  std::ofstream metrics = open_run_dir(dir, cfg, resuming, progress.iteration);
   if (!opts.quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     std::fprintf(stderr, "rltrain train: env %s, %lld envs, device %s (%d threads), %lld iterations of %lld steps, run dir %s%s\n",
@@ -156,11 +225,10 @@ TrainResult train(const TrainOptions& opts) {
                  result.run_dir.c_str(), resuming ? " (resumed)" : "");
   }
 
-  // 3. The loop.
-  using Clock = std::chrono::steady_clock;
+  // 3. The loop: iterate, record, checkpoint, report; stop at the end or at the target.
   const auto t0 = Clock::now();
   const double wall_before = progress.wall_seconds;
-  auto last_print = t0;
+  ProgressPrinter printer(opts.quiet, num_iterations);
   const std::int64_t first = progress.iteration + 1;
   const std::int64_t last =
       opts.max_iterations > 0 ? std::min(num_iterations, progress.iteration + opts.max_iterations) : num_iterations;
@@ -192,19 +260,7 @@ TrainResult train(const TrainOptions& opts) {
                          progress.mean_return() >= cfg.train.target_return;
     const bool final_it = it == last || reached;
     if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it) checkpoint(it);
-    const auto now = Clock::now();
-    if (!opts.quiet && (tty || final_it || now - last_print > std::chrono::seconds(2))) {
-      const double elapsed = std::chrono::duration<double>(now - t0).count();
-      const double eta = elapsed / static_cast<double>(it - first + 1) * static_cast<double>(last - it);
-      char line[256];
-      std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
-                    static_cast<long long>(it), static_cast<long long>(num_iterations),
-                    human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(),
-                    progress.mean_length(), human(sps).c_str(), progress.wall_seconds, eta);
-      if (tty) std::fprintf(stderr, "\r%-100s%s", line, final_it ? "\n" : "");
-      else std::fprintf(stderr, "%s\n", line);
-      last_print = now;
-    }
+    printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it);
     if (reached) {
       result.reached_target = true;
       break;
@@ -217,22 +273,7 @@ TrainResult train(const TrainOptions& opts) {
   result.env_steps = progress.env_steps;
   result.iterations = progress.iteration;
   result.wall_seconds = progress.wall_seconds;
-  nlohmann::json s;
-  s["env"] = cfg.env.name;
-  s["final_mean_return"] = std::isnan(result.final_mean_return) ? nlohmann::json(nullptr) : nlohmann::json(result.final_mean_return);
-  s["final_mean_length"] = std::isnan(progress.mean_length()) ? nlohmann::json(nullptr) : nlohmann::json(progress.mean_length());
-  s["episodes"] = progress.episodes;
-  s["env_steps"] = result.env_steps;
-  s["iterations"] = result.iterations;
-  s["wall_seconds"] = result.wall_seconds;
-  s["env_steps_per_second"] = result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
-  s["device"] = device_name(rt.device());
-  s["threads"] = rt.cpu_threads();
-  s["seed"] = cfg.train.seed;
-  s["reached_target"] = result.reached_target;
-  s["finished"] = result.reached_target || progress.iteration >= num_iterations;
-  s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
-  write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
+  write_summary(dir, cfg, rt, progress, result, num_iterations);
   return result;
 }
 

@@ -5,18 +5,21 @@
 #include <memory>
 #include <string>
 
+#include "envs/physics_batch.h"
 #include "rl/config.h"
+#include "rl/policy.h"
 #include "rl/ppo.h"
+#include "sim/host_copies.h"
 #include "sim/vec_env.h"
 
 namespace rlt {
 
-class Runtime {
+class Runtime final : public HostCopies {
  public:
   // want: auto | cpu | cuda. auto picks CUDA when a GPU answers (note() then says which) and
   // falls back to the CPU with one line saying why; cuda without a GPU throws ConfigError.
   Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "");
-  ~Runtime();
+  ~Runtime() override;
 
   Device device() const { return m_device; }
   const std::string& note() const { return m_note; }
@@ -28,11 +31,17 @@ class Runtime {
   // The env of a config, with its [env] parameters applied (ConfigError naming env.<key>).
   std::unique_ptr<VecEnv> make_env(const Config& cfg) const;
   std::unique_ptr<Learner> make_learner(const Config& cfg, VecEnv& env) const;
+  // A policy that acts on up to max_rows observations at once (weights zero until loaded).
+  std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows) const;
+  // A bare-physics batch of an MJCF model (envs/physics_batch.h): num_envs copies, substeps physics
+  // steps per control step, random controls keyed by ctrl_seed.
+  std::unique_ptr<PhysicsBatch> make_physics_batch(const Model& model, i64 num_envs, int substeps,
+                                                   std::uint64_t ctrl_seed) const;
   // Host <-> executor copies of small arrays (actions for eval, stats).
-  void to_host(float* dst, const float* src, i64 n) const;
-  void from_host(float* dst, const float* src, i64 n) const;
-  void to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const;
-  void to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const;
+  void to_host(float* dst, const float* src, i64 n) const override;
+  void from_host(float* dst, const float* src, i64 n) const override;
+  void to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const override;
+  void to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const override;
   // Counted host<->device copies so far (0 on the CPU).
   std::int64_t num_transfers() const;
   // Waits for queued device work (timing); nothing on the CPU.

@@ -1,10 +1,10 @@
-#include "rl/evaluate.h"
+#include "apps/evaluate.h"
 
 #include <cmath>
 #include <filesystem>
 
 #include "rl/checkpoint.h"
-#include "rl/runtime.h"
+#include "apps/runtime.h"
 
 namespace rlt {
 
@@ -19,19 +19,11 @@ std::string resolve_checkpoint_path(const std::string& path) {
   return path;
 }
 
-void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
-                          const std::string& source) {
-  if (ckpt.config.env.name != env_name)
-    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name + "', but " + source +
-                          " asks for env '" + env_name + "'");
-}
-
-std::unique_ptr<Learner> make_acting_learner(const Runtime& rt, Config cfg, const Checkpoint& ckpt, VecEnv& env) {
-  cfg.ppo.num_steps = 1;  // it only acts: a one-step rollout buffer
-  cfg.ppo.num_minibatches = 1;
-  auto learner = rt.make_learner(cfg, env);
-  restore_checkpoint(ckpt, *learner, /*policy_only=*/true, nullptr, nullptr);
-  return learner;
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const VecEnv& env) {
+  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg), env.num_envs());
+  restore_policy(ckpt, *policy);
+  return policy;
 }
 
 EvalResult evaluate(const EvalOptions& opts) {
@@ -49,7 +41,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   cfg.env.num_envs = opts.episodes;  // one env per episode
   Runtime rt(opts.device, opts.threads);
   auto env = rt.make_env(cfg);
-  auto learner = make_acting_learner(rt, cfg, ckpt, *env);
+  auto policy = make_checkpoint_policy(rt, cfg, ckpt, *env);
   env->reset(opts.seed);
 
   const i64 n = env->num_envs();
@@ -67,7 +59,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   i64 remaining = n;
   const std::int64_t max_steps = static_cast<std::int64_t>(env->spec().max_episode_steps) + 1;
   for (std::int64_t t = 0; remaining > 0 && t < max_steps; ++t) {
-    env->step(learner->act(opts.deterministic, static_cast<std::uint32_t>(t)));
+    env->step(policy->act(env->obs(), n, opts.deterministic, static_cast<std::uint32_t>(t)));
     rt.to_host(term.data(), env->terminated(), n);
     rt.to_host(trunc.data(), env->truncated(), n);
     rt.to_host(ret.data(), env->ep_return(), n);

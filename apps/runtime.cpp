@@ -1,10 +1,10 @@
-#include "rl/runtime.h"
+#include "apps/runtime.h"
 
 #include "envs/registry.h"
 #include "kernels/device.h"
 #if defined(RLTRAIN_WITH_CUDA)
 #include "kernels/cuda_envs.h"
-#include "kernels/cuda_ppo.h"
+#include "rl/ppo_cuda.h"
 #endif
 
 namespace rlt {
@@ -96,6 +96,21 @@ std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) c
   }
 #endif
   return std::make_unique<Ppo<CpuExecutor>>(cfg, env, m_cpu);
+}
+
+std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows) const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return make_cuda_policy(spec, norm, max_rows, m_cuda->exec);
+#endif
+  return make_cpu_policy(spec, norm, max_rows, m_cpu);
+}
+
+std::unique_ptr<PhysicsBatch> Runtime::make_physics_batch(const Model& model, i64 num_envs, int substeps,
+                                                          std::uint64_t ctrl_seed) const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return rlt::make_physics_batch(model, num_envs, substeps, ctrl_seed, m_cuda->exec);
+#endif
+  return rlt::make_physics_batch(model, num_envs, substeps, ctrl_seed, m_cpu);
 }
 
 // Copies through whichever executor is active.

@@ -35,4 +35,9 @@ struct TrainResult {
 // Throws ConfigError / CheckpointError for bad input (the CLI maps them to exit code 2).
 TrainResult train(const TrainOptions& opts);
 
+// ConfigError when a new run (no --resume) names a run directory that already holds a run.
+void check_run_dir_free(const TrainOptions& opts);
+// The result line `rltrain train` prints.
+void print_train_result(const TrainResult& r);
+
 }  // namespace rlt

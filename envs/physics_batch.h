@@ -1,0 +1,311 @@
+// PhysicsBatch: N copies of any MJCF model stepped by the physics directly, with no task on top
+// (no observation, reward or episode): what `rltrain bench --model` times and what
+// `rltrain view --model` shows. Single source: PhysicsBatchT<Exec> runs the same per-env functors
+// (sim/physics_step.h) under parallel_for on the CPU executor (envs/physics_batch.cpp) and, unchanged,
+// on the CUDA executor (envs/physics_batch_cuda.cu); apps/ makes one through Runtime and never
+// names a backend.
+//
+// Layout (executor memory): the model's two blocks (HostModel<float>, uploaded once, a ModelView
+// bound to them), one physics row per env (DataLayout, sim/dynamics.h), one control row per env
+// (nu floats), one contact count per env.
+// Controls of a control step (CtrlMode): zero; random, uniform in each actuator's interval
+// (ctrl_sample_range), keyed (seed, env, step) through sim/actuators.h random_ctrl, the same
+// numbers `rltrain rollout --ctrl random` and tools/bench_mujoco draw; or manual, nu values set
+// on the host and broadcast to every env.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/actuators.h"
+#include "sim/dynamics.h"
+#include "sim/model.h"
+#include "sim/model_view.h"
+#include "sim/physics_step.h"
+#include "sim/vec_env.h"  // DrawGeom, Device
+
+namespace rlt {
+
+class CudaExecutor;
+
+enum class CtrlMode : int { kZero = 0, kRandom = 1, kManual = 2 };
+
+// The interval each actuator's random control is drawn from (nu x 2): its ctrlrange when
+// ctrllimited, [-1, 1] otherwise.
+inline std::vector<double> ctrl_sample_range(const Model& model) {
+  std::vector<double> range(2 * static_cast<size_t>(model.nu));
+  for (size_t u = 0; u < static_cast<size_t>(model.nu); ++u) {
+    const bool limited = model.actuator_ctrllimited[u] != 0;
+    range[2 * u] = limited ? model.actuator_ctrlrange[2 * u] : -1.0;
+    range[2 * u + 1] = limited ? model.actuator_ctrlrange[2 * u + 1] : 1.0;
+  }
+  return range;
+}
+
+// The geoms of a model as the viewer draws them (sim/vec_env.h DrawGeom).
+inline std::vector<DrawGeom> model_draw_geoms(const Model& m) {
+  std::vector<DrawGeom> out(static_cast<size_t>(m.ngeom));
+  for (size_t g = 0; g < out.size(); ++g) {
+    out[g].type = m.geom_type[g];
+    for (size_t k = 0; k < 3; ++k) out[g].size[k] = static_cast<float>(m.geom_size[3 * g + k]);
+    if (m.geom_rgba.size() == 4 * out.size())
+      for (size_t k = 0; k < 4; ++k) out[g].rgba[k] = m.geom_rgba[4 * g + k];
+  }
+  return out;
+}
+
+// ---- per-env functors (RLT_HD: both executors) ---------------------------------------------------
+
+// Envs [first, first + n): the model's initial state (qpos0, at rest), then kinematics so that the
+// geom poses are current before the first step.
+struct ResetModelEnvs {
+  ModelView<float> m;
+  DataLayout layout;
+  float* data;
+  i64 first;
+  RLT_HD void operator()(i64 k) const {
+    const DataView<float> d = data_view<float>(layout, data + (first + k) * layout.size);
+    reset_data(m, d);
+    kinematics(m, d);
+  }
+};
+
+// Every env's controls for one control step (CtrlMode).
+struct ModelCtrlEnvs {
+  float* ctrl;          // (num_envs x nu)
+  const float* range;   // (nu x 2) random intervals
+  const float* manual;  // (nu) kManual's values
+  int nu;
+  int mode;             // CtrlMode
+  std::uint64_t seed;
+  u32 step;
+  RLT_HD void operator()(i64 env) const {
+    float* c = ctrl + env * nu;
+    if (mode == static_cast<int>(CtrlMode::kRandom)) random_ctrl(range, nu, seed, static_cast<u32>(env), step, c);
+    else
+      for (int u = 0; u < nu; ++u) c[u] = mode == static_cast<int>(CtrlMode::kManual) ? manual[u] : 0.0f;
+  }
+};
+
+// An env whose qpos or qvel is no longer finite starts over (DESIGN.md D9); counted per env.
+struct ResetNonfiniteEnvs {
+  ModelView<float> m;
+  DataLayout layout;
+  float* data;
+  std::uint32_t* resets;  // (num_envs)
+  RLT_HD void operator()(i64 env) const {
+    const DataView<float> d = data_view<float>(layout, data + env * layout.size);
+    bool ok = true;
+    for (int k = 0; k < m.nq; ++k) ok = ok && is_finite(d.qpos[k]);
+    for (int k = 0; k < m.nv; ++k) ok = ok && is_finite(d.qvel[k]);
+    if (ok) return;
+    resets[env] += 1;
+    reset_data(m, d);
+    kinematics(m, d);
+  }
+};
+
+// Geom poses of envs [first, first + count): (count x ngeom x 12) floats, each geom's geom_xpos (3)
+// then geom_xmat (9), the VecEnv::request_draw_poses layout.
+struct GatherModelPoses {
+  const float* data;
+  DataLayout layout;
+  int ngeom;
+  i64 first;
+  float* out;
+  RLT_HD void operator()(i64 k) const {
+    const float* row = data + (first + k) * layout.size;
+    float* o = out + k * ngeom * 12;
+    for (int g = 0; g < ngeom; ++g) {
+      for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];
+      for (int q = 0; q < 9; ++q) o[12 * g + 3 + q] = row[layout.geom_xmat + 9 * g + q];
+    }
+  }
+};
+
+// ---- the batch ------------------------------------------------------------------------------------
+
+class PhysicsBatch {
+ public:
+  using DrawRange = VecEnv::DrawRange;  // (first, count)
+
+  virtual ~PhysicsBatch() = default;
+  virtual Device device() const = 0;
+  virtual i64 num_envs() const = 0;
+  virtual const Model& model() const = 0;        // host, double
+  virtual const DataLayout& layout() const = 0;  // of each env's physics row
+  virtual int substeps() const = 0;              // physics steps per control step
+
+  // Every env, or env i (std::out_of_range outside the batch), at the model's initial state.
+  virtual void reset() = 0;
+  virtual void reset_one(i64 env) = 0;
+  // One control step: every env's controls (mode; manual: the values set_manual_ctrl gave), then
+  // substeps() physics steps with them held. Queued on the executor.
+  virtual void control_step(CtrlMode mode, std::uint32_t step) = 0;
+  virtual void set_manual_ctrl(const std::vector<float>& ctrl) = 0;  // nu values (fewer: zeros)
+  // Envs whose state went non-finite start over; reset_counts() says how often, per env.
+  virtual void reset_nonfinite() = 0;
+  virtual void synchronize() const = 0;
+
+  // Host copies (waits for queued work): every env's physics row, contact count after the last
+  // physics step, and non-finite resets; or one env's row and controls.
+  virtual void download(std::vector<float>* data, std::vector<int>* ncon) const = 0;
+  virtual std::vector<std::uint32_t> reset_counts() const = 0;
+  virtual std::vector<float> row(i64 env) const = 0;
+  virtual std::vector<float> ctrl_row(i64 env) const = 0;
+
+  // Drawing: the pose pair of VecEnv (sim/vec_env.h), same layout and semantics.
+  std::vector<DrawGeom> draw_geoms() const { return model_draw_geoms(model()); }
+  virtual void request_draw_poses(const std::vector<DrawRange>& ranges) = 0;
+  virtual const float* wait_draw_poses() = 0;
+};
+
+template <class Exec>
+class PhysicsBatchT final : public PhysicsBatch {
+ public:
+  template <class T>
+  using Buffer = typename Exec::template Buffer<T>;
+
+  // ctrl_seed keys the random controls. Throws std::invalid_argument for num_envs < 1 or substeps < 1.
+  PhysicsBatchT(const Model& model, i64 num_envs, int substeps, std::uint64_t ctrl_seed, const Exec& exec)
+      : m_exec(exec), m_model(model), m_host(model), m_num_envs(num_envs), m_substeps(substeps), m_seed(ctrl_seed) {
+    if (num_envs < 1) throw std::invalid_argument("a physics batch needs at least one env");
+    if (substeps < 1) throw std::invalid_argument("a control step needs at least one physics step");
+    m_reals.resize(static_cast<i64>(m_host.reals().size()));
+    m_ints.resize(static_cast<i64>(m_host.ints().size()));
+    m_exec.copy_from_host(m_reals.data(), m_host.reals().data(), m_reals.size());
+    m_exec.copy_from_host(m_ints.data(), m_host.ints().data(), m_ints.size());
+    m_view = m_host.view();
+    m_view.bind(m_reals.data(), m_ints.data());
+    m_layout = data_layout(m_host.view());
+    const int nu = m_model.nu;
+    const std::vector<double> range = ctrl_sample_range(m_model);
+    const std::vector<float> range_f(range.begin(), range.end());
+    m_range.resize(std::max<i64>(1, 2 * nu));
+    m_manual.resize(std::max<i64>(1, nu));
+    m_exec.fill(m_manual.data(), 0.0f, m_manual.size());
+    if (nu > 0) m_exec.copy_from_host(m_range.data(), range_f.data(), 2 * nu);
+    m_data.resize(num_envs * m_layout.size);
+    m_ctrl.resize(std::max<i64>(1, num_envs * nu));
+    m_ncon.resize(num_envs);
+    m_resets.resize(num_envs);
+    m_exec.fill(m_data.data(), 0.0f, m_data.size());
+    m_exec.fill(m_ctrl.data(), 0.0f, m_ctrl.size());
+    reset();
+  }
+
+  Device device() const override { return Exec::kDevice; }
+  i64 num_envs() const override { return m_num_envs; }
+  const Model& model() const override { return m_model; }
+  const DataLayout& layout() const override { return m_layout; }
+  int substeps() const override { return m_substeps; }
+
+  void reset() override {
+    m_exec.fill(m_ncon.data(), 0, m_num_envs);
+    m_exec.fill(m_resets.data(), std::uint32_t{0}, m_num_envs);
+    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), 0});
+  }
+  void reset_one(i64 env) override {
+    check_env(env);
+    parallel_for(m_exec, 1, ResetModelEnvs{m_view, m_layout, m_data.data(), env});
+  }
+  void control_step(CtrlMode mode, std::uint32_t step) override {
+    const int nu = m_model.nu;
+    if (nu > 0)
+      parallel_for(m_exec, m_num_envs,
+                   ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
+    parallel_for(m_exec, m_num_envs,
+                 PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
+                                        m_ncon.data()});
+  }
+  void set_manual_ctrl(const std::vector<float>& ctrl) override {
+    std::vector<float> c(static_cast<size_t>(m_manual.size()), 0.0f);
+    for (size_t u = 0; u < c.size() && u < ctrl.size(); ++u) c[u] = ctrl[u];
+    m_exec.copy_from_host(m_manual.data(), c.data(), m_manual.size());
+  }
+  void reset_nonfinite() override {
+    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), m_resets.data()});
+  }
+  void synchronize() const override { m_exec.synchronize(); }
+
+  void download(std::vector<float>* data, std::vector<int>* ncon) const override {
+    data->resize(static_cast<size_t>(m_data.size()));
+    ncon->resize(static_cast<size_t>(m_num_envs));
+    m_exec.copy_to_host(data->data(), m_data.data(), m_data.size());
+    m_exec.copy_to_host(ncon->data(), m_ncon.data(), m_num_envs);
+  }
+  std::vector<std::uint32_t> reset_counts() const override {
+    std::vector<std::uint32_t> out(static_cast<size_t>(m_num_envs));
+    m_exec.copy_to_host(out.data(), m_resets.data(), m_num_envs);
+    return out;
+  }
+  std::vector<float> row(i64 env) const override {
+    check_env(env);
+    std::vector<float> out(static_cast<size_t>(m_layout.size));
+    m_exec.copy_to_host(out.data(), m_data.data() + env * m_layout.size, m_layout.size);
+    return out;
+  }
+  std::vector<float> ctrl_row(i64 env) const override {
+    check_env(env);
+    std::vector<float> out(static_cast<size_t>(m_model.nu));
+    if (m_model.nu > 0) m_exec.copy_to_host(out.data(), m_ctrl.data() + env * m_model.nu, m_model.nu);
+    return out;
+  }
+
+  void request_draw_poses(const std::vector<DrawRange>& ranges) override {
+    i64 total = 0;
+    for (const auto& [first, count] : ranges) {
+      if (first < 0 || count < 0 || first + count > m_num_envs)
+        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                ") outside [0, " + std::to_string(m_num_envs) + ")");
+      total += count;
+    }
+    const i64 per_env = static_cast<i64>(m_model.ngeom) * 12;
+    float* out = m_pose_readback.target(total * per_env);
+    for (const auto& [first, count] : ranges) {
+      if (count > 0 && per_env > 0)
+        parallel_for(m_exec, count, GatherModelPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
+      out += count * per_env;
+    }
+    m_pose_readback.start(m_exec, total * per_env);
+    m_pose_requested = true;
+  }
+  const float* wait_draw_poses() override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
+
+ private:
+  void check_env(i64 env) const {
+    if (env < 0 || env >= m_num_envs)
+      throw std::out_of_range("env " + std::to_string(env) + " outside [0, " + std::to_string(m_num_envs) + ")");
+  }
+
+  Exec m_exec;
+  Model m_model;             // host, double
+  HostModel<float> m_host;   // host float blocks
+  ModelView<float> m_view;   // bound to the executor copy
+  DataLayout m_layout;
+  i64 m_num_envs;
+  int m_substeps;
+  std::uint64_t m_seed;
+  Buffer<float> m_reals;     // HostModel<float>::reals() on the executor
+  Buffer<int> m_ints;        // HostModel<float>::ints()
+  Buffer<float> m_range;     // (nu x 2) random control intervals
+  Buffer<float> m_manual;    // (nu) manual controls
+  Buffer<float> m_data;      // (num_envs x layout.size) physics rows
+  Buffer<float> m_ctrl;      // (num_envs x nu)
+  Buffer<int> m_ncon;        // (num_envs) contacts after the last physics step
+  Buffer<std::uint32_t> m_resets;  // (num_envs) non-finite resets
+  typename Exec::template Readback<float> m_pose_readback;
+  bool m_pose_requested = false;
+};
+
+// Instantiated for CpuExecutor (envs/physics_batch.cpp) and CudaExecutor (envs/physics_batch_cuda.cu).
+template <class Exec>
+std::unique_ptr<PhysicsBatch> make_physics_batch(const Model& model, i64 num_envs, int substeps,
+                                                 std::uint64_t ctrl_seed, const Exec& exec);
+
+}  // namespace rlt
