@@ -68,7 +68,7 @@ int run_bench(const BenchOptions& opts) {
 
       // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
       // the viewer act through; untrained weights act as well as trained ones for timing).
-      auto policy = rt.make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), n);
+      auto policy = rt.make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(1), n);
       const std::int64_t psteps = std::max<std::int64_t>(5, steps / 10);
       t0 = Clock::now();
       for (std::int64_t t = 0; t < psteps; ++t) env->step(policy->act(env->obs(), n, false, static_cast<u32>(t)));

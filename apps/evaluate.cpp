@@ -21,7 +21,7 @@ std::string resolve_checkpoint_path(const std::string& path) {
 
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
                                                const VecEnv& env) {
-  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg), env.num_envs());
+  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(cfg.train.seed), env.num_envs());
   restore_policy(ckpt, *policy);
   return policy;
 }

@@ -98,11 +98,12 @@ std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) c
   return std::make_unique<Ppo<CpuExecutor>>(cfg, env, m_cpu);
 }
 
-std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows) const {
+std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed,
+                                             i64 max_rows) const {
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) return make_cuda_policy(spec, norm, max_rows, m_cuda->exec);
+  if (m_cuda) return make_cuda_policy(spec, norm, sample_seed, max_rows, m_cuda->exec);
 #endif
-  return make_cpu_policy(spec, norm, max_rows, m_cpu);
+  return make_cpu_policy(spec, norm, sample_seed, max_rows, m_cpu);
 }
 
 std::unique_ptr<PhysicsBatch> Runtime::make_physics_batch(const Model& model, i64 num_envs, int substeps,

@@ -31,8 +31,10 @@ class Runtime final : public HostCopies {
   // The env of a config, with its [env] parameters applied (ConfigError naming env.<key>).
   std::unique_ptr<VecEnv> make_env(const Config& cfg) const;
   std::unique_ptr<Learner> make_learner(const Config& cfg, VecEnv& env) const;
-  // A policy that acts on up to max_rows observations at once (weights zero until loaded).
-  std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows) const;
+  // A policy that acts on up to max_rows observations at once (weights zero until loaded), its
+  // sampled actions keyed by sample_seed (policy_sample_seed of the run's train.seed).
+  std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed,
+                                      i64 max_rows) const;
   // A bare-physics batch of an MJCF model (envs/physics_batch.h): num_envs copies, substeps physics
   // steps per control step, random controls keyed by ctrl_seed.
   std::unique_ptr<PhysicsBatch> make_physics_batch(const Model& model, i64 num_envs, int substeps,

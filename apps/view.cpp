@@ -39,7 +39,7 @@ std::unique_ptr<view::EnvSim> env_sim(std::shared_ptr<const Runtime> rt, const C
     c.ppo = ckpt->config.ppo;
     policy = make_checkpoint_policy(*rt, c, *ckpt, *env);
   } else if (with_policy) {
-    policy = rt->make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), env->num_envs());
+    policy = rt->make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(cfg.train.seed), env->num_envs());
   }
   return std::make_unique<view::EnvSim>(std::move(env), std::move(rt), std::move(policy), ckpt != nullptr, seed);
 }

@@ -29,20 +29,15 @@ struct ObsNormalization {
 
 class Policy {
  public:
-  // The stream SampleAction draws from when a caller names none: the one an acting learner used
-  // (its seed 0 ^ 0x5EED), so evaluation returns are unchanged by the Policy's introduction.
-  static constexpr std::uint64_t kDefaultSampleSeed = 0x5EEDu;
-
   virtual ~Policy() = default;
   virtual const PolicySpec& spec() const = 0;
   virtual Device device() const = 0;
   // Most observation rows one act() call takes.
   virtual i64 max_rows() const = 0;
   // Actions for `rows` raw observations (executor memory, rows x obs_dim): the distribution's mode
-  // when deterministic, else a sample from the Philox stream keyed (seed, row, step_key). Returns
-  // executor memory (rows x act_dim; discrete: the action index), valid until the next call.
-  virtual const float* act(const float* obs, i64 rows, bool deterministic, std::uint32_t step_key,
-                           std::uint64_t seed = kDefaultSampleSeed) = 0;
+  // when deterministic, else a sample from the Philox stream keyed (sample seed, row, step_key).
+  // Returns executor memory (rows x act_dim; discrete: the action index), valid until the next call.
+  virtual const float* act(const float* obs, i64 rows, bool deterministic, std::uint32_t step_key) = 0;
   // Restores params (the whole actor-critic buffer), obs_mean and obs_var; std::runtime_error
   // naming the array on a missing one or a size mismatch. Other arrays are ignored.
   virtual void load(const std::vector<NamedArray>& arrays) = 0;
@@ -53,8 +48,9 @@ class PolicyT final : public Policy {
  public:
   using FBuf = typename Exec::template Buffer<float>;
 
-  PolicyT(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows, const Exec& exec)
-      : m_spec(spec), m_layout(spec), m_norm(norm), m_exec(exec) {
+  // sample_seed keys the sampled actions (the learner acts with train.seed ^ 0x5EED: policy_sample_seed).
+  PolicyT(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed, i64 max_rows, const Exec& exec)
+      : m_spec(spec), m_layout(spec), m_norm(norm), m_seed(sample_seed), m_exec(exec) {
     if (max_rows < 1) throw std::invalid_argument("Policy: max_rows must be positive");
     m_actor = Mlp<float, Exec>(m_layout.actor, 0, max_rows, m_exec);
     m_params.resize(m_layout.num_params);
@@ -71,15 +67,14 @@ class PolicyT final : public Policy {
   Device device() const override { return Exec::kDevice; }
   i64 max_rows() const override { return m_actor.max_rows(); }
 
-  const float* act(const float* obs, i64 rows, bool deterministic, std::uint32_t step_key,
-                   std::uint64_t seed = kDefaultSampleSeed) override {
+  const float* act(const float* obs, i64 rows, bool deterministic, std::uint32_t step_key) override {
     parallel_for(m_exec, rows * m_spec.obs_dim,
                  NormalizeObs{obs, m_obs_mean.data(), m_obs_var.data(), m_norm_obs.data(), m_spec.obs_dim, m_norm.clip,
                               m_norm.enabled});
     const float* head = m_actor.forward(m_exec, m_params.data(), m_norm_obs.data(), rows);
     parallel_for(m_exec, rows,
                  SampleAction{head, m_params.data() + m_layout.log_std_offset, m_actions.data(), nullptr,
-                              m_spec.head_dim(), m_spec.act_dim, m_spec.discrete, deterministic, seed, step_key});
+                              m_spec.head_dim(), m_spec.act_dim, m_spec.discrete, deterministic, m_seed, step_key});
     return m_actions.data();
   }
 
@@ -104,6 +99,7 @@ class PolicyT final : public Policy {
   PolicySpec m_spec;
   ActorCriticLayout m_layout;
   ObsNormalization m_norm;
+  std::uint64_t m_seed;
   Exec m_exec;
   Mlp<float, Exec> m_actor;
   FBuf m_params;             // (num_params) the whole actor-critic buffer; the actor and log_std are read
@@ -114,7 +110,10 @@ class PolicyT final : public Policy {
 
 class CpuExecutor;
 // PolicyT<CpuExecutor> (rl/ppo_cpu.cpp); the CUDA twin is make_cuda_policy (rl/ppo_cuda.h).
-std::unique_ptr<Policy> make_cpu_policy(const PolicySpec& spec, const ObsNormalization& norm, i64 max_rows,
-                                        const CpuExecutor& exec);
+std::unique_ptr<Policy> make_cpu_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed,
+                                        i64 max_rows, const CpuExecutor& exec);
+
+// The stream a run's sampled actions come from: the learner's (Ppo::act) for train.seed.
+inline std::uint64_t policy_sample_seed(std::uint64_t train_seed) { return train_seed ^ 0x5EEDu; }
 
 }  // namespace rlt

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "rl/policy.h"  // policy_sample_seed
 #include "rl/ppo.h"
 
 namespace rlt {
@@ -264,7 +265,7 @@ const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
   const PolicySpec& ps = m_ac.spec();
   parallel_for(m_exec, m_num_envs,
                SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
-                            ps.act_dim, ps.discrete, deterministic, m_seed ^ 0x5EEDu, step_key});
+                            ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key});
   return m_step_actions.data();
 }
 
