@@ -1,0 +1,97 @@
+// PhysicsBatch (envs/physics_batch.h) on the CPU executor: the batch steps exactly what the per-env
+// functors step by hand, one env resets alone, manual controls reach every env, poses come in the
+// VecEnv layout, bad indices are refused. (Its CUDA twin is compared in tests/sim/test_contacts_cuda.cpp.)
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "envs/physics_batch.h"
+#include "sim/cpu_executor.h"
+#include "sim/mjcf.h"
+
+namespace rlt {
+namespace {
+
+Model ant() { return load_mjcf(std::string(RLT_SOURCE_DIR) + "/envs/assets/ant.xml"); }
+
+TEST(PhysicsBatch, RandomControlStepsMatchTheFunctorsByHand) {
+  const Model model = ant();
+  const int n = 5, substeps = 5;
+  CpuExecutor exec(2);
+  auto batch = make_physics_batch(model, n, substeps, 11, exec);
+  const HostModel<float> host(model);
+  const ModelView<float>& m = host.view();
+  const DataLayout layout = data_layout(m);
+  const std::vector<double> range_d = ctrl_sample_range(model);
+  const std::vector<float> range(range_d.begin(), range_d.end());
+  std::vector<float> data(static_cast<size_t>(n * layout.size), 0.0f), ctrl(static_cast<size_t>(n * m.nu));
+  std::vector<int> ncon(n);
+  ResetModelEnvs{m, layout, data.data(), 0}(0);
+  for (int e = 1; e < n; ++e) ResetModelEnvs{m, layout, data.data(), e}(0);
+  for (u32 k = 0; k < 8; ++k) {
+    for (int e = 0; e < n; ++e) random_ctrl(range.data(), m.nu, 11, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
+    for (int e = 0; e < n; ++e) PhysicsStepEnvs<float>{m, layout, data.data(), ctrl.data(), substeps, ncon.data()}(e);
+    batch->control_step(CtrlMode::kRandom, k);
+  }
+  std::vector<float> got;
+  std::vector<int> got_ncon;
+  batch->download(&got, &got_ncon);
+  EXPECT_EQ(got, data);
+  EXPECT_EQ(got_ncon, ncon);
+  EXPECT_EQ(batch->ctrl_row(2), std::vector<float>(ctrl.begin() + 2 * m.nu, ctrl.begin() + 3 * m.nu));
+}
+
+TEST(PhysicsBatch, ResetOneLeavesTheOthersAndManualControlReachesEveryEnv) {
+  const Model model = ant();
+  CpuExecutor exec(1);
+  auto batch = make_physics_batch(model, 4, 5, 3, exec);
+  for (u32 k = 0; k < 10; ++k) batch->control_step(CtrlMode::kRandom, k);
+  std::vector<std::vector<float>> before;
+  for (i64 e = 0; e < 4; ++e) before.push_back(batch->row(e));
+  batch->reset_one(2);
+  auto fresh = make_physics_batch(model, 1, 5, 3, exec);
+  // The state (qpos, qvel) and the poses kinematics derives from it; the rest of a row is scratch.
+  const DataLayout& l = batch->layout();
+  auto state = [&](const std::vector<float>& row) {
+    std::vector<float> s(row.begin() + l.qpos, row.begin() + l.qpos + model.nq);
+    s.insert(s.end(), row.begin() + l.qvel, row.begin() + l.qvel + model.nv);
+    s.insert(s.end(), row.begin() + l.geom_xpos, row.begin() + l.geom_xpos + 3 * model.ngeom);
+    return s;
+  };
+  for (i64 e = 0; e < 4; ++e)
+    if (e == 2) EXPECT_EQ(state(batch->row(e)), state(fresh->row(0)));
+    else EXPECT_EQ(batch->row(e), before[static_cast<size_t>(e)]) << e;
+  std::vector<float> manual(static_cast<size_t>(model.nu));
+  for (size_t u = 0; u < manual.size(); ++u) manual[u] = 0.1f * static_cast<float>(u) - 0.3f;
+  batch->set_manual_ctrl(manual);
+  batch->control_step(CtrlMode::kManual, 10);
+  for (i64 e = 0; e < 4; ++e) EXPECT_EQ(batch->ctrl_row(e), manual);
+  batch->control_step(CtrlMode::kZero, 11);
+  EXPECT_EQ(batch->ctrl_row(1), std::vector<float>(static_cast<size_t>(model.nu), 0.0f));
+  EXPECT_THROW(batch->reset_one(4), std::out_of_range);
+  EXPECT_THROW(batch->row(-1), std::out_of_range);
+  EXPECT_THROW(make_physics_batch(model, 0, 5, 3, exec), std::invalid_argument);
+}
+
+TEST(PhysicsBatch, PosesAreEachGeomsPositionThenRotation) {
+  const Model model = ant();
+  CpuExecutor exec(1);
+  auto batch = make_physics_batch(model, 3, 5, 1, exec);
+  batch->control_step(CtrlMode::kRandom, 0);
+  batch->request_draw_poses({{2, 1}, {0, 1}});
+  const float* p = batch->wait_draw_poses();
+  ASSERT_NE(p, nullptr);
+  const DataLayout& l = batch->layout();
+  const std::vector<float> row2 = batch->row(2), row0 = batch->row(0);
+  const int ng = model.ngeom;
+  for (int g = 0; g < ng; ++g) {
+    for (int q = 0; q < 3; ++q) EXPECT_EQ(p[12 * g + q], row2[static_cast<size_t>(l.geom_xpos + 3 * g + q)]);
+    for (int q = 0; q < 9; ++q) EXPECT_EQ(p[12 * (ng + g) + 3 + q], row0[static_cast<size_t>(l.geom_xmat + 9 * g + q)]);
+  }
+  EXPECT_EQ(batch->draw_geoms().size(), static_cast<size_t>(ng));
+  EXPECT_THROW(batch->request_draw_poses({{2, 2}}), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace rlt
