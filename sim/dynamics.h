@@ -89,7 +89,7 @@ struct DataView {
   T* qM;             // (nv x nv) mass matrix, dense, zero off the dof tree's ancestor chains   mass_matrix
   T* qLD;            // (nv x nv) its L^T D L factors, same sparsity             factor_mass
 
-  // actuators, joint limits and contacts (sim/actuators.h, sim/limits.h, sim/contact.h; driven by
+  // actuators, joint limits and contacts (sim/actuators.h, sim/constraints.h, sim/contact.h; driven by
   // physics_step in sim/physics_step.h)
   T* actuator_force;   // (nu) scalar force of each actuator (MuJoCo's actuator_force)  actuator_forces
   T* qfrc_constraint;  // (nv) joint-limit and contact forces                       physics_step
@@ -99,15 +99,15 @@ struct DataView {
   T* cfrc_ext;         // (nbody x 6) external (contact) wrench on each body in the last substep of a
                        // physics_step: torque (about the body's tree reference point, as cvel, at the
                        // end of the step), then force; world row 0 stays zero  contact_external_forces
-  // soft constraints (sim/constraints.h; capacity nefc_max, 0 unless the model asks for them)
-  T* nefc;             // (1) constraint rows in the last substep (an integer count)  soft_constraints
-  T* efc_J;            // (nefc_max x nv) each row's Jacobian                           soft_constraints
-  T* efc_MiJ;          // (nefc_max x nv) M^-1 J^T, row by row                          soft_constraints
-  T* efc;              // (nefc_max x kEfcStride) per row: aref, R, A_rr + R, force, owner  soft_constraints
+  // soft constraints (sim/constraints.h; capacity nefc_max)
+  T* nefc;             // (1) constraint rows in the last substep (an integer count)  constraint_rows
+  T* efc_J;            // (nefc_max x nv) each row's Jacobian                           constraint_rows
+  T* efc_MiJ;          // (nefc_max x nv) M^-1 J^T, row by row                          constraint_rows
+  T* efc;              // (nefc_max x kEfcStride) per row: aref, R, A_rr + R, force, owner  constraint_rows
 };
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
-constexpr int kContactStride = 17;
+constexpr int kContactStride = 15;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 5;
 

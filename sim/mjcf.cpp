@@ -473,27 +473,21 @@ class MjcfCompiler {
     no_children(e);
   }
 
-  // ---- custom: rltrain's model-wide contact parameters ----
+  // ---- custom: rltrain's numerics ----
 
   // <custom><numeric name="rltrain/<parameter>" data="value"/></custom>: MuJoCo keeps custom numerics
   // as user data (mjModel numeric_*), so such a file still loads there. Numerics with other names
   // and <text>/<tuple> are user data and ignored; an unknown rltrain/ name or a bad value stops.
+  // rltrain/soft_constraints = 1 is accepted as a no-op (files written when a spring-damper law was
+  // the other choice; MuJoCo's soft constraints are now the only law), 0 is refused, and so are the
+  // removed spring-damper parameters.
   void read_custom(const XMLElement* e) {
     {
       Attrs a(m_file, e);
       a.finish();
     }
-    struct Param {
-      const char* name;
-      double* field;
-      bool zero_ok;  // else it must be positive
-    };
-    double soft_constraints = m.soft_constraints ? 1 : 0;  // 0/1 (sim/constraints.h)
-    const Param params[] = {
-        {"contact_stiffness", &m.contact_stiffness, false}, {"contact_damping", &m.contact_damping, true},
-        {"friction_velocity", &m.friction_velocity, false}, {"contact_margin", &m.contact_margin, true},
-        {"limit_stiffness", &m.limit_stiffness, false},     {"limit_damping", &m.limit_damping, true},
-        {"soft_constraints", &soft_constraints, true}};
+    static const char* const kRemoved[] = {"contact_stiffness", "contact_damping", "friction_velocity",
+                                           "limit_stiffness",   "limit_damping",   "contact_margin"};
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string n = c->Name();
       Attrs a(m_file, c);
@@ -512,27 +506,22 @@ class MjcfCompiler {
         continue;
       }
       const std::string key = name.substr(prefix.size());
-      const Param* param = nullptr;
-      std::string known;
-      for (const Param& p : params) {
-        if (key == p.name) param = &p;
-        known += (known.empty() ? "" : ", ") + prefix + p.name;
-      }
-      if (!param) a.fail("unknown rltrain parameter " + quoted(name) + " (known: " + known + ")");
+      for (const char* removed : kRemoved)
+        if (key == removed)
+          a.fail(name + ": the spring-damper contact and limit law was removed; contacts and joint limits follow "
+                 "MuJoCo's soft constraints (default solref/solimp), which take no such parameter");
+      if (key != "soft_constraints")
+        a.fail("unknown rltrain parameter " + quoted(name) + " (known: " + prefix + "soft_constraints)");
       double value = 0;
       if (!a.number("data", &value)) a.fail("attribute \"data\" is required (one number)");
       int size = 1;
       if (a.integer("size", &size) && size != 1) a.fail("attribute \"size\": rltrain parameters take one number, got " + std::to_string(size));
-      if (value < 0 || (!param->zero_ok && value == 0))
-        a.fail(name + ": expected a " + (param->zero_ok ? "non-negative" : "positive") + " number, got " + quoted(c->Attribute("data")));
-      if (param->field == &soft_constraints && value != 0 && value != 1)
-        a.fail(name + ": expected 0 (spring-damper contacts and limits) or 1 (MuJoCo's soft constraints), got " +
-               quoted(c->Attribute("data")));
-      *param->field = value;
+      if (value != 1)
+        a.fail(name + ": expected 1 (MuJoCo's soft constraints, the only contact and limit law; the spring-damper "
+               "law was removed), got " + quoted(c->Attribute("data")));
       a.finish();
       no_children(c);
     }
-    m.soft_constraints = soft_constraints == 1;
   }
 
   // ---- default classes ----
@@ -898,8 +887,9 @@ class MjcfCompiler {
       m.geom_pos.insert(m.geom_pos.end(), f.pos, f.pos + 3);
       m.geom_quat.insert(m.geom_quat.end(), f.quat, f.quat + 4);
       m.geom_friction.insert(m.geom_friction.end(), g.friction, g.friction + 3);
-      if (m.soft_constraints && g.condim > 3)
-        fail(e, "condim " + std::to_string(g.condim) + ": rltrain/soft_constraints (MuJoCo's soft-constraint law) takes condim 1 or 3");
+      if (g.condim > 3)
+        fail(e, "condim " + std::to_string(g.condim) + ": MuJoCo's soft-constraint law takes condim 1 or 3 here "
+                "(no torsional or rolling friction)");
       m.geom_condim.push_back(g.condim);
       m.geom_margin.push_back(g.margin);
       m.geom_contype.push_back(g.contype);

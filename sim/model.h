@@ -33,23 +33,8 @@ struct Model {
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
-  // Contact model (soft, spring-damper with regularized Coulomb friction); see sim/contact.h for
-  // the force law and the step sizes it is stable at. MJCF has no attributes for these: the MJCF
-  // compiler reads them from <custom><numeric name="rltrain/<field>" data="value"/></custom>
-  // (MuJoCo loads and ignores such user data); absent, a model gets these defaults.
-  double contact_stiffness = 1.0e5;          // N/m per contact point
-  double contact_damping = 5.0e2;            // N s/m per contact point
-  double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
-  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed,
-                                             // measured beyond the pair's active margin (geom_margin)
-  // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
-  double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
-  double limit_damping = 1.0e2;              // N m s/rad (N s/m)
-  // Which law contacts and limits follow: false, the spring-dampers above (sim/contact.h,
-  // sim/limits.h); true, MuJoCo's soft constraints (sim/constraints.h: pyramidal friction cones,
-  // MuJoCo's default solref/solimp, solved for the constraint forces), which the parameters above
-  // do not enter. MJCF: <custom><numeric name="rltrain/soft_constraints" data="1"/></custom>.
-  bool soft_constraints = false;
+  // Contacts and joint limits follow MuJoCo's soft constraints with its default solref/solimp
+  // (sim/constraints.h); they have no model-wide parameters.
 
   // bodies (nbody)
   std::vector<int> body_parentid;            // (nbody)
@@ -89,12 +74,12 @@ struct Model {
   std::vector<double> geom_size;             // (ngeom x 3) MuJoCo's meaning per type
   std::vector<double> geom_pos;              // (ngeom x 3) in the body frame
   std::vector<double> geom_quat;             // (ngeom x 4) in the body frame
-  std::vector<double> geom_friction;         // (ngeom x 3) sliding, torsional, rolling
+  std::vector<double> geom_friction;         // (ngeom x 3) sliding, torsional, rolling (only sliding acts)
   std::vector<int> geom_contype;             // (ngeom)
   std::vector<int> geom_conaffinity;         // (ngeom)
   std::vector<float> geom_rgba;              // (ngeom x 4)
-  std::vector<int> geom_condim;              // (ngeom) MuJoCo's condim: 1 frictionless, 3 sliding, 4 + torsional,
-                                             // 6 + rolling friction; a pair uses the larger (empty: all 3)
+  std::vector<int> geom_condim;              // (ngeom) MuJoCo's condim: 1 frictionless, 3 sliding friction (4 and 6
+                                             // are not supported); a pair uses the larger (empty: all 3)
   std::vector<double> geom_margin;           // (ngeom) m, MJCF geom margin, MuJoCo's meaning: a pair's contact acts from
                                              // max(both) apart (empty: all 0)
 

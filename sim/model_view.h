@@ -28,7 +28,7 @@ struct ModelOffsets {
   i64 geom_pos, geom_quat;
   i64 site_pos, site_quat;
   i64 qpos0;
-  // (added for actuators, joint limits and contacts: sim/actuators.h, sim/limits.h, sim/contact.h)
+  // (added for actuators, joint limits and contacts: sim/actuators.h, sim/constraints.h, sim/contact.h)
   i64 jnt_range, geom_size, geom_friction;
   i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
   // (added for per-geom contact parameters, after every earlier field so their offsets stay put)
@@ -94,18 +94,8 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
-  // Soft contact (sim/contact.h) and soft joint limits (sim/limits.h); see those headers for the
-  // force laws and the step sizes they are stable at.
-  T contact_stiffness;   // N/m per contact point: normal force k * depth
-  T contact_damping;     // N s/m per contact point: normal force -c * (normal velocity)
-  T friction_velocity;   // m/s: Coulomb friction is regularized as mu fn v / sqrt(v^2 + v_eps^2)
-  T limit_stiffness;     // N m/rad (N/m): restoring torque k * (violation) beyond a joint's range
-  T limit_damping;       // N m s/rad (N s/m): -c * qdot while beyond the range (and moving out)
-  T contact_margin;      // m: geom pairs closer than this are contact candidates (speculative contacts)
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
-  // Soft constraints (sim/constraints.h) instead of the spring-dampers: 0/1 (Model::soft_constraints).
-  int soft_constraints;
-  int nefc_max;          // most constraint rows (soft constraints; 0 otherwise), sizes DataView::efc_*
+  int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
   // bodies (nbody); body 0 is the world
   const int* body_parentid;  // (nbody)
@@ -153,7 +143,7 @@ struct ModelView {
   // geom shapes and contact filtering (ngeom)
   const int* geom_type;        // (ngeom) GeomType
   const T* geom_size;          // (ngeom x 3) MuJoCo's meaning per type
-  const T* geom_friction;      // (ngeom x 3) sliding, torsional (condim >= 4), rolling (condim 6)
+  const T* geom_friction;      // (ngeom x 3) sliding, torsional, rolling (only sliding acts: condim 1 or 3)
   const int* geom_contype;     // (ngeom)
   const int* geom_conaffinity; // (ngeom)
 
@@ -169,11 +159,11 @@ struct ModelView {
   const T* actuator_kv;             // (nu) velocity gain (velocity servo; damping of a position servo)
 
   // per-geom contact parameters (ngeom) (sim/contact.h)
-  const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling; a pair takes the max
+  const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding friction; a pair takes the max
   const T* geom_margin;        // (ngeom) m; a pair's contact acts from max(both) apart (pair_active_margin)
 
   // MuJoCo's inverse weights at qpos0 (mj_setConst), which scale the soft constraints' regularizer
-  // (sim/constraints.h; zero unless soft_constraints)
+  // (sim/constraints.h)
   const T* body_invweight0;    // (nbody) translational: mean diagonal of J M^-1 J^T at the body's centre of mass
   const T* dof_invweight0;     // (nv) diagonal of M^-1
 
@@ -333,18 +323,11 @@ class HostModel {
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
     m_view.implicit_damping = implicit_damping ? 1 : 0;
     m_view.nu = model.nu;
-    m_view.contact_stiffness = static_cast<T>(model.contact_stiffness);
-    m_view.contact_damping = static_cast<T>(model.contact_damping);
-    m_view.friction_velocity = static_cast<T>(model.friction_velocity);
-    m_view.limit_stiffness = static_cast<T>(model.limit_stiffness);
-    m_view.limit_damping = static_cast<T>(model.limit_damping);
-    m_view.contact_margin = static_cast<T>(model.contact_margin);
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
-    m_view.soft_constraints = model.soft_constraints ? 1 : 0;
-    m_view.nefc_max = model.soft_constraints ? constraint_capacity(m_view) : 0;
-    if (model.soft_constraints) set_invweight0(m_view, m_reals);
+    m_view.nefc_max = constraint_capacity(m_view);
+    set_invweight0(m_view, m_reals);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.
@@ -419,22 +402,13 @@ class HostModel {
     optional("geom_condim", m.geom_condim.size(), ng), optional("geom_margin", m.geom_margin.size(), ng);
     for (size_t g = 0; g < m.geom_condim.size(); ++g) {
       const int c = m.geom_condim[g];
-      if (c != 1 && c != 3 && c != 4 && c != 6)
-        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) + " (expected 1, 3, 4 or 6)");
-      if (m.soft_constraints && c > 3)
+      if (c != 1 && c != 3)
         fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) +
-             ": soft constraints (rltrain/soft_constraints) take condim 1 or 3");
+             " (expected 1 or 3: MuJoCo's soft constraints here take no torsional or rolling friction)");
     }
     for (size_t g = 0; g < m.geom_margin.size(); ++g)
       if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))
         fail("geom " + std::to_string(g) + " has a negative or non-finite margin");
-    auto positive = [&](const char* name, double v, bool zero_ok) {
-      if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
-        fail(std::string(name) + " must be " + (zero_ok ? "non-negative" : "positive") + ", got " + std::to_string(v));
-    };
-    positive("contact_stiffness", m.contact_stiffness, false), positive("contact_damping", m.contact_damping, true);
-    positive("friction_velocity", m.friction_velocity, false), positive("contact_margin", m.contact_margin, true);
-    positive("limit_stiffness", m.limit_stiffness, false), positive("limit_damping", m.limit_damping, true);
     if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
       // Contacts need the whole geom description.
       size("geom_type", m.geom_type.size(), ng), size("geom_size", m.geom_size.size(), 3 * ng);
