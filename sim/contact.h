@@ -46,8 +46,10 @@
 //
 // Contact record (kContactStride scalars each, DataView::contact):
 //   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2, then what
-//   the soft constraints solved (sim/constraints.h): 10 normal force, 11 active (normal force > 0,
-//   0/1), 12-14 friction force on geom 2's body (world)
+//   the soft constraints solved (sim/constraints.h): 11 normal force, 13 active (normal force > 0,
+//   0/1), 14-16 friction force on geom 2's body (world). 10 and 12 are unused (zero): they held the
+//   removed spring-damper law's normal velocity and friction secant, and stay so that the physics
+//   rows saved in checkpoints keep their layout.
 #pragma once
 
 #include "sim/common.h"
@@ -58,7 +60,7 @@ namespace rlt {
 
 enum ContactField : int {
   kConPos = 0, kConNormal = 3, kConDepth = 6, kConMu = 7, kConGeom1 = 8, kConGeom2 = 9,
-  kConForce = 10, kConActive = 11, kConFriction = 12
+  kConUnused1 = 10, kConForce = 11, kConUnused2 = 12, kConActive = 13, kConFriction = 14
 };
 
 // The fixed part of every pair's speculative margin (pair_margin), m: candidates up to this far
@@ -99,7 +101,7 @@ struct Emitter {
     c[kConDepth] = eff;
     c[kConMu] = pair_friction(m, g1, g2);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
-    c[kConForce] = c[kConActive] = T(0);
+    c[kConUnused1] = c[kConForce] = c[kConUnused2] = c[kConActive] = T(0);
     c[kConFriction] = c[kConFriction + 1] = c[kConFriction + 2] = T(0);
     ++*ncon;
   }

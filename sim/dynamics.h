@@ -103,7 +103,7 @@ namespace rlt {
   X(efc, kEfcStride * nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
-constexpr int kContactStride = 15;
+constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 5;
 
