@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -278,6 +279,60 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   bad.actuator_ctrllimited = {0}, bad.actuator_ctrlrange = {0, 0}, bad.actuator_forcelimited = {0};
   bad.actuator_forcerange = {0, 0}, bad.actuator_kp = {0}, bad.actuator_kv = {0};
   rejects(bad, "free or ball joint");
+}
+
+// The code generated from the field lists (sim/model_fields.h, RLT_DATA_FIELDS in sim/dynamics.h):
+// the offsets tile each block in list order, every Model array reaches the view unchanged (as T),
+// and the data row's fields follow each other without gap or overlap.
+TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
+  const Model model = load_mjcf(data_path("contact_actuators.xml"));
+  HostModel<float> host(model);
+  const ModelView<float>& v = host.view();
+  const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
+  const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
+             nsite = model.nsite, nu = model.nu;
+  long next_real = 0, next_int = 0;
+  auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr,
+                         const void* block, size_t elem) {
+    EXPECT_EQ(offset, next) << name;
+    EXPECT_EQ(view_ptr, static_cast<const void*>(static_cast<const char*>(block) + elem * static_cast<size_t>(offset))) << name;
+    next += count;
+  };
+#define RLT_TEST_FIELD(type, name, count, need, doc)                                                         \
+  check_field(#name, next_##type, o.name, (count), v.name,                                                   \
+              std::is_same_v<RLT_FIELD_HOST_TYPE_##type, int> ? static_cast<const void*>(host.ints().data()) \
+                                                               : static_cast<const void*>(host.reals().data()), \
+              std::is_same_v<RLT_FIELD_HOST_TYPE_##type, int> ? sizeof(int) : sizeof(float));
+  RLT_MODEL_FIELDS(RLT_TEST_FIELD)
+  RLT_MODEL_DERIVED_FIELDS(RLT_TEST_FIELD)
+#undef RLT_TEST_FIELD
+  EXPECT_EQ(next_real, o.num_reals);
+  EXPECT_EQ(next_int, o.num_ints);
+  EXPECT_EQ(static_cast<long>(host.reals().size()), o.num_reals);
+  EXPECT_EQ(static_cast<long>(host.ints().size()), o.num_ints);
+  int copied = 0;
+#define RLT_TEST_COPY(type, name, count, need, doc)                                               \
+  for (size_t k = 0; k < model.name.size(); ++k)                                                  \
+    ASSERT_EQ(v.name[k], static_cast<RLT_FIELD_VIEW_TYPE_##type>(model.name[k])) << #name << k; \
+  copied += model.name.empty() ? 0 : 1;
+  using T = float;
+  RLT_MODEL_FIELDS(RLT_TEST_COPY)
+#undef RLT_TEST_COPY
+  EXPECT_GT(copied, 40);
+  const DataLayout l = data_layout(v);
+  const int nco = v.ncon_max, nefc = v.nefc_max;
+  int at = 0;
+#define RLT_TEST_ROW(name, count, stage, doc) \
+  EXPECT_EQ(l.name, at) << #name;             \
+  at += static_cast<int>(count);
+  {
+    const int ncon_max = nco, nefc_max = nefc;
+    RLT_DATA_FIELDS(RLT_TEST_ROW)
+  }
+#undef RLT_TEST_ROW
+  EXPECT_GE(l.size, at);
+  EXPECT_LT(l.size, at + 4);
+  EXPECT_EQ(l.size % 4, 0);
 }
 
 // Each geom-pair kind gives contacts with sensible normals and depths at a known overlap.
