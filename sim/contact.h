@@ -429,9 +429,12 @@ RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
 }
 
 // The speculative margin of a pair: kSpeculativeMargin plus the distance the two geoms can close in
-// one step, so a contact is caught in the step before the surfaces meet at any speed (a fixed
-// margin of 0.02 m covers only 2 m/s at h = 0.01 s). It is measured from where the contact starts
-// to act, i.e. beyond the active margin.
+// one step, measured from where the contact starts to act, i.e. beyond the active margin. It served
+// the removed spring-damper law (speculative contacts, caught the step before the surfaces meet);
+// the soft constraints make no row for a candidate that does not touch yet (depth <= 0), so it only
+// adds such candidates to the list. It is kept so that detection, the list and its order stay
+// exactly as they were; whether the search reach (box_box above all) could drop it without
+// changing any acting contact has not been measured.
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
   return T(kSpeculativeMargin) + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));

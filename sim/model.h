@@ -1,5 +1,6 @@
 // The compiled, immutable description of a robot (DESIGN.md D2, D3), MuJoCo-style: flat arrays
-// named <object>_<property>, each commented with its shape. Built on the host (in double) by the
+// named <object>_<property>, each declared with its shape and meaning in sim/model_fields.h (the
+// arrays the dynamics read) or below (host-only ones). Built on the host (in double) by the
 // MJCF compiler (sim/mjcf.h); viewed by the dynamics through ModelView<T> (pointers into host or
 // device memory, in float or double).
 //

@@ -1,6 +1,6 @@
 // Actuators, joint limits and contacts (sim/actuators.h, sim/constraints.h, sim/contact.h) driven by
 // physics_step (sim/physics_step.h): physical properties of small scenes (resting penetration and
-// drift, friction deceleration, energy never created, stacking, limits holding against a motor),
+// drift, friction deceleration, bounded energy gain, stacking, limits holding against a motor),
 // actuator forces against MuJoCo 2.2.2, float runs, and the batched step on the CPU executor.
 // Measured figures are printed (and recorded as test properties) so regressions show their size.
 #include <gtest/gtest.h>
