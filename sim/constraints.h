@@ -1,6 +1,6 @@
-// Soft constraints (DESIGN.md D3), MuJoCo's law for contacts and joint limits, used instead of the
-// spring-dampers of sim/contact.h and sim/limits.h when the model asks for it
-// (Model::soft_constraints; MJCF <custom><numeric name="rltrain/soft_constraints" data="1"/>).
+// Soft constraints (DESIGN.md D3), MuJoCo's law for contacts and joint limits: the only contact and
+// limit law, for every model (the spring-damper law that came before it parted from MuJoCo by up to
+// 30% in how far a gait carries and was removed; docs/ARCHITECTURE.md).
 // Single source: RLT_HD, no std::, no allocation; the rows live in the env's DataView (efc_*).
 //
 // Rows (MuJoCo's order: limits, then contacts), each a Jacobian J_r (1 x nv) and a distance r_r
@@ -12,7 +12,8 @@
 //            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
 //            J = (n +- mu t1)^T Jp, (n +- mu t2)^T Jp (Jp: the relative point Jacobian of geom 2's
 //            body against geom 1's, t1, t2 MuJoCo's tangent frame for n, mju_makeFrame); without
-//            friction (condim 1) the normal alone. condim 4 and 6 are refused (HostModel::check).
+//            friction (condim 1) the normal alone. condim 4 and 6 are refused (the MJCF compiler;
+//            HostModel::check for models built in code).
 // Solved (MuJoCo's forward dynamics with its default solref 0.02 1 and solimp 0.9 0.95 0.001 0.5 2):
 //   a0 = M^-1 f_smooth (the smooth acceleration, M without the implicit damping), then the forces
 //   f >= 0 minimizing 1/2 f^T (A + R) f + f^T (J a0 - aref), A = J M^-1 J^T, with per row

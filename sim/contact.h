@@ -1,7 +1,7 @@
-// Contacts (DESIGN.md D3): detection between plane, sphere, capsule and box geoms, and a soft
-// spring-damper contact force with regularized Coulomb friction, mapped to generalized forces by
-// J^T f through the com-based motion subspaces (cdof). Single source (RLT_HD, no std::, no
-// allocation). physics_step (sim/physics_step.h) drives it.
+// Contacts (DESIGN.md D3): detection between plane, sphere, capsule and box geoms, and the
+// contact wrench per body once the soft constraints (sim/constraints.h, MuJoCo's law, the only one)
+// have solved for the forces. Single source (RLT_HD, no std::, no allocation). physics_step
+// (sim/physics_step.h) drives it.
 //
 // Detection (detect_contacts, needs kinematics). Every geom pair allowed by geom_pair_allowed
 // (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent) whose
@@ -9,10 +9,10 @@
 // surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type number), and a
 // depth. MuJoCo's geom margin (pair_active_margin: the larger of the two geoms') is its meaning
 // here too: the contact acts from that distance on, so the stored depth is the overlap plus the
-// active margin (> 0: the spring is compressed; a sphere with margin 0.01 rests 1 cm above the
-// floor, as in MuJoCo). A candidate whose depth is in (-margin, 0], margin = pair_margin (the
-// model's contact_margin plus the closing distance of one step), is a speculative contact; the
-// geometric reach of the search is margin + the active margin:
+// active margin (> 0: the contact acts; a sphere with margin 0.01 rests 1 cm above the floor, as in
+// MuJoCo). Candidates whose depth is in (-margin, 0], margin = pair_margin (kSpeculativeMargin plus
+// the closing distance of one step), are kept in the list too (the soft constraints make no row for
+// them); the geometric reach of the search is margin + the active margin:
 //   plane-sphere     1 point; planes are infinite (as MuJoCo's)
 //   plane-capsule    2: the end spheres
 //   plane-box        up to 8: the corners
@@ -36,61 +36,20 @@
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.
-//
-// Force (contact_forces). Per point, with n the normal, v the velocity of geom 2's point relative to
-// geom 1's, vn = n.v, vt = v - vn n, k = contact_stiffness, c = contact_damping:
-//   normal    fn = k depth - c vn, only while > 0 (never pulls)
-//   friction  ft = -mu fn vt / sqrt(|vt|^2 + v_eps^2), mu = max(geom_friction[0]) of the two geoms
-//             (MuJoCo's combination), v_eps = friction_velocity
-//   torsion   (condim >= 4) tau = -mu_t fn ws n / sqrt(ws^2 + w_eps^2), ws = n.w the relative spin
-//             (w = angular velocity of body 2 minus body 1), mu_t = max(geom_friction[1]) (a length,
-//             as MuJoCo's: at most mu_t fn N m)
-//   rolling   (condim 6) tau = -mu_r fn wr / sqrt(|wr|^2 + w_eps^2), wr = w - ws n, mu_r =
-//             max(geom_friction[2]); w_eps = friction_velocity read in rad/s (a 1 m lever)
-//   A pair's condim is the larger of its geoms' (geom_condim; MuJoCo's meaning: 1 frictionless, 3
-//   sliding, 4 + torsional, 6 + rolling). The MJCF default is condim 3, so the default
-//   friction="1 0.005 0.0001" gives sliding friction only, as in MuJoCo.
-// The force fn n + ft (and the torque) acts on geom 2's body and its opposite on geom 1's. Both
-// parts are treated
-// implicitly in the velocity of the step (backward Euler, linearized): the spring is taken at the end
-// of the step (depth' = depth - h vn'), so the normal force is k depth - (c + h k) vn' and
-// h (c + h k) J^T n n^T J joins the factored matrix; friction uses the secant coefficient
-// beta = mu fn / sqrt(|vt|^2 + v_eps^2), ft = -beta vt', adding h beta J^T (I - n n^T) J. The step is
-// then unconditionally stable in k, c and beta (the matrix stays positive definite), and friction
-// can slow a slide to rest but never reverse it. Which candidates act in a step is decided from the
-// smooth solve (qacc_smooth, without limits and contacts): a point acts when it would overlap at the
-// end of the step, depth - h (vn + h an_smooth) > 0. So a gap that closes within the step is caught
-// in that step (speculative contact: no spring energy appears from nothing at impact), and a gap
-// that does not close exerts nothing (no damping at a distance). A contact whose normal force at
-// the end of the step comes out negative is dropped and the step solved again (physics_step does
-// this once). The friction torques are implicit the same way: secants beta_t = mu_t fn /
-// sqrt(ws^2 + w_eps^2) and beta_r, adding h Jr^T (beta_t n n^T + beta_r (I - n n^T)) Jr (Jr: the
-// angular rows of the body Jacobian, cdof's angular part), so a spin or roll is slowed to rest and
-// never reversed. For a contact between two moving bodies the coupling terms
-// J1^T D J2 do not fit the tree-sparse factorization; 2 (J1^T D J1 + J2^T D J2), which bounds
-// (J1 - J2)^T D (J1 - J2) from above, is used instead (more damping, still stable).
-//
-// Defaults (sim/model.h): k = 1e5 N/m, c = 5e2 N s/m per contact point, v_eps = 1e-3 m/s, margin
-// 0.02 m; an MJCF file sets them with <custom><numeric name="rltrain/contact_stiffness" data="2e5"/>
-// (also rltrain/contact_damping, friction_velocity, contact_margin, limit_stiffness,
-// limit_damping); a geom's own margin attribute moves where its contacts start to act
-// (pair_active_margin).
-// An 8 kg box on 4 corners sinks mg/(4k) = 0.2 mm. The implicit
-// treatment makes the step stable for any k, c at any h (tests/sim/test_contacts.cpp drops a 0.05 kg
-// ball, a 10 kg box and a capsule at h = 0.002, 0.005 and 0.01 s: they settle, and the total energy
-// never rises by more than 4e-15 J from one step to the next); h only limits accuracy. Speculative contacts catch an impact
-// when the gap beyond the active margin is under the pair's speculative margin: contact_margin plus
-// h times a bound on the two geoms' speeds (pair_margin), so impacts are caught at any speed.
+// A pair's condim is the larger of its geoms' (geom_condim: 1 frictionless, 3 sliding friction; the
+// MJCF compiler refuses 4 and 6), its friction coefficient the larger of their geom_friction[0]
+// (MuJoCo's combination).
 //
 // External wrench per body (contact_external_forces, physics_step's last substep): each contact's
-// force as finally applied (explicit and implicit parts), accumulated on its two bodies, equal and
-// opposite, as (torque about the tree's reference point, force) rows in DataView::cfrc_ext.
+// force as solved, accumulated on its two bodies, equal and opposite, as (torque about the tree's
+// reference point, force) rows in DataView::cfrc_ext.
 //
 // Contact record (kContactStride scalars each, DataView::contact):
-//   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2,
-//   10 vn, 11 normal force (explicit part), 12 friction secant beta, 13 active (0/1),
-//   14-16 friction force on geom 2's body (world; soft constraints only, sim/constraints.h, which
-//   also writes 11 as the normal force solved and 13 as whether it is positive)
+//   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2, then what
+//   the soft constraints solved (sim/constraints.h): 11 normal force, 13 active (normal force > 0,
+//   0/1), 14-16 friction force on geom 2's body (world). 10 and 12 are unused (zero): they held the
+//   removed spring-damper law's normal velocity and friction secant, and stay so that the physics
+//   rows saved in checkpoints keep their layout.
 #pragma once
 
 #include "sim/common.h"
@@ -101,23 +60,26 @@ namespace rlt {
 
 enum ContactField : int {
   kConPos = 0, kConNormal = 3, kConDepth = 6, kConMu = 7, kConGeom1 = 8, kConGeom2 = 9,
-  kConVn = 10, kConForce = 11, kConBeta = 12, kConActive = 13, kConFriction = 14
+  kConUnused1 = 10, kConForce = 11, kConUnused2 = 12, kConActive = 13, kConFriction = 14
 };
+
+// The fixed part of every pair's speculative margin (pair_margin), m: candidates up to this far
+// apart (plus the step's closing distance) beyond the active margin are listed.
+constexpr double kSpeculativeMargin = 0.02;
 
 namespace contact_detail {
 
 template <class T>
 RLT_HD RLT_INLINE T m_abs(T x) { return x < T(0) ? -x : x; }
 
-// Friction coefficient k (0 sliding, 1 torsional, 2 rolling) of the pair: the larger of the two geoms'
-// (MuJoCo's combination at equal priority), and 0 for a component the pair's condim (the larger of
-// the two) leaves out: condim 1 no friction, 3 sliding only, 4 also torsional, 6 also rolling.
+// Sliding friction coefficient of the pair: the larger of the two geoms' (MuJoCo's combination at
+// equal priority), and 0 when the pair's condim (the larger of the two) is 1 (frictionless).
 template <class T>
-RLT_HD RLT_INLINE T pair_friction(const ModelView<T>& m, int g1, int g2, int k) {
+RLT_HD RLT_INLINE T pair_friction(const ModelView<T>& m, int g1, int g2) {
   const int c1 = m.geom_condim[g1], c2 = m.geom_condim[g2];
   const int condim = c1 > c2 ? c1 : c2;
-  if (condim < (k == 0 ? 3 : k == 1 ? 4 : 6)) return T(0);
-  const T mu1 = m.geom_friction[3 * g1 + k], mu2 = m.geom_friction[3 * g2 + k];
+  if (condim < 3) return T(0);
+  const T mu1 = m.geom_friction[3 * g1], mu2 = m.geom_friction[3 * g2];
   return mu1 > mu2 ? mu1 : mu2;
 }
 
@@ -137,9 +99,9 @@ struct Emitter {
     T* c = d.contact + kContactStride * (*ncon);
     pos.store(c + kConPos), n.store(c + kConNormal);
     c[kConDepth] = eff;
-    c[kConMu] = pair_friction(m, g1, g2, 0);
+    c[kConMu] = pair_friction(m, g1, g2);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
-    c[kConVn] = c[kConForce] = c[kConBeta] = c[kConActive] = T(0);
+    c[kConUnused1] = c[kConForce] = c[kConUnused2] = c[kConActive] = T(0);
     c[kConFriction] = c[kConFriction + 1] = c[kConFriction + 2] = T(0);
     ++*ncon;
   }
@@ -466,13 +428,16 @@ RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
   return norm(lin + cross(w, r)) + norm(w) * bounding_radius(m, g);
 }
 
-// The speculative margin of a pair: contact_margin plus the distance the two geoms can close in
-// one step, so a contact is caught in the step before the surfaces meet at any speed (a fixed
-// margin of 0.02 m covers only 2 m/s at h = 0.01 s). It is measured from where the contact starts
-// to act, i.e. beyond the active margin.
+// The speculative margin of a pair: kSpeculativeMargin plus the distance the two geoms can close in
+// one step, measured from where the contact starts to act, i.e. beyond the active margin. It served
+// the removed spring-damper law (speculative contacts, caught the step before the surfaces meet);
+// the soft constraints make no row for a candidate that does not touch yet (depth <= 0), so it only
+// adds such candidates to the list. It is kept so that detection, the list and its order stay
+// exactly as they were; whether the search reach (box_box above all) could drop it without
+// changing any acting contact has not been measured.
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
-  return m.contact_margin + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+  return T(kSpeculativeMargin) + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
 }
 
 // The active margin of a pair: MuJoCo's geom margin, the larger of the two geoms' (MuJoCo's
@@ -561,230 +526,30 @@ RLT_HD RLT_INLINE Vec3<T> point_jacobian_col(const ModelView<T>& m, const DataVi
   return s.lin + cross(s.ang, r);
 }
 
-// Velocity of world point p fixed to body b from the com-based body velocity (needs com_velocity).
-template <class T>
-RLT_HD Vec3<T> point_velocity(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p) {
-  if (b == 0) return Vec3<T>::zero();
-  const SVec<T> v = SVec<T>::load(d.cvel + 6 * b);
-  return v.lin + cross(v.ang, p - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]));
-}
-
-// J(b, p) x for a generalized vector x (a velocity change, say).
-template <class T>
-RLT_HD Vec3<T> point_jacobian_mul(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p, const T* x) {
-  Vec3<T> v = Vec3<T>::zero();
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) v += x[i] * point_jacobian_col(m, d, b, p, i);
-  return v;
-}
-
-// qfrc += J(b, p)^T f: a world force f at point p of body b as generalized forces.
-template <class T>
-RLT_HD void apply_point_force(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p, const Vec3<T>& f,
-                              T* qfrc) {
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) qfrc[i] += dot(point_jacobian_col(m, d, b, p, i), f);
-}
-
-// Angular velocity of body b in the world frame (needs com_velocity).
-template <class T>
-RLT_HD RLT_INLINE Vec3<T> body_angular_velocity(const DataView<T>& d, int b) {
-  return b == 0 ? Vec3<T>::zero() : Vec3<T>::load(d.cvel + 6 * b);
-}
-
-// qfrc += Jr(b)^T tau: a world torque on body b as generalized forces (Jr: the angular part of cdof).
-template <class T>
-RLT_HD void apply_body_torque(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& tau, T* qfrc) {
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) qfrc[i] += dot(Vec3<T>::load(d.cdof + 6 * i), tau);
-}
-
-// ld += scale Jr(b)^T (a n n^T + beta (I - n n^T)) Jr(b) on the ancestor entries (as add_point_stiffness).
-template <class T>
-RLT_HD void add_body_rot_stiffness(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& n, T a, T beta,
-                                   T scale, T* ld) {
-  const int nv = m.nv;
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
-    const Vec3<T> ji = Vec3<T>::load(d.cdof + 6 * i);
-    const T ni = dot(n, ji);
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
-      const Vec3<T> jj = Vec3<T>::load(d.cdof + 6 * j);
-      const T nj = dot(n, jj);
-      ld[i * nv + j] += scale * (a * ni * nj + beta * (dot(ji, jj) - ni * nj));
-    }
-  }
-}
-
-// ld += scale J(b, p)^T (a n n^T + beta (I - n n^T)) J(b, p) on the ancestor entries (j ancestor-or-
-// self of i, where the whole product lives: all dofs of one chain are each other's ancestors).
-template <class T>
-RLT_HD void add_point_stiffness(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p, const Vec3<T>& n,
-                                T a, T beta, T scale, T* ld) {
-  const int nv = m.nv;
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
-    const Vec3<T> ji = point_jacobian_col(m, d, b, p, i);
-    const T ni = dot(n, ji);
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
-      const Vec3<T> jj = point_jacobian_col(m, d, b, p, j);
-      const T nj = dot(n, jj);
-      ld[i * nv + j] += scale * (a * ni * nj + beta * (dot(ji, jj) - ni * nj));
-    }
-  }
-}
-
-// ---- forces ----------------------------------------------------------------------------------------
-
-// Per contact: the normal velocity, the explicit part of the normal force k depth - (c + h k) vn,
-// the friction secant beta (from that force, 0 when it is not positive), and active: the point
-// overlaps at the end of the step at the velocity it would have without limits and contacts,
-// depth - h (vn + h an_smooth) > 0 (a gap that will not close in this step exerts nothing, and one
-// that will is caught now: the speculative contact). Needs com_velocity and d.qacc_smooth.
-template <class T>
-RLT_HD void contact_prepare(const ModelView<T>& m, const DataView<T>& d, T h) {
-  const int ncon = static_cast<int>(d.ncon[0]);
-  const T k = m.contact_stiffness, ceff = m.contact_damping + h * m.contact_stiffness;
-  const T eps2 = m.friction_velocity * m.friction_velocity;
-  for (int c = 0; c < ncon; ++c) {
-    T* con = d.contact + kContactStride * c;
-    const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
-    const Vec3<T> v = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p);
-    const T vn = dot(n, v);
-    const Vec3<T> vt = v - vn * n;
-    const T an = dot(n, point_jacobian_mul(m, d, b2, p, d.qacc_smooth) - point_jacobian_mul(m, d, b1, p, d.qacc_smooth));
-    const T fn = k * con[kConDepth] - ceff * vn;
-    const bool active = con[kConDepth] - h * (vn + h * an) > T(0);
-    con[kConVn] = vn;
-    con[kConForce] = fn;
-    con[kConActive] = active ? T(1) : T(0);
-    con[kConBeta] = active && fn > T(0) ? con[kConMu] * fn / m_sqrt(dot(vt, vt) + eps2) : T(0);
-  }
-}
-
-// For the active contacts: qfrc += J^T (fn n - beta vt) (the explicit parts) and, when ld is not
-// null, the implicit terms h J^T (ceff n n^T + beta (I - n n^T)) J into the loaded matrix ld.
-template <class T>
-RLT_HD void contact_forces(const ModelView<T>& m, const DataView<T>& d, T h, T* qfrc, T* ld) {
-  const int ncon = static_cast<int>(d.ncon[0]);
-  const T ceff = m.contact_damping + h * m.contact_stiffness;
-  const T eps2 = m.friction_velocity * m.friction_velocity;  // also rad/s for spin and rolling (1 m lever)
-  for (int c = 0; c < ncon; ++c) {
-    const T* con = d.contact + kContactStride * c;
-    if (con[kConActive] == T(0)) continue;
-    const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
-    const Vec3<T> v = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p);
-    const Vec3<T> vt = v - dot(n, v) * n;
-    const T beta = con[kConBeta];
-    const Vec3<T> f = con[kConForce] * n - beta * vt;  // on body 2
-    apply_point_force(m, d, b2, p, f, qfrc);
-    apply_point_force(m, d, b1, p, -f, qfrc);
-    // One moving body: exact; two: the bound 2 (J1^T D J1 + J2^T D J2) (see the header).
-    const bool both = last_dof(m, b1) >= 0 && last_dof(m, b2) >= 0;
-    const T scale = both ? T(2) * h : h;
-    if (ld) {
-      add_point_stiffness(m, d, b2, p, n, ceff, beta, scale, ld);
-      add_point_stiffness(m, d, b1, p, n, ceff, beta, scale, ld);
-    }
-    // Torsional and rolling friction (condim 4 and 6): torques opposing the relative spin about n
-    // and the relative rolling, secants of mu_t fn and mu_r fn regularized like sliding friction.
-    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
-    const T mu_t = contact_detail::pair_friction(m, g1, g2, 1), mu_r = contact_detail::pair_friction(m, g1, g2, 2);
-    const T fn = con[kConForce];
-    if ((mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {
-      const Vec3<T> w = body_angular_velocity(d, b2) - body_angular_velocity(d, b1);
-      const T ws = dot(n, w);
-      const Vec3<T> wr = w - ws * n;
-      const T beta_t = mu_t * fn / m_sqrt(ws * ws + eps2), beta_r = mu_r * fn / m_sqrt(dot(wr, wr) + eps2);
-      const Vec3<T> tau = -(beta_t * ws) * n - beta_r * wr;  // on body 2
-      apply_body_torque(m, d, b2, tau, qfrc);
-      apply_body_torque(m, d, b1, -tau, qfrc);
-      if (ld) {
-        add_body_rot_stiffness(m, d, b2, n, beta_t, beta_r, scale, ld);
-        add_body_rot_stiffness(m, d, b1, n, beta_t, beta_r, scale, ld);
-      }
-    }
-  }
-}
-
-// After a solve giving qacc (velocity change h qacc): drops the active contacts whose normal force
-// k depth - ceff vn' came out negative; returns how many it dropped.
-template <class T>
-RLT_HD int contact_drop_pulling(const ModelView<T>& m, const DataView<T>& d, T h, const T* qacc) {
-  const int ncon = static_cast<int>(d.ncon[0]);
-  const T ceff = m.contact_damping + h * m.contact_stiffness;
-  int dropped = 0;
-  for (int c = 0; c < ncon; ++c) {
-    T* con = d.contact + kContactStride * c;
-    if (con[kConActive] == T(0)) continue;
-    const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
-    const T dvn = h * dot(n, point_jacobian_mul(m, d, b2, p, qacc) - point_jacobian_mul(m, d, b1, p, qacc));
-    if (con[kConForce] - ceff * dvn < T(0)) {
-      con[kConActive] = T(0);
-      ++dropped;
-    }
-  }
-  return dropped;
-}
-
 // ---- external wrench per body (MuJoCo's cfrc_ext) -------------------------------------------------
-
-// Jr(b) x: the angular velocity of body b per generalized vector x (the angular part of cdof).
-template <class T>
-RLT_HD Vec3<T> body_angular_jacobian_mul(const ModelView<T>& m, const DataView<T>& d, int b, const T* x) {
-  Vec3<T> w = Vec3<T>::zero();
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) w += x[i] * Vec3<T>::load(d.cdof + 6 * i);
-  return w;
-}
 
 // d.cfrc_ext <- the contact wrench on each body in the substep just taken (MuJoCo's cfrc_ext after
 // mj_step). Call it right after the substep's integration: it reads that substep's contact list
-// (active flags as finally solved), kinematics, cdof and cvel (all from the start of the substep,
-// which the integration does not refresh), the solved qacc and the integrated qvel.
-// Per active contact, the force the solve applied, explicit part plus the implicit response to the
-// velocity change dv = h (J2 - J1) qacc (so the velocity at the end of the step, v' = v + dv):
-//   f   = (k depth - ceff vn') n - beta vt'                     on geom 2's body, -f on geom 1's
-//   tau = -(beta_t ws') n - beta_r wr'   (condim 4 and 6)     on geom 2's body, -tau on geom 1's
-// With one moving body (every contact with the world) this is exactly J^T of what the solve
-// applied; between two moving bodies the solve damps with the bound 2 (J1^T K J1 + J2^T K J2) (see
-// the header) and this is the equal-and-opposite force of the relative motion v' instead.
+// with the forces the soft constraints solved for (sim/constraints.h: kConForce, kConFriction,
+// kConActive), kinematics and cdof (from the start of the substep, which the integration does not
+// refresh) and the integrated qvel. Per active contact, f = fn n + friction on geom 2's body and
+// -f on geom 1's (no torque: condim 1 and 3 only).
 // Row b = (torque, force): world frame, torque about body b's tree reference point (the tree root
 // body's origin, as cinert and cvel; MuJoCo takes the tree's subtree centre of mass) at the END of
 // the substep, x_root + h v_root(qvel'), which is the origin kinematics() gives for the new qpos
 // exactly for a free root (first order for a root on hinges or slides), so cfrc_ext pairs with the
 // cinert and cvel computed for the post-step state. Row 0 (the world) stays zero, as in MuJoCo.
-// Cost: the 6 nbody zeros plus, per active contact, two Jacobian-vector products along the chains.
+// Cost: the 6 nbody zeros plus a few products per active contact.
 template <class T>
 RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d, T h) {
   for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = T(0);
   const int ncon = static_cast<int>(d.ncon[0]);
-  const T ceff = m.contact_damping + h * m.contact_stiffness;
-  const T eps2 = m.friction_velocity * m.friction_velocity;
   for (int c = 0; c < ncon; ++c) {
     const T* con = d.contact + kContactStride * c;
     if (con[kConActive] == T(0)) continue;
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
-    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
-    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
-    Vec3<T> f, tau = Vec3<T>::zero();  // on body 2
-    if (m.soft_constraints) {  // the force solved for (sim/constraints.h): no torque (condim <= 3)
-      f = con[kConForce] * n + Vec3<T>::load(con + kConFriction);
-    } else {
-      const Vec3<T> dv = h * (point_jacobian_mul(m, d, b2, p, d.qacc) - point_jacobian_mul(m, d, b1, p, d.qacc));
-      const Vec3<T> v_end = point_velocity(m, d, b2, p) - point_velocity(m, d, b1, p) + dv;
-      const Vec3<T> vt_end = v_end - dot(n, v_end) * n;
-      f = (con[kConForce] - ceff * dot(n, dv)) * n - con[kConBeta] * vt_end;
-    }
-    const T mu_t = contact_detail::pair_friction(m, g1, g2, 1), mu_r = contact_detail::pair_friction(m, g1, g2, 2);
-    const T fn = con[kConForce];
-    if (!m.soft_constraints && (mu_t > T(0) || mu_r > T(0)) && fn > T(0)) {  // as contact_forces
-      const Vec3<T> w = body_angular_velocity(d, b2) - body_angular_velocity(d, b1);
-      const T ws = dot(n, w);
-      const Vec3<T> wr = w - ws * n;
-      const T beta_t = mu_t * fn / m_sqrt(ws * ws + eps2), beta_r = mu_r * fn / m_sqrt(dot(wr, wr) + eps2);
-      const Vec3<T> w_end =
-          w + h * (body_angular_jacobian_mul(m, d, b2, d.qacc) - body_angular_jacobian_mul(m, d, b1, d.qacc));
-      const T ws_end = dot(n, w_end);
-      tau = -(beta_t * ws_end) * n - beta_r * (w_end - ws_end * n);
-    }
+    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const Vec3<T> f = con[kConForce] * n + Vec3<T>::load(con + kConFriction);  // on body 2
     for (int side = 0; side < 2; ++side) {
       const int b = side == 0 ? b1 : b2;
       if (b == 0) continue;
@@ -796,7 +561,7 @@ RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d,
       for (int i = m.body_dofadr[root]; i < m.body_dofadr[root] + m.body_dofnum[root]; ++i)
         ref += (h * d.qvel[i]) * Vec3<T>::load(d.cdof + 6 * i + 3);
       T* w = d.cfrc_ext + 6 * b;
-      (Vec3<T>::load(w) + sign * (tau + cross(p - ref, f))).store(w);
+      (Vec3<T>::load(w) + sign * cross(p - ref, f)).store(w);
       (Vec3<T>::load(w + 3) + sign * f).store(w + 3);
     }
   }
@@ -809,19 +574,6 @@ RLT_HD int active_contacts(const DataView<T>& d) {
   int n = 0;
   for (int c = 0; c < ncon; ++c) n += d.contact[kContactStride * c + kConActive] != T(0) ? 1 : 0;
   return n;
-}
-
-// Elastic energy 1/2 k depth^2 stored in the overlapping contacts (needs detect_contacts), to add to
-// kinetic_energy and potential_energy when checking that contacts never create energy.
-template <class T>
-RLT_HD T contact_potential_energy(const ModelView<T>& m, const DataView<T>& d) {
-  const int ncon = static_cast<int>(d.ncon[0]);
-  T e = T(0);
-  for (int c = 0; c < ncon; ++c) {
-    const T depth = d.contact[kContactStride * c + kConDepth];
-    if (depth > T(0)) e += T(0.5) * m.contact_stiffness * depth * depth;
-  }
-  return e;
 }
 
 }  // namespace rlt

@@ -51,118 +51,87 @@
 
 namespace rlt {
 
-// One env's state and workspace: plain pointers, each field with its shape and the stage that
-// writes it. data_view() lays them out in one row of data_size() scalars, so a batch of envs is a
-// single (num_envs x data_size) array.
-template <class T>
-struct DataView {
-  // state and inputs
-  T* qpos;           // (nq) joint positions                                     state
-  T* qvel;           // (nv) joint velocities                                    state
-  T* qfrc_applied;   // (nv) user-applied generalized forces                     input
-  T* qfrc_actuator;  // (nv) actuator forces (the actuator stage writes them; zero without one)  input
-
-  // outputs
-  T* qacc;           // (nv) joint accelerations: forward(), or what step_euler() integrated
-  T* xpos;           // (nbody x 3) body frame origin, world                     kinematics
-  T* xquat;          // (nbody x 4) body frame orientation, world                kinematics
-  T* xmat;           // (nbody x 9) the same as a row-major matrix               kinematics
-  T* xipos;          // (nbody x 3) center of mass, world                        kinematics
-  T* ximat;          // (nbody x 9) principal axes of inertia, world             kinematics
-  T* xanchor;        // (njnt x 3) joint anchor, world                           kinematics
-  T* xaxis;          // (njnt x 3) joint axis, world                             kinematics
-  T* geom_xpos;      // (ngeom x 3)                                              kinematics
-  T* geom_xmat;      // (ngeom x 9)                                              kinematics
-  T* site_xpos;      // (nsite x 3)                                              kinematics
-  T* site_xmat;      // (nsite x 9)                                              kinematics
-
-  // workspace (com-based spatial quantities, see the header)
-  T* cinert;         // (nbody x 10) body inertia about its tree's reference     com_position
-  T* cdof;           // (nv x 6) motion subspace of each dof                     com_position
-  T* cvel;           // (nbody x 6) body spatial velocity                        com_velocity
-  T* cdof_dot;       // (nv x 6) time derivative of cdof                         com_velocity
-  T* cacc;           // (nbody x 6) body spatial acceleration                    rne
-  T* cfrc;           // (nbody x 6) force carried by the joint above each body   rne
-  T* crb;            // (nbody x 10) composite (subtree) inertia                 mass_matrix
-  T* qfrc_bias;      // (nv) Coriolis, centrifugal and gravity forces            rne
-  T* qfrc_passive;   // (nv) joint springs and damping (see passive_forces)      passive_forces
-  T* qM;             // (nv x nv) mass matrix, dense, zero off the dof tree's ancestor chains   mass_matrix
-  T* qLD;            // (nv x nv) its L^T D L factors, same sparsity             factor_mass
-
-  // actuators, joint limits and contacts (sim/actuators.h, sim/limits.h, sim/contact.h; driven by
-  // physics_step in sim/physics_step.h)
-  T* actuator_force;   // (nu) scalar force of each actuator (MuJoCo's actuator_force)  actuator_forces
-  T* qfrc_constraint;  // (nv) joint-limit and contact forces                       physics_step
-  T* qacc_smooth;      // (nv) acceleration without limits and contacts             physics_step
-  T* ncon;             // (1) contact candidates in `contact` (an integer count)      detect_contacts
-  T* contact;          // (ncon_max x kContactStride) contact candidates, see sim/contact.h  detect_contacts
-  T* cfrc_ext;         // (nbody x 6) external (contact) wrench on each body in the last substep of a
-                       // physics_step: torque (about the body's tree reference point, as cvel, at the
-                       // end of the step), then force; world row 0 stays zero  contact_external_forces
-  // soft constraints (sim/constraints.h; capacity nefc_max, 0 unless the model asks for them)
-  T* nefc;             // (1) constraint rows in the last substep (an integer count)  soft_constraints
-  T* efc_J;            // (nefc_max x nv) each row's Jacobian                           soft_constraints
-  T* efc_MiJ;          // (nefc_max x nv) M^-1 J^T, row by row                          soft_constraints
-  T* efc;              // (nefc_max x kEfcStride) per row: aref, R, A_rr + R, force, owner  soft_constraints
-};
+// One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
+// scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
+// nefc_max) written by `stage`. From this list come DataView's pointers, DataLayout's offsets, the
+// row layout (data_layout: the fields in this order, so keep new ones at the end) and data_view.
+#define RLT_DATA_FIELDS(X)                                                                                          \
+  /* state and inputs */                                                                                          \
+  X(qpos, nq, state, "joint positions")                                                                           \
+  X(qvel, nv, state, "joint velocities")                                                                          \
+  X(qfrc_applied, nv, input, "user-applied generalized forces")                                                   \
+  X(qfrc_actuator, nv, input, "actuator forces (the actuator stage writes them; zero without one)")               \
+  /* outputs */                                                                                                   \
+  X(qacc, nv, forward, "joint accelerations: forward(), or what step_euler() integrated")                         \
+  X(xpos, 3 * nbody, kinematics, "body frame origin, world")                                                      \
+  X(xquat, 4 * nbody, kinematics, "body frame orientation, world")                                                \
+  X(xmat, 9 * nbody, kinematics, "the same as a row-major matrix")                                                \
+  X(xipos, 3 * nbody, kinematics, "center of mass, world")                                                        \
+  X(ximat, 9 * nbody, kinematics, "principal axes of inertia, world")                                             \
+  X(xanchor, 3 * njnt, kinematics, "joint anchor, world")                                                         \
+  X(xaxis, 3 * njnt, kinematics, "joint axis, world")                                                             \
+  X(geom_xpos, 3 * ngeom, kinematics, "geom position, world")                                                     \
+  X(geom_xmat, 9 * ngeom, kinematics, "geom orientation, world, row-major")                                       \
+  X(site_xpos, 3 * nsite, kinematics, "site position, world")                                                     \
+  X(site_xmat, 9 * nsite, kinematics, "site orientation, world, row-major")                                       \
+  /* workspace (com-based spatial quantities, see the header) */                                                  \
+  X(cinert, 10 * nbody, com_position, "body inertia about its tree's reference point")                            \
+  X(cdof, 6 * nv, com_position, "motion subspace of each dof")                                                    \
+  X(cvel, 6 * nbody, com_velocity, "body spatial velocity")                                                       \
+  X(cdof_dot, 6 * nv, com_velocity, "time derivative of cdof")                                                    \
+  X(cacc, 6 * nbody, rne, "body spatial acceleration")                                                            \
+  X(cfrc, 6 * nbody, rne, "force carried by the joint above each body")                                           \
+  X(crb, 10 * nbody, mass_matrix, "composite (subtree) inertia")                                                  \
+  X(qfrc_bias, nv, rne, "Coriolis, centrifugal and gravity forces")                                               \
+  X(qfrc_passive, nv, passive_forces, "joint springs and damping (see passive_forces)")                           \
+  X(qM, nv * nv, mass_matrix, "mass matrix, dense, zero off the dof tree's ancestor chains")                      \
+  X(qLD, nv * nv, factor_mass, "its L^T D L factors, same sparsity")                                              \
+  /* actuators, joint limits and contacts (sim/actuators.h, sim/constraints.h, sim/contact.h; driven by        */ \
+  /* physics_step in sim/physics_step.h)                                                                       */ \
+  X(actuator_force, nu, actuator_forces, "scalar force of each actuator (MuJoCo's actuator_force)")               \
+  X(qfrc_constraint, nv, physics_step, "joint-limit and contact forces")                                          \
+  X(qacc_smooth, nv, physics_step, "acceleration without limits and contacts")                                    \
+  X(ncon, 1, detect_contacts, "contact candidates in `contact` (an integer count)")                               \
+  X(contact, kContactStride * ncon_max, detect_contacts, "contact candidates (kContactStride each, sim/contact.h)") \
+  X(cfrc_ext, 6 * nbody, contact_external_forces,                                                                 \
+    "external (contact) wrench on each body in the last substep of a physics_step: torque (about the body's "     \
+    "tree reference point, as cvel, at the end of the step), then force; world row 0 stays zero")                 \
+  /* soft constraints (sim/constraints.h; capacity nefc_max) */                                                   \
+  X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                           \
+  X(efc_J, nefc_max * nv, constraint_rows, "each row's Jacobian")                                                 \
+  X(efc_MiJ, nefc_max * nv, constraint_rows, "M^-1 J^T, row by row")                                              \
+  X(efc, kEfcStride * nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 5;
 
+// One env's fields as plain pointers into its row (RLT_DATA_FIELDS: shape, stage, meaning).
+template <class T>
+struct DataView {
+#define RLT_DATA_POINTER(name, count, stage, doc) T* name;
+  RLT_DATA_FIELDS(RLT_DATA_POINTER)
+#undef RLT_DATA_POINTER
+};
+
 // Offsets of DataView's fields in one env's row, and the row's size (in scalars).
 struct DataLayout {
-  int qpos, qvel, qfrc_applied, qfrc_actuator;
-  int qacc, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat;
-  int cinert, cdof, cvel, cdof_dot, cacc, cfrc, crb, qfrc_bias, qfrc_passive, qM, qLD;
-  int actuator_force, qfrc_constraint, qacc_smooth, ncon, contact, cfrc_ext;
-  int nefc, efc_J, efc_MiJ, efc;
+#define RLT_DATA_OFFSET(name, count, stage, doc) int name;
+  RLT_DATA_FIELDS(RLT_DATA_OFFSET)
+#undef RLT_DATA_OFFSET
   int size;
 };
 
 template <class T>
 RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
+  const int nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
+  const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
   DataLayout l{};
   int at = 0;
-  const int nb = m.nbody, nv = m.nv, nj = m.njnt;
-  l.qpos = at, at += m.nq;
-  l.qvel = at, at += nv;
-  l.qfrc_applied = at, at += nv;
-  l.qfrc_actuator = at, at += nv;
-  l.qacc = at, at += nv;
-  l.xpos = at, at += 3 * nb;
-  l.xquat = at, at += 4 * nb;
-  l.xmat = at, at += 9 * nb;
-  l.xipos = at, at += 3 * nb;
-  l.ximat = at, at += 9 * nb;
-  l.xanchor = at, at += 3 * nj;
-  l.xaxis = at, at += 3 * nj;
-  l.geom_xpos = at, at += 3 * m.ngeom;
-  l.geom_xmat = at, at += 9 * m.ngeom;
-  l.site_xpos = at, at += 3 * m.nsite;
-  l.site_xmat = at, at += 9 * m.nsite;
-  l.cinert = at, at += 10 * nb;
-  l.cdof = at, at += 6 * nv;
-  l.cvel = at, at += 6 * nb;
-  l.cdof_dot = at, at += 6 * nv;
-  l.cacc = at, at += 6 * nb;
-  l.cfrc = at, at += 6 * nb;
-  l.crb = at, at += 10 * nb;
-  l.qfrc_bias = at, at += nv;
-  l.qfrc_passive = at, at += nv;
-  l.qM = at, at += nv * nv;
-  l.qLD = at, at += nv * nv;
-  l.actuator_force = at, at += m.nu;
-  l.qfrc_constraint = at, at += nv;
-  l.qacc_smooth = at, at += nv;
-  l.ncon = at, at += 1;
-  l.contact = at, at += kContactStride * m.ncon_max;
-  l.cfrc_ext = at, at += 6 * nb;
-  l.nefc = at, at += 1;
-  l.efc_J = at, at += m.nefc_max * nv;
-  l.efc_MiJ = at, at += m.nefc_max * nv;
-  l.efc = at, at += kEfcStride * m.nefc_max;
+#define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
+  RLT_DATA_FIELDS(RLT_DATA_PLACE)
+#undef RLT_DATA_PLACE
   // Rows start on a multiple of 4 scalars (16 bytes in float) when the batch array does.
   l.size = (at + 3) / 4 * 4;
   return l;
@@ -176,20 +145,9 @@ RLT_HD inline int data_size(const ModelView<T>& m) { return data_layout(m).size;
 template <class T>
 RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row) {
   DataView<T> d;
-  d.qpos = row + l.qpos, d.qvel = row + l.qvel, d.qfrc_applied = row + l.qfrc_applied;
-  d.qfrc_actuator = row + l.qfrc_actuator, d.qacc = row + l.qacc;
-  d.xpos = row + l.xpos, d.xquat = row + l.xquat, d.xmat = row + l.xmat, d.xipos = row + l.xipos;
-  d.ximat = row + l.ximat, d.xanchor = row + l.xanchor, d.xaxis = row + l.xaxis;
-  d.geom_xpos = row + l.geom_xpos, d.geom_xmat = row + l.geom_xmat;
-  d.site_xpos = row + l.site_xpos, d.site_xmat = row + l.site_xmat;
-  d.cinert = row + l.cinert, d.cdof = row + l.cdof, d.cvel = row + l.cvel, d.cdof_dot = row + l.cdof_dot;
-  d.cacc = row + l.cacc, d.cfrc = row + l.cfrc, d.crb = row + l.crb;
-  d.qfrc_bias = row + l.qfrc_bias, d.qfrc_passive = row + l.qfrc_passive;
-  d.qM = row + l.qM, d.qLD = row + l.qLD;
-  d.actuator_force = row + l.actuator_force, d.qfrc_constraint = row + l.qfrc_constraint;
-  d.qacc_smooth = row + l.qacc_smooth;
-  d.ncon = row + l.ncon, d.contact = row + l.contact, d.cfrc_ext = row + l.cfrc_ext;
-  d.nefc = row + l.nefc, d.efc_J = row + l.efc_J, d.efc_MiJ = row + l.efc_MiJ, d.efc = row + l.efc;
+#define RLT_DATA_BIND(name, count, stage, doc) d.name = row + l.name;
+  RLT_DATA_FIELDS(RLT_DATA_BIND)
+#undef RLT_DATA_BIND
   return d;
 }
 template <class T>

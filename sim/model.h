@@ -1,5 +1,6 @@
 // The compiled, immutable description of a robot (DESIGN.md D2, D3), MuJoCo-style: flat arrays
-// named <object>_<property>, each commented with its shape. Built on the host (in double) by the
+// named <object>_<property>, each declared with its shape and meaning in sim/model_fields.h (the
+// arrays the dynamics read) or below (host-only ones). Built on the host (in double) by the
 // MJCF compiler (sim/mjcf.h); viewed by the dynamics through ModelView<T> (pointers into host or
 // device memory, in float or double).
 //
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/model_fields.h"
+
 namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
@@ -33,96 +36,24 @@ struct Model {
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
-  // Contact model (soft, spring-damper with regularized Coulomb friction); see sim/contact.h for
-  // the force law and the step sizes it is stable at. MJCF has no attributes for these: the MJCF
-  // compiler reads them from <custom><numeric name="rltrain/<field>" data="value"/></custom>
-  // (MuJoCo loads and ignores such user data); absent, a model gets these defaults.
-  double contact_stiffness = 1.0e5;          // N/m per contact point
-  double contact_damping = 5.0e2;            // N s/m per contact point
-  double friction_velocity = 1.0e-3;         // m/s, slip speed at which friction reaches ~71% of mu fn
-  double contact_margin = 0.02;              // m, gap under which a contact is considered (speculative), plus h x closing speed,
-                                             // measured beyond the pair's active margin (geom_margin)
-  // Soft joint limits (sim/limits.h): a spring-damper acting only beyond a limited joint's range.
-  double limit_stiffness = 1.0e4;            // N m/rad (N/m for slides)
-  double limit_damping = 1.0e2;              // N m s/rad (N s/m)
-  // Which law contacts and limits follow: false, the spring-dampers above (sim/contact.h,
-  // sim/limits.h); true, MuJoCo's soft constraints (sim/constraints.h: pyramidal friction cones,
-  // MuJoCo's default solref/solimp, solved for the constraint forces), which the parameters above
-  // do not enter. MJCF: <custom><numeric name="rltrain/soft_constraints" data="1"/></custom>.
-  bool soft_constraints = false;
+  // Contacts and joint limits follow MuJoCo's soft constraints with its default solref/solimp
+  // (sim/constraints.h); they have no model-wide parameters.
 
-  // bodies (nbody)
-  std::vector<int> body_parentid;            // (nbody)
-  std::vector<double> body_pos;              // (nbody x 3) frame position in the parent frame
-  std::vector<double> body_quat;             // (nbody x 4) frame orientation in the parent frame
-  std::vector<double> body_ipos;             // (nbody x 3) center of mass in the body frame
-  std::vector<double> body_iquat;            // (nbody x 4) principal axes of inertia in the body frame
-  std::vector<double> body_mass;             // (nbody) kg
-  std::vector<double> body_inertia;          // (nbody x 3) diagonal inertia in the principal frame
-  std::vector<int> body_jntadr;              // (nbody) first joint of the body, -1 if none
-  std::vector<int> body_jntnum;              // (nbody)
-  std::vector<int> body_dofadr;              // (nbody) first dof, -1 if none
-  std::vector<int> body_dofnum;              // (nbody)
+  // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
+  // std::vector<int>.
+#define RLT_DECLARE_MODEL_FIELD(type, name, count, need, doc) std::vector<RLT_FIELD_HOST_TYPE_##type> name;
+  RLT_MODEL_FIELDS(RLT_DECLARE_MODEL_FIELD)
+#undef RLT_DECLARE_MODEL_FIELD
 
-  // joints (njnt)
-  std::vector<int> jnt_type;                 // (njnt) JointType
-  std::vector<int> jnt_bodyid;               // (njnt)
-  std::vector<int> jnt_qposadr;              // (njnt)
-  std::vector<int> jnt_dofadr;               // (njnt)
-  std::vector<double> jnt_pos;               // (njnt x 3) anchor in the body frame
-  std::vector<double> jnt_axis;              // (njnt x 3) unit axis in the body frame (hinge, slide)
-  std::vector<int> jnt_limited;              // (njnt) 0/1
-  std::vector<double> jnt_range;             // (njnt x 2) rad or m (hinge/slide)
-  std::vector<double> jnt_stiffness;         // (njnt) joint spring, N m/rad (hinge, ball, free rotation) or
-                                             // N/m (slide, free translation); 0: no spring
-
-  // dofs (nv)
-  std::vector<int> dof_bodyid;               // (nv)
-  std::vector<int> dof_jntid;                // (nv)
-  std::vector<int> dof_parentid;             // (nv) previous dof in the kinematic tree, -1 at the root
-  std::vector<double> dof_damping;           // (nv) N m s / rad (or N s / m)
-  std::vector<double> dof_armature;          // (nv) added diagonal inertia
-
-  // geoms (ngeom)
-  std::vector<int> geom_type;                // (ngeom) GeomType
-  std::vector<int> geom_bodyid;              // (ngeom)
-  std::vector<double> geom_size;             // (ngeom x 3) MuJoCo's meaning per type
-  std::vector<double> geom_pos;              // (ngeom x 3) in the body frame
-  std::vector<double> geom_quat;             // (ngeom x 4) in the body frame
-  std::vector<double> geom_friction;         // (ngeom x 3) sliding, torsional, rolling
-  std::vector<int> geom_contype;             // (ngeom)
-  std::vector<int> geom_conaffinity;         // (ngeom)
+  // Host-only arrays (the compiler, the viewer and the envs read them; the dynamics do not).
+  std::vector<int> dof_jntid;                // (nv) joint of the dof
   std::vector<float> geom_rgba;              // (ngeom x 4)
-  std::vector<int> geom_condim;              // (ngeom) MuJoCo's condim: 1 frictionless, 3 sliding, 4 + torsional,
-                                             // 6 + rolling friction; a pair uses the larger (empty: all 3)
-  std::vector<double> geom_margin;           // (ngeom) m, MJCF geom margin, MuJoCo's meaning: a pair's contact acts from
-                                             // max(both) apart (empty: all 0)
-
-  // sites (nsite)
-  std::vector<int> site_bodyid;              // (nsite)
-  std::vector<double> site_pos;              // (nsite x 3)
-  std::vector<double> site_quat;             // (nsite x 4)
-
-  // actuators (nu), each driving one joint
-  std::vector<int> actuator_kind;            // (nu) ActuatorKind
-  std::vector<int> actuator_trnid;           // (nu) joint id
-  std::vector<double> actuator_gear;         // (nu) force = gear * (gain term + bias term)
-  std::vector<int> actuator_ctrllimited;     // (nu)
-  std::vector<double> actuator_ctrlrange;    // (nu x 2)
-  std::vector<int> actuator_forcelimited;    // (nu)
-  std::vector<double> actuator_forcerange;   // (nu x 2)
-  std::vector<double> actuator_kp;           // (nu) position servo gain
-  std::vector<double> actuator_kv;           // (nu) velocity servo gain
 
   // keyframes (nkey)
   std::vector<double> key_time;              // (nkey) s
   std::vector<double> key_qpos;              // (nkey x nq)
   std::vector<double> key_qvel;              // (nkey x nv)
   std::vector<double> key_ctrl;              // (nkey x nu)
-
-  std::vector<double> qpos0;                 // (nq) initial configuration (reference pose)
-  std::vector<double> qpos_spring;           // (nq) where the joint springs are at rest (MuJoCo's qpos_spring):
-                                             // the MJCF springref for hinge/slide, qpos0 for free/ball
 
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name;

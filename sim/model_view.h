@@ -5,7 +5,8 @@
 // Layout: every real array lives in one block of T, every integer array in one block of int, at
 // offsets that depend only on the sizes (model_offsets). A device copy uploads the two blocks and
 // binds the same offsets to device pointers (ModelView<T>::bind), so host and device views never
-// disagree about where a field is.
+// disagree about where a field is. The arrays are the lists of sim/model_fields.h: the offsets, the
+// view's members, bind, HostModel's copy and its size checks are generated from them.
 #pragma once
 
 #include <cmath>
@@ -16,69 +17,29 @@
 
 #include "sim/common.h"
 #include "sim/model.h"
+#include "sim/model_fields.h"
 
 namespace rlt {
 
-// Element offsets of each field inside the real and the integer block (host code).
+// Element offsets of each field inside its block (the real or the integer one), and the blocks'
+// sizes (host code).
 struct ModelOffsets {
-  // reals
-  i64 body_pos, body_quat, body_ipos, body_iquat, body_mass, body_inertia;
-  i64 jnt_pos, jnt_axis;
-  i64 dof_damping, dof_armature;
-  i64 geom_pos, geom_quat;
-  i64 site_pos, site_quat;
-  i64 qpos0;
-  // (added for actuators, joint limits and contacts: sim/actuators.h, sim/limits.h, sim/contact.h)
-  i64 jnt_range, geom_size, geom_friction;
-  i64 actuator_gear, actuator_ctrlrange, actuator_forcerange, actuator_kp, actuator_kv;
-  // (added for per-geom contact parameters, after every earlier field so their offsets stay put)
-  i64 geom_margin;
-  // (added for joint springs, sim/dynamics.h passive_forces)
-  i64 jnt_stiffness, qpos_spring;
-  // (added for soft constraints, sim/constraints.h, last)
-  i64 body_invweight0, dof_invweight0;
-  i64 num_reals;
-  // ints
-  i64 body_parentid, body_rootid, body_jntadr, body_jntnum, body_dofadr, body_dofnum;
-  i64 jnt_type, jnt_qposadr, jnt_dofadr;
-  i64 dof_bodyid, dof_parentid;
-  i64 geom_bodyid, site_bodyid;
-  i64 jnt_limited, geom_type, geom_contype, geom_conaffinity;
-  i64 actuator_kind, actuator_trnid, actuator_ctrllimited, actuator_forcelimited;
-  i64 geom_condim;  // (added, last)
-  i64 num_ints;
+#define RLT_OFFSET_MEMBER(type, name, count, need, doc) i64 name;
+  RLT_MODEL_FIELDS(RLT_OFFSET_MEMBER)
+  RLT_MODEL_DERIVED_FIELDS(RLT_OFFSET_MEMBER)
+#undef RLT_OFFSET_MEMBER
+  i64 num_reals, num_ints;
 };
 
-inline ModelOffsets model_offsets(int nq, int nv, int nbody, int njnt, int ngeom, int nsite, int nu = 0) {
+inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0) {
+  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_;
   ModelOffsets o{};
-  i64 r = 0, n = 0;
-  auto real = [&](i64& field, i64 count) { field = r, r += count; };
-  auto integer = [&](i64& field, i64 count) { field = n, n += count; };
-  real(o.body_pos, 3 * nbody), real(o.body_quat, 4 * nbody), real(o.body_ipos, 3 * nbody);
-  real(o.body_iquat, 4 * nbody), real(o.body_mass, nbody), real(o.body_inertia, 3 * nbody);
-  real(o.jnt_pos, 3 * njnt), real(o.jnt_axis, 3 * njnt);
-  real(o.dof_damping, nv), real(o.dof_armature, nv);
-  real(o.geom_pos, 3 * ngeom), real(o.geom_quat, 4 * ngeom);
-  real(o.site_pos, 3 * nsite), real(o.site_quat, 4 * nsite);
-  real(o.qpos0, nq);
-  real(o.jnt_range, 2 * njnt), real(o.geom_size, 3 * ngeom), real(o.geom_friction, 3 * ngeom);
-  real(o.actuator_gear, nu), real(o.actuator_ctrlrange, 2 * nu), real(o.actuator_forcerange, 2 * nu);
-  real(o.actuator_kp, nu), real(o.actuator_kv, nu);
-  real(o.geom_margin, ngeom);
-  real(o.jnt_stiffness, njnt), real(o.qpos_spring, nq);
-  real(o.body_invweight0, nbody), real(o.dof_invweight0, nv);
-  o.num_reals = r;
-  integer(o.body_parentid, nbody), integer(o.body_rootid, nbody), integer(o.body_jntadr, nbody);
-  integer(o.body_jntnum, nbody), integer(o.body_dofadr, nbody), integer(o.body_dofnum, nbody);
-  integer(o.jnt_type, njnt), integer(o.jnt_qposadr, njnt), integer(o.jnt_dofadr, njnt);
-  integer(o.dof_bodyid, nv), integer(o.dof_parentid, nv);
-  integer(o.geom_bodyid, ngeom), integer(o.site_bodyid, nsite);
-  integer(o.jnt_limited, njnt), integer(o.geom_type, ngeom), integer(o.geom_contype, ngeom);
-  integer(o.geom_conaffinity, ngeom);
-  integer(o.actuator_kind, nu), integer(o.actuator_trnid, nu), integer(o.actuator_ctrllimited, nu);
-  integer(o.actuator_forcelimited, nu);
-  integer(o.geom_condim, ngeom);
-  o.num_ints = n;
+  i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
+#define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
+  RLT_MODEL_FIELDS(RLT_PLACE_FIELD)
+  RLT_MODEL_DERIVED_FIELDS(RLT_PLACE_FIELD)
+#undef RLT_PLACE_FIELD
+  o.num_reals = next_real, o.num_ints = next_int;
   return o;
 }
 
@@ -94,116 +55,25 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
-  // Soft contact (sim/contact.h) and soft joint limits (sim/limits.h); see those headers for the
-  // force laws and the step sizes they are stable at.
-  T contact_stiffness;   // N/m per contact point: normal force k * depth
-  T contact_damping;     // N s/m per contact point: normal force -c * (normal velocity)
-  T friction_velocity;   // m/s: Coulomb friction is regularized as mu fn v / sqrt(v^2 + v_eps^2)
-  T limit_stiffness;     // N m/rad (N/m): restoring torque k * (violation) beyond a joint's range
-  T limit_damping;       // N m s/rad (N s/m): -c * qdot while beyond the range (and moving out)
-  T contact_margin;      // m: geom pairs closer than this are contact candidates (speculative contacts)
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
-  // Soft constraints (sim/constraints.h) instead of the spring-dampers: 0/1 (Model::soft_constraints).
-  int soft_constraints;
-  int nefc_max;          // most constraint rows (soft constraints; 0 otherwise), sizes DataView::efc_*
+  int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
-  // bodies (nbody); body 0 is the world
-  const int* body_parentid;  // (nbody)
-  const int* body_rootid;    // (nbody) the ancestor that is a child of the world (0 for the world)
-  const T* body_pos;         // (nbody x 3) frame position in the parent frame
-  const T* body_quat;        // (nbody x 4) frame orientation in the parent frame
-  const T* body_ipos;        // (nbody x 3) center of mass in the body frame
-  const T* body_iquat;       // (nbody x 4) principal axes of inertia in the body frame
-  const T* body_mass;        // (nbody)
-  const T* body_inertia;     // (nbody x 3) principal moments
-  const int* body_jntadr;    // (nbody) first joint, -1 if none
-  const int* body_jntnum;    // (nbody)
-  const int* body_dofadr;    // (nbody) first dof, -1 if none
-  const int* body_dofnum;    // (nbody)
-
-  // joints (njnt)
-  const int* jnt_type;       // (njnt) JointType
-  const int* jnt_qposadr;    // (njnt)
-  const int* jnt_dofadr;     // (njnt)
-  const T* jnt_pos;          // (njnt x 3) anchor in the body frame
-  const T* jnt_axis;         // (njnt x 3) unit axis in the body frame
-  const T* jnt_stiffness;    // (njnt) joint spring (N m/rad or N/m), 0 for none (passive_forces)
-
-  // dofs (nv)
-  const int* dof_bodyid;     // (nv)
-  const int* dof_parentid;   // (nv) previous dof in the tree, -1 at a root
-  const T* dof_damping;      // (nv)
-  const T* dof_armature;     // (nv)
-
-  // geoms and sites (poses only: kinematics places them)
-  const int* geom_bodyid;    // (ngeom)
-  const T* geom_pos;         // (ngeom x 3)
-  const T* geom_quat;        // (ngeom x 4)
-  const int* site_bodyid;    // (nsite)
-  const T* site_pos;         // (nsite x 3)
-  const T* site_quat;        // (nsite x 4)
-
-  const T* qpos0;            // (nq) reference configuration (hinge/slide angles are qpos - qpos0)
-  const T* qpos_spring;      // (nq) rest configuration of the joint springs (springref; qpos0 for free/ball)
-
-  // joint limits (njnt)
-  const int* jnt_limited;    // (njnt) 0/1 (hinge and slide only)
-  const T* jnt_range;        // (njnt x 2) rad or m, in qpos units
-
-  // geom shapes and contact filtering (ngeom)
-  const int* geom_type;        // (ngeom) GeomType
-  const T* geom_size;          // (ngeom x 3) MuJoCo's meaning per type
-  const T* geom_friction;      // (ngeom x 3) sliding, torsional (condim >= 4), rolling (condim 6)
-  const int* geom_contype;     // (ngeom)
-  const int* geom_conaffinity; // (ngeom)
-
-  // actuators (nu), each driving one hinge or slide joint
-  const int* actuator_kind;         // (nu) ActuatorKind
-  const int* actuator_trnid;        // (nu) joint id
-  const int* actuator_ctrllimited;  // (nu)
-  const int* actuator_forcelimited; // (nu)
-  const T* actuator_gear;           // (nu)
-  const T* actuator_ctrlrange;      // (nu x 2)
-  const T* actuator_forcerange;     // (nu x 2)
-  const T* actuator_kp;             // (nu) position servo gain
-  const T* actuator_kv;             // (nu) velocity gain (velocity servo; damping of a position servo)
-
-  // per-geom contact parameters (ngeom) (sim/contact.h)
-  const int* geom_condim;      // (ngeom) 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling; a pair takes the max
-  const T* geom_margin;        // (ngeom) m; a pair's contact acts from max(both) apart (pair_active_margin)
-
-  // MuJoCo's inverse weights at qpos0 (mj_setConst), which scale the soft constraints' regularizer
-  // (sim/constraints.h; zero unless soft_constraints)
-  const T* body_invweight0;    // (nbody) translational: mean diagonal of J M^-1 J^T at the body's centre of mass
-  const T* dof_invweight0;     // (nv) diagonal of M^-1
+  // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
+  // computes (body_rootid, body_invweight0, dof_invweight0).
+#define RLT_VIEW_MEMBER(type, name, count, need, doc) const RLT_FIELD_VIEW_TYPE_##type* name;
+  RLT_MODEL_FIELDS(RLT_VIEW_MEMBER)
+  RLT_MODEL_DERIVED_FIELDS(RLT_VIEW_MEMBER)
+#undef RLT_VIEW_MEMBER
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
     const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu);
-    body_pos = reals + o.body_pos, body_quat = reals + o.body_quat, body_ipos = reals + o.body_ipos;
-    body_iquat = reals + o.body_iquat, body_mass = reals + o.body_mass, body_inertia = reals + o.body_inertia;
-    jnt_pos = reals + o.jnt_pos, jnt_axis = reals + o.jnt_axis;
-    dof_damping = reals + o.dof_damping, dof_armature = reals + o.dof_armature;
-    geom_pos = reals + o.geom_pos, geom_quat = reals + o.geom_quat;
-    site_pos = reals + o.site_pos, site_quat = reals + o.site_quat;
-    qpos0 = reals + o.qpos0;
-    body_parentid = ints + o.body_parentid, body_rootid = ints + o.body_rootid;
-    body_jntadr = ints + o.body_jntadr, body_jntnum = ints + o.body_jntnum;
-    body_dofadr = ints + o.body_dofadr, body_dofnum = ints + o.body_dofnum;
-    jnt_type = ints + o.jnt_type, jnt_qposadr = ints + o.jnt_qposadr, jnt_dofadr = ints + o.jnt_dofadr;
-    dof_bodyid = ints + o.dof_bodyid, dof_parentid = ints + o.dof_parentid;
-    geom_bodyid = ints + o.geom_bodyid, site_bodyid = ints + o.site_bodyid;
-    jnt_range = reals + o.jnt_range, geom_size = reals + o.geom_size, geom_friction = reals + o.geom_friction;
-    actuator_gear = reals + o.actuator_gear, actuator_ctrlrange = reals + o.actuator_ctrlrange;
-    actuator_forcerange = reals + o.actuator_forcerange, actuator_kp = reals + o.actuator_kp;
-    actuator_kv = reals + o.actuator_kv;
-    jnt_limited = ints + o.jnt_limited, geom_type = ints + o.geom_type, geom_contype = ints + o.geom_contype;
-    geom_conaffinity = ints + o.geom_conaffinity;
-    actuator_kind = ints + o.actuator_kind, actuator_trnid = ints + o.actuator_trnid;
-    actuator_ctrllimited = ints + o.actuator_ctrllimited, actuator_forcelimited = ints + o.actuator_forcelimited;
-    geom_margin = reals + o.geom_margin, geom_condim = ints + o.geom_condim;
-    jnt_stiffness = reals + o.jnt_stiffness, qpos_spring = reals + o.qpos_spring;
-    body_invweight0 = reals + o.body_invweight0, dof_invweight0 = reals + o.dof_invweight0;
+    const T* const block_real = reals;
+    const int* const block_int = ints;
+#define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
+    RLT_MODEL_FIELDS(RLT_BIND_FIELD)
+    RLT_MODEL_DERIVED_FIELDS(RLT_BIND_FIELD)
+#undef RLT_BIND_FIELD
   }
 };
 
@@ -279,52 +149,21 @@ class HostModel {
         model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
-    auto put = [&](i64 at, const std::vector<double>& src) {
-      for (size_t k = 0; k < src.size(); ++k) m_reals[static_cast<size_t>(at) + k] = static_cast<T>(src[k]);
-    };
-    auto put_int = [&](i64 at, const std::vector<int>& src) {
-      for (size_t k = 0; k < src.size(); ++k) m_ints[static_cast<size_t>(at) + k] = src[k];
-    };
-    put(o.body_pos, model.body_pos), put(o.body_quat, model.body_quat), put(o.body_ipos, model.body_ipos);
-    put(o.body_iquat, model.body_iquat), put(o.body_mass, model.body_mass), put(o.body_inertia, model.body_inertia);
-    put(o.jnt_pos, model.jnt_pos), put(o.jnt_axis, model.jnt_axis);
-    put(o.dof_damping, model.dof_damping), put(o.dof_armature, model.dof_armature);
-    put(o.geom_pos, model.geom_pos), put(o.geom_quat, model.geom_quat);
-    put(o.site_pos, model.site_pos), put(o.site_quat, model.site_quat);
-    put(o.qpos0, model.qpos0);
-    put_int(o.body_parentid, model.body_parentid);
-    std::vector<int> rootid(static_cast<size_t>(model.nbody), 0);
+    // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
+    // zeros left in the blocks then say so (no joint limited, every geom with contype =
+    // conaffinity = 0, i.e. no contacts; margin 0).
+#define RLT_COPY_FIELD(type, name, count, need, doc) put(o.name, model.name);
+    RLT_MODEL_FIELDS(RLT_COPY_FIELD)
+#undef RLT_COPY_FIELD
+    // Absent condim means MuJoCo's default, 3.
+    if (model.geom_condim.empty())
+      for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
+    // The derived constants: each body's tree root, then (set_invweight0, from the view) the
+    // inverse weights.
     for (int b = 1; b < model.nbody; ++b) {
       const int p = model.body_parentid[static_cast<size_t>(b)];
-      rootid[static_cast<size_t>(b)] = p == 0 ? b : rootid[static_cast<size_t>(p)];
+      m_ints[static_cast<size_t>(o.body_rootid + b)] = p == 0 ? b : m_ints[static_cast<size_t>(o.body_rootid + p)];
     }
-    put_int(o.body_rootid, rootid);
-    put_int(o.body_jntadr, model.body_jntadr), put_int(o.body_jntnum, model.body_jntnum);
-    put_int(o.body_dofadr, model.body_dofadr), put_int(o.body_dofnum, model.body_dofnum);
-    put_int(o.jnt_type, model.jnt_type), put_int(o.jnt_qposadr, model.jnt_qposadr);
-    put_int(o.jnt_dofadr, model.jnt_dofadr);
-    put_int(o.dof_bodyid, model.dof_bodyid), put_int(o.dof_parentid, model.dof_parentid);
-    put_int(o.geom_bodyid, model.geom_bodyid), put_int(o.site_bodyid, model.site_bodyid);
-    // Optional groups (see check): empty means absent, and the zeros left in the blocks say so
-    // (no joint limited, every geom with contype = conaffinity = 0, i.e. no contacts).
-    put(o.jnt_range, model.jnt_range), put_int(o.jnt_limited, model.jnt_limited);
-    put(o.geom_size, model.geom_size), put(o.geom_friction, model.geom_friction);
-    put_int(o.geom_type, model.geom_type), put_int(o.geom_contype, model.geom_contype);
-    put_int(o.geom_conaffinity, model.geom_conaffinity);
-    put(o.actuator_gear, model.actuator_gear), put(o.actuator_ctrlrange, model.actuator_ctrlrange);
-    put(o.actuator_forcerange, model.actuator_forcerange), put(o.actuator_kp, model.actuator_kp);
-    put(o.actuator_kv, model.actuator_kv);
-    put_int(o.actuator_kind, model.actuator_kind), put_int(o.actuator_trnid, model.actuator_trnid);
-    put_int(o.actuator_ctrllimited, model.actuator_ctrllimited);
-    put_int(o.actuator_forcelimited, model.actuator_forcelimited);
-    // Per-geom contact parameters; empty means MuJoCo's defaults (condim 3, margin 0).
-    put(o.geom_margin, model.geom_margin);
-    if (model.geom_condim.empty()) {
-      for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
-    } else {
-      put_int(o.geom_condim, model.geom_condim);
-    }
-    put(o.jnt_stiffness, model.jnt_stiffness), put(o.qpos_spring, model.qpos_spring);
 
     m_view = ModelView<T>{};
     m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
@@ -333,18 +172,11 @@ class HostModel {
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
     m_view.implicit_damping = implicit_damping ? 1 : 0;
     m_view.nu = model.nu;
-    m_view.contact_stiffness = static_cast<T>(model.contact_stiffness);
-    m_view.contact_damping = static_cast<T>(model.contact_damping);
-    m_view.friction_velocity = static_cast<T>(model.friction_velocity);
-    m_view.limit_stiffness = static_cast<T>(model.limit_stiffness);
-    m_view.limit_damping = static_cast<T>(model.limit_damping);
-    m_view.contact_margin = static_cast<T>(model.contact_margin);
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
-    m_view.soft_constraints = model.soft_constraints ? 1 : 0;
-    m_view.nefc_max = model.soft_constraints ? constraint_capacity(m_view) : 0;
-    if (model.soft_constraints) set_invweight0(m_view, m_reals);
+    m_view.nefc_max = constraint_capacity(m_view);
+    set_invweight0(m_view, m_reals);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.
@@ -375,152 +207,162 @@ class HostModel {
   const std::vector<int>& ints() const { return m_ints; }
 
  private:
+  void put(i64 at, const std::vector<double>& src) {
+    for (size_t k = 0; k < src.size(); ++k) m_reals[static_cast<size_t>(at) + k] = static_cast<T>(src[k]);
+  }
+  void put(i64 at, const std::vector<int>& src) {
+    for (size_t k = 0; k < src.size(); ++k) m_ints[static_cast<size_t>(at) + k] = src[k];
+  }
+
+  // ---- checks (each throws ModelError("Model: ...") at the first problem) ----
+
+  [[noreturn]] static void fail(const std::string& what) { throw ModelError("Model: " + what); }
+  static std::string str(long v) { return std::to_string(v); }
+
   static void check(const Model& m) {
-    auto fail = [](const std::string& what) { throw ModelError("Model: " + what); };
-    auto size = [&](const char* name, size_t got, long want) {
+    check_sizes(m);  // first: the others index the arrays
+    check_bodies(m);
+    check_joints(m);
+    check_body_joints(m);
+    check_dofs(m);
+    check_geoms(m);
+    check_sites(m);
+    check_actuators(m);
+  }
+
+  // Sizes are non-negative (a world body at least) and every array has the length its size asks for
+  // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
+  static void check_sizes(const Model& m) {
+    if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0) fail("negative size");
+    const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
+    auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
     };
-    if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0) fail("negative size");
-    const long nb = m.nbody, nj = m.njnt, nv = m.nv, ng = m.ngeom, ns = m.nsite;
-    size("body_parentid", m.body_parentid.size(), nb), size("body_pos", m.body_pos.size(), 3 * nb);
-    size("body_quat", m.body_quat.size(), 4 * nb), size("body_ipos", m.body_ipos.size(), 3 * nb);
-    size("body_iquat", m.body_iquat.size(), 4 * nb), size("body_mass", m.body_mass.size(), nb);
-    size("body_inertia", m.body_inertia.size(), 3 * nb), size("body_jntadr", m.body_jntadr.size(), nb);
-    size("body_jntnum", m.body_jntnum.size(), nb), size("body_dofadr", m.body_dofadr.size(), nb);
-    size("body_dofnum", m.body_dofnum.size(), nb);
-    size("jnt_type", m.jnt_type.size(), nj), size("jnt_bodyid", m.jnt_bodyid.size(), nj);
-    size("jnt_qposadr", m.jnt_qposadr.size(), nj), size("jnt_dofadr", m.jnt_dofadr.size(), nj);
-    size("jnt_pos", m.jnt_pos.size(), 3 * nj), size("jnt_axis", m.jnt_axis.size(), 3 * nj);
-    size("jnt_stiffness", m.jnt_stiffness.size(), nj);
-    size("dof_bodyid", m.dof_bodyid.size(), nv), size("dof_parentid", m.dof_parentid.size(), nv);
-    size("dof_damping", m.dof_damping.size(), nv), size("dof_armature", m.dof_armature.size(), nv);
-    size("geom_bodyid", m.geom_bodyid.size(), ng), size("geom_pos", m.geom_pos.size(), 3 * ng);
-    size("geom_quat", m.geom_quat.size(), 4 * ng);
-    size("site_bodyid", m.site_bodyid.size(), ns), size("site_pos", m.site_pos.size(), 3 * ns);
-    size("site_quat", m.site_quat.size(), 4 * ns);
-    size("qpos0", m.qpos0.size(), m.nq), size("qpos_spring", m.qpos_spring.size(), m.nq);
+    auto size_required = size;
+    auto size_optional = [&](const char* name, size_t got, long want) {
+      if (got != 0) size(name, got, want);
+    };
+#define RLT_CHECK_SIZE(type, name, count, need, doc) size_##need(#name, m.name.size(), (count));
+    RLT_MODEL_FIELDS(RLT_CHECK_SIZE)
+#undef RLT_CHECK_SIZE
+    if (m.jnt_limited.empty() != m.jnt_range.empty()) fail("jnt_limited and jnt_range must be given together");
+    if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
+      // Contacts need the whole geom description.
+      size("geom_type", m.geom_type.size(), ngeom), size("geom_size", m.geom_size.size(), 3 * ngeom);
+      size("geom_friction", m.geom_friction.size(), 3 * ngeom);
+      size("geom_contype", m.geom_contype.size(), ngeom), size("geom_conaffinity", m.geom_conaffinity.size(), ngeom);
+    }
+  }
+
+  // The world is body 0 and every other body's parent comes before it (tree order).
+  static void check_bodies(const Model& m) {
+    if (m.body_parentid[0] != 0 && m.body_parentid[0] != -1) fail("body 0 must be the world");
+    for (long b = 1; b < m.nbody; ++b) {
+      const int p = m.body_parentid[static_cast<size_t>(b)];
+      if (p < 0 || p >= b) fail("body " + str(b) + " has parent " + str(p) + " (need 0 <= parent < body)");
+    }
+  }
+
+  // Joints: known types, their qpos/dof blocks following each other through the model in joint
+  // order, on a moving body (a free joint on a child of the world), springs non-negative and at rest
+  // somewhere finite.
+  static void check_joints(const Model& m) {
     for (size_t j = 0; j < m.jnt_stiffness.size(); ++j)
       if (!(m.jnt_stiffness[j] >= 0) || !std::isfinite(m.jnt_stiffness[j]))
         fail("joint " + std::to_string(j) + " has a negative or non-finite stiffness");
     for (size_t i = 0; i < m.qpos_spring.size(); ++i)
       if (!std::isfinite(m.qpos_spring[i])) fail("qpos_spring[" + std::to_string(i) + "] is not finite");
-    // Optional groups: each may be left empty (a model built for the contact-free dynamics alone),
-    // and is then absent; when given it must be whole.
-    auto optional = [&](const char* name, size_t got, long want) {
-      if (got != 0) size(name, got, want);
-    };
-    optional("jnt_limited", m.jnt_limited.size(), nj), optional("jnt_range", m.jnt_range.size(), 2 * nj);
-    if (m.jnt_limited.empty() != m.jnt_range.empty()) fail("jnt_limited and jnt_range must be given together");
-    optional("geom_type", m.geom_type.size(), ng), optional("geom_size", m.geom_size.size(), 3 * ng);
-    optional("geom_friction", m.geom_friction.size(), 3 * ng);
-    optional("geom_contype", m.geom_contype.size(), ng), optional("geom_conaffinity", m.geom_conaffinity.size(), ng);
-    optional("geom_condim", m.geom_condim.size(), ng), optional("geom_margin", m.geom_margin.size(), ng);
-    for (size_t g = 0; g < m.geom_condim.size(); ++g) {
-      const int c = m.geom_condim[g];
-      if (c != 1 && c != 3 && c != 4 && c != 6)
-        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) + " (expected 1, 3, 4 or 6)");
-      if (m.soft_constraints && c > 3)
-        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) +
-             ": soft constraints (rltrain/soft_constraints) take condim 1 or 3");
-    }
-    for (size_t g = 0; g < m.geom_margin.size(); ++g)
-      if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))
-        fail("geom " + std::to_string(g) + " has a negative or non-finite margin");
-    auto positive = [&](const char* name, double v, bool zero_ok) {
-      if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
-        fail(std::string(name) + " must be " + (zero_ok ? "non-negative" : "positive") + ", got " + std::to_string(v));
-    };
-    positive("contact_stiffness", m.contact_stiffness, false), positive("contact_damping", m.contact_damping, true);
-    positive("friction_velocity", m.friction_velocity, false), positive("contact_margin", m.contact_margin, true);
-    positive("limit_stiffness", m.limit_stiffness, false), positive("limit_damping", m.limit_damping, true);
-    if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
-      // Contacts need the whole geom description.
-      size("geom_type", m.geom_type.size(), ng), size("geom_size", m.geom_size.size(), 3 * ng);
-      size("geom_friction", m.geom_friction.size(), 3 * ng);
-      size("geom_contype", m.geom_contype.size(), ng), size("geom_conaffinity", m.geom_conaffinity.size(), ng);
-    }
-    for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
-      const int t = m.geom_type[static_cast<size_t>(g)];
-      if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox)
-        fail("geom " + std::to_string(g) + " has unsupported type " + std::to_string(t));
-    }
-    if (m.nu < 0) fail("negative size");
-    const long nu = m.nu;
-    size("actuator_kind", m.actuator_kind.size(), nu), size("actuator_trnid", m.actuator_trnid.size(), nu);
-    size("actuator_gear", m.actuator_gear.size(), nu);
-    size("actuator_ctrllimited", m.actuator_ctrllimited.size(), nu);
-    size("actuator_ctrlrange", m.actuator_ctrlrange.size(), 2 * nu);
-    size("actuator_forcelimited", m.actuator_forcelimited.size(), nu);
-    size("actuator_forcerange", m.actuator_forcerange.size(), 2 * nu);
-    size("actuator_kp", m.actuator_kp.size(), nu), size("actuator_kv", m.actuator_kv.size(), nu);
-    for (long a = 0; a < nu; ++a) {
-      const size_t as = static_cast<size_t>(a);
-      const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
-      if (k != kActMotor && k != kActPosition && k != kActVelocity)
-        fail("actuator " + std::to_string(a) + " has unknown kind " + std::to_string(k));
-      if (j < 0 || j >= m.njnt) fail("actuator " + std::to_string(a) + " drives joint " + std::to_string(j));
-      const int type = m.jnt_type[static_cast<size_t>(j)];
-      if (type != kJointHinge && type != kJointSlide)
-        fail("actuator " + std::to_string(a) + " drives a free or ball joint (only hinge and slide are supported)");
-    }
-
-    if (m.body_parentid[0] != 0 && m.body_parentid[0] != -1) fail("body 0 must be the world");
-    for (long b = 1; b < nb; ++b) {
-      const int p = m.body_parentid[static_cast<size_t>(b)];
-      if (p < 0 || p >= b) fail("body " + std::to_string(b) + " has parent " + std::to_string(p) + " (need 0 <= parent < body)");
-    }
-    // Joints: each body's joints are consecutive, in order, and their qpos/dof blocks follow each
-    // other through the model in joint order.
     int qadr = 0, dadr = 0;
-    for (long j = 0; j < nj; ++j) {
+    for (long j = 0; j < m.njnt; ++j) {
       const size_t js = static_cast<size_t>(j);
       const int type = m.jnt_type[js];
       if (type != kJointFree && type != kJointBall && type != kJointSlide && type != kJointHinge)
-        fail("joint " + std::to_string(j) + " has unknown type " + std::to_string(type));
-      if (m.jnt_qposadr[js] != qadr || m.jnt_dofadr[js] != dadr)
-        fail("joint " + std::to_string(j) + " qpos/dof address out of order");
+        fail("joint " + str(j) + " has unknown type " + str(type));
+      if (m.jnt_qposadr[js] != qadr || m.jnt_dofadr[js] != dadr) fail("joint " + str(j) + " qpos/dof address out of order");
       const int b = m.jnt_bodyid[js];
-      if (b < 1 || b >= m.nbody) fail("joint " + std::to_string(j) + " on body " + std::to_string(b));
+      if (b < 1 || b >= m.nbody) fail("joint " + str(j) + " on body " + str(b));
       if (type == kJointFree && m.body_parentid[static_cast<size_t>(b)] != 0)
-        fail("free joint " + std::to_string(j) + " is not on a child of the world");
+        fail("free joint " + str(j) + " is not on a child of the world");
       qadr += joint_nq(type), dadr += joint_nv(type);
     }
     if (qadr != m.nq || dadr != m.nv) fail("joint sizes do not add up to nq/nv");
-    for (long b = 0; b < nb; ++b) {
+  }
+
+  // Each body's joints are consecutive and its own, a free joint alone, no rotation after a ball,
+  // and the body's dof count and address match its joints'.
+  static void check_body_joints(const Model& m) {
+    for (long b = 0; b < m.nbody; ++b) {
       const size_t bs = static_cast<size_t>(b);
       const int num = m.body_jntnum[bs], adr = m.body_jntadr[bs];
-      if (num < 0 || (num > 0 && (adr < 0 || adr + num > m.njnt)))
-        fail("body " + std::to_string(b) + " joint range out of bounds");
+      if (num < 0 || (num > 0 && (adr < 0 || adr + num > m.njnt))) fail("body " + str(b) + " joint range out of bounds");
       int dofs = 0;
       for (int k = 0; k < num; ++k) {
-        if (m.jnt_bodyid[static_cast<size_t>(adr + k)] != b) fail("body " + std::to_string(b) + " joint list mismatch");
+        if (m.jnt_bodyid[static_cast<size_t>(adr + k)] != b) fail("body " + str(b) + " joint list mismatch");
         if (m.jnt_type[static_cast<size_t>(adr + k)] == kJointFree && num != 1)
-          fail("body " + std::to_string(b) + ": a free joint must be the body's only joint");
+          fail("body " + str(b) + ": a free joint must be the body's only joint");
         // A ball's dofs rotate about the body's final axes (as MuJoCo's), which is only right when no
         // rotation follows it in the body; MuJoCo's compiler rejects that too.
         if (k > 0 && m.jnt_type[static_cast<size_t>(adr + k - 1)] == kJointBall &&
             m.jnt_type[static_cast<size_t>(adr + k)] != kJointSlide)
-          fail("body " + std::to_string(b) + ": a ball joint followed by a rotation");
+          fail("body " + str(b) + ": a ball joint followed by a rotation");
         dofs += joint_nv(m.jnt_type[static_cast<size_t>(adr + k)]);
       }
-      if (m.body_dofnum[bs] != dofs) fail("body " + std::to_string(b) + " dof count mismatch");
+      if (m.body_dofnum[bs] != dofs) fail("body " + str(b) + " dof count mismatch");
       if (num > 0 && m.body_dofadr[bs] != m.jnt_dofadr[static_cast<size_t>(adr)])
-        fail("body " + std::to_string(b) + " dof address mismatch");
+        fail("body " + str(b) + " dof address mismatch");
     }
-    for (long i = 0; i < nv; ++i) {
+  }
+
+  // Dofs: tree order (dof_parentid[i] < i) and on a moving body.
+  static void check_dofs(const Model& m) {
+    for (long i = 0; i < m.nv; ++i) {
       const int p = m.dof_parentid[static_cast<size_t>(i)];
-      if (p < -1 || p >= i) fail("dof " + std::to_string(i) + " has parent " + std::to_string(p) + " (need -1 <= parent < dof)");
+      if (p < -1 || p >= i) fail("dof " + str(i) + " has parent " + str(p) + " (need -1 <= parent < dof)");
       const int b = m.dof_bodyid[static_cast<size_t>(i)];
-      if (b < 1 || b >= m.nbody) fail("dof " + std::to_string(i) + " on body " + std::to_string(b));
+      if (b < 1 || b >= m.nbody) fail("dof " + str(i) + " on body " + str(b));
     }
-    for (long g = 0; g < ng; ++g)
+  }
+
+  // Geoms: condim 1 or 3, margin non-negative and finite, a type with a collision routine, a body.
+  static void check_geoms(const Model& m) {
+    for (size_t g = 0; g < m.geom_condim.size(); ++g) {
+      const int c = m.geom_condim[g];
+      if (c != 1 && c != 3)
+        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) +
+             " (expected 1 or 3: MuJoCo's soft constraints here take no torsional or rolling friction)");
+    }
+    for (size_t g = 0; g < m.geom_margin.size(); ++g)
+      if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))
+        fail("geom " + std::to_string(g) + " has a negative or non-finite margin");
+    for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
+      const int t = m.geom_type[static_cast<size_t>(g)];
+      if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox)
+        fail("geom " + str(g) + " has unsupported type " + str(t));
+    }
+    for (long g = 0; g < m.ngeom; ++g)
       if (m.geom_bodyid[static_cast<size_t>(g)] < 0 || m.geom_bodyid[static_cast<size_t>(g)] >= m.nbody)
-        fail("geom " + std::to_string(g) + " body out of range");
-    for (long s = 0; s < ns; ++s)
+        fail("geom " + str(g) + " body out of range");
+  }
+
+  static void check_sites(const Model& m) {
+    for (long s = 0; s < m.nsite; ++s)
       if (m.site_bodyid[static_cast<size_t>(s)] < 0 || m.site_bodyid[static_cast<size_t>(s)] >= m.nbody)
-        fail("site " + std::to_string(s) + " body out of range");
+        fail("site " + str(s) + " body out of range");
+  }
+
+  // Actuators: a known kind, driving an existing hinge or slide joint.
+  static void check_actuators(const Model& m) {
+    for (long a = 0; a < m.nu; ++a) {
+      const size_t as = static_cast<size_t>(a);
+      const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
+      if (k != kActMotor && k != kActPosition && k != kActVelocity) fail("actuator " + str(a) + " has unknown kind " + str(k));
+      if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
+      const int type = m.jnt_type[static_cast<size_t>(j)];
+      if (type != kJointHinge && type != kJointSlide)
+        fail("actuator " + str(a) + " drives a free or ball joint (only hinge and slide are supported)");
+    }
   }
 
   std::vector<T> m_reals;

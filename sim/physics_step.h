@@ -2,18 +2,13 @@
 // of m.timestep each with ctrl held, every substep
 //   smooth dynamics   kinematics, com quantities, qfrc_bias, qfrc_passive, qM (sim/dynamics.h)
 //   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
-//   joint limits      soft spring-damper beyond the range -> qfrc_constraint (sim/limits.h)
-//   contacts          detection and soft contact forces -> qfrc_constraint (sim/contact.h)
-//                     (or, for a model with soft_constraints, limits and contacts as MuJoCo's soft
-//                     constraints, solved for their forces: sim/constraints.h)
-//   Euler step        (M + h D_joint + h K_implicit) qacc = qfrc_applied + qfrc_actuator +
-//                     qfrc_passive + qfrc_constraint - qfrc_bias; qvel += h qacc; qpos with the new
-//                     qvel (as step_euler; with no limits and no contacts it is step_euler exactly)
-// K_implicit gathers the backward-Euler terms of the limit and contact spring-dampers and of the
-// friction (see sim/limits.h and sim/contact.h). Which limits and contacts act is decided from the
-// smooth solve (qacc_smooth: where each would be at the end of the step without them); one that
-// would pull after the constrained solve is dropped and the substep solved once more. Cost: one
-// factorization and solve per substep without contacts or active limits, two (rarely three) with.
+//   contacts          detection -> the contact list (sim/contact.h)
+//   constraints       joint limits and contacts as MuJoCo's soft constraints, solved for their
+//                     forces -> qfrc_constraint, qacc (sim/constraints.h; MuJoCo's Euler with
+//                     eulerdamp: (M + h D_joint) qacc = qfrc_applied + qfrc_actuator + qfrc_passive +
+//                     qfrc_constraint - qfrc_bias)
+//   Euler step        qvel += h qacc; qpos with the new qvel (as step_euler; with no limits and no
+//                     contacts it is step_euler exactly)
 // After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
 // RLT_HD, no std::, no allocation.
 #pragma once
@@ -23,44 +18,8 @@
 #include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
-#include "sim/limits.h"
 
 namespace rlt {
-
-// The constrained acceleration of one substep with the spring-damper limits and contacts
-// (sim/limits.h, sim/contact.h): d.qacc for the Euler update.
-template <class T>
-RLT_HD void penalty_constraint_acceleration(const ModelView<T>& m, const DataView<T>& d, T h, T hd) {
-  // The smooth solve (no limits, no contacts): the answer when nothing is about to touch, and the
-  // prediction that decides which limits and contacts act in this step.
-  for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = T(0);
-  factor_mass_load(m, d, hd);
-  factor_mass_eliminate(m, d);
-  for (int i = 0; i < m.nv; ++i)
-    d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
-  solve_mass(m, d, d.qacc_smooth);
-  for (int i = 0; i < m.nv; ++i) d.qacc[i] = d.qacc_smooth[i];
-  if (d.ncon[0] > T(0)) contact_prepare(m, d, h);
-  if (active_contacts(d) > 0 || joint_limits(m, d, h, static_cast<T*>(nullptr), static_cast<const T*>(nullptr)) > 0) {
-    // Pass 0 solves with the limits and contacts that act; pass 1, run only when some of them would
-    // pull at the end of the step, solves again without those (qacc still holds pass 0's solution
-    // when joint_limits reads it).
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = T(0);
-      factor_mass_load(m, d, hd);
-      joint_limits(m, d, h, d.qLD, pass == 0 ? static_cast<const T*>(nullptr) : static_cast<const T*>(d.qacc));
-      contact_forces(m, d, h, d.qfrc_constraint, d.qLD);
-      factor_mass_eliminate(m, d);
-      for (int i = 0; i < m.nv; ++i)
-        d.qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
-      solve_mass(m, d, d.qacc);
-      if (pass == 1) break;
-      const int dropped = contact_drop_pulling(m, d, h, static_cast<const T*>(d.qacc)) +
-                          limits_pulling(m, d, h, static_cast<const T*>(d.qacc));
-      if (dropped == 0) break;
-    }
-  }
-}
 
 // One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held.
 template <class T>
@@ -74,11 +33,7 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
   } else {
     d.ncon[0] = T(0);
   }
-  if (m.soft_constraints) {
-    soft_constraint_acceleration(m, d, h, hd);  // MuJoCo's law (sim/constraints.h)
-  } else {
-    penalty_constraint_acceleration(m, d, h, hd);
-  }
+  soft_constraint_acceleration(m, d, h, hd);  // MuJoCo's law (sim/constraints.h)
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * d.qacc[i];
   integrate_positions(m, d.qpos, d.qvel, h);
 }
@@ -115,27 +70,6 @@ struct PhysicsStepEnvs {
     physics_step(m, d, ctrl ? ctrl + env * m.nu : static_cast<const T*>(nullptr), substeps,
                  num_contacts ? num_contacts + env : static_cast<int*>(nullptr));
   }
-};
-
-// The bench's other per-env bodies (apps/bench.cpp on the CPU, kernels/cuda_physics_check.cu on
-// CUDA): every env back at the model's initial state, and every env's random controls for one
-// control step (random_ctrl, sim/actuators.h).
-template <class T>
-struct ResetEnvs {
-  ModelView<T> m;
-  DataLayout layout;
-  T* data;
-  RLT_HD void operator()(i64 env) const { reset_data(m, data_view<T>(layout, data + env * layout.size)); }
-};
-
-template <class T>
-struct RandomCtrlEnvs {
-  T* ctrl;         // (num_envs x nu)
-  const T* range;  // (nu x 2)
-  int nu;
-  std::uint64_t seed;
-  u32 step;
-  RLT_HD void operator()(i64 env) const { random_ctrl(range, nu, seed, static_cast<u32>(env), step, ctrl + env * nu); }
 };
 
 }  // namespace rlt

@@ -16,18 +16,14 @@
 //           floor that chaos sets on any per-gait comparison.
 //   random  the random controls of bench_mujoco (sim/actuators.h random_ctrl, redrawn every
 //           control step) for --seconds, once per gait seed: the root's mean height and planar speed
-// --stiffness, --damping, --friction-velocity, --limit-stiffness and --limit-damping replace
-// rltrain's contact and limit parameters (sim/model.h) without editing the file, to see which
-// values bring the two closer; --soft-constraints 0|1 picks the law itself (the spring-dampers, or
-// MuJoCo's soft constraints, sim/constraints.h) over the file's rltrain/soft_constraints. --expect-within E exits 1 when the gaits' relative error exceeds
-// E (tests/CMakeLists.txt uses it on a model without contacts and limits, where the two agree to
-// rounding). Where MuJoCo's state blows up (it resets itself and warns), that run is counted and
+// Contacts and limits follow MuJoCo's soft constraints on both sides (sim/constraints.h, the only
+// law). --expect-within E exits 1 when the gaits' relative error exceeds E (tests/CMakeLists.txt
+// uses it on a model without contacts and limits, where the two agree to rounding, and on the
+// shipped ant and halfcheetah). Where MuJoCo's state blows up (it resets itself and warns), that run is counted and
 // left out of the averages. Built only where libmujoco-dev is found.
 //
 //   compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]
-//                  [--gaits 16] [--seconds 5] [--seed 1] [--stiffness K] [--damping C]
-//                  [--friction-velocity V] [--limit-stiffness K] [--limit-damping C] [--soft-constraints 0|1]
-//                  [--expect-within E]
+//                  [--gaits 16] [--seconds 5] [--seed 1] [--expect-within E]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -172,9 +168,7 @@ class RltrainSim {
 void usage() {
   std::fprintf(stderr,
                "usage: compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]\n"
-               "                      [--gaits 16] [--seconds 5] [--seed 1] [--stiffness K] [--damping C]\n"
-               "                      [--friction-velocity V] [--limit-stiffness K] [--limit-damping C]\n"
-               "                      [--soft-constraints 0|1] [--expect-within E]\n");
+               "                      [--gaits 16] [--seconds 5] [--seed 1] [--expect-within E]\n");
   std::exit(2);
 }
 
@@ -202,8 +196,7 @@ struct Pair {
 int main(int argc, char** argv) {
   std::string path, key, integrator = "euler";
   double control_dt = 0.05, seconds = 5.0, timestep = 0, expect_within = -1;
-  double stiffness = 0, damping = -1, friction_velocity = 0, limit_stiffness = 0, limit_damping = -1;
-  long gaits = 16, soft = -1;
+  long gaits = 16;
   std::uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -226,16 +219,6 @@ int main(int argc, char** argv) {
     else if (a == "--gaits") gaits = std::lround(number(false));
     else if (a == "--seconds") seconds = number(true);
     else if (a == "--seed") seed = static_cast<std::uint64_t>(number(false));
-    else if (a == "--stiffness") stiffness = number(true);
-    else if (a == "--damping") damping = number(false);
-    else if (a == "--friction-velocity") friction_velocity = number(true);
-    else if (a == "--limit-stiffness") limit_stiffness = number(true);
-    else if (a == "--limit-damping") limit_damping = number(false);
-    else if (a == "--soft-constraints") {
-      const std::string v = text();
-      if (v != "0" && v != "1") fail("--soft-constraints: expected 0 or 1, got '" + v + "'");
-      soft = v == "1" ? 1 : 0;
-    }
     else if (a == "--expect-within") expect_within = number(false);
     else if (!a.empty() && a[0] == '-') usage();
     else if (path.empty()) path = a;
@@ -252,12 +235,6 @@ int main(int argc, char** argv) {
   }
   if (model.nbody < 2 || model.nq < 1) fail(path + ": expected a robot (a body with joints) to follow");
   if (timestep > 0) model.timestep = timestep;
-  if (stiffness > 0) model.contact_stiffness = stiffness;
-  if (damping >= 0) model.contact_damping = damping;
-  if (friction_velocity > 0) model.friction_velocity = friction_velocity;
-  if (limit_stiffness > 0) model.limit_stiffness = limit_stiffness;
-  if (limit_damping >= 0) model.limit_damping = limit_damping;
-  if (soft >= 0) model.soft_constraints = soft == 1;
   int substeps = 0;
   try {
     substeps = rlt::control_substeps(control_dt, model.timestep);
@@ -277,12 +254,9 @@ int main(int argc, char** argv) {
   int mujoco_resets = 0;
 
   std::printf("compare_mujoco %s%s%s: MuJoCo %s (%s) against rltrain (double), timestep %g s, controls held %g s\n"
-              "rltrain contacts: %s stiffness %g N/m, damping %g N s/m, friction velocity %g m/s; limits: %g, %g\n",
+              "contacts and limits: MuJoCo's soft constraints on both sides\n",
               path.c_str(), key.empty() ? "" : ", keyframe ", key.c_str(), mj_versionString(), integrator.c_str(),
-              model.timestep, control_dt,
-              model.soft_constraints ? "MuJoCo's soft constraints (the parameters below unused);" : "spring-dampers,",
-              model.contact_stiffness, model.contact_damping, model.friction_velocity,
-              model.limit_stiffness, model.limit_damping);
+              model.timestep, control_dt);
   const long rest_steps = std::max(1L, std::lround(3.0 / control_dt));
   const Track rest_mj = mj.run(zero, rest_steps, substeps, 0), rest_rl = rl.run(zero, rest_steps);
   finite = finite && rest_rl.ok;

@@ -48,8 +48,8 @@ file (our hopper and walker2d files say 0.005 s, Gymnasium steps 4 x 0.002 s; it
 and Ant files ask for RK4, ours for nothing, i.e. MuJoCo's Euler, under which one of our ant
 policies, 3750 in rltrain, scored ~800 instead of ~3400 with RK4), and on Hopper and Walker2d a rootz slide with ref 0 gets ref = the torso's
 height at qpos0 (moves no body; Gymnasium reads qpos[1] as the torso height, its files give rootz
-ref=1.25). MuJoCo's own contact model applies; our files ask rltrain for the same one
-(rltrain/soft_constraints, sim/constraints.h; MuJoCo ignores the rltrain/* numerics).
+ref=1.25). MuJoCo's own contact model applies, which is rltrain's too (its only contact and limit
+law, sim/constraints.h).
 --keep-integrator keeps the file's integrator (ours: MuJoCo's Euler, which rltrain's physics
 follows step by step) instead of Gymnasium's: with our ant file, whose timestep is Gymnasium's, the
 simulation is then the one the policy trained in, so the return should match `rltrain eval`'s up to

@@ -6,7 +6,7 @@
 //    after the step.
 //  * Physical properties that hold without MuJoCo: a box resting on the floor carries its weight
 //    (cfrc_ext), a sliding box stops after v^2 / (2 mu g), a pendulum rests against its joint limit,
-//    float agrees with double, and a model that asks for torsional friction is refused.
+//    float agrees with double, and a model that asks for torsional or rolling friction is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,11 +29,10 @@ std::string asset(const std::string& name) { return std::string(RLT_SOURCE_DIR) 
 template <class T>
 using Env = test::Sim<T>;
 
-// A box (0.2 m cube, 8 kg) on the floor with friction mu, soft constraints, timestep h.
+// A box (0.2 m cube, 8 kg) on the floor with friction mu, timestep h.
 Model box_scene(double mu, double h, double z) {
   const std::string xml =
       "<mujoco><option timestep='" + std::to_string(h) + "'/>"
-      "<custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
       "<worldbody><geom type='plane' size='5 5 0.1' friction='" + std::to_string(mu) + " 0.005 0.0001'/>"
       "<body pos='0 0 " + std::to_string(z) + "'><freejoint/>"
       "<geom type='box' size='0.1 0.1 0.1' mass='8' friction='" +
@@ -100,7 +99,6 @@ TEST(SoftConstraints, DroppedBoxSettlesWithoutBouncing) {
 TEST(SoftConstraints, PendulumRestsAgainstItsLimit) {
   const std::string xml =
       "<mujoco><option timestep='0.002'/>"
-      "<custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
       "<worldbody><body><joint name='j' type='hinge' axis='0 1 0' limited='true' range='-30 30'/>"
       "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' mass='1' contype='0' conaffinity='0'/>"
       "</body></worldbody></mujoco>";
@@ -140,26 +138,26 @@ TEST(SoftConstraints, TorsionalFrictionIsRefused) {
   model.geom_condim[1] = 4;
   try {
     HostModel<double> host(model);
-    FAIL() << "condim 4 with soft constraints was accepted";
+    FAIL() << "condim 4 was accepted";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("condim 4"), std::string::npos) << e.what();
   }
   // The MJCF compiler says so with the file and the geom.
   try {
-    parse_mjcf("<mujoco><custom><numeric name='rltrain/soft_constraints' data='1'/></custom><worldbody>"
-               "<geom name='floor' type='plane' size='1 1 0.1' condim='6'/></worldbody></mujoco>",
+    parse_mjcf("<mujoco><worldbody><geom name='floor' type='plane' size='1 1 0.1' condim='6'/></worldbody></mujoco>",
                "spin.xml");
-    FAIL() << "condim 6 with soft constraints was accepted by the MJCF compiler";
+    FAIL() << "condim 6 was accepted by the MJCF compiler";
   } catch (const MjcfError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("spin.xml"), std::string::npos) << what;
     EXPECT_NE(what.find("floor"), std::string::npos) << what;
     EXPECT_NE(what.find("condim 6"), std::string::npos) << what;
   }
-  // The MJCF switch takes 0 or 1 and names the file when given anything else.
+  // The old MJCF switch takes 1 (a no-op: soft constraints are the only law) and names the file
+  // when given anything else.
   try {
-    parse_mjcf("<mujoco><custom><numeric name='rltrain/soft_constraints' data='2'/></custom></mujoco>", "bad.xml");
-    FAIL() << "rltrain/soft_constraints 2 was accepted";
+    parse_mjcf("<mujoco><custom><numeric name='rltrain/soft_constraints' data='0'/></custom></mujoco>", "bad.xml");
+    FAIL() << "rltrain/soft_constraints 0 was accepted";
   } catch (const MjcfError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.xml"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("soft_constraints"), std::string::npos) << e.what();
@@ -169,11 +167,9 @@ TEST(SoftConstraints, TorsionalFrictionIsRefused) {
 #if RLT_TEST_MUJOCO
 
 // MuJoCo with random controls; every `every` steps, one step of ours from MuJoCo's state.
-void compare_with_mujoco(const std::string& name, bool force_soft) {
+void compare_with_mujoco(const std::string& name) {
   const std::string path = asset(name);
-  Model model = load_mjcf(path);
-  if (force_soft) model.soft_constraints = true;
-  ASSERT_TRUE(model.soft_constraints);
+  const Model model = load_mjcf(path);
   char error[1000] = "";
   mjModel* mm = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
   ASSERT_NE(mm, nullptr) << error;
@@ -219,10 +215,10 @@ void compare_with_mujoco(const std::string& name, bool force_soft) {
   mj_deleteModel(mm);
 }
 
-TEST(SoftConstraintsMujoco, AntAgreesStepByStep) { compare_with_mujoco("ant", false); }
-TEST(SoftConstraintsMujoco, HalfCheetahAgreesStepByStep) { compare_with_mujoco("halfcheetah", true); }
-TEST(SoftConstraintsMujoco, HopperAgreesStepByStep) { compare_with_mujoco("hopper", true); }
-TEST(SoftConstraintsMujoco, Walker2dAgreesStepByStep) { compare_with_mujoco("walker2d", true); }
+TEST(SoftConstraintsMujoco, AntAgreesStepByStep) { compare_with_mujoco("ant"); }
+TEST(SoftConstraintsMujoco, HalfCheetahAgreesStepByStep) { compare_with_mujoco("halfcheetah"); }
+TEST(SoftConstraintsMujoco, HopperAgreesStepByStep) { compare_with_mujoco("hopper"); }
+TEST(SoftConstraintsMujoco, Walker2dAgreesStepByStep) { compare_with_mujoco("walker2d"); }
 
 #else
 TEST(SoftConstraintsMujoco, AgreesStepByStep) { GTEST_SKIP() << "built without libmujoco-dev"; }

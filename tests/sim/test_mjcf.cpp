@@ -231,15 +231,6 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
   d.nums("geom_friction", m.geom_friction, mj->geom_friction, 3 * m.ngeom);
   d.ints("geom_condim", m.geom_condim, mj->geom_condim, m.ngeom);
   d.nums("geom_margin", m.geom_margin, mj->geom_margin, m.ngeom);
-  // rltrain's model-wide contact parameters, kept by MuJoCo as custom numerics (user data).
-  const std::pair<const char*, double> params[] = {
-      {"rltrain/contact_stiffness", m.contact_stiffness}, {"rltrain/contact_damping", m.contact_damping},
-      {"rltrain/friction_velocity", m.friction_velocity}, {"rltrain/contact_margin", m.contact_margin},
-      {"rltrain/limit_stiffness", m.limit_stiffness},     {"rltrain/limit_damping", m.limit_damping}};
-  for (const auto& [name, ours] : params) {
-    const int id = mj_name2id(mj, mjOBJ_NUMERIC, name);
-    if (id >= 0) d.num(name, 0, ours, mj->numeric_data[mj->numeric_adr[id]]);
-  }
   d.ints("geom_contype", m.geom_contype, mj->geom_contype, m.ngeom);
   d.ints("geom_conaffinity", m.geom_conaffinity, mj->geom_conaffinity, m.ngeom);
   d.ints("geom_rgba", m.geom_rgba, mj->geom_rgba, 4 * m.ngeom);  // floats, bit for bit
@@ -411,12 +402,10 @@ const Variant kAccepted[] = {
     {"mass_check_passes_welded_child", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
     {"mass_check_at_minval", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 0 0' mass='1e-15' diaginertia='1 1 1'/></body></body></worldbody>"},
     {"unlimited_reversed_ctrlrange_and_six_gears", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='1 -1' ctrllimited='false' gear='2 3 4 5 6 7'/></actuator>"},
-    {"contact_parameters", "<custom><numeric name='rltrain/contact_stiffness' data='2e5'/><numeric name='rltrain/contact_damping' size='1' data='300'/>"
-                           "<numeric name='rltrain/friction_velocity' data='0.002'/><numeric name='rltrain/contact_margin' data='0'/>"
-                           "<numeric name='rltrain/limit_stiffness' data='5e3'/><numeric name='rltrain/limit_damping' data='20'/>"
+    {"contact_parameters", "<custom><numeric name='rltrain/soft_constraints' size='1' data='1'/>"
                            "<numeric name='user_gain' size='3' data='1 2 3'/><text name='note' data='hello'/></custom>"
-                           "<default><geom margin='0.01' condim='4'/></default>"
-                           "<worldbody><geom type='plane' size='1 1 1' condim='1'/><body><freejoint/><geom size='.1' margin='0.05' condim='6' friction='1 0.02 0.001'/>"
+                           "<default><geom margin='0.01' condim='1'/></default>"
+                           "<worldbody><geom type='plane' size='1 1 1' condim='1'/><body><freejoint/><geom size='.1' margin='0.05' condim='3' friction='1 0.02 0.001'/>"
                            "<geom type='box' size='.1 .1 .1' pos='0 0 1'/></body></worldbody>"},
     // Joint springs: stiffness and springref from nested default classes, overridden per joint;
     // springref in degrees for hinges (not slides); free and ball springs rest at qpos0 (MuJoCo
@@ -722,61 +711,64 @@ TEST(MjcfErrors, ErrorCarriesFileLineElement) {
 
 // ---- hand-computed values (no MuJoCo needed) ---------------------------------------------------
 
-// rltrain's contact parameters from <custom><numeric name="rltrain/...">: unknown names and bad values
-// stop with file:line: element: what (MuJoCo accepts any numeric: these are our rules).
+// rltrain's numerics in <custom><numeric name="rltrain/...">: rltrain/soft_constraints = 1 is a
+// no-op, anything else and the removed spring-damper parameters stop with file:line: element: what
+// (MuJoCo accepts any numeric: these are our rules).
 TEST(MjcfErrors, ContactParameterRefusals) {
   auto custom = [](const std::string& numeric) {
     return "<mujoco>\n<custom>\n" + numeric + "\n</custom><worldbody><geom size='1'/></worldbody></mujoco>";
   };
-  const std::string unknown = error_of(custom("<numeric name='rltrain/contact_stifness' data='1e5'/>"));
-  EXPECT_TRUE(starts_with(unknown, "test.xml:3: numeric rltrain/contact_stifness: unknown rltrain parameter "
-                                   "\"rltrain/contact_stifness\" (known: rltrain/contact_stiffness,")) << unknown;
-  const std::string negative = error_of(custom("<numeric name='rltrain/contact_damping' data='-1'/>"));
-  EXPECT_TRUE(starts_with(negative, "test.xml:3: numeric rltrain/contact_damping: rltrain/contact_damping: expected a "
-                                    "non-negative number, got \"-1\"")) << negative;
-  const std::string zero = error_of(custom("<numeric name='rltrain/contact_stiffness' data='0'/>"));
-  EXPECT_TRUE(starts_with(zero, "test.xml:3: numeric rltrain/contact_stiffness: rltrain/contact_stiffness: expected a "
-                                "positive number")) << zero;
-  const std::string two = error_of(custom("<numeric name='rltrain/friction_velocity' data='1 2'/>"));
-  EXPECT_TRUE(starts_with(two, "test.xml:3: numeric rltrain/friction_velocity: attribute \"data\": expected 1 number, got 2")) << two;
-  const std::string nan = error_of(custom("<numeric name='rltrain/limit_stiffness' data='nan'/>"));
-  EXPECT_TRUE(starts_with(nan, "test.xml:3: numeric rltrain/limit_stiffness: attribute \"data\": \"nan\" is not a finite number")) << nan;
-  const std::string no_data = error_of(custom("<numeric name='rltrain/contact_margin'/>"));
-  EXPECT_TRUE(starts_with(no_data, "test.xml:3: numeric rltrain/contact_margin: attribute \"data\" is required")) << no_data;
-  const std::string size = error_of(custom("<numeric name='rltrain/limit_damping' size='2' data='1'/>"));
-  EXPECT_TRUE(starts_with(size, "test.xml:3: numeric rltrain/limit_damping: attribute \"size\"")) << size;
+  const std::string unknown = error_of(custom("<numeric name='rltrain/soft_constraint' data='1'/>"));
+  EXPECT_TRUE(starts_with(unknown, "test.xml:3: numeric rltrain/soft_constraint: unknown rltrain parameter "
+                                   "\"rltrain/soft_constraint\" (known: rltrain/soft_constraints)")) << unknown;
+  for (const char* removed : {"contact_stiffness", "contact_damping", "friction_velocity", "limit_stiffness",
+                              "limit_damping", "contact_margin"}) {
+    const std::string name = std::string("rltrain/") + removed;
+    const std::string what = error_of(custom("<numeric name='" + name + "' data='1'/>"));
+    EXPECT_TRUE(starts_with(what, "test.xml:3: numeric " + name + ": " + name +
+                                      ": the spring-damper contact and limit law was removed; contacts and joint limits "
+                                      "follow MuJoCo's soft constraints")) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  const std::string zero = error_of(custom("<numeric name='rltrain/soft_constraints' data='0'/>"));
+  EXPECT_TRUE(starts_with(zero, "test.xml:3: numeric rltrain/soft_constraints: rltrain/soft_constraints: expected 1 "
+                                "(MuJoCo's soft constraints, the only contact and limit law; the spring-damper law was "
+                                "removed), got \"0\"")) << zero;
+  const std::string two = error_of(custom("<numeric name='rltrain/soft_constraints' data='1 2'/>"));
+  EXPECT_TRUE(starts_with(two, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": expected 1 number, got 2")) << two;
+  const std::string nan = error_of(custom("<numeric name='rltrain/soft_constraints' data='nan'/>"));
+  EXPECT_TRUE(starts_with(nan, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": \"nan\" is not a finite number")) << nan;
+  const std::string no_data = error_of(custom("<numeric name='rltrain/soft_constraints'/>"));
+  EXPECT_TRUE(starts_with(no_data, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\" is required")) << no_data;
+  const std::string size = error_of(custom("<numeric name='rltrain/soft_constraints' size='2' data='1'/>"));
+  EXPECT_TRUE(starts_with(size, "test.xml:3: numeric rltrain/soft_constraints: attribute \"size\"")) << size;
   const std::string other = error_of(custom("<tuple name='t'/><plugin/>"));
   EXPECT_TRUE(starts_with(other, "test.xml:3: plugin: unsupported element in <custom> (supported: numeric")) << other;
   const std::string condim = error_of("<mujoco><worldbody>\n<geom size='1' condim='5'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(condim, "test.xml:2: geom: attribute \"condim\": expected 1, 3, 4 or 6, got 5")) << condim;
+  for (const char* c : {"4", "6"}) {
+    const std::string what = error_of(std::string("<mujoco><worldbody>\n<geom size='1' condim='") + c + "'/></worldbody></mujoco>");
+    EXPECT_TRUE(starts_with(what, std::string("test.xml:2: geom: condim ") + c +
+                                      ": MuJoCo's soft-constraint law takes condim 1 or 3 here")) << what;
+  }
   const std::string margin = error_of("<mujoco><default>\n<geom margin='-0.1'/></default></mujoco>");
   EXPECT_TRUE(starts_with(margin, "test.xml:2: geom: attribute \"margin\" must be non-negative")) << margin;
   EXPECT_EQ(unknown.find('\n'), std::string::npos) << unknown;
-  // Other people's numerics pass untouched.
+  // Other people's numerics pass untouched, and rltrain/soft_constraints = 1 changes nothing.
   EXPECT_EQ(error_of(custom("<numeric name='my/gain' size='4' data='1 2'/><text name='t' data='x'/>")), "");
+  EXPECT_EQ(error_of(custom("<numeric name='rltrain/soft_constraints' data='1'/>")), "");
 }
 
-// The values reach the Model (defaults where absent).
+// Per-geom contact values reach the Model (defaults where absent).
 TEST(MjcfValues, ContactParametersReachTheModel) {
   const Model defaults = parse_mjcf("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>", "d.xml");
   const Model m = parse_mjcf(
-      "<mujoco><custom><numeric name='rltrain/contact_stiffness' data='2e5'/><numeric name='rltrain/contact_damping' data='300'/>"
-      "<numeric name='rltrain/friction_velocity' data='0.002'/><numeric name='rltrain/contact_margin' data='0'/>"
-      "<numeric name='rltrain/limit_stiffness' data='5e3'/><numeric name='rltrain/limit_damping' data='20'/></custom>"
-      "<default><geom margin='0.01' condim='4'/></default>"
-      "<worldbody><geom size='1'/><geom size='1' margin='0.05' condim='6'/><geom size='1' condim='1'/></worldbody></mujoco>",
+      "<mujoco><custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
+      "<default><geom margin='0.01' condim='1'/></default>"
+      "<worldbody><geom size='1'/><geom size='1' margin='0.05' condim='3'/><geom size='1' condim='1'/></worldbody></mujoco>",
       "p.xml");
-  EXPECT_EQ(m.contact_stiffness, 2e5);
-  EXPECT_EQ(m.contact_damping, 300);
-  EXPECT_EQ(m.friction_velocity, 0.002);
-  EXPECT_EQ(m.contact_margin, 0);
-  EXPECT_EQ(m.limit_stiffness, 5e3);
-  EXPECT_EQ(m.limit_damping, 20);
   EXPECT_EQ(m.geom_margin, (std::vector<double>{0.01, 0.05, 0.01}));
-  EXPECT_EQ(m.geom_condim, (std::vector<int>{4, 6, 1}));
-  const Model dm = Model{};
-  EXPECT_EQ(defaults.contact_stiffness, dm.contact_stiffness);
-  EXPECT_EQ(defaults.contact_margin, dm.contact_margin);
+  EXPECT_EQ(m.geom_condim, (std::vector<int>{1, 3, 1}));
   EXPECT_EQ(defaults.geom_margin, (std::vector<double>{0}));
   EXPECT_EQ(defaults.geom_condim, (std::vector<int>{3}));
 }

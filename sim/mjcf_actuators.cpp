@@ -1,0 +1,115 @@
+// MJCF compiler, actuators and keyframes (sim/mjcf_compiler.h).
+#include "sim/mjcf_compiler.h"
+
+namespace rlt::mjcf_detail {
+
+// ---- actuators ----
+
+void MjcfCompiler::read_actuators(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const std::string kind = e->Name();
+    if (kind != "motor" && kind != "position" && kind != "velocity") unsupported_element(e, "motor, position, velocity");
+    no_children(e);
+    Attrs a(m_file, e);
+    ActuatorSpec s = find_class(a, a.text("class").value_or("main")).actuator;
+    read_actuator_attrs(a, kind, &s);
+    const std::string name = a.text("name").value_or("");
+    const auto joint = a.text("joint");
+    a.finish();
+    check_name(m_actuator_names, "actuator", e, name);
+    if (!joint) a.fail("attribute \"joint\" is required (only joint transmissions are supported)");
+    const int jid = m.joint_id(*joint);
+    if (jid < 0) a.fail("unknown joint " + quoted(*joint));
+    if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
+      a.fail("joint " + quoted(*joint) + " is not a hinge or slide joint");
+    }
+    const bool ctrllimited = resolve_limited(a, s.ctrllimited, s.ctrlrange, "ctrl");
+    const bool forcelimited = resolve_limited(a, s.forcelimited, s.forcerange, "force");
+    m.actuator_kind.push_back(kind == "motor" ? kActMotor : kind == "position" ? kActPosition : kActVelocity);
+    m.actuator_trnid.push_back(jid);
+    m.actuator_gear.push_back(s.gear);
+    m.actuator_ctrllimited.push_back(ctrllimited ? 1 : 0);
+    m.actuator_ctrlrange.insert(m.actuator_ctrlrange.end(), s.ctrlrange, s.ctrlrange + 2);
+    m.actuator_forcelimited.push_back(forcelimited ? 1 : 0);
+    m.actuator_forcerange.insert(m.actuator_forcerange.end(), s.forcerange, s.forcerange + 2);
+    m.actuator_kp.push_back(kind == "position" ? s.gain : 0);
+    m.actuator_kv.push_back(kind == "velocity" ? s.gain : kind == "position" ? -s.bias[2] : 0);
+    m.actuator_name.push_back(name);
+    m.nu++;
+  }
+}
+
+bool MjcfCompiler::resolve_limited(Attrs& a, Tri t, const double range[2], const std::string& what) {
+  bool limited = t == Tri::kTrue;
+  if (t == Tri::kAuto && (range[0] != 0 || range[1] != 0)) {
+    if (!m_opt.autolimits) {
+      a.fail("has \"" + what + "range\" but not \"" + what + "limited\": set " + what +
+             "limited=\"true\" or \"false\", or <compiler autolimits=\"true\"/>");
+    }
+    limited = true;
+  }
+  if (limited && range[0] >= range[1]) a.fail(what + "range[0] must be smaller than " + what + "range[1]");
+  return limited;
+}
+
+// ---- keyframes ----
+
+void MjcfCompiler::read_keyframes(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    if (std::strcmp(e->Name(), "key") != 0) unsupported_element(e, "key");
+    no_children(e);
+    Attrs a(m_file, e);
+    const std::string name = a.text("name").value_or("");
+    check_name(m_key_names, "key", e, name);
+    double time = 0;
+    a.number("time", &time);
+    std::vector<double> qpos = m.qpos0, qvel(m.nv, 0.0), ctrl(m.nu, 0.0);
+    read_key_vector(a, "qpos", &qpos, "nq");
+    read_key_vector(a, "qvel", &qvel, "nv");
+    read_key_vector(a, "ctrl", &ctrl, "nu");
+    std::vector<double> none;
+    read_key_vector(a, "act", &none, "na (this subset has no activation states)");
+    read_key_vector(a, "mpos", &none, "3 x nmocap (this subset has no mocap bodies)");
+    read_key_vector(a, "mquat", &none, "4 x nmocap (this subset has no mocap bodies)");
+    a.finish();
+    normalize_quaternions(&qpos);
+    m.key_name.push_back(name);
+    m.key_time.push_back(time);
+    m.key_qpos.insert(m.key_qpos.end(), qpos.begin(), qpos.end());
+    m.key_qvel.insert(m.key_qvel.end(), qvel.begin(), qvel.end());
+    m.key_ctrl.insert(m.key_ctrl.end(), ctrl.begin(), ctrl.end());
+  }
+}
+
+void MjcfCompiler::normalize_quaternions(std::vector<double>* qpos) const {
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_type[j] != kJointFree && m.jnt_type[j] != kJointBall) continue;
+    double* q = qpos->data() + m.jnt_qposadr[j] + (m.jnt_type[j] == kJointFree ? 3 : 0);
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (n < kMinVal) {
+      q[0] = 1, q[1] = q[2] = q[3] = 0;
+    } else {
+      for (int k = 0; k < 4; ++k) q[k] /= n;
+    }
+  }
+}
+
+void MjcfCompiler::read_key_vector(Attrs& a, const char* attr, std::vector<double>* out, const char* size_name) {
+  const auto values = a.list(attr);
+  if (!values) return;
+  if (values->size() != out->size()) {
+    a.fail("attribute " + quoted(attr) + ": expected " + std::to_string(out->size()) + " numbers (" + size_name +
+           "), got " + std::to_string(values->size()));
+  }
+  *out = *values;
+}
+
+}  // namespace rlt::mjcf_detail

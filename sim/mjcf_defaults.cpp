@@ -1,0 +1,167 @@
+// MJCF compiler, default classes (sim/mjcf_compiler.h): <default> and the joint, geom and actuator
+// attributes, and the frame attributes, that defaults share with the body tree.
+#include "sim/mjcf_compiler.h"
+
+namespace rlt::mjcf_detail {
+
+// ---- default classes ----
+
+void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent) {
+  Attrs a(m_file, e);
+  std::string name = "main";
+  if (const auto c = a.text("class")) name = *c;
+  else if (parent) a.fail("a nested <default> needs a class attribute");
+  if (!parent && name != "main") a.fail("the top-level <default> is class \"main\"; nest other classes inside it");
+  a.finish();
+  if (parent && m_classes.count(name)) a.fail("duplicate default class " + quoted(name));
+  DefaultClass cls = parent ? *parent : m_classes["main"];
+  // MuJoCo applies a class's own elements before it reads the classes nested in it.
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string n = c->Name();
+    Attrs ca(m_file, c);
+    if (n == "default") {
+      continue;
+    } else if (n == "joint") {
+      read_joint_attrs(ca, &cls.joint);
+    } else if (n == "geom") {
+      read_geom_attrs(ca, &cls.geom);
+    } else if (n == "site") {
+      ca.ignore({"type", "size", "rgba", "group", "material"});
+    } else if (n == "motor" || n == "position" || n == "velocity") {
+      read_actuator_attrs(ca, n, &cls.actuator);
+    } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
+      continue;  // visual
+    } else {
+      unsupported_element(c, "default, joint, geom, site, motor, position, velocity; ignored: camera, light, material, mesh, texture");
+    }
+    ca.finish();
+    no_children(c);
+  }
+  m_classes[name] = cls;
+  const DefaultClass& stored = m_classes[name];
+  for (const XMLElement* c = e->FirstChildElement("default"); c; c = c->NextSiblingElement("default")) {
+    read_default(c, &stored);
+  }
+}
+
+// ---- element attributes shared by defaults and the tree ----
+
+void MjcfCompiler::read_joint_attrs(Attrs& a, JointSpec* j) {
+  if (const int t = a.keyword("type", {"free", "ball", "slide", "hinge"}); t >= 0) j->type = t;  // JointType order
+  a.numbers("pos", j->pos, 3, 3);
+  a.numbers("axis", j->axis, 3, 3);
+  a.tri("limited", &j->limited);
+  a.numbers("range", j->range, 2, 2);
+  a.number("ref", &j->ref);
+  if (a.number("damping", &j->damping) && j->damping < 0) a.fail("attribute \"damping\" must be non-negative");
+  if (a.number("armature", &j->armature) && j->armature < 0) a.fail("attribute \"armature\" must be non-negative");
+  if (a.number("stiffness", &j->stiffness) && j->stiffness < 0) a.fail("attribute \"stiffness\" must be non-negative");
+  a.number("springref", &j->springref);
+  a.only_default("frictionloss", 0);
+  a.only_default("margin", 0);
+  a.ignore({"group"});
+}
+
+void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
+  if (const auto t = a.text("type")) {
+    if (*t == "plane") g->type = kGeomPlane;
+    else if (*t == "sphere") g->type = kGeomSphere;
+    else if (*t == "capsule") g->type = kGeomCapsule;
+    else if (*t == "box") g->type = kGeomBox;
+    else a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, box)");
+  }
+  a.numbers("size", g->size, 1, 3);
+  if (a.number("density", &g->density) && g->density < 0) a.fail("attribute \"density\" must be non-negative");
+  if (a.number("mass", &g->mass)) {
+    if (g->mass < 0) a.fail("attribute \"mass\" must be non-negative");
+    g->has_mass = true;
+  }
+  a.numbers("friction", g->friction, 1, 3);
+  a.integer("contype", &g->contype);
+  a.integer("conaffinity", &g->conaffinity);
+  a.integer("group", &g->group);
+  a.numbers("rgba", g->rgba, 4, 4);
+  if (a.integer("condim", &g->condim) && g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+    a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
+  if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
+  a.only_default("gap", 0);
+  a.only_default("priority", 0);
+  a.ignore({"material"});
+}
+
+void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {
+  double gear[6];
+  if (a.numbers("gear", gear, 1, 6)) s->gear = gear[0];  // a joint transmission uses gear[0] only
+  a.tri("ctrllimited", &s->ctrllimited);
+  a.numbers("ctrlrange", s->ctrlrange, 2, 2);
+  a.tri("forcelimited", &s->forcelimited);
+  a.numbers("forcerange", s->forcerange, 2, 2);
+  a.ignore({"group"});
+  if (kind == "motor") {
+    s->gain = 1;
+  } else if (kind == "position") {
+    s->bias[0] = s->bias[1] = s->bias[2] = 0;
+    a.number("kp", &s->gain);
+    s->bias[1] = -s->gain;
+    double kv = 0;
+    if (a.number("kv", &kv)) {
+      if (kv < 0) a.fail("attribute \"kv\" must be non-negative");
+      s->bias[2] = -kv;
+    }
+  } else {
+    s->bias[0] = s->bias[1] = s->bias[2] = 0;
+    a.number("kv", &s->gain);
+    s->bias[2] = -s->gain;
+  }
+}
+
+bool MjcfCompiler::read_orientation(Attrs& a, double quat[4]) {
+  const char* which[] = {"quat", "euler", "axisangle", "xyaxes", "zaxis"};
+  int count = 0;
+  for (const char* w : which) count += a.has(w) ? 1 : 0;
+  if (count > 1) a.fail("more than one orientation attribute (quat, euler, axisangle, xyaxes, zaxis)");
+  if (count == 0) return false;
+  double v[6];
+  if (a.numbers("quat", v, 4, 4)) {
+    const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    if (n < kMinVal) a.fail("attribute \"quat\": zero quaternion");
+    for (int i = 0; i < 4; ++i) quat[i] = v[i] / n;
+  } else if (a.numbers("euler", v, 3, 3)) {
+    double q[4] = {1, 0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+      const double angle = to_radians(v[i]);
+      double rot[4] = {std::cos(angle / 2), 0, 0, 0};
+      const char axis = m_opt.eulerseq[i];
+      rot[1 + (std::tolower(axis) - 'x')] = std::sin(angle / 2);
+      if (std::islower(axis)) quat_mul(q, rot, q);  // intrinsic: rotate about the moving axes
+      else quat_mul(rot, q, q);                     // extrinsic: about the fixed axes
+    }
+    std::copy(q, q + 4, quat);
+  } else if (a.numbers("axisangle", v, 4, 4)) {
+    const double n = norm3(v);
+    if (n < kEps) a.fail("attribute \"axisangle\": axis too small");
+    const double angle = to_radians(v[3]);
+    quat[0] = std::cos(angle / 2);
+    for (int i = 0; i < 3; ++i) quat[i + 1] = v[i] / n * std::sin(angle / 2);
+  } else if (a.numbers("xyaxes", v, 6, 6)) {
+    Eigen::Vector3d x(v[0], v[1], v[2]), y(v[3], v[4], v[5]);
+    if (x.norm() < kEps) a.fail("attribute \"xyaxes\": x axis too small");
+    x.normalize();
+    y -= x * x.dot(y);
+    if (y.norm() < kEps) a.fail("attribute \"xyaxes\": y axis too small or parallel to x");
+    y.normalize();
+    Eigen::Matrix3d frame;
+    frame.col(0) = x;
+    frame.col(1) = y;
+    frame.col(2) = x.cross(y);
+    mat_to_quat(frame, quat);
+  } else if (a.numbers("zaxis", v, 3, 3)) {
+    if (norm3(v) < kEps) a.fail("attribute \"zaxis\": axis too small");
+    z_to_quat(v, quat);
+  }
+  const double n = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+  for (int i = 0; i < 4; ++i) quat[i] /= n;  // products of unit quaternions drift from unit length
+  return true;
+}
+
+}  // namespace rlt::mjcf_detail

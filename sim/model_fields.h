@@ -1,0 +1,87 @@
+// The model's array fields, each declared once (MuJoCo's names, grouped by the object they describe):
+// X(type, name, count, need, doc) with
+//   type   real (double in Model, T in ModelView) or int
+//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu (the shape, row-major)
+//   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
+//          absent, zeros in the view's block; HostModel::check says which groups go together)
+//   doc    what it holds
+// From these lists come Model's std::vector members (sim/model.h) and, in sim/model_view.h, the
+// offsets of each field in the two flat blocks (model_offsets), ModelView's pointer members and
+// bind(), HostModel's copy from a Model and its size checks. Adding a field is one line here plus
+// the code that fills it (the MJCF compiler, sim/mjcf.cpp) and the code that reads it.
+#pragma once
+
+// The element type of a field of each type in Model (host, double) and in ModelView<T> (T).
+#define RLT_FIELD_HOST_TYPE_real double
+#define RLT_FIELD_HOST_TYPE_int int
+#define RLT_FIELD_VIEW_TYPE_real T
+#define RLT_FIELD_VIEW_TYPE_int int
+
+// Copied from the compiled Model (sim/model.h) into the view.
+#define RLT_MODEL_FIELDS(X)                                                                                         \
+  /* bodies; body 0 is the world */                                                                               \
+  X(int, body_parentid, nbody, required, "parent body (tree order: body_parentid[b] < b)")                        \
+  X(real, body_pos, 3 * nbody, required, "frame position in the parent frame")                                    \
+  X(real, body_quat, 4 * nbody, required, "frame orientation in the parent frame")                                \
+  X(real, body_ipos, 3 * nbody, required, "center of mass in the body frame")                                     \
+  X(real, body_iquat, 4 * nbody, required, "principal axes of inertia in the body frame")                         \
+  X(real, body_mass, nbody, required, "kg")                                                                       \
+  X(real, body_inertia, 3 * nbody, required, "diagonal inertia in the principal frame (principal moments)")       \
+  X(int, body_jntadr, nbody, required, "first joint of the body, -1 if none")                                     \
+  X(int, body_jntnum, nbody, required, "joints of the body")                                                      \
+  X(int, body_dofadr, nbody, required, "first dof of the body, -1 if none")                                       \
+  X(int, body_dofnum, nbody, required, "dofs of the body")                                                        \
+  /* joints */                                                                                                    \
+  X(int, jnt_type, njnt, required, "JointType")                                                                   \
+  X(int, jnt_bodyid, njnt, required, "body the joint moves")                                                      \
+  X(int, jnt_qposadr, njnt, required, "first qpos entry of the joint")                                            \
+  X(int, jnt_dofadr, njnt, required, "first dof of the joint")                                                    \
+  X(real, jnt_pos, 3 * njnt, required, "anchor in the body frame")                                                \
+  X(real, jnt_axis, 3 * njnt, required, "unit axis in the body frame (hinge, slide)")                             \
+  X(real, jnt_stiffness, njnt, required,                                                                          \
+    "joint spring, N m/rad (hinge, ball, free rotation) or N/m (slide, free translation); 0: no spring")          \
+  X(int, jnt_limited, njnt, optional, "0/1 (hinge and slide only; given with jnt_range)")                         \
+  X(real, jnt_range, 2 * njnt, optional, "rad or m, in qpos units (hinge, slide)")                                \
+  /* dofs */                                                                                                      \
+  X(int, dof_bodyid, nv, required, "body the dof moves")                                                          \
+  X(int, dof_parentid, nv, required, "previous dof in the kinematic tree, -1 at a root")                          \
+  X(real, dof_damping, nv, required, "N m s/rad (or N s/m), integrated implicitly (eulerdamp)")                   \
+  X(real, dof_armature, nv, required, "added diagonal inertia")                                                   \
+  /* geoms: poses (kinematics places them), then shapes and contact parameters */                                \
+  X(int, geom_bodyid, ngeom, required, "body the geom is fixed to")                                               \
+  X(real, geom_pos, 3 * ngeom, required, "position in the body frame")                                            \
+  X(real, geom_quat, 4 * ngeom, required, "orientation in the body frame")                                        \
+  X(int, geom_type, ngeom, optional, "GeomType")                                                                  \
+  X(real, geom_size, 3 * ngeom, optional, "MuJoCo's meaning per type")                                            \
+  X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional, rolling (only sliding acts: condim 1 or 3)")    \
+  X(int, geom_contype, ngeom, optional, "contact type bits (absent: no contacts)")                                \
+  X(int, geom_conaffinity, ngeom, optional, "contact affinity bits (absent: no contacts)")                        \
+  X(int, geom_condim, ngeom, optional, "1 frictionless, 3 sliding friction; a pair takes the larger (absent: 3)") \
+  X(real, geom_margin, ngeom, optional,                                                                           \
+    "m, MuJoCo's meaning: a pair's contact acts from max(both) apart (absent: 0)")                                \
+  /* sites */                                                                                                     \
+  X(int, site_bodyid, nsite, required, "body the site is fixed to")                                               \
+  X(real, site_pos, 3 * nsite, required, "position in the body frame")                                            \
+  X(real, site_quat, 4 * nsite, required, "orientation in the body frame")                                        \
+  /* actuators, each driving one hinge or slide joint */                                                          \
+  X(int, actuator_kind, nu, required, "ActuatorKind")                                                             \
+  X(int, actuator_trnid, nu, required, "joint id")                                                                \
+  X(real, actuator_gear, nu, required, "force = gear * (gain term + bias term)")                                  \
+  X(int, actuator_ctrllimited, nu, required, "0/1")                                                               \
+  X(real, actuator_ctrlrange, 2 * nu, required, "control range (when ctrllimited)")                               \
+  X(int, actuator_forcelimited, nu, required, "0/1")                                                              \
+  X(real, actuator_forcerange, 2 * nu, required, "force range (when forcelimited)")                               \
+  X(real, actuator_kp, nu, required, "position servo gain")                                                       \
+  X(real, actuator_kv, nu, required, "velocity gain (velocity servo; damping of a position servo)")               \
+  /* configurations */                                                                                            \
+  X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                   \
+  X(real, qpos_spring, nq, required,                                                                              \
+    "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")
+
+// Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
+// in the view, not in Model.
+#define RLT_MODEL_DERIVED_FIELDS(X)                                                                                \
+  X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")             \
+  X(real, body_invweight0, nbody, required,                                                                       \
+    "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com")   \
+  X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)")
