@@ -26,8 +26,13 @@ a Python twin of rltrain's random_ctrl (sim/actuators.h, sim/philox.h: Philox4x3
 kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actuator's ctrlrange,
 [-1, 1] where not ctrllimited), which the report marks as "twin".
 
-Exit status: 0 agree within the tolerance (or --no-check), 1 a mismatch, 2 rltrain refused the
-model or bad usage, 77 `mujoco`/`numpy` not importable (the check is skipped).
+`mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...]` runs the same check on every file
+of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing); with
+--allow-refusal a file that rltrain refuses is listed instead of failed (the state until issue 16
+is done: drop the flag then).
+
+Exit status: 0 agree within the tolerance (or --no-check), 1 a mismatch, 2 rltrain (or MuJoCo)
+refused a model, 77 `mujoco`/`numpy` not importable or the corpus missing (the check is skipped).
 MuJoCo writes MUJOCO_LOG.TXT into the working directory on warnings: this runs in a temp dir.
 """
 from __future__ import annotations
@@ -67,6 +72,9 @@ def philox4x32_10(ctr, k0, k1):
         k1 = (k1 + 0xBB67AE85) & _M32
     return c0, c1, c2, c3
 
+
+# Random123's known answer (also tests/sim/test_philox.cpp): the twin is checked before it is used.
+assert philox4x32_10((0, 0, 0, 0), 0, 0) == (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)
 
 K_ACTION = 4  # RngStream::kAction
 
@@ -190,13 +198,103 @@ def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
     return res
 
 
+def check_model(model: str, rltrain: str, a, tmp: str):
+    """(exit code, report) for one model: 0 agree, 1 mismatch, 2 refused by rltrain or MuJoCo."""
+    report = {"model": model, "mujoco_version": mujoco.__version__, "runs": []}
+    got, msg = run_rltrain(rltrain, model, 0, None, "zero", a.seed, a.substeps, tmp)  # cheap refusal first
+    if got is None:
+        report["error"] = f"rltrain refuses it: {msg}"
+        return 2, report
+    try:
+        m = mujoco.MjModel.from_xml_path(model)
+    except Exception as e:  # noqa: BLE001
+        report["error"] = f"MuJoCo cannot load it: {e}"
+        return 2, report
+    keys = a.key
+    if keys is None:
+        keys = ["qpos0"] + ([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, 0) or ""] if m.nkey else [])
+        keys = [k for k in keys if k != ""]  # an unnamed keyframe cannot be named to rltrain
+    pos_cols, vel_cols = joint_columns(m)
+    report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
+    rng = np.random.default_rng(12345)
+    dqpos = rng.uniform(-PERTURBATION, PERTURBATION, m.nq)
+    ok = True
+    for key in keys:
+        kname = None if key == "qpos0" else key
+        key_id = -1 if kname is None else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, kname)
+        if kname is not None and key_id < 0:
+            report["error"] = f"MuJoCo has no keyframe {kname!r}"
+            return 2, report
+        for mode in [c for c in a.ctrl.split(",") if c]:
+            got, msg = run_rltrain(rltrain, model, a.steps, kname, mode, a.seed, a.substeps, tmp)
+            if got is None:
+                report["error"] = f"rltrain refuses it: {msg}"
+                return 2, report
+            header, rl = got
+            run = {"start": key, "ctrl": mode}
+            exp_header = ["time"] + pos_cols + vel_cols
+            ctrl_cols = [i for i, c in enumerate(header) if c.startswith("ctrl_")]
+            ncon_col = header.index("ncon") if "ncon" in header else None
+            core = [c for c in header if not c.startswith("ctrl_") and c != "ncon"]
+            run["sizes_match"] = core == exp_header
+            if not run["sizes_match"]:
+                run["sizes"] = {"rltrain_columns": len(core) - 1, "mujoco_nq_plus_nv": m.nq + m.nv,
+                                "first_difference": next((f"{x} vs {y}" for x, y in zip(core, exp_header) if x != y), "length")}
+                report["runs"].append(run)
+                ok = False
+                continue
+            if ctrl_cols:
+                ctrls = rl[1:, ctrl_cols]
+                run["ctrl_source"] = "csv"
+            elif mode == "random":
+                rngs = ctrl_sample_range(m)
+                ctrls = np.array([random_ctrl(rngs, a.seed, 0, t) for t in range(a.steps)]) if m.nu else None
+                run["ctrl_source"] = "twin"
+            else:
+                ctrls = None  # hold the keyframe's ctrl or 0
+                run["ctrl_source"] = "held"
+            mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
+            mjp, _ = run_mujoco(m, key_id, a.steps, a.substeps, ctrls, dqpos)
+            rl_state = rl[:, [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]]
+            rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
+            run.update(compare(m, header, rl_state, mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol))
+            run["pass"] = run["first_bad_step"] is None
+            ok = ok and run["pass"]
+            report["runs"].append(run)
+    report["pass"] = ok
+    return (0 if ok else 1), report
+
+
+def print_report(report, a, name):
+    if "error" in report:
+        print(f"{name}: {report['error'].replace(report['model'], name)}")
+        return
+    s = report["mujoco_sizes"]
+    print(f"{name}: MuJoCo {report['mujoco_version']}: nq {s['nq']} nv {s['nv']} nu {s['nu']} "
+          f"njnt {s['njnt']} nbody {s['nbody']} ngeom {s['ngeom']}; tolerance {a.factor:g} x sensitivity + {a.atol:g}")
+    for r in report["runs"]:
+        head = f"  start {r['start']:<8} ctrl {r['ctrl']:<6}"
+        if not r["sizes_match"]:
+            print(f"{head} SIZES DIFFER: {r['sizes']}")
+            continue
+        print(f"{head} ({r['ctrl_source']}) {r['steps']} steps: "
+              f"max |err| qpos {r['max_err_qpos']:.2e} qvel {r['max_err_qvel']:.2e}; "
+              f"MuJoCo's 1e-9 sensitivity qpos {r['max_sens_qpos']:.2e} qvel {r['max_sens_qvel']:.2e}; "
+              f"step-1 qacc rel err {r.get('step1_qacc_rel_err', float('nan')):.2e}; "
+              f"ncon differs on {r['ncon_mismatch_steps']} steps; "
+              + ("ok" if r["pass"] else f"MISMATCH from step {r['first_bad_step']}"))
+        for k, e in r["at"].items():
+            print(f"      step {k:>4}: err qpos {e['err_qpos']:.2e} qvel {e['err_qvel']:.2e} | "
+                  f"sens qpos {e['sens_qpos']:.2e} qvel {e['sens_qvel']:.2e}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
+    ap.add_argument("model", help="an MJCF file, or 'corpus': every file of tools/mjcf_corpus.py")
     ap.add_argument("rltrain")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--key", action="append", default=None,
-                    help="start from this keyframe too (repeatable; 'qpos0' for the model's qpos0; default: qpos0, and the first keyframe if any)")
+                    help="start from this keyframe (repeatable; 'qpos0' for the model's qpos0; default: qpos0, and the first keyframe if any)")
     ap.add_argument("--ctrl", default="zero,random", help="comma-separated: zero, random")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--substeps", type=int, default=1)
@@ -204,92 +302,56 @@ def main(argv=None) -> int:
     ap.add_argument("--atol", type=float, default=1e-6, help="A")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-check", action="store_true", help="report only; exit 0 unless rltrain refuses")
+    ap.add_argument("--groups", default=None, help="corpus: comma-separated groups (default: tools/mjcf_corpus.py's)")
+    ap.add_argument("--allow-refusal", action="store_true",
+                    help="corpus: a file rltrain refuses is listed, not failed (until the MJCF issue is done)")
     a = ap.parse_args(argv)
 
-    model = os.path.abspath(a.model)
+    if mujoco.__version__.split(".")[0] != "3":
+        print(f"warning: the reference is MuJoCo 3 (tools/setup.sh --test pins 3.17.0); this is {mujoco.__version__}",
+              file=sys.stderr)
     rltrain = os.path.abspath(a.rltrain)
-    report = {"model": a.model, "mujoco_version": mujoco.__version__, "runs": []}
-    with tempfile.TemporaryDirectory(prefix="mujoco_peer_") as tmp:
-        os.chdir(tmp)  # MUJOCO_LOG.TXT
-        try:
-            m = mujoco.MjModel.from_xml_path(model)
-        except Exception as e:  # noqa: BLE001
-            print(f"FAIL: MuJoCo cannot load {a.model}: {e}")
-            return 2
-        keys = a.key
-        if keys is None:
-            keys = ["qpos0"] + ([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, 0) or ""] if m.nkey else [])
-            keys = [k for k in keys if k != ""]  # an unnamed keyframe cannot be named to rltrain
-        pos_cols, vel_cols = joint_columns(m)
-        report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
-        rng = np.random.default_rng(12345)
-        dqpos = rng.uniform(-PERTURBATION, PERTURBATION, m.nq)
-        ok = True
-        for key in keys:
-            kname = None if key == "qpos0" else key
-            key_id = -1 if kname is None else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, kname)
-            if kname is not None and key_id < 0:
-                print(f"FAIL: MuJoCo has no keyframe {kname!r}")
-                return 2
-            for mode in [c for c in a.ctrl.split(",") if c]:
-                got, msg = run_rltrain(rltrain, model, a.steps, kname, mode, a.seed, a.substeps, tmp)
-                if got is None:
-                    print(f"FAIL: rltrain refuses {a.model}: {msg}")
-                    return 2
-                header, rl = got
-                run = {"start": key, "ctrl": mode}
-                exp_header = ["time"] + pos_cols + vel_cols
-                ctrl_cols = [i for i, c in enumerate(header) if c.startswith("ctrl_")]
-                ncon_col = header.index("ncon") if "ncon" in header else None
-                core = [c for c in header if not c.startswith("ctrl_") and c != "ncon"]
-                run["sizes_match"] = core == exp_header
-                if not run["sizes_match"]:
-                    run["sizes"] = {"rltrain_columns": len(core) - 1, "mujoco_nq_plus_nv": m.nq + m.nv,
-                                    "first_difference": next((f"{x} vs {y}" for x, y in zip(core, exp_header) if x != y), "length")}
-                    report["runs"].append(run)
-                    ok = False
-                    continue
-                if ctrl_cols:
-                    ctrls = rl[1:, ctrl_cols]
-                    run["ctrl_source"] = "csv"
-                elif mode == "random":
-                    rngs = ctrl_sample_range(m)
-                    ctrls = np.array([random_ctrl(rngs, a.seed, 0, t) for t in range(a.steps)]) if m.nu else None
-                    run["ctrl_source"] = "twin"
-                else:
-                    ctrls = None  # hold the keyframe's ctrl or 0
-                    run["ctrl_source"] = "held"
-                mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
-                mjp, _ = run_mujoco(m, key_id, a.steps, a.substeps, ctrls, dqpos)
-                rl_state = rl[:, [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]]
-                rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
-                run.update(compare(m, header, rl_state, mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol))
-                run["pass"] = run["first_bad_step"] is None
-                ok = ok and run["pass"]
-                report["runs"].append(run)
-        report["pass"] = ok
-    if a.json:
-        print(json.dumps(report, indent=1))
+    if a.model == "corpus":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import mjcf_corpus  # noqa: PLC0415
+        missing = mjcf_corpus.missing_packages()
+        if missing:
+            print(f"SKIP: corpus packages missing: {', '.join(missing)} (tools/setup.sh --test installs them)")
+            return 77
+        groups = tuple(a.groups.split(",")) if a.groups else mjcf_corpus.GROUPS
+        targets = [(f.path, f.name) for f in mjcf_corpus.locate_corpus(groups)]
     else:
-        s = report["mujoco_sizes"]
-        print(f"{a.model}: MuJoCo {report['mujoco_version']}: nq {s['nq']} nv {s['nv']} nu {s['nu']} "
-              f"njnt {s['njnt']} nbody {s['nbody']} ngeom {s['ngeom']}; tolerance {a.factor:g} x sensitivity + {a.atol:g}")
-        for r in report["runs"]:
-            head = f"  start {r['start']:<8} ctrl {r['ctrl']:<6}"
-            if not r["sizes_match"]:
-                print(f"{head} SIZES DIFFER: {r['sizes']}")
-                continue
-            print(f"{head} ({r['ctrl_source']}) {r['steps']} steps: "
-                  f"max |err| qpos {r['max_err_qpos']:.2e} qvel {r['max_err_qvel']:.2e}; "
-                  f"MuJoCo's 1e-9 sensitivity qpos {r['max_sens_qpos']:.2e} qvel {r['max_sens_qvel']:.2e}; "
-                  f"step-1 qacc rel err {r.get('step1_qacc_rel_err', float('nan')):.2e}; "
-                  f"ncon differs on {r['ncon_mismatch_steps']} steps; "
-                  + ("ok" if r["pass"] else f"MISMATCH from step {r['first_bad_step']}"))
-            for k, e in r["at"].items():
-                print(f"      step {k:>4}: err qpos {e['err_qpos']:.2e} qvel {e['err_qvel']:.2e} | "
-                      f"sens qpos {e['sens_qpos']:.2e} qvel {e['sens_qvel']:.2e}")
-        print("PASS" if ok else "FAIL")
-    return 0 if ok or a.no_check else 1
+        targets = [(os.path.abspath(a.model), a.model)]
+    reports, codes = [], []
+    with tempfile.TemporaryDirectory(prefix="mujoco_peer_") as tmp:
+        cwd = os.getcwd()
+        os.chdir(tmp)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+        try:
+            for path, name in targets:
+                code, rep = check_model(path, rltrain, a, tmp)
+                rep["name"] = name
+                if code == 2 and a.allow_refusal and rep.get("error", "").startswith("rltrain refuses"):
+                    rep["refused"] = True
+                    code = 0
+                codes.append(code)
+                reports.append(rep)
+                if not a.json:
+                    print_report(rep, a, name)
+        finally:
+            os.chdir(cwd)
+    checked = sum(1 for r in reports if "runs" in r and r["runs"])
+    refused = sum(1 for r in reports if r.get("refused"))
+    failed = sum(1 for c in codes if c != 0)
+    if a.json:
+        print(json.dumps(reports[0] if len(reports) == 1 and a.model != "corpus" else reports, indent=1))
+    else:
+        if a.model == "corpus":
+            print(f"corpus: {len(reports)} files, {checked} compared with MuJoCo, {refused} refused by rltrain "
+                  f"(allowed), {failed} failed")
+        print("PASS" if not failed else "FAIL")
+    if any(c == 2 for c in codes):
+        return 2
+    return 0 if not failed or a.no_check else 1
 
 
 if __name__ == "__main__":
