@@ -52,6 +52,10 @@ std::vector<std::string> rollout_columns(const Model& m) {
         cols.push_back(n + "_v");
     }
   }
+  for (int u = 0; u < m.nu; ++u) {
+    const std::string& name = m.actuator_name[static_cast<size_t>(u)];
+    cols.push_back("ctrl_" + (name.empty() ? "actuator" + std::to_string(u) : name));
+  }
   cols.push_back("ncon");
   return cols;
 }
@@ -121,9 +125,11 @@ double ModelRollout::kinetic_energy() {
 }
 
 void ModelRollout::write_row(std::FILE* out) const {
-  std::fprintf(out, "%.9g", m_time);
-  for (int i = 0; i < m_model.nq; ++i) std::fprintf(out, ",%.9g", m_data.qpos[i]);
-  for (int i = 0; i < m_model.nv; ++i) std::fprintf(out, ",%.9g", m_data.qvel[i]);
+  // %.17g: every double round-trips, so a peer comparison is not limited by the text.
+  std::fprintf(out, "%.17g", m_time);
+  for (int i = 0; i < m_model.nq; ++i) std::fprintf(out, ",%.17g", m_data.qpos[i]);
+  for (int i = 0; i < m_model.nv; ++i) std::fprintf(out, ",%.17g", m_data.qvel[i]);
+  for (int u = 0; u < m_model.nu; ++u) std::fprintf(out, ",%.17g", m_ctrl[static_cast<size_t>(u)]);
   std::fprintf(out, ",%d\n", m_num_contacts);
 }
 

@@ -38,7 +38,9 @@ int control_substeps(double control_dt, double timestep);
 
 // CSV column names: time, qpos (free joint: <name>_x _y _z _qw _qx _qy _qz; ball: <name>_qw .. _qz;
 // hinge/slide: <name>), qvel (free: <name>_vx _vy _vz _wx _wy _wz; ball: <name>_wx _wy _wz;
-// hinge/slide: <name>_v), ncon. An unnamed joint is called joint<id>.
+// hinge/slide: <name>_v), ctrl_<actuator> (the controls held during the step that led to the row;
+// row 0: the starting ones), ncon. An unnamed joint is called joint<id>, an unnamed actuator
+// actuator<id>. Values are written with 17 significant digits (doubles round-trip).
 std::vector<std::string> rollout_columns(const Model& model);
 
 // One env of a model, in double, on the host. Not copyable (the views point into its arrays).

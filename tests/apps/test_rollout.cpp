@@ -55,14 +55,15 @@ TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
   const auto lines = lines_of(read_file(dir / "traj.csv"));
   ASSERT_EQ(lines.size(), 1u + 26u) << "header + steps + 1 rows";
   const auto header = split(lines[0], ',');
-  // time, 7 free-joint qpos, 8 hinges, 6 free-joint qvel, 8 hinge velocities, ncon.
-  ASSERT_EQ(header.size(), 1u + 15u + 14u + 1u);
+  // time, 7 free-joint qpos, 8 hinges, 6 free-joint qvel, 8 hinge velocities, 8 ctrl, ncon.
+  ASSERT_EQ(header.size(), 1u + 15u + 14u + 8u + 1u);
   const Args expect_start = {"time", "root_x", "root_y", "root_z", "root_qw", "root_qx", "root_qy", "root_qz",
                              "hip_front_left", "ankle_front_left"};
   for (size_t i = 0; i < expect_start.size(); ++i) EXPECT_EQ(header[i], expect_start[i]) << "column " << i;
   const Args expect_vel = {"root_vx", "root_vy", "root_vz", "root_wx", "root_wy", "root_wz", "hip_front_left_v"};
   for (size_t i = 0; i < expect_vel.size(); ++i) EXPECT_EQ(header[16 + i], expect_vel[i]) << "column " << 16 + i;
   EXPECT_EQ(header[29], "ankle_front_right_v");
+  EXPECT_EQ(header[30].rfind("ctrl_", 0), 0u) << header[30];
   EXPECT_EQ(header.back(), "ncon");
   for (size_t l = 1; l < lines.size(); ++l) {
     const auto cells = split(lines[l], ',');
@@ -98,7 +99,8 @@ TEST(RolloutCli, KeyframeSetsTheStartStateAndItsTime) {
   ASSERT_EQ(lines.size(), 4u);
   const auto header = split(lines[0], ',');
   const Args expect = {"time", "rootx", "rootz", "rooty", "thigh", "leg", "foot",
-                       "rootx_v", "rootz_v", "rooty_v", "thigh_v", "leg_v", "foot_v", "ncon"};
+                       "rootx_v", "rootz_v", "rooty_v", "thigh_v", "leg_v", "foot_v",
+                       "ctrl_thigh", "ctrl_leg", "ctrl_foot", "ncon"};
   EXPECT_EQ(header, expect);
   const auto first = split(lines[1], ',');
   EXPECT_EQ(std::strtod(first[2].c_str(), nullptr), -0.04);  // the keyframe's rootz
