@@ -7,7 +7,7 @@
 // (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent) whose
 // distance is under the pair's reach gives contact candidates with a point (midway between the two
 // surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type number), and a
-// depth. MuJoCo's geom margin (pair_active_margin: the larger of the two geoms') is its meaning
+// depth. MuJoCo's geom margin (pair_active_margin: the sum of the two geoms', as MuJoCo 3) is its meaning
 // here too: the contact acts from that distance on, so the stored depth is the overlap plus the
 // active margin (> 0: the contact acts; a sphere with margin 0.01 rests 1 cm above the floor, as in
 // MuJoCo). Candidates whose depth is in (-margin, 0], margin = pair_margin (kSpeculativeMargin plus
@@ -445,7 +445,7 @@ RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2
 // while the surfaces are closer than this.
 template <class T>
 RLT_HD RLT_INLINE T pair_active_margin(const ModelView<T>& m, int g1, int g2) {
-  return m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
+  return m.geom_margin[g1] + m.geom_margin[g2];  // MuJoCo 3 adds them (2.x took the larger)
 }
 
 template <class T>
