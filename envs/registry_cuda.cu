@@ -1,30 +1,12 @@
-// VecEnvT<E, CudaExecutor> for every env (RLT_FOR_EACH_ENV): their reset and step kernels are
-// instantiated here, from the same RLT_HD code as the CPU registry in envs/registry.cpp. Robot envs
-// (RLT_FOR_EACH_ROBOT_ENV) are instantiated one per file in kernels/cuda_robot_<name>.cu.
-#include "kernels/cuda_envs.h"
+// The env registry on the CUDA executor (envs/registry.h, envs/registry_impl.h): the classic envs'
+// VecEnvT<E, CudaExecutor> are compiled here, from the same RLT_HD code as the CPU registry
+// (envs/registry.cpp); each robot task's in its own envs/robot_envs_cuda_<name>.cu.
+#include "kernels/cuda_executor.cuh"  // parallel_for on the CUDA executor
+#include "envs/registry_impl.h"
 
-#include <stdexcept>
+#define RLT_CUDA_ELSEWHERE(E) RLT_VEC_ENV_ELSEWHERE(E, rlt::CudaExecutor)
+RLT_FOR_EACH_ROBOT_ENV(RLT_CUDA_ELSEWHERE)
+#undef RLT_CUDA_ELSEWHERE
 
-#include "envs/all_envs.h"
-#include "envs/registry.h"
-#include "kernels/cuda_executor.cuh"
-#include "kernels/cuda_robot_envs.h"
-#include "sim/vec_env_impl.h"
-
-namespace rlt {
-
-std::unique_ptr<VecEnv> make_cuda_vec_env(const std::string& name, i64 num_envs, const CudaExecutor& exec) {
-#define RLT_ENV_MAKE_CUDA(E) \
-  if (name == E::kName) return std::make_unique<VecEnvT<E, CudaExecutor>>(exec, num_envs);
-  RLT_FOR_EACH_ENV(RLT_ENV_MAKE_CUDA)
-#undef RLT_ENV_MAKE_CUDA
-#define RLT_ROBOT_ENV_MAKE_CUDA(E) \
-  if (name == E::kName) return make_cuda_robot_env<E>(num_envs, exec);
-  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_ENV_MAKE_CUDA)
-#undef RLT_ROBOT_ENV_MAKE_CUDA
-  std::string known;
-  for (const auto& n : env_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown env '" + name + "' (known: " + known + ")");
-}
-
-}  // namespace rlt
+template std::unique_ptr<rlt::VecEnv> rlt::make_vec_env<rlt::CudaExecutor>(const std::string&, rlt::i64,
+                                                                           const rlt::CudaExecutor&);

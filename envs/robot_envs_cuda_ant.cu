@@ -1,4 +1,6 @@
-// RobotVecEnvT<Ant, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU.
-#include "kernels/cuda_robot_env.cuh"
+// VecEnvT<Ant, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU
+// (envs/robot_envs_cpu_*.cpp); registered by envs/registry_cuda.cu.
+#include "kernels/cuda_executor.cuh"  // parallel_for on the CUDA executor
+#include "envs/registry_impl.h"
 
-RLT_CUDA_ROBOT_ENV(Ant)
+RLT_VEC_ENV_INSTANCE(Ant, rlt::CudaExecutor)

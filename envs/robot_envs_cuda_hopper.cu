@@ -1,4 +1,6 @@
-// RobotVecEnvT<Hopper, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU.
-#include "kernels/cuda_robot_env.cuh"
+// VecEnvT<Hopper, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU
+// (envs/robot_envs_cpu_*.cpp); registered by envs/registry_cuda.cu.
+#include "kernels/cuda_executor.cuh"  // parallel_for on the CUDA executor
+#include "envs/registry_impl.h"
 
-RLT_CUDA_ROBOT_ENV(Hopper)
+RLT_VEC_ENV_INSTANCE(Hopper, rlt::CudaExecutor)

@@ -26,7 +26,7 @@
 
 #include "envs/all_envs.h"
 #include "envs/registry.h"
-#include "kernels/cuda_envs.h"
+#include "kernels/cuda_executor.h"
 #include "sim/philox.h"
 #include "sim/vec_env_impl.h"  // EnvCounters
 #include "tests/kernels/gpu_test_util.h"
@@ -95,8 +95,8 @@ TEST_P(CudaLockstep, MatchesTheCpuEveryStepFor1000Steps) {
   const std::string name = GetParam();
   CpuExecutor cpu_exec(2);
   CudaExecutor cuda_exec;
-  auto cpu = make_cpu_vec_env(name, kNumEnvs, cpu_exec);
-  auto gpu = make_cuda_vec_env(name, kNumEnvs, cuda_exec);
+  auto cpu = make_vec_env(name, kNumEnvs, cpu_exec);
+  auto gpu = make_vec_env(name, kNumEnvs, cuda_exec);
   ASSERT_EQ(gpu->device(), Device::kCuda);
   const EnvSpec& spec = cpu->spec();
   const i64 obs_n = kNumEnvs * spec.observation.dim;
@@ -176,12 +176,12 @@ TEST(CudaEnvs, RegistryHasEveryEnvAndRejectsUnknown) {
   RLT_REQUIRE_GPU();
   CudaExecutor exec;
   for (const std::string& name : env_names()) {
-    auto env = make_cuda_vec_env(name, 3, exec);
+    auto env = make_vec_env(name, 3, exec);
     EXPECT_EQ(env->spec().name, name);
     EXPECT_EQ(env->num_envs(), 3);
     EXPECT_EQ(env->device(), Device::kCuda);
   }
-  EXPECT_THROW(make_cuda_vec_env("no_such_env", 3, exec), std::invalid_argument);
+  EXPECT_THROW(make_vec_env("no_such_env", 3, exec), std::invalid_argument);
 }
 
 }  // namespace
