@@ -2,7 +2,9 @@
 // template and one per-env step/reset path (EnvKernel, below) serve classic-control envs and robot
 // tasks alike; what a robot task simulates beyond its own State (an MJCF model, physics rows,
 // domain randomization, ...) is the env's World, a component classic envs do not have.
-// Instantiated by the env registry (envs/registry_impl.h) once per env and executor.
+// Instantiated by the env registry (envs/registry_impl.h) once per env and executor: a new env is
+// its header and a line in envs/all_envs.h (a robot task also names the translation units that
+// compile it, see envs/robot_env.h).
 //
 // ---- The Env contract (classic control; see envs/cartpole.h for a documented example) ----------
 //   static constexpr const char* kName; kObsDim; kActDim; kDiscrete; kNumActions; kMaxEpisodeSteps
@@ -30,9 +32,9 @@
 //   Params& params();  void check_params() const;   (check: std::invalid_argument for a bad value)
 //   void spaces(const Env::Params&, EnvSpec&) const;  observation, action (and critic_obs_dim)
 //   void clear(Exec&);                       VecEnv::reset, before the first episodes start
-//   Kernel kernel(const EnvOutputs<Exec>&) const;
+//   Kernel kernel(const EnvOutputs<Exec>&);  the kernel part for one launch (action bounds from out)
 //   ep_forward_speed(), critic_obs(), final_critic_obs()   executor arrays, or nullptr
-//   draw_geoms(const Env::Params&);  gather_poses(exec, params, states, first, count, out)
+//   draw_geoms(const Env::Params&);  gather_poses(exec, params, states, first, count, floats_per_env, out)
 //   save(exec, blobs&) / load(exec, blobs)   its mutable state, for checkpoints
 // The kernel part, for env i (Ctx: what the env's functions see of the world; empty for NoWorld):
 //   Ctx ctx(i64 i)
