@@ -48,7 +48,7 @@ int list_envs(bool names_only) {
       std::printf("%s\n", name.c_str());
       continue;
     }
-    auto env = rlt::make_cpu_vec_env(name, 1, exec);
+    auto env = rlt::make_vec_env(name, 1, exec);
     const auto& s = env->spec();
     std::printf("%s\n  observation: %s\n  action:      %s\n  max_episode_steps: %d\n  params:", name.c_str(),
                 s.observation.describe().c_str(), s.action.describe().c_str(), s.max_episode_steps);

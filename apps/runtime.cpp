@@ -3,7 +3,7 @@
 #include "envs/registry.h"
 #include "kernels/device.h"
 #if defined(RLTRAIN_WITH_CUDA)
-#include "kernels/cuda_envs.h"
+#include "kernels/cuda_executor.h"
 #include "rl/ppo_cuda.h"
 #endif
 
@@ -44,9 +44,9 @@ Runtime::~Runtime() = default;
 
 std::unique_ptr<VecEnv> Runtime::make_env(const std::string& name, i64 num_envs) const {
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) return make_cuda_vec_env(name, num_envs, m_cuda->exec);
+  if (m_cuda) return make_vec_env(name, num_envs, m_cuda->exec);
 #endif
-  return make_cpu_vec_env(name, num_envs, m_cpu);
+  return make_vec_env(name, num_envs, m_cpu);
 }
 
 void apply_env_params(const Config& cfg, VecEnv& env) {
@@ -70,7 +70,7 @@ void check_env_config(const Config& cfg) {
   const CpuExecutor one(1);
   std::unique_ptr<VecEnv> env;
   try {
-    env = make_cpu_vec_env(cfg.env.name, 1, one);
+    env = make_vec_env(cfg.env.name, 1, one);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(cfg.source + ": env.name: " + e.what());
   }

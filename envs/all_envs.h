@@ -1,8 +1,8 @@
-// Every env, listed once. Registries (CPU in envs/registry.cpp, CUDA in kernels/cuda_envs.cu)
-// expand RLT_FOR_EACH_ENV to instantiate VecEnvT for each, and RLT_FOR_EACH_ROBOT_ENV (tasks over
-// an MJCF model, envs/robot_env.h) to make RobotVecEnvT for each. A robot task's RobotVecEnvT is
-// instantiated in its own translation unit per executor (envs/robot_envs_cpu.cpp lists the CPU
-// ones, kernels/cuda_robot_<name>.cu the CUDA ones), so nvcc and the compiler work on them in
+// Every env, listed once: the registry (envs/registry_impl.h, compiled for the CPU in
+// envs/registry.cpp and for CUDA in envs/registry_cuda.cu) makes VecEnvT<E, Exec> for each env of
+// RLT_FOR_EACH_ENV (classic control) and RLT_FOR_EACH_ROBOT_ENV (tasks over an MJCF model,
+// envs/robot_env.h). A robot task's VecEnvT is compiled in its own translation unit per executor
+// (envs/robot_envs_cpu_*.cpp, envs/robot_envs_cuda_<name>.cu), so the compilers work on them in
 // parallel; a task missing from either fails to link.
 #pragma once
 

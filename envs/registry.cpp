@@ -1,10 +1,5 @@
-#include "envs/registry.h"
-
-#include <stdexcept>
-
-#include "envs/all_envs.h"
-#include "envs/robot_registry.h"
-#include "sim/vec_env_impl.h"
+// The env registry on the CPU executor (envs/registry.h, envs/registry_impl.h).
+#include "envs/registry_impl.h"
 
 namespace rlt {
 
@@ -23,18 +18,18 @@ bool env_exists(const std::string& name) {
   return false;
 }
 
-std::unique_ptr<VecEnv> make_cpu_vec_env(const std::string& name, i64 num_envs, const CpuExecutor& exec) {
-#define RLT_ENV_MAKE(E) \
-  if (name == E::kName) return std::make_unique<VecEnvT<E, CpuExecutor>>(exec, num_envs);
-  RLT_FOR_EACH_ENV(RLT_ENV_MAKE)
-#undef RLT_ENV_MAKE
-#define RLT_ROBOT_ENV_MAKE(E) \
-  if (name == E::kName) return make_cpu_robot_env<E>(num_envs, exec);
-  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_ENV_MAKE)
-#undef RLT_ROBOT_ENV_MAKE
+std::string unknown_env_message(const std::string& name) {
   std::string known;
   for (const auto& n : env_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown env '" + name + "' (known: " + known + ")");
+  return "unknown env '" + name + "' (known: " + known + ")";
 }
 
 }  // namespace rlt
+
+// The robot tasks are compiled in envs/robot_envs_cpu_*.cpp.
+#define RLT_CPU_ELSEWHERE(E) RLT_VEC_ENV_ELSEWHERE(E, rlt::CpuExecutor)
+RLT_FOR_EACH_ROBOT_ENV(RLT_CPU_ELSEWHERE)
+#undef RLT_CPU_ELSEWHERE
+
+template std::unique_ptr<rlt::VecEnv> rlt::make_vec_env<rlt::CpuExecutor>(const std::string&, rlt::i64,
+                                                                          const rlt::CpuExecutor&);

@@ -1,12 +1,14 @@
-// RobotVecEnvT<Task, Exec>: the VecEnv (sim/vec_env.h) of tasks defined over an MJCF robot model
-// (envs/assets/*.xml, embedded in the binary). The second VecEnv implementation next to VecEnvT
-// (sim/vec_env_impl.h, classic control); both share sim/env_step.h (counters, end-of-step
-// bookkeeping D9, checkpoint blobs), so auto-reset, final_obs, truncation and non-finite resets
-// behave exactly alike. Single source: the per-env functors below are RLT_HD and run under
-// parallel_for on the CPU executor (envs/robot_envs_cpu_*.cpp) and, unchanged, on the CUDA executor
-// (kernels/cuda_robot_<name>.cu). A new task: its header, a line in RLT_FOR_EACH_ROBOT_ENV
-// (envs/all_envs.h), RLT_CPU_ROBOT_ENV(Task) in an envs/robot_envs_cpu_*.cpp, and a
-// kernels/cuda_robot_<name>.cu with RLT_CUDA_ROBOT_ENV(Task) (listed in kernels/CMakeLists.txt).
+// Robot tasks: envs defined over an MJCF robot model (envs/assets/*.xml, embedded in the binary).
+// They run in the one VecEnv framework, VecEnvT<Task, Exec> (sim/vec_env_impl.h), like the classic
+// envs: same step/reset path, auto-reset, final_obs, truncation and non-finite resets. What a robot
+// task has beyond its State is its World (the trait EnvWorld picks RobotWorld<Task, Exec>, below, for
+// any env with a kAsset): the model uploaded once, a physics row and a randomization row per env,
+// domain randomization, pushes, observation noise, the critic observation and the forward speed.
+// Single source: the per-env code below is RLT_HD and runs under parallel_for on the CPU executor and,
+// unchanged, on the CUDA executor. A new task: its header, a line in RLT_FOR_EACH_ROBOT_ENV
+// (envs/all_envs.h), RLT_VEC_ENV_INSTANCE(Task, rlt::CpuExecutor) in an envs/robot_envs_cpu_*.cpp,
+// and an envs/robot_envs_cuda_<name>.cu with RLT_VEC_ENV_INSTANCE(Task, rlt::CudaExecutor) (listed
+// in envs/CMakeLists.txt).
 //
 // ---- The task contract ------------------------------------------------------------------------
 // A task is a struct of static members (see envs/reacher.h for a small documented example, and
@@ -44,6 +46,12 @@
 //   RLT_HD static float obs_noise_scale(const Params&, int k);
 //       // std of the observation noise on component k, in units of the [env] obs_noise (default 1)
 //
+// Called by VecEnvT through RobotWorldKernel, per env and control step: the push (when due), the
+// action clipped to the box, Task::step, Task::observe (+ noise), the non-finite check over the
+// observation, reward, qpos, qvel and critic observation; when the episode ended, the final
+// observations, the mean forward speed, and the next episode's start (randomization draw,
+// reset_data, Task::reset, kinematics, observe).
+//
 // RobotCtx gives the env's model view `m` (with its randomized fields rebound, below), its physics
 // data row `d` (sim/dynamics.h DataView: qpos, qvel, xpos, xipos, geom_x*, site_x*, contacts, ...;
 // x* are current in reset, after simulate and in observe), `dt`, `frame_skip`, the env's drawn
@@ -69,10 +77,11 @@
 // set (sub-streams), so they never collide with the task's own draws.
 //
 // ---- Layout (all in executor memory) -----------------------------------------------------------
-//   data        (num_envs x data_size(m)) physics rows (DataLayout, sim/dynamics.h)
-//   dr          (num_envs x DrLayout::size) drawn values + per-env model fields
-//   states      (num_envs) Task::State;  counters (num_envs) EnvCounters
-//   obs, final_obs (num_envs x kObsDim); critic_obs, final_critic_obs (num_envs x kCriticObsDim)
+//   RobotWorld:  data (num_envs x data_size(m)) physics rows (DataLayout, sim/dynamics.h)
+//                dr   (num_envs x DrLayout::size) drawn values + per-env model fields
+//                critic_obs, final_critic_obs (num_envs x kCriticObsDim); ep_forward_speed (num_envs)
+//   VecEnvT:     states (num_envs) Task::State; counters (num_envs) EnvCounters;
+//                obs, final_obs (num_envs x kObsDim); the other step outputs (EnvOutputs)
 // The model's two blocks (HostModel<float>: reals, ints) are uploaded once; ModelView::bind points
 // a view at the executor copy.
 #pragma once
@@ -95,7 +104,7 @@
 #include "sim/philox.h"
 #include "sim/physics_step.h"
 #include "sim/vec_env.h"
-#include "sim/vec_env_impl.h"  // RandomActions
+#include "sim/vec_env_impl.h"  // VecEnvT, EnvWorld, EnvOutputs
 
 namespace rlt {
 
@@ -240,18 +249,17 @@ RLT_HD inline void draw_randomization(const RobotParams& p, const ModelView<floa
   }
 }
 
-// The per-env work of RobotVecEnvT, shared by its reset and step functors.
+// The kernel part of RobotWorld (sim/vec_env_impl.h, "Worlds"): env i's view of the model and its
+// rows, and the task's functions called with it.
 template <class Task>
-struct RobotKernel {
+struct RobotWorldKernel {
   using Params = typename Task::Params;
   using State = typename Task::State;
-  Params params;
+  using Ctx = RobotCtx;
   RobotParams robot;
   ModelView<float> model;  // executor copy of the model
   DataLayout layout;
   DrLayout drl;
-  std::uint64_t seed;
-  int max_steps;
   int frame_skip;
   float dt;
   int dr_on;         // rebind the randomized model fields
@@ -259,15 +267,10 @@ struct RobotKernel {
   int push_dof[2];   // dofs a push kicks (-1: none)
   float* data;
   float* dr;
-  State* states;
-  EnvCounters* counters;
-  float* obs;
-  float* final_obs;
   float* critic_obs;        // null when kCriticObsDim == 0
   float* final_critic_obs;
   const float* act_low;
   const float* act_high;
-  StepOutputs out;
   float* ep_forward_speed;  // (num_envs) null unless the task has a forward_position
 
   RLT_HD RobotCtx ctx(i64 i) const {
@@ -289,9 +292,23 @@ struct RobotKernel {
     return c;
   }
 
+  // A push when one is due, the action clipped to the box, then the task's step.
+  RLT_HD void step(const Params& params, const RobotCtx& c, i64, const EnvCounters& cnt, State& s, const float* action,
+                   Philox& rng, float& reward, bool& terminated) const {
+    if (push_every > 0 && cnt.step > 0 && cnt.step % push_every == 0) {
+      Philox push = robot_detail::substream(rng, robot_detail::kSubPush);
+      float u[4];
+      uniform4(push, -robot.push_velocity, robot.push_velocity, u, 2);
+      for (int k = 0; k < 2; ++k)
+        if (push_dof[k] >= 0) c.d.qvel[push_dof[k]] += u[k];
+    }
+    float a[Task::kActDim];
+    for (int k = 0; k < Task::kActDim; ++k) a[k] = clamp(action[k], act_low[k], act_high[k]);
+    Task::step(params, c, s, a, rng, reward, terminated);
+  }
+
   // Actor (with noise from `noise`) and critic observations of env i.
-  RLT_HD void observe(i64 i, const RobotCtx& c, const State& s, Philox noise) const {
-    float* o = obs + i * Task::kObsDim;
+  RLT_HD void observe(const Params& params, const RobotCtx& c, i64 i, const State& s, float* o, Philox noise) const {
     float* co = Task::kCriticObsDim > 0 ? critic_obs + i * Task::kCriticObsDim : static_cast<float*>(nullptr);
     Task::observe(params, c, s, o, co);
     if (robot.obs_noise > 0.0f) {
@@ -303,79 +320,33 @@ struct RobotKernel {
     }
   }
 
-  // Starts episode c.episode of env i: draws its randomization, resets physics and task, observes,
-  // and notes the forward position the episode starts from.
-  RLT_HD void start_episode(i64 i, EnvCounters& cnt, State& s) const {
-    Philox rng(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode);
-    draw_randomization(robot, model, drl, dr + i * drl.size,
-                       Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 1u));
-    const RobotCtx c = ctx(i);
+  RLT_HD bool finite(const RobotCtx& c, i64 i) const {
+    return all_finite(c.d.qpos, c.m.nq) && all_finite(c.d.qvel, c.m.nv) &&
+           (Task::kCriticObsDim == 0 || all_finite(critic_obs + i * Task::kCriticObsDim, Task::kCriticObsDim));
+  }
+
+  // The ended episode's mean forward speed and final critic observation.
+  RLT_HD void end_episode(const Params& params, const RobotCtx& c, i64 i, const EnvCounters& cnt, bool finite,
+                          std::int32_t length) const {
+    if constexpr (robot_detail::HasForwardPosition<Task>::value)
+      ep_forward_speed[i] = finite ? (Task::forward_position(params, c) - cnt.x0) / (static_cast<float>(length) * dt) : 0.0f;
+    if (Task::kCriticObsDim > 0)
+      keep_final_obs(final_critic_obs + i * Task::kCriticObsDim, critic_obs + i * Task::kCriticObsDim,
+                     Task::kCriticObsDim, finite);
+  }
+
+  // The episode's randomization draw, the physics at rest (qpos0), the task's reset, kinematics.
+  RLT_HD void reset(const Params& params, const RobotCtx& c, i64 i, State& s, Philox& rng, Philox randomize) const {
+    draw_randomization(robot, model, drl, dr + i * drl.size, randomize);
     reset_data(c.m, c.d);
-    s = State{};
     Task::reset(params, c, s, rng);
     kinematics(c.m, c.d);
-    observe(i, c, s, Philox(seed, RngStream::kEnvReset, static_cast<u32>(i), cnt.episode, 2u));
-    if constexpr (robot_detail::HasForwardPosition<Task>::value) cnt.x0 = Task::forward_position(params, c);
-    else cnt.x0 = 0.0f;
   }
 
-  RLT_HD void step(i64 i, const float* actions) const {
-    State s = states[i];
-    EnvCounters cnt = counters[i];
-    const RobotCtx c = ctx(i);
-    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), cnt.episode, static_cast<u32>(cnt.step));
-    if (push_every > 0 && cnt.step > 0 && cnt.step % push_every == 0) {
-      Philox push = robot_detail::substream(rng, robot_detail::kSubPush);
-      float u[4];
-      uniform4(push, -robot.push_velocity, robot.push_velocity, u, 2);
-      for (int k = 0; k < 2; ++k)
-        if (push_dof[k] >= 0) c.d.qvel[push_dof[k]] += u[k];
-    }
-    float a[Task::kActDim];
-    const float* act = actions + i * Task::kActDim;
-    for (int k = 0; k < Task::kActDim; ++k) a[k] = clamp(act[k], act_low[k], act_high[k]);
-    float r = 0.0f;
-    bool term = false;
-    Task::step(params, c, s, a, rng, r, term);
-    cnt.step += 1;
-    observe(i, c, s, rng);
-    float* o = obs + i * Task::kObsDim;
-    const bool finite = all_finite(o, Task::kObsDim) && is_finite(r) && all_finite(c.d.qpos, c.m.nq) &&
-                        all_finite(c.d.qvel, c.m.nv) &&
-                        (Task::kCriticObsDim == 0 || all_finite(critic_obs + i * Task::kCriticObsDim, Task::kCriticObsDim));
-    if (finish_env_step(out, i, max_steps, finite, r, term, cnt)) {  // D9, truncation, totals
-      if constexpr (robot_detail::HasForwardPosition<Task>::value)
-        ep_forward_speed[i] = finite ? (Task::forward_position(params, c) - cnt.x0) / (static_cast<float>(out.ep_length[i]) * dt) : 0.0f;
-      keep_final_obs(final_obs + i * Task::kObsDim, o, Task::kObsDim, finite);
-      if (Task::kCriticObsDim > 0)
-        keep_final_obs(final_critic_obs + i * Task::kCriticObsDim, critic_obs + i * Task::kCriticObsDim,
-                       Task::kCriticObsDim, finite);
-      start_episode(i, cnt, s);
-    }
-    states[i] = s;
-    counters[i] = cnt;
+  RLT_HD float forward_position(const Params& params, const RobotCtx& c) const {
+    if constexpr (robot_detail::HasForwardPosition<Task>::value) return Task::forward_position(params, c);
+    else return 0.0f;
   }
-};
-
-template <class Task>
-struct RobotResetOne {
-  RobotKernel<Task> k;
-  RLT_HD void operator()(i64 i) const {
-    EnvCounters c = k.counters[i];
-    c.step = 0;
-    c.ret = 0.0f;
-    typename Task::State s;
-    k.start_episode(i, c, s);
-    k.states[i] = s;
-    k.counters[i] = c;
-  }
-};
-
-template <class Task>
-struct RobotStepOne {
-  RobotKernel<Task> k;
-  const float* actions;
-  RLT_HD void operator()(i64 i) const { k.step(i, actions); }
 };
 
 // Geom poses of envs [first, first + count) for the viewer: (count x ngeom x 12) floats.
@@ -404,25 +375,23 @@ inline Model load_robot_model(const char* asset, double timestep) {
   return m;
 }
 
+// The world of a robot task (sim/vec_env_impl.h, "Worlds"): the model uploaded once, one physics
+// row and one randomization row per env, the critic observations and forward speeds, and the
+// generic [env] params (RobotParams).
 template <class Task, class Exec>
-class RobotVecEnvT final : public VecEnvCommon<Exec> {
-  RLT_VEC_ENV_COMMON_MEMBERS(Exec);
-
+class RobotWorld {
  public:
-  using State = typename Task::State;
-  static_assert(std::is_trivially_copyable<State>::value, "task state must be plain data");
-  static_assert(Task::kObsDim > 0 && Task::kActDim > 0 && Task::kCriticObsDim >= 0, "task dimensions");
+  using Params = RobotParams;
+  using Kernel = RobotWorldKernel<Task>;
+  static_assert(Task::kCriticObsDim >= 0, "task dimensions");
 
-  RobotVecEnvT(Exec exec, i64 num_envs)
-      : Common(std::move(exec), num_envs, Task::kName, Task::kMaxEpisodeSteps),
-        m_model(load_robot_model(Task::kAsset, Task::kTimestep)),
-        m_host(m_model) {
+  RobotWorld(Exec& exec, i64 num_envs) : m_model(load_robot_model(Task::kAsset, Task::kTimestep)), m_host(m_model) {
     Task::check_model(m_model);
     // The model's two blocks in executor memory, and a view of them.
     m_model_reals.resize(static_cast<i64>(m_host.reals().size()));
     m_model_ints.resize(static_cast<i64>(m_host.ints().size()));
-    m_exec.copy_from_host(m_model_reals.data(), m_host.reals().data(), static_cast<i64>(m_host.reals().size()));
-    m_exec.copy_from_host(m_model_ints.data(), m_host.ints().data(), static_cast<i64>(m_host.ints().size()));
+    exec.copy_from_host(m_model_reals.data(), m_host.reals().data(), static_cast<i64>(m_host.reals().size()));
+    exec.copy_from_host(m_model_ints.data(), m_host.ints().data(), static_cast<i64>(m_host.ints().size()));
     m_view = m_host.view();
     m_view.bind(m_model_reals.data(), m_model_ints.data());
     m_layout = data_layout(m_host.view());
@@ -438,180 +407,19 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
             std::fabs(m_model.jnt_axis[3 * static_cast<size_t>(j) + 2]) < 0.5)
           m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
     }
-
-    m_spec.critic_obs_dim = Task::kCriticObsDim;
-    make_spaces();
-
     m_data.resize(num_envs * m_layout.size);
     m_dr.resize(num_envs * m_drl.size);
-    m_states.resize(num_envs);
-    m_out.resize(num_envs, Task::kObsDim, Task::kActDim);
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
     if (robot_detail::HasForwardPosition<Task>::value) m_ep_forward_speed.resize(num_envs);
-    upload_action_bounds();
   }
 
-
-  bool set_param(const std::string& name, double value) override {
-    if (set_common_param(name, value)) return true;
-    bool found = false;
-    auto set = [&](const char* n, auto& field, const char*) {
-      if (name == n) {
-        field = static_cast<std::remove_reference_t<decltype(field)>>(value);
-        found = true;
-      }
-    };
-    const typename Task::Params old_params = m_params;
-    const RobotParams old_robot = m_robot;
-    m_params.visit(set);
-    m_robot.visit(set);
-    if (found) {
-      try {
-        check_robot_params();
-        make_spaces();
-      } catch (...) {  // a rejected value is not kept
-        m_params = old_params, m_robot = old_robot;
-        throw;
-      }
-      upload_action_bounds();
-    }
-    return found;
-  }
-
-  std::vector<ParamInfo> params() const override {
-    std::vector<ParamInfo> out = common_params();
-    auto get = [&](const char* n, auto& field, const char* doc) { out.push_back({n, static_cast<double>(field), doc}); };
-    auto p = m_params;
-    p.visit(get);
-    auto r = m_robot;
-    r.visit(get);
-    return out;
-  }
-
-  void reset(std::uint64_t seed) override {
-    m_seed = seed;
-    m_out.clear(m_exec, m_num_envs);
-    m_exec.fill(m_data.data(), 0.0f, m_data.size());
-    if (m_ep_forward_speed.size() > 0) m_exec.fill(m_ep_forward_speed.data(), 0.0f, m_ep_forward_speed.size());
-    parallel_for(m_exec, m_num_envs, RobotResetOne<Task>{kernel()});
-  }
-
-  void step(const float* actions) override { parallel_for(m_exec, m_num_envs, RobotStepOne<Task>{kernel(), actions}); }
-
-  const float* ep_forward_speed() const override {
-    return robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
-  }
-  const float* critic_obs() const override { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
-  const float* final_critic_obs() const override {
-    return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
-  }
-
-  std::vector<DrawGeom> draw_geoms() const override {
-    std::vector<DrawGeom> out(static_cast<size_t>(m_model.ngeom));
-    for (int g = 0; g < m_model.ngeom; ++g) {
-      const size_t gs = static_cast<size_t>(g);
-      DrawGeom& dg = out[gs];
-      dg.type = m_model.geom_type[gs];
-      for (int k = 0; k < 3; ++k) dg.size[k] = static_cast<float>(m_model.geom_size[3 * gs + k]);
-      if (m_model.geom_rgba.size() == 4 * static_cast<size_t>(m_model.ngeom))
-        for (int k = 0; k < 4; ++k) dg.rgba[k] = m_model.geom_rgba[4 * gs + k];
-    }
-    return out;
-  }
-
-  // The requested envs' geom_xpos / geom_xmat rows gathered into Exec::Readback's target, then
-  // start() (CUDA: asynchronous copy into pinned memory + event); see sim/vec_env.h.
-  using VecEnv::request_draw_poses;
-  void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
-    const i64 total = draw_range_total(ranges);
-    const i64 per_env = static_cast<i64>(m_model.ngeom) * 12;
-    float* out = m_pose_readback.target(total * per_env);
-    for (const auto& [first, count] : ranges) {
-      if (count > 0 && per_env > 0)
-        parallel_for(m_exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
-      out += count * per_env;
-    }
-    m_pose_readback.start(m_exec, total * per_env);
-    m_pose_requested = true;
-  }
-  const float* wait_draw_poses() const override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
-
-  std::vector<StateBlob> save_state() const override {
-    std::vector<StateBlob> out;
-    out.push_back(buffer_blob<State>(m_exec, "states", m_states));
-    out.push_back(buffer_blob<EnvCounters>(m_exec, "counters", m_out.counters));
-    out.push_back(buffer_blob<float>(m_exec, "obs", m_out.obs));
-    out.push_back(buffer_blob<float>(m_exec, "critic_obs", m_critic_obs));
-    out.push_back(buffer_blob<float>(m_exec, "physics", m_data));
-    out.push_back(buffer_blob<float>(m_exec, "randomization", m_dr));
-    out.push_back(buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_out.nonfinite));
-    out.push_back(u64_state_blob("seed", m_seed));
-    return out;
-  }
-
-  void load_state(const std::vector<StateBlob>& blobs) override {
-    buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
-    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_out.counters);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_out.obs);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "critic_obs"), m_critic_obs);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "physics"), m_data);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "randomization"), m_dr);
-    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_out.nonfinite);
-    m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
-  }
-
-  // For tests and tools (executor memory): the compiled model, its executor view, row layouts.
-  const Model& model() const { return m_model; }
-  const ModelView<float>& model_view() const { return m_view; }  // executor memory
-  const ModelView<float>& host_model_view() const { return m_host.view(); }
-  const DataLayout& layout() const { return m_layout; }
-  const DrLayout& randomization_layout() const { return m_drl; }
-  const typename Task::Params& task_params() const { return m_params; }
-  const RobotParams& robot_params() const { return m_robot; }
-  int frame_skip() const { return Task::kFrameSkip; }
-  float control_dt() const { return static_cast<float>(Task::kFrameSkip * m_model.timestep); }
-  float* physics_rows() { return m_data.data(); }
-  float* randomization_rows() { return m_dr.data(); }
-  State* states() { return m_states.data(); }
-  EnvCounters* counters() { return m_out.counters.data(); }
-
- private:
-  RobotKernel<Task> kernel() {
-    RobotKernel<Task> k{};
-    k.params = m_params;
-    k.robot = m_robot;
-    k.model = m_view;
-    k.layout = m_layout;
-    k.drl = m_drl;
-    k.seed = m_seed;
-    k.max_steps = m_max_steps;
-    k.frame_skip = Task::kFrameSkip;
-    k.dt = control_dt();
-    k.dr_on = m_robot.randomizes_model() ? 1 : 0;
-    k.push_every = 0;
-    if (m_robot.push_interval_s > 0.0f && m_robot.push_velocity > 0.0f)
-      k.push_every = std::max(1, static_cast<int>(std::lround(m_robot.push_interval_s / k.dt)));
-    k.push_dof[0] = m_push_dof[0], k.push_dof[1] = m_push_dof[1];
-    k.data = m_data.data();
-    k.dr = m_dr.data();
-    k.states = m_states.data();
-    k.counters = m_out.counters.data();
-    k.obs = m_out.obs.data();
-    k.final_obs = m_out.final_obs.data();
-    k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
-    k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
-    k.act_low = m_out.act_low.data();
-    k.act_high = m_out.act_high.data();
-    k.out = StepOutputs{m_out.reward.data(),    m_out.terminated.data(), m_out.truncated.data(),
-                        m_out.ep_return.data(), m_out.ep_length.data(),  m_out.nonfinite.data()};
-    k.ep_forward_speed = robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
-    return k;
-  }
+  Params& params() { return m_robot; }
+  const Params& params() const { return m_robot; }
 
   // Each value on its own (the order in which a config sets min and max does not matter: a range is
   // drawn uniformly between its two ends, whichever is larger).
-  void check_robot_params() const {
+  void check_params() const {
     const float scales[] = {m_robot.dr_friction_min,       m_robot.dr_friction_max, m_robot.dr_motor_strength_min,
                             m_robot.dr_motor_strength_max, m_robot.dr_damping_min,  m_robot.dr_damping_max,
                             m_robot.obs_noise,             m_robot.push_interval_s, m_robot.push_velocity};
@@ -623,16 +431,18 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
         throw std::invalid_argument("kg > -(base body mass " + std::to_string(base_mass) + ")");
   }
 
-  void make_spaces() {
+  // The task's spaces(), or by default: observation unbounded, action = the actuators' ctrlrange.
+  void spaces(const typename Task::Params& p, EnvSpec& spec) const {
+    spec.critic_obs_dim = Task::kCriticObsDim;
     if constexpr (robot_detail::HasSpaces<Task>::value) {
-      Task::spaces(m_params, m_model, m_spec.observation, m_spec.action);
+      Task::spaces(p, m_model, spec.observation, spec.action);
     } else {
       if (m_model.nu != Task::kActDim)
         throw std::runtime_error(std::string(Task::kName) + ": the model has " + std::to_string(m_model.nu) +
                                  " actuators, the task " + std::to_string(Task::kActDim) + " actions");
       const float inf = INFINITY;
-      m_spec.observation = Space{Task::kObsDim, false, 0, std::vector<float>(Task::kObsDim, -inf),
-                                 std::vector<float>(Task::kObsDim, inf)};
+      spec.observation = Space{Task::kObsDim, false, 0, std::vector<float>(Task::kObsDim, -inf),
+                               std::vector<float>(Task::kObsDim, inf)};
       Space act{Task::kActDim, false, 0, {}, {}};
       for (int a = 0; a < m_model.nu; ++a) {
         if (!m_model.actuator_ctrllimited[static_cast<size_t>(a)])
@@ -640,32 +450,109 @@ class RobotVecEnvT final : public VecEnvCommon<Exec> {
         act.low.push_back(static_cast<float>(m_model.actuator_ctrlrange[2 * static_cast<size_t>(a)]));
         act.high.push_back(static_cast<float>(m_model.actuator_ctrlrange[2 * static_cast<size_t>(a) + 1]));
       }
-      m_spec.action = act;
+      spec.action = act;
     }
-    if (m_spec.observation.dim != Task::kObsDim || m_spec.action.dim != Task::kActDim ||
-        static_cast<int>(m_spec.action.low.size()) != Task::kActDim)
+    if (spec.observation.dim != Task::kObsDim || spec.action.dim != Task::kActDim ||
+        static_cast<int>(spec.action.low.size()) != Task::kActDim)
       throw std::runtime_error(std::string(Task::kName) + ": spaces do not match kObsDim/kActDim");
   }
 
+  void clear(Exec& exec) {
+    exec.fill(m_data.data(), 0.0f, m_data.size());
+    if (m_ep_forward_speed.size() > 0) exec.fill(m_ep_forward_speed.data(), 0.0f, m_ep_forward_speed.size());
+  }
+
+  Kernel kernel(const EnvOutputs<Exec>& out) {
+    Kernel k{};
+    k.robot = m_robot;
+    k.model = m_view;
+    k.layout = m_layout;
+    k.drl = m_drl;
+    k.frame_skip = Task::kFrameSkip;
+    k.dt = control_dt();
+    k.dr_on = m_robot.randomizes_model() ? 1 : 0;
+    k.push_every = 0;
+    if (m_robot.push_interval_s > 0.0f && m_robot.push_velocity > 0.0f)
+      k.push_every = std::max(1, static_cast<int>(std::lround(m_robot.push_interval_s / k.dt)));
+    k.push_dof[0] = m_push_dof[0], k.push_dof[1] = m_push_dof[1];
+    k.data = m_data.data();
+    k.dr = m_dr.data();
+    k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
+    k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
+    k.act_low = out.act_low.data();
+    k.act_high = out.act_high.data();
+    k.ep_forward_speed = robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
+    return k;
+  }
+
+  const float* ep_forward_speed() const {
+    return robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
+  }
+  const float* critic_obs() const { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
+  const float* final_critic_obs() const { return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr; }
+
+  // Every geom of the model (the floor too).
+  std::vector<DrawGeom> draw_geoms(const typename Task::Params&) const {
+    std::vector<DrawGeom> out(static_cast<size_t>(m_model.ngeom));
+    for (int g = 0; g < m_model.ngeom; ++g) {
+      const size_t gs = static_cast<size_t>(g);
+      DrawGeom& dg = out[gs];
+      dg.type = m_model.geom_type[gs];
+      for (int k = 0; k < 3; ++k) dg.size[k] = static_cast<float>(m_model.geom_size[3 * gs + k]);
+      if (m_model.geom_rgba.size() == 4 * static_cast<size_t>(m_model.ngeom))
+        for (int k = 0; k < 4; ++k) dg.rgba[k] = m_model.geom_rgba[4 * gs + k];
+    }
+    return out;
+  }
+  // The envs' geom_xpos / geom_xmat rows (floats_per_env = 12 ngeom).
+  void gather_poses(const Exec& exec, const typename Task::Params&, const typename Task::State*, i64 first, i64 count,
+                    int, float* out) const {
+    parallel_for(exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
+  }
+
+  void save(const Exec& exec, std::vector<StateBlob>& out) const {
+    out.push_back(buffer_blob<float>(exec, "critic_obs", m_critic_obs));
+    out.push_back(buffer_blob<float>(exec, "physics", m_data));
+    out.push_back(buffer_blob<float>(exec, "randomization", m_dr));
+  }
+  void load(const Exec& exec, const std::vector<StateBlob>& blobs) {
+    buffer_unblob<float>(exec, find_state_blob(blobs, "critic_obs"), m_critic_obs);
+    buffer_unblob<float>(exec, find_state_blob(blobs, "physics"), m_data);
+    buffer_unblob<float>(exec, find_state_blob(blobs, "randomization"), m_dr);
+  }
+
+  // For tests and tools: the compiled model, its views, row layouts and rows (executor memory).
+  const Model& model() const { return m_model; }
+  const ModelView<float>& model_view() const { return m_view; }  // executor memory
+  const ModelView<float>& host_model_view() const { return m_host.view(); }
+  const DataLayout& layout() const { return m_layout; }
+  const DrLayout& randomization_layout() const { return m_drl; }
+  int frame_skip() const { return Task::kFrameSkip; }
+  float control_dt() const { return static_cast<float>(Task::kFrameSkip * m_model.timestep); }
+  float* physics_rows() { return m_data.data(); }
+  float* randomization_rows() { return m_dr.data(); }
+
+ private:
   Model m_model;             // host, double (spaces, draw_geoms, checks)
   HostModel<float> m_host;   // host float blocks
   ModelView<float> m_view;   // bound to the executor copy below
   DataLayout m_layout;
   DrLayout m_drl;
   int m_push_dof[2];
-  typename Task::Params m_params;
   RobotParams m_robot;
   typename Exec::template Buffer<float> m_model_reals;        // HostModel<float>::reals() on the executor
   typename Exec::template Buffer<int> m_model_ints;           // HostModel<float>::ints()
   typename Exec::template Buffer<float> m_data;               // (num_envs x layout.size) physics rows
   typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
-  typename Exec::template Buffer<State> m_states;             // (num_envs)
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   typename Exec::template Buffer<float> m_ep_forward_speed;   // (num_envs) with a forward_position
-  mutable typename Exec::template Readback<float> m_pose_readback;  // request_draw_poses gather
-  mutable bool m_pose_requested = false;
 };
 
+// A task (an env with a kAsset) lives in a RobotWorld.
+template <class Task, class Exec>
+struct EnvWorld<Task, Exec, std::void_t<decltype(Task::kAsset)>> {
+  using type = RobotWorld<Task, Exec>;
+};
 
 // ---- helpers for tasks -------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
-// The CPU RobotVecEnvT of the tasks below (see envs/robot_envs_cpu.h).
-#include "envs/robot_envs_cpu.h"
+// The CPU VecEnvT of the robot tasks below (envs/registry_impl.h); the others in robot_envs_cpu_b.cpp.
+#include "envs/registry_impl.h"
 
-RLT_CPU_ROBOT_ENV(Reacher)
-RLT_CPU_ROBOT_ENV(Ant)
-RLT_CPU_ROBOT_ENV(HalfCheetah)
-RLT_CPU_ROBOT_ENV(Quadruped)
+RLT_VEC_ENV_INSTANCE(Reacher, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(Ant, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(HalfCheetah, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(Quadruped, rlt::CpuExecutor)

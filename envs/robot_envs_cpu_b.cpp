@@ -1,6 +1,6 @@
-// The CPU RobotVecEnvT of the tasks below (see envs/robot_envs_cpu.h).
-#include "envs/robot_envs_cpu.h"
+// The CPU VecEnvT of the robot tasks below (envs/registry_impl.h); the others in robot_envs_cpu_a.cpp.
+#include "envs/registry_impl.h"
 
-RLT_CPU_ROBOT_ENV(Hopper)
-RLT_CPU_ROBOT_ENV(Walker2d)
-RLT_CPU_ROBOT_ENV(Humanoid)
+RLT_VEC_ENV_INSTANCE(Hopper, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(Walker2d, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(Humanoid, rlt::CpuExecutor)

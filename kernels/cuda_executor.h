@@ -16,7 +16,7 @@
 // thread at a time, as you would a stream.
 //
 // This header is plain C++ (it needs only cuda_runtime_api.h), so host-only code compiled by g++
-// (apps/, tests) can make an executor and pass it to make_cuda_vec_env or gemm; the launch
+// (apps/, tests) can make an executor and pass it to make_vec_env or gemm; the launch
 // templates parallel_for, parallel_for_2d and reduce_sum need nvcc and live in kernels/cuda_executor.cuh.
 #pragma once
 

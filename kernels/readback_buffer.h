@@ -1,6 +1,6 @@
 // ReadbackBuffer<T>: CudaExecutor::Readback<T>, a small asynchronous device-to-host readback
 // (the viewer's per-frame pose copy, sim/vec_env.h request_draw_poses / wait_draw_poses). The twin
-// of HostReadback<T> in sim/cpu_executor.h, with the same surface, so that VecEnvT and RobotVecEnvT
+// of HostReadback<T> in sim/cpu_executor.h, with the same surface, so that VecEnvT and PhysicsBatchT
 // use it unchanged on both executors:
 //   T* target(n)                 where the producer (a kernel on the executor's stream) writes n
 //                                elements: device scratch, grown on demand

@@ -1,7 +1,6 @@
-// Pieces of a VecEnv's per-env step that every VecEnv implementation shares (VecEnvT in
-// sim/vec_env_impl.h, RobotVecEnvT in envs/robot_env.h): the per-env counters, the end-of-step
-// bookkeeping (non-finite check D9, time-limit truncation, episode totals) and the checkpoint blob
-// helpers. RLT_HD and plain data, so both executors run them.
+// Pieces of VecEnvT's per-env step (sim/vec_env_impl.h) that stand on their own: the per-env
+// counters, the end-of-step bookkeeping (non-finite check D9, time-limit truncation, episode totals)
+// and the checkpoint blob helpers. RLT_HD and plain data, so both executors run them.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 //   ep_return    (num_envs)            undiscounted return of the episode that just ended
 //   ep_length    (num_envs)            its length in steps
 // Auto-reset happens inside step: a done env starts its next episode in the same call.
+// The one implementation is VecEnvT<Env, Exec> (sim/vec_env_impl.h), made by name by the env
+// registry (envs/registry.h).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +62,11 @@ class VecEnv {
   virtual void reset(std::uint64_t seed) = 0;
   // actions: (num_envs x action.dim) floats in executor memory; discrete actions hold the index.
   virtual void step(const float* actions) = 0;
+  // Ends env `env`'s current episode without counting it as finished (no reward, flags or episode
+  // totals are written) and starts its next one, keyed (seed, env, episode + 1) like an auto-reset:
+  // the same initial state the auto-reset of that episode would give. obs() is updated for that
+  // env; the others are untouched. Throws std::out_of_range for env outside [0, num_envs()).
+  virtual void reset_one(i64 env) = 0;
   // Uniform random actions from the declared action space (executor memory, num_envs x
   // action.dim, valid until the next call), keyed by (seed, step): Gymnasium's action_space.sample().
   virtual const float* sample_actions(std::uint64_t seed, std::uint32_t step) = 0;

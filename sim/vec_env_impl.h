@@ -1,18 +1,49 @@
-// VecEnvT<Env, Exec>: the single-source VecEnv over one env type and one executor.
-// Included by envs/registry.cpp (CPU) and kernels/cuda_envs.cu (CUDA).
+// VecEnvT<Env, Exec>: the VecEnv (sim/vec_env.h) of every env, on either executor. One class
+// template and one per-env step/reset path (EnvKernel, below) serve classic-control envs and robot
+// tasks alike; what a robot task simulates beyond its own State (an MJCF model, physics rows,
+// domain randomization, ...) is the env's World, a component classic envs do not have.
+// Instantiated by the env registry (envs/registry_impl.h) once per env and executor: a new env is
+// its header and a line in envs/all_envs.h (a robot task also names the translation units that
+// compile it, see envs/robot_env.h).
 //
-// The Env contract (see envs/cartpole.h for a documented example):
+// ---- The Env contract (classic control; see envs/cartpole.h for a documented example) ----------
 //   static constexpr const char* kName; kObsDim; kActDim; kDiscrete; kNumActions; kMaxEpisodeSteps
-//   struct Params { ...; template <class V> void visit(V&& v); };   v(name, field, doc)
+//   struct Params { ...; template <class V> void visit(V&& v); };   v(name, field, doc): [env] keys
 //   struct State  { ... };                                            plain data, one env
 //   static void spaces(const Params&, Space& obs, Space& act);       host
-//   RLT_HD static void reset(const Params&, State&, Philox& rng);
+//   RLT_HD static void reset(const Params&, State&, Philox& rng);    (State value-initialized before)
 //   RLT_HD static void step(const Params&, State&, const float* action, Philox& rng,
-//                           float& reward, bool& terminated);
+//                           float& reward, bool& terminated);        action as given (no clipping)
 //   RLT_HD static void observe(const Params&, const State&, float* obs);
 // Optional, for the viewer (detected, so envs without it still compile):
 //   static std::vector<DrawGeom> draw_geoms(const Params&);                host
 //   RLT_HD static void draw(const Params&, const State&, float* poses);  draw_geoms().size() x 12
+// A robot task (an env with a kAsset: an MJCF model in envs/assets/) follows the task contract at
+// the top of envs/robot_env.h instead: the same members, its functions taking a RobotCtx.
+//
+// ---- Worlds ------------------------------------------------------------------------------------
+// EnvWorld<Env, Exec>::type is chosen by a trait: NoWorld (below) by default, RobotWorld<Task, Exec>
+// for an env with a kAsset (envs/robot_env.h specializes the trait). A World has a host part, which
+// owns the world's executor arrays, and a kernel part (plain data, RLT_HD) that EnvKernel calls for
+// one env. The host part:
+//   using Params;                            its own [env] params (visit(v)); none: NoWorldParams
+//   using Kernel;                            the kernel part
+//   World(Exec&, i64 num_envs);              allocates its per-env rows
+//   Params& params();  void check_params() const;   (check: std::invalid_argument for a bad value)
+//   void spaces(const Env::Params&, EnvSpec&) const;  observation, action (and critic_obs_dim)
+//   void clear(Exec&);                       VecEnv::reset, before the first episodes start
+//   Kernel kernel(const EnvOutputs<Exec>&);  the kernel part for one launch (action bounds from out)
+//   ep_forward_speed(), critic_obs(), final_critic_obs()   executor arrays, or nullptr
+//   draw_geoms(const Env::Params&);  gather_poses(exec, params, states, first, count, floats_per_env, out)
+//   save(exec, blobs&) / load(exec, blobs)   its mutable state, for checkpoints
+// The kernel part, for env i (Ctx: what the env's functions see of the world; empty for NoWorld):
+//   Ctx ctx(i64 i)
+//   step(params, ctx, i, counters, State&, action, Philox& rng, float& reward, bool& terminated)
+//   observe(params, ctx, i, const State&, float* obs, Philox noise)
+//   bool finite(ctx, i)                      the world's state is finite (D9)
+//   end_episode(params, ctx, i, counters, finite, length)   an episode just ended (totals written)
+//   reset(params, ctx, i, State&, Philox& rng, Philox randomize)   before observe; State is {}
+//   float forward_position(params, ctx)      kept in EnvCounters::x0 at an episode's start
 #pragma once
 
 #include <cmath>
@@ -23,53 +54,11 @@
 #include <vector>
 #include <type_traits>
 
-#include "sim/env_step.h"  // EnvCounters, finish_env_step, blob helpers (shared with envs/robot_env.h)
+#include "sim/env_step.h"  // EnvCounters, finish_env_step, blob helpers
 #include "sim/philox.h"
 #include "sim/vec_env.h"
 
 namespace rlt {
-
-// One env's step with auto-reset: the body that both executors run per env index.
-template <class Env>
-struct StepOne {
-  typename Env::Params params;
-  std::uint64_t seed;
-  int max_steps;
-  typename Env::State* states;
-  EnvCounters* counters;
-  const float* actions;
-  float* obs;
-  float* final_obs;
-  float* reward;
-  std::uint8_t* terminated;
-  std::uint8_t* truncated;
-  float* ep_return;
-  std::int32_t* ep_length;
-  std::uint32_t* nonfinite;
-
-  RLT_HD void operator()(i64 i) const {
-    using State = typename Env::State;
-    State s = states[i];
-    EnvCounters c = counters[i];
-    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), c.episode, static_cast<u32>(c.step));
-    float r = 0.0f;
-    bool term = false;
-    Env::step(params, s, actions + i * Env::kActDim, rng, r, term);
-    c.step += 1;
-    float* o = obs + i * Env::kObsDim;
-    Env::observe(params, s, o);
-    const bool finite = all_finite(o, Env::kObsDim) && is_finite(r);
-    const StepOutputs out{reward, terminated, truncated, ep_return, ep_length, nonfinite};
-    if (finish_env_step(out, i, max_steps, finite, r, term, c)) {  // D9, truncation, totals
-      keep_final_obs(final_obs + i * Env::kObsDim, o, Env::kObsDim, finite);
-      Philox reset_rng(seed, RngStream::kEnvReset, static_cast<u32>(i), c.episode);
-      Env::reset(params, s, reset_rng);
-      Env::observe(params, s, o);
-    }
-    states[i] = s;
-    counters[i] = c;
-  }
-};
 
 // Uniform random actions: one Philox block gives four action components, so item g fills
 // components [4g, 4g + 4) of the (num_envs x act_dim) array.
@@ -96,47 +85,7 @@ struct RandomActions {
   }
 };
 
-// Starts env i's episode c.episode.
-template <class Env>
-struct ResetOne {
-  typename Env::Params params;
-  std::uint64_t seed;
-  typename Env::State* states;
-  EnvCounters* counters;
-  float* obs;
-  RLT_HD void operator()(i64 i) const {
-    typename Env::State s;
-    EnvCounters c = counters[i];
-    Philox rng(seed, RngStream::kEnvReset, static_cast<u32>(i), c.episode);
-    Env::reset(params, s, rng);
-    Env::observe(params, s, obs + i * Env::kObsDim);
-    c.step = 0;
-    c.ret = 0.0f;
-    states[i] = s;
-    counters[i] = c;
-  }
-};
-
-// Whether Env has the optional draw hook.
-template <class Env, class = void>
-struct EnvHasDraw : std::false_type {};
-template <class Env>
-struct EnvHasDraw<Env, std::void_t<decltype(Env::draw_geoms(std::declval<const typename Env::Params&>())),
-                                   decltype(&Env::draw)>> : std::true_type {};
-
-// Env first + k's geom poses into out + k * floats_per_env.
-template <class Env>
-struct DrawPosesOne {
-  typename Env::Params params;
-  const typename Env::State* states;
-  i64 first;
-  int floats_per_env;
-  float* out;
-  RLT_HD void operator()(i64 k) const { Env::draw(params, states[first + k], out + k * floats_per_env); }
-};
-
-// The per-env arrays behind VecEnv's outputs (sim/vec_env.h), on one executor, and the work on them
-// that does not depend on the env type: VecEnvT and RobotVecEnvT (envs/robot_env.h) each hold one.
+// The per-env arrays behind VecEnv's outputs (sim/vec_env.h), on one executor.
 template <class Exec>
 struct EnvOutputs {
   template <class T>
@@ -191,18 +140,278 @@ struct EnvOutputs {
     for (auto v : h) total += v;
     return total;
   }
+  StepOutputs step_outputs() {
+    return StepOutputs{reward.data(), terminated.data(), truncated.data(), ep_return.data(), ep_length.data(),
+                       nonfinite.data()};
+  }
 };
 
-// The part of a VecEnv that does not depend on what is simulated, shared by VecEnvT (below) and
-// RobotVecEnvT (envs/robot_env.h): the executor, the batch, the spec, the episode limit, the seed
-// and the output arrays, with the VecEnv accessors over them.
-template <class Exec>
-class VecEnvCommon : public VecEnv {
+// ---- NoWorld: an env that is its State (classic control) ---------------------------------------
+
+// Whether Env has the optional draw hook.
+template <class Env, class = void>
+struct EnvHasDraw : std::false_type {};
+template <class Env>
+struct EnvHasDraw<Env, std::void_t<decltype(Env::draw_geoms(std::declval<const typename Env::Params&>())),
+                                   decltype(&Env::draw)>> : std::true_type {};
+
+// Env first + k's geom poses into out + k * floats_per_env.
+template <class Env>
+struct DrawPosesOne {
+  typename Env::Params params;
+  const typename Env::State* states;
+  i64 first;
+  int floats_per_env;
+  float* out;
+  RLT_HD void operator()(i64 k) const { Env::draw(params, states[first + k], out + k * floats_per_env); }
+};
+
+// A world without params.
+struct NoWorldParams {
+  template <class V>
+  void visit(V&&) {}
+};
+
+// The kernel part of NoWorld: the Env's own functions, nothing around them.
+template <class Env>
+struct NoWorldKernel {
+  using Params = typename Env::Params;
+  using State = typename Env::State;
+  struct Ctx {};
+  RLT_HD Ctx ctx(i64) const { return Ctx{}; }
+  RLT_HD void step(const Params& p, const Ctx&, i64, const EnvCounters&, State& s, const float* action, Philox& rng,
+                   float& reward, bool& terminated) const {
+    Env::step(p, s, action, rng, reward, terminated);
+  }
+  RLT_HD void observe(const Params& p, const Ctx&, i64, const State& s, float* obs, Philox) const {
+    Env::observe(p, s, obs);
+  }
+  RLT_HD bool finite(const Ctx&, i64) const { return true; }
+  RLT_HD void end_episode(const Params&, const Ctx&, i64, const EnvCounters&, bool, std::int32_t) const {}
+  RLT_HD void reset(const Params& p, const Ctx&, i64, State& s, Philox& rng, Philox) const { Env::reset(p, s, rng); }
+  RLT_HD float forward_position(const Params&, const Ctx&) const { return 0.0f; }
+};
+
+template <class Env, class Exec>
+class NoWorld {
  public:
+  using Params = NoWorldParams;
+  using Kernel = NoWorldKernel<Env>;
+
+  NoWorld(Exec&, i64) {}
+  Params& params() { return m_params; }
+  const Params& params() const { return m_params; }
+  void check_params() const {}
+  void spaces(const typename Env::Params& p, EnvSpec& spec) const { Env::spaces(p, spec.observation, spec.action); }
+  void clear(Exec&) {}
+  Kernel kernel(const EnvOutputs<Exec>&) const { return Kernel{}; }
+
+  const float* ep_forward_speed() const { return nullptr; }
+  const float* critic_obs() const { return nullptr; }
+  const float* final_critic_obs() const { return nullptr; }
+
+  // Drawing (viewer/): the env's draw hook when it has one, else nothing to draw.
+  std::vector<DrawGeom> draw_geoms(const typename Env::Params& p) const {
+    if constexpr (EnvHasDraw<Env>::value) return Env::draw_geoms(p);
+    else return {};
+  }
+  void gather_poses(const Exec& exec, const typename Env::Params& p, const typename Env::State* states, i64 first,
+                    i64 count, int floats_per_env, float* out) const {
+    if constexpr (EnvHasDraw<Env>::value) parallel_for(exec, count, DrawPosesOne<Env>{p, states, first, floats_per_env, out});
+  }
+
+  void save(const Exec&, std::vector<StateBlob>&) const {}
+  void load(const Exec&, const std::vector<StateBlob>&) {}
+
+ private:
+  Params m_params;
+};
+
+// The world of Env on Exec: NoWorld unless a specialization says otherwise (envs/robot_env.h: an
+// env with a kAsset gets a RobotWorld).
+template <class Env, class Exec, class = void>
+struct EnvWorld {
+  using type = NoWorld<Env, Exec>;
+};
+
+// ---- The per-env step and reset, single source for both executors ------------------------------
+
+// One env's step with auto-reset, its reset and restart: the bodies the functors below run per env.
+template <class Env, class WorldKernel>
+struct EnvKernel {
+  using Params = typename Env::Params;
+  using State = typename Env::State;
+  using Ctx = typename WorldKernel::Ctx;
+  Params params;
+  WorldKernel world;
+  std::uint64_t seed;
+  int max_steps;
+  State* states;          // (num_envs)
+  EnvCounters* counters;  // (num_envs)
+  const float* actions;   // (num_envs x kActDim) step only
+  float* obs;             // (num_envs x kObsDim)
+  float* final_obs;       // (num_envs x kObsDim)
+  StepOutputs out;
+
+  // Env i's control step: step, observe, non-finite check and time limit (finish_env_step), and when
+  // the episode ended its final observation and the next episode's start.
+  RLT_HD void step(i64 i) const {
+    State s = states[i];
+    EnvCounters c = counters[i];
+    const Ctx ctx = world.ctx(i);
+    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), c.episode, static_cast<u32>(c.step));
+    float r = 0.0f;
+    bool term = false;
+    world.step(params, ctx, i, c, s, actions + i * Env::kActDim, rng, r, term);
+    c.step += 1;
+    float* o = obs + i * Env::kObsDim;
+    world.observe(params, ctx, i, s, o, rng);
+    const bool finite = all_finite(o, Env::kObsDim) && is_finite(r) && world.finite(ctx, i);
+    if (finish_env_step(out, i, max_steps, finite, r, term, c)) {  // D9, truncation, totals
+      world.end_episode(params, ctx, i, c, finite, out.ep_length[i]);
+      keep_final_obs(final_obs + i * Env::kObsDim, o, Env::kObsDim, finite);
+      start_episode(i, ctx, c, s);
+    }
+    states[i] = s;
+    counters[i] = c;
+  }
+
+  // Starts episode c.episode of env i: its state from Philox (seed, kEnvReset, env, episode), the
+  // world's randomization from sub-key 1 and observation noise from sub-key 2; notes where it starts.
+  RLT_HD void start_episode(i64 i, const Ctx& ctx, EnvCounters& c, State& s) const {
+    const u32 env = static_cast<u32>(i);
+    Philox rng(seed, RngStream::kEnvReset, env, c.episode);
+    s = State{};
+    world.reset(params, ctx, i, s, rng, Philox(seed, RngStream::kEnvReset, env, c.episode, 1u));
+    world.observe(params, ctx, i, s, obs + i * Env::kObsDim, Philox(seed, RngStream::kEnvReset, env, c.episode, 2u));
+    c.x0 = world.forward_position(params, ctx);
+  }
+
+  // Env i from the start of its episode c.episode (VecEnv::reset).
+  RLT_HD void reset(i64 i) const {
+    EnvCounters c = counters[i];
+    c.step = 0;
+    c.ret = 0.0f;
+    State s;
+    start_episode(i, world.ctx(i), c, s);
+    states[i] = s;
+    counters[i] = c;
+  }
+
+  // Env i's next episode, its current one dropped unfinished (VecEnv::reset_one): nothing of the
+  // step outputs is written.
+  RLT_HD void restart(i64 i) const {
+    EnvCounters c = counters[i];
+    c.episode += 1;
+    c.step = 0;
+    c.ret = 0.0f;
+    State s;
+    start_episode(i, world.ctx(i), c, s);
+    states[i] = s;
+    counters[i] = c;
+  }
+};
+
+template <class Kernel>
+struct StepOne {
+  Kernel k;
+  RLT_HD void operator()(i64 i) const { k.step(i); }
+};
+template <class Kernel>
+struct ResetOne {
+  Kernel k;
+  RLT_HD void operator()(i64 i) const { k.reset(i); }
+};
+// Restarts env first + k (VecEnv::reset_one launches it over one item).
+template <class Kernel>
+struct RestartOne {
+  Kernel k;
+  i64 first;
+  RLT_HD void operator()(i64 j) const { k.restart(first + j); }
+};
+
+// ---- VecEnvT -----------------------------------------------------------------------------------
+
+template <class Env, class Exec>
+class VecEnvT final : public VecEnv {
+ public:
+  using Params = typename Env::Params;
+  using State = typename Env::State;
+  using World = typename EnvWorld<Env, Exec>::type;
+  using Kernel = EnvKernel<Env, typename World::Kernel>;
+  static_assert(std::is_trivially_copyable<State>::value, "env state must be plain data");
+  static_assert(Env::kObsDim > 0 && Env::kActDim > 0, "env dimensions");
+
+  VecEnvT(Exec exec, i64 num_envs)
+      : m_exec(std::move(exec)), m_num_envs(checked_num_envs(num_envs)), m_world(m_exec, num_envs) {
+    m_spec.name = Env::kName;
+    m_spec.max_episode_steps = m_max_steps;
+    m_world.spaces(m_params, m_spec);
+    m_states.resize(num_envs);
+    m_out.resize(num_envs, Env::kObsDim, Env::kActDim);
+    upload_action_bounds();
+  }
+
   const EnvSpec& spec() const override { return m_spec; }
   i64 num_envs() const override { return m_num_envs; }
   Device device() const override { return Exec::kDevice; }
-  Exec& executor() { return m_exec; }
+
+  // Sets max_episode_steps, a key of Env::Params or of the world's params. A value the env or world
+  // rejects (std::invalid_argument) is not kept.
+  bool set_param(const std::string& name, double value) override {
+    if (name == "max_episode_steps") {
+      if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
+      m_max_steps = static_cast<int>(value);
+      m_spec.max_episode_steps = m_max_steps;
+      return true;
+    }
+    bool found = false;
+    auto set = [&](const char* n, auto& field, const char*) {
+      if (name == n) {
+        field = static_cast<std::remove_reference_t<decltype(field)>>(value);
+        found = true;
+      }
+    };
+    const Params old_params = m_params;
+    const typename World::Params old_world = m_world.params();
+    m_params.visit(set);
+    m_world.params().visit(set);
+    if (!found) return false;
+    try {
+      m_world.check_params();
+      m_world.spaces(m_params, m_spec);
+    } catch (...) {
+      m_params = old_params, m_world.params() = old_world;
+      throw;
+    }
+    upload_action_bounds();
+    return true;
+  }
+
+  std::vector<ParamInfo> params() const override {
+    std::vector<ParamInfo> out{{"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
+    auto get = [&](const char* n, auto& field, const char* doc) { out.push_back({n, static_cast<double>(field), doc}); };
+    auto p = m_params;
+    p.visit(get);
+    auto w = m_world.params();
+    w.visit(get);
+    return out;
+  }
+
+  void reset(std::uint64_t seed) override {
+    m_seed = seed;
+    m_out.clear(m_exec, m_num_envs);
+    m_world.clear(m_exec);
+    parallel_for(m_exec, m_num_envs, ResetOne<Kernel>{kernel(nullptr)});
+  }
+
+  void step(const float* actions) override { parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)}); }
+
+  void reset_one(i64 env) override {
+    if (env < 0 || env >= m_num_envs)
+      throw std::out_of_range("reset_one: env " + std::to_string(env) + " outside [0, " + std::to_string(m_num_envs) + ")");
+    parallel_for(m_exec, 1, RestartOne<Kernel>{kernel(nullptr), env});
+  }
 
   const float* sample_actions(std::uint64_t seed, std::uint32_t step) override {
     return m_out.sample_actions(m_exec, m_num_envs, m_spec.action, seed, step);
@@ -214,27 +423,73 @@ class VecEnvCommon : public VecEnv {
   const std::uint8_t* truncated() const override { return m_out.truncated.data(); }
   const float* ep_return() const override { return m_out.ep_return.data(); }
   const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
+  const float* ep_forward_speed() const override { return m_world.ep_forward_speed(); }
+  const float* critic_obs() const override { return m_world.critic_obs(); }
+  const float* final_critic_obs() const override { return m_world.final_critic_obs(); }
   i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
 
- protected:
-  VecEnvCommon(Exec exec, i64 num_envs, const char* name, int max_episode_steps)
-      : m_exec(std::move(exec)), m_num_envs(num_envs), m_max_steps(max_episode_steps) {
-    if (num_envs <= 0) throw std::invalid_argument("num_envs must be positive");
-    m_spec.name = name;
-    m_spec.max_episode_steps = max_episode_steps;
+  std::vector<DrawGeom> draw_geoms() const override { return m_world.draw_geoms(m_params); }
+
+  // Only the envs of the requested ranges are posed and copied (sim/vec_env.h): one gather per
+  // range into Exec::Readback's target (CPU: host memory; CUDA: device scratch), then start() (CUDA:
+  // one asynchronous copy into pinned memory and an event); wait_draw_poses() waits on that event.
+  using VecEnv::request_draw_poses;
+  void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
+    const i64 total = draw_range_total(ranges);
+    if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(draw_geoms().size());
+    const int per_env = 12 * m_num_draw_geoms;
+    m_draw_requested = per_env > 0;
+    if (!m_draw_requested) return;
+    float* out = m_draw_readback.target(total * per_env);
+    for (const auto& [first, count] : ranges) {
+      if (count > 0) m_world.gather_poses(m_exec, m_params, m_states.data(), first, count, per_env, out);
+      out += count * per_env;
+    }
+    m_draw_readback.start(m_exec, total * per_env);
   }
-  // set_param's generic key; true when `name` is it.
-  bool set_common_param(const std::string& name, double value) {
-    if (name != "max_episode_steps") return false;
-    if (value < 1 || value != std::floor(value)) throw std::invalid_argument("a positive integer");
-    m_max_steps = static_cast<int>(value);
-    m_spec.max_episode_steps = m_max_steps;
-    return true;
+  const float* wait_draw_poses() const override { return m_draw_requested ? m_draw_readback.wait() : nullptr; }
+
+  std::vector<StateBlob> save_state() const override {
+    std::vector<StateBlob> out{buffer_blob<State>(m_exec, "states", m_states),
+                               buffer_blob<EnvCounters>(m_exec, "counters", m_out.counters),
+                               buffer_blob<float>(m_exec, "obs", m_out.obs)};
+    m_world.save(m_exec, out);
+    out.push_back(buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_out.nonfinite));
+    out.push_back(u64_state_blob("seed", m_seed));
+    return out;
   }
-  std::vector<ParamInfo> common_params() const {
-    return {{"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
+
+  void load_state(const std::vector<StateBlob>& blobs) override {
+    buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
+    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_out.counters);
+    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_out.obs);
+    m_world.load(m_exec, blobs);
+    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_out.nonfinite);
+    m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
   }
+
+  // Direct access for tests and tools (executor memory), e.g. to set a state by hand.
+  Exec& executor() { return m_exec; }
+  const Params& env_params() const { return m_params; }
+  State* states() { return m_states.data(); }
+  EnvCounters* counters() { return m_out.counters.data(); }
+  World& world() { return m_world; }
+  const World& world() const { return m_world; }
+
+ private:
+  static i64 checked_num_envs(i64 n) {
+    if (n <= 0) throw std::invalid_argument("num_envs must be positive");
+    return n;
+  }
+
+  // The per-env functors' data for this call (actions: step's, else null).
+  Kernel kernel(const float* actions) {
+    return Kernel{m_params,          m_world.kernel(m_out),   m_seed,       m_max_steps,          m_states.data(),
+                  m_out.counters.data(), actions,           m_out.obs.data(), m_out.final_obs.data(), m_out.step_outputs()};
+  }
+
   void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
+
   // request_draw_poses's ranges: the number of envs they cover; std::out_of_range for one outside
   // [0, num_envs).
   i64 draw_range_total(const std::vector<DrawRange>& ranges) const {
@@ -251,125 +506,12 @@ class VecEnvCommon : public VecEnv {
   Exec m_exec;
   i64 m_num_envs;
   EnvSpec m_spec;
-  int m_max_steps;
+  int m_max_steps = Env::kMaxEpisodeSteps;
   std::uint64_t m_seed = 0;
+  Params m_params;
+  World m_world;                                       // what the env simulates besides its State
+  typename Exec::template Buffer<State> m_states;      // (num_envs) env state
   EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
-};
-
-// The members of VecEnvCommon, named in a class template deriving from it.
-#define RLT_VEC_ENV_COMMON_MEMBERS(Exec)                                                 \
-  using Common = VecEnvCommon<Exec>;                                                     \
-  using Common::m_exec, Common::m_num_envs, Common::m_spec, Common::m_max_steps, Common::m_seed, \
-      Common::m_out, Common::upload_action_bounds, Common::set_common_param, Common::common_params, \
-      Common::draw_range_total;                                                          \
-  using ParamInfo = VecEnv::ParamInfo;                                                   \
-  using DrawRange = VecEnv::DrawRange
-
-template <class Env, class Exec>
-class VecEnvT final : public VecEnvCommon<Exec> {
-  RLT_VEC_ENV_COMMON_MEMBERS(Exec);
-
- public:
-  using State = typename Env::State;
-  static_assert(std::is_trivially_copyable<State>::value, "env state must be plain data");
-
-  VecEnvT(Exec exec, i64 num_envs) : Common(std::move(exec), num_envs, Env::kName, Env::kMaxEpisodeSteps) {
-    Env::spaces(m_params, m_spec.observation, m_spec.action);
-    m_states.resize(num_envs);
-    m_out.resize(num_envs, Env::kObsDim, Env::kActDim);
-    upload_action_bounds();
-  }
-
-  const typename Env::Params& env_params() const { return m_params; }
-
-  bool set_param(const std::string& name, double value) override {
-    if (set_common_param(name, value)) return true;
-    bool found = false;
-    m_params.visit([&](const char* n, auto& field, const char*) {
-      if (name == n) {
-        field = static_cast<std::remove_reference_t<decltype(field)>>(value);
-        found = true;
-      }
-    });
-    if (found) {
-      Env::spaces(m_params, m_spec.observation, m_spec.action);
-      upload_action_bounds();
-    }
-    return found;
-  }
-
-  std::vector<ParamInfo> params() const override {
-    std::vector<ParamInfo> out = common_params();
-    auto p = m_params;
-    p.visit([&](const char* n, auto& field, const char* doc) {
-      out.push_back({n, static_cast<double>(field), doc});
-    });
-    return out;
-  }
-
-  void reset(std::uint64_t seed) override {
-    m_seed = seed;
-    m_out.clear(m_exec, m_num_envs);
-    ResetOne<Env> f{m_params, m_seed, m_states.data(), m_out.counters.data(), m_out.obs.data()};
-    parallel_for(m_exec, m_num_envs, f);
-  }
-
-  void step(const float* actions) override {
-    StepOne<Env> f{m_params,         m_seed,          m_max_steps,         m_states.data(),
-                   m_out.counters.data(), actions,        m_out.obs.data(),        m_out.final_obs.data(),
-                   m_out.reward.data(),   m_out.terminated.data(), m_out.truncated.data(), m_out.ep_return.data(),
-                   m_out.ep_length.data(), m_out.nonfinite.data()};
-    parallel_for(m_exec, m_num_envs, f);
-  }
-
-  // Drawing (viewer/): the env's draw hook when it has one, else nothing to draw.
-  std::vector<DrawGeom> draw_geoms() const override {
-    if constexpr (EnvHasDraw<Env>::value) return Env::draw_geoms(m_params);
-    else return {};
-  }
-
-  // Only the envs of the requested ranges are posed and copied (sim/vec_env.h): one gather per
-  // range into Exec::Readback's target (CPU: host memory; CUDA: device scratch), then start() (CUDA:
-  // one asynchronous copy into pinned memory and an event); wait_draw_poses() waits on that event.
-  using VecEnv::request_draw_poses;
-  void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
-    if constexpr (EnvHasDraw<Env>::value) {
-      const i64 total = draw_range_total(ranges);
-      if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(Env::draw_geoms(m_params).size());
-      const int per_env = 12 * m_num_draw_geoms;
-      float* out = m_draw_readback.target(total * per_env);
-      for (const auto& [first, count] : ranges) {
-        if (count > 0) parallel_for(m_exec, count, DrawPosesOne<Env>{m_params, m_states.data(), first, per_env, out});
-        out += count * per_env;
-      }
-      m_draw_readback.start(m_exec, total * per_env);
-      m_draw_requested = true;
-    } else {
-      (void)ranges;
-    }
-  }
-  const float* wait_draw_poses() const override { return m_draw_requested ? m_draw_readback.wait() : nullptr; }
-
-  // Direct access for tests and for setting a state by hand.
-  State* states() { return m_states.data(); }
-
-  std::vector<StateBlob> save_state() const override {
-    return {buffer_blob<State>(m_exec, "states", m_states), buffer_blob<EnvCounters>(m_exec, "counters", m_out.counters),
-            buffer_blob<float>(m_exec, "obs", m_out.obs), buffer_blob<std::uint32_t>(m_exec, "nonfinite", m_out.nonfinite),
-            u64_state_blob("seed", m_seed)};
-  }
-
-  void load_state(const std::vector<StateBlob>& blobs) override {
-    buffer_unblob<State>(m_exec, find_state_blob(blobs, "states"), m_states);
-    buffer_unblob<EnvCounters>(m_exec, find_state_blob(blobs, "counters"), m_out.counters);
-    buffer_unblob<float>(m_exec, find_state_blob(blobs, "obs"), m_out.obs);
-    buffer_unblob<std::uint32_t>(m_exec, find_state_blob(blobs, "nonfinite"), m_out.nonfinite);
-    m_seed = u64_from_state_blob(find_state_blob(blobs, "seed"));
-  }
-
- private:
-  typename Env::Params m_params;
-  typename Exec::template Buffer<State> m_states;            // (num_envs) env state
   // Drawing scratch (the pose requests are const: filled on demand, hold no simulation state).
   mutable int m_num_draw_geoms = -1;                                 // draw_geoms().size(), cached
   mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses

@@ -274,7 +274,7 @@ TEST(Acrobot, ResetDistributionCoversItsRange) {
 
 TEST(Acrobot, IsRegisteredWithItsSpaces) {
   CpuExecutor exec(1);
-  auto env = make_cpu_vec_env("acrobot", 2, exec);
+  auto env = make_vec_env("acrobot", 2, exec);
   const EnvSpec& spec = env->spec();
   EXPECT_EQ(spec.max_episode_steps, 500);
   EXPECT_EQ(spec.observation.dim, 6);

@@ -241,7 +241,7 @@ TEST(MountainCarContinuous, ResetDistributionCoversItsRange) {
 
 TEST(MountainCarContinuous, IsRegisteredWithItsSpaces) {
   CpuExecutor exec(1);
-  auto env = make_cpu_vec_env("mountaincar_continuous", 2, exec);
+  auto env = make_vec_env("mountaincar_continuous", 2, exec);
   const EnvSpec& spec = env->spec();
   EXPECT_EQ(spec.max_episode_steps, 999);
   EXPECT_EQ(spec.observation.low, (std::vector<float>{-1.2f, -0.07f}));

@@ -203,7 +203,7 @@ TEST(Pendulum, ResetDistributionCoversItsRange) {
 
 TEST(Pendulum, IsRegisteredWithItsSpaces) {
   CpuExecutor exec(1);
-  auto env = make_cpu_vec_env("pendulum", 2, exec);
+  auto env = make_vec_env("pendulum", 2, exec);
   const EnvSpec& spec = env->spec();
   EXPECT_EQ(spec.max_episode_steps, 200);
   EXPECT_EQ(spec.observation.dim, 3);

@@ -23,7 +23,7 @@
 namespace rlt {
 namespace {
 
-using Env = RobotVecEnvT<Quadruped, CpuExecutor>;
+using Env = VecEnvT<Quadruped, CpuExecutor>;
 constexpr std::uint64_t kSeed = 11;
 
 struct Made {
@@ -31,12 +31,12 @@ struct Made {
   std::unique_ptr<VecEnv> env;
   Env* q = nullptr;
   explicit Made(i64 n, const std::vector<std::pair<std::string, double>>& params = {}) {
-    env = make_cpu_vec_env("quadruped", n, exec);
+    env = make_vec_env("quadruped", n, exec);
     q = dynamic_cast<Env*>(env.get());
-    if (!q) throw std::runtime_error("the registry's quadruped is not RobotVecEnvT<Quadruped, CpuExecutor>");
+    if (!q) throw std::runtime_error("the registry's quadruped is not VecEnvT<Quadruped, CpuExecutor>");
     for (const auto& [k, x] : params) EXPECT_TRUE(env->set_param(k, x)) << k;
   }
-  float* row(i64 i) { return q->physics_rows() + i * q->layout().size; }
+  float* row(i64 i) { return q->world().physics_rows() + i * q->world().layout().size; }
   const Quadruped::State& state(i64 i) { return q->states()[i]; }
 };
 
@@ -64,7 +64,7 @@ TEST(Quadruped, Spaces) {
   EXPECT_EQ(s.max_episode_steps, 500);
   EXPECT_NE(m.env->critic_obs(), nullptr);
   EXPECT_NE(m.env->final_critic_obs(), nullptr);
-  EXPECT_FLOAT_EQ(m.q->control_dt(), 0.02f);
+  EXPECT_FLOAT_EQ(m.q->world().control_dt(), 0.02f);
   m.env->reset(kSeed);
   for (u32 t = 0; t < 10; ++t) {
     const float* a = m.env->sample_actions(1, t);
@@ -140,7 +140,7 @@ TEST(Quadruped, CommandsResampledWithinRanges) {
 TEST(Quadruped, RewardTermsFollowTheDocumentedFormulas) {
   Made m(2, {{"only_positive_rewards", 0.0}});
   m.env->reset(kSeed);
-  const DataLayout& l = m.q->layout();
+  const DataLayout& l = m.q->world().layout();
   const Quadruped::Params p;
   const double dt = 0.02;
   int checked = 0, touchdowns = 0;
@@ -228,7 +228,7 @@ TEST(Quadruped, StandsUnderPdTargetsAndTerminatesOnBaseContact) {
   for (int t = 0; t < 250; ++t) {
     m.env->step(zero.data());
     ASSERT_EQ(m.env->terminated()[0], 0) << "step " << t;
-    const double zt = m.row(0)[m.q->layout().qpos + 2];
+    const double zt = m.row(0)[m.q->world().layout().qpos + 2];
     if (t > 50) min_z = std::min(min_z, zt), max_z = std::max(max_z, zt);
   }
   std::printf("[ stand    ] trunk height over 1-5 s: %.4f .. %.4f m\n", min_z, max_z);
@@ -237,7 +237,7 @@ TEST(Quadruped, StandsUnderPdTargetsAndTerminatesOnBaseContact) {
   // Feet on the ground: every foot in contact.
   for (int f = 0; f < 4; ++f) EXPECT_EQ(m.state(0).contact[f], 1.0f);
   // Upside down with the trunk on the ground (legs in the air): the episode ends at the next step.
-  float* q = m.row(0) + m.q->layout().qpos;
+  float* q = m.row(0) + m.q->world().layout().qpos;
   q[2] = 0.045f;
   q[3] = 0.0f, q[4] = 1.0f, q[5] = 0.0f, q[6] = 0.0f;
   m.env->step(zero.data());
@@ -261,9 +261,9 @@ TEST(Quadruped, StandsOnTheFieldOfSteps) {
   int on_steps = 0;
   for (i64 i = 0; i < n; ++i) {
     const float* r = m.row(i);
-    EXPECT_LE(std::abs(r[m.q->layout().qpos] - 17.0f), 2.5f) << "env " << i << " is not on the field";
+    EXPECT_LE(std::abs(r[m.q->world().layout().qpos] - 17.0f), 2.5f) << "env " << i << " is not on the field";
     for (int f = 0; f < 4; ++f)
-      on_steps += m.state(i).contact[f] > 0 && r[m.q->layout().geom_xpos + 3 * Quadruped::foot_geom(f) + 2] > 0.035f;
+      on_steps += m.state(i).contact[f] > 0 && r[m.q->world().layout().geom_xpos + 3 * Quadruped::foot_geom(f) + 2] > 0.035f;
   }
   std::printf("[ terrain  ] %d of %lld feet rest on steps after 2 s; %d base-contact terminations\n", on_steps,
               static_cast<long long>(4 * n), terminated);
@@ -301,7 +301,7 @@ TEST(Quadruped, CriticObservationContent) {
   Made m(n, {{"obs_noise", 1.0}, {"dr_friction_min", 0.5}, {"dr_friction_max", 1.5}, {"dr_added_mass_min", -1.0},
              {"dr_added_mass_max", 2.0}, {"dr_motor_strength_min", 0.8}, {"dr_motor_strength_max", 1.2}});
   m.env->reset(kSeed);
-  const DataLayout& l = m.q->layout();
+  const DataLayout& l = m.q->world().layout();
   std::vector<float> zero(static_cast<size_t>(12 * n), 0.0f);
   double noise = 0;
   for (int t = 0; t < 30; ++t) {
@@ -331,7 +331,7 @@ TEST(Quadruped, CriticObservationContent) {
         EXPECT_EQ(c[49 + f], s.contact[f]);
         EXPECT_EQ(c[53 + f], s.air_time[f]);
       }
-      const float* dr = m.q->randomization_rows() + i * m.q->randomization_layout().size;
+      const float* dr = m.q->world().randomization_rows() + i * m.q->world().randomization_layout().size;
       EXPECT_EQ(c[57], dr[kDrFriction]);
       EXPECT_EQ(c[58], dr[kDrAddedMass]);
       EXPECT_EQ(c[59], dr[kDrMotorStrength]);
@@ -404,7 +404,7 @@ TEST(Quadruped, TrackingErrorOfACheckpoint) {
   env->reset(12345);
   auto* q = dynamic_cast<Env*>(env.get());
   ASSERT_NE(q, nullptr);
-  const DataLayout& l = q->layout();
+  const DataLayout& l = q->world().layout();
   double se = 0, se_yaw = 0, speed = 0;
   i64 count = 0, terminations = 0;
   for (int t = 0; t < 500; ++t) {
@@ -413,7 +413,7 @@ TEST(Quadruped, TrackingErrorOfACheckpoint) {
       terminations += env->terminated()[i];
       const auto& s = q->states()[i];
       if (env->terminated()[i] || env->truncated()[i] || s.t % 200 < 50) continue;
-      const float* r = q->physics_rows() + i * l.size;
+      const float* r = q->world().physics_rows() + i * l.size;
       const float* R = r + l.xmat + 9 * Quadruped::kTrunk;
       float vb[2];
       for (int k = 0; k < 2; ++k) vb[k] = R[k] * r[l.qvel] + R[3 + k] * r[l.qvel + 1] + R[6 + k] * r[l.qvel + 2];

@@ -17,6 +17,7 @@
 #include "envs/all_envs.h"
 #include "envs/registry.h"
 #include "envs/robot_env.h"
+#include "tests/envs/reset_one_check.h"
 
 namespace rlt {
 namespace {
@@ -70,10 +71,11 @@ struct RobotView {
 
 template <class Task>
 bool view_as(VecEnv* env, RobotView& v) {
-  auto* e = dynamic_cast<RobotVecEnvT<Task, CpuExecutor>*>(env);
+  auto* e = dynamic_cast<VecEnvT<Task, CpuExecutor>*>(env);
   if (!e) return false;
-  v = RobotView{env, &e->model(), &e->host_model_view(), e->layout(), e->randomization_layout(), e->physics_rows(),
-                e->randomization_rows(), e->counters(), e->control_dt(), nullptr};
+  auto& w = e->world();
+  v = RobotView{env, &w.model(), &w.host_model_view(), w.layout(), w.randomization_layout(), w.physics_rows(),
+                w.randomization_rows(), e->counters(), w.control_dt(), nullptr};
   return true;
 }
 
@@ -92,7 +94,7 @@ struct Made {
   std::unique_ptr<VecEnv> env;
   RobotView v;
   Made(const std::string& name, i64 n, const std::vector<std::pair<std::string, double>>& params = {}) {
-    env = make_cpu_vec_env(name, n, exec);
+    env = make_vec_env(name, n, exec);
     for (const auto& [k, x] : params) EXPECT_TRUE(env->set_param(k, x)) << k;
     v = robot_view(env.get());
   }
@@ -502,6 +504,39 @@ TEST_P(GymTask, EpisodeForwardSpeedIsTheMeanRewardedVelocity) {
   }
   EXPECT_GE(ended, 6);
   EXPECT_GT(largest, 1e-3) << "random actions should move the robot";
+}
+
+// reset_one on every robot task (quadruped too), with randomization, noise and pushes on: only that
+// env's rows move (physics, randomization, task state, observations), into the episode its
+// auto-reset would start.
+TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
+  std::vector<std::string> names;
+#define RLT_ROBOT_NAME(E) names.push_back(E::kName);
+  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_NAME)
+#undef RLT_ROBOT_NAME
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    CpuExecutor exec(2);
+    auto make = [&] {
+      auto env = make_vec_env(name, 4, exec);
+      for (const auto& [k, x] : std::vector<std::pair<const char*, double>>{
+               {"dr_friction_min", 0.7}, {"dr_friction_max", 1.3}, {"dr_damping_min", 0.8}, {"dr_damping_max", 1.2},
+               {"obs_noise", 0.02}, {"push_interval_s", 0.1}, {"push_velocity", 0.3}})
+        EXPECT_TRUE(env->set_param(k, x)) << k;
+      return env;
+    };
+    auto same_physics_state = [](VecEnv& a, VecEnv& b, i64 i) {
+      const RobotView va = robot_view(&a), vb = robot_view(&b);
+      const float* ra = va.data + i * va.layout.size;
+      const float* rb = vb.data + i * vb.layout.size;
+      EXPECT_EQ(0, std::memcmp(ra + va.layout.qpos, rb + vb.layout.qpos, sizeof(float) * va.model->nq)) << "qpos";
+      EXPECT_EQ(0, std::memcmp(ra + va.layout.qvel, rb + vb.layout.qvel, sizeof(float) * va.model->nv)) << "qvel";
+      EXPECT_EQ(0, std::memcmp(ra + va.layout.xpos, rb + vb.layout.xpos, sizeof(float) * 3 * va.model->nbody)) << "xpos";
+    };
+    testing_util::expect_reset_one_is_an_auto_reset(make, kSeed, 2, 12, same_physics_state);
+  }
+  Made m("hopper", 3);
+  testing_util::expect_reset_one_rejects_bad_index(*m.env);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRobotEnvs, RobotEnv, ::testing::ValuesIn(robot_names()),

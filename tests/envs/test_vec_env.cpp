@@ -6,17 +6,18 @@
 #include "envs/cartpole.h"
 #include "envs/registry.h"
 #include "sim/vec_env_impl.h"
+#include "tests/envs/reset_one_check.h"
 
 namespace rlt {
 namespace {
 
 TEST(VecEnv, RegistryKnowsCartPoleAndRejectsUnknown) {
   CpuExecutor exec(1);
-  auto env = make_cpu_vec_env("cartpole", 4, exec);
+  auto env = make_vec_env("cartpole", 4, exec);
   EXPECT_EQ(env->spec().name, "cartpole");
   EXPECT_EQ(env->spec().observation.dim, 4);
   EXPECT_TRUE(env->spec().action.discrete);
-  EXPECT_THROW(make_cpu_vec_env("no_such_env", 4, exec), std::invalid_argument);
+  EXPECT_THROW(make_vec_env("no_such_env", 4, exec), std::invalid_argument);
 }
 
 TEST(VecEnv, AutoResetKeepsFinalObservationAndSeparatesTruncation) {
@@ -107,6 +108,21 @@ TEST(VecEnv, SaveAndLoadStateContinuesIdentically) {
   }
   VecEnvT<CartPole, CpuExecutor> wrong(exec, 32);
   EXPECT_THROW(wrong.load_state(a.save_state()), std::runtime_error);
+}
+
+// reset_one on every classic env: only that env moves, into the episode its auto-reset would start.
+TEST(VecEnv, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
+  for (const char* name : {"cartpole", "pendulum", "acrobot", "mountaincar_continuous"}) {
+    SCOPED_TRACE(name);
+    CpuExecutor exec(2);
+    testing_util::expect_reset_one_is_an_auto_reset([&] { return make_vec_env(name, 6, exec); }, 4, 3, 30);
+  }
+}
+
+TEST(VecEnv, ResetOneRejectsABadIndex) {
+  CpuExecutor exec(1);
+  VecEnvT<CartPole, CpuExecutor> env(exec, 4);
+  testing_util::expect_reset_one_rejects_bad_index(env);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@
 
 #include "envs/all_envs.h"
 #include "envs/registry.h"
-#include "kernels/cuda_envs.h"
+#include "kernels/cuda_executor.h"
+#include "kernels/device_buffer.h"
 #include "sim/philox.h"
 #include "sim/vec_env_impl.h"  // EnvCounters
 #include "tests/kernels/gpu_test_util.h"
@@ -95,8 +96,8 @@ TEST_P(CudaLockstep, MatchesTheCpuEveryStepFor1000Steps) {
   const std::string name = GetParam();
   CpuExecutor cpu_exec(2);
   CudaExecutor cuda_exec;
-  auto cpu = make_cpu_vec_env(name, kNumEnvs, cpu_exec);
-  auto gpu = make_cuda_vec_env(name, kNumEnvs, cuda_exec);
+  auto cpu = make_vec_env(name, kNumEnvs, cpu_exec);
+  auto gpu = make_vec_env(name, kNumEnvs, cuda_exec);
   ASSERT_EQ(gpu->device(), Device::kCuda);
   const EnvSpec& spec = cpu->spec();
   const i64 obs_n = kNumEnvs * spec.observation.dim;
@@ -176,12 +177,62 @@ TEST(CudaEnvs, RegistryHasEveryEnvAndRejectsUnknown) {
   RLT_REQUIRE_GPU();
   CudaExecutor exec;
   for (const std::string& name : env_names()) {
-    auto env = make_cuda_vec_env(name, 3, exec);
+    auto env = make_vec_env(name, 3, exec);
     EXPECT_EQ(env->spec().name, name);
     EXPECT_EQ(env->num_envs(), 3);
     EXPECT_EQ(env->device(), Device::kCuda);
   }
-  EXPECT_THROW(make_cuda_vec_env("no_such_env", 3, exec), std::invalid_argument);
+  EXPECT_THROW(make_vec_env("no_such_env", 3, exec), std::invalid_argument);
+}
+
+// VecEnv::reset_one on the CUDA executor, every env (robot tasks too): one launch over one env
+// restarts it as on the CPU, from the same state, and leaves the other envs' observations and
+// counters bit for bit. Tolerance for the restarted env's observation: kRobotTol, as a robot's reset
+// runs its kinematics (and observation noise) in float, which nvcc contracts into FMAs.
+TEST(CudaEnvs, ResetOneMatchesTheCpuAndTouchesNoOtherEnv) {
+  RLT_REQUIRE_GPU();
+  constexpr double kRobotTol = 1e-4;
+  constexpr i64 n = 6, target = 4;
+  for (const std::string& name : env_names()) {
+    SCOPED_TRACE(name);
+    CpuExecutor cpu_exec(1);
+    CudaExecutor cuda_exec;
+    auto cpu = make_vec_env(name, n, cpu_exec);
+    auto gpu = make_vec_env(name, n, cuda_exec);
+    const int od = cpu->spec().observation.dim, ad = cpu->spec().action.dim;
+    gpu->reset(kSeed);
+    cpu->load_state(gpu->save_state());
+    DeviceBuffer<float> d_actions(n * ad);
+    for (std::uint32_t t = 0; t < 5; ++t) {  // the same actions on both (drawn on the CPU)
+      const float* a = cpu->sample_actions(3, t);
+      cuda_exec.copy_from_host(d_actions.data(), a, n * ad);
+      cpu->step(a);
+      gpu->step(d_actions.data());
+      cpu->load_state(gpu->save_state());
+    }
+    const auto obs_before = from_device(cuda_exec, gpu->obs(), n * od);
+    const auto counters_before = counters_of(gpu->save_state());
+    gpu->reset_one(target);
+    cpu->reset_one(target);
+    const auto obs = from_device(cuda_exec, gpu->obs(), n * od);
+    const auto counters = counters_of(gpu->save_state());
+    for (i64 i = 0; i < n; ++i) {
+      const size_t r = static_cast<size_t>(i * od);
+      if (i == target) {
+        EXPECT_TRUE(all_close("restarted obs", obs.data() + r, cpu->obs() + r, static_cast<size_t>(od), kRobotTol,
+                              kRobotTol));
+        EXPECT_EQ(counters[static_cast<size_t>(i)].episode, counters_before[static_cast<size_t>(i)].episode + 1);
+        EXPECT_EQ(counters[static_cast<size_t>(i)].step, 0);
+      } else {
+        EXPECT_EQ(0, std::memcmp(obs.data() + r, obs_before.data() + r, sizeof(float) * static_cast<size_t>(od)))
+            << "obs of env " << i;
+        EXPECT_EQ(0, std::memcmp(&counters[static_cast<size_t>(i)], &counters_before[static_cast<size_t>(i)],
+                                 sizeof(EnvCounters)))
+            << "counters of env " << i;
+      }
+    }
+    EXPECT_THROW(gpu->reset_one(n), std::out_of_range);
+  }
 }
 
 }  // namespace

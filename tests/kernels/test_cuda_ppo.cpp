@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "envs/registry.h"
-#include "kernels/cuda_envs.h"
 #include "kernels/cuda_executor.h"
 #include "rl/ppo_cuda.h"
 #include "rl/config.h"
@@ -111,7 +110,7 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
   const std::uint64_t seed = cfg.train.seed;
 
   CpuExecutor cpu(1);
-  auto cpu_env = make_cpu_vec_env(cfg.env.name, cfg.env.num_envs, cpu);
+  auto cpu_env = make_vec_env(cfg.env.name, cfg.env.num_envs, cpu);
   apply_env_params(cfg, *cpu_env);
   cpu_env->reset(seed);
   Ppo<CpuExecutor> cpu_ppo(cfg, *cpu_env, cpu);
@@ -119,7 +118,7 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
 
   CudaExecutor exec;
   exec.set_tf32(false);
-  auto cuda_env = make_cuda_vec_env(cfg.env.name, cfg.env.num_envs, exec);
+  auto cuda_env = make_vec_env(cfg.env.name, cfg.env.num_envs, exec);
   apply_env_params(cfg, *cuda_env);
   cuda_env->reset(seed);
   std::unique_ptr<Learner> cuda_ppo = make_cuda_learner(cfg, *cuda_env, exec);
@@ -272,7 +271,7 @@ void check_transfers(const std::string& env_name, double target_kl) {
   Config cfg = shipped_config(env_name);
   cfg.ppo.target_kl = target_kl;
   CudaExecutor exec;
-  auto env = make_cuda_vec_env(cfg.env.name, cfg.env.num_envs, exec);
+  auto env = make_vec_env(cfg.env.name, cfg.env.num_envs, exec);
   apply_env_params(cfg, *env);
   env->reset(1);
   auto learner = make_cuda_learner(cfg, *env, exec);

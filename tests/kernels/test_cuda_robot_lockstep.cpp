@@ -30,7 +30,7 @@
 
 #include "envs/all_envs.h"
 #include "envs/registry.h"
-#include "kernels/cuda_envs.h"
+#include "kernels/cuda_executor.h"
 #include "kernels/device_buffer.h"
 #include "sim/env_step.h"
 #include "sim/philox.h"
@@ -105,8 +105,8 @@ TEST_P(CudaRobotLockstep, MatchesTheCpuEveryStep) {
   const std::string name = GetParam();
   CpuExecutor cpu_exec(2);
   CudaExecutor cuda_exec;
-  auto cpu = make_cpu_vec_env(name, kNumEnvs, cpu_exec);
-  auto gpu = make_cuda_vec_env(name, kNumEnvs, cuda_exec);
+  auto cpu = make_vec_env(name, kNumEnvs, cpu_exec);
+  auto gpu = make_vec_env(name, kNumEnvs, cuda_exec);
   ASSERT_EQ(gpu->device(), Device::kCuda);
   randomize(*cpu);
   randomize(*gpu);
@@ -168,7 +168,7 @@ TEST_P(CudaRobotLockstep, MatchesTheCpuEveryStep) {
 TEST_P(CudaRobotLockstep, TenThousandRandomStepsStayFinite) {
   RLT_REQUIRE_GPU();
   CudaExecutor exec;
-  auto env = make_cuda_vec_env(GetParam(), 64, exec);
+  auto env = make_vec_env(GetParam(), 64, exec);
   env->reset(kSeed);
   for (u32 t = 0; t < 10000; ++t) env->step(env->sample_actions(5, t));
   EXPECT_EQ(env->num_nonfinite_resets(), 0);
@@ -181,8 +181,8 @@ TEST_P(CudaRobotLockstep, DrawPosesMatchTheCpu) {
   RLT_REQUIRE_GPU();
   CpuExecutor cpu_exec(1);
   CudaExecutor cuda_exec;
-  auto cpu = make_cpu_vec_env(GetParam(), 5, cpu_exec);
-  auto gpu = make_cuda_vec_env(GetParam(), 5, cuda_exec);
+  auto cpu = make_vec_env(GetParam(), 5, cpu_exec);
+  auto gpu = make_vec_env(GetParam(), 5, cuda_exec);
   gpu->reset(kSeed);
   cpu->reset(kSeed);
   cpu->load_state(gpu->save_state());

@@ -58,6 +58,7 @@ class HiddenBias final : public VecEnv {
     }
   }
 
+  void reset_one(i64) override { throw std::logic_error("HiddenBias::reset_one: not used by these tests"); }
   void step(const float* actions) override {
     // The log the tests compare against: the critic obs the learner saw, and what ended episodes.
     log_cobs.insert(log_cobs.end(), m_cobs.begin(), m_cobs.end());
@@ -324,6 +325,7 @@ TEST(AsymmetricActorCritic, RejectsAnEnvWithoutCriticObs) {
     std::vector<ParamInfo> params() const override { return {}; }
     void reset(std::uint64_t seed) override { inner.reset(seed); }
     void step(const float* a) override { inner.step(a); }
+    void reset_one(i64 i) override { inner.reset_one(i); }
     const float* sample_actions(std::uint64_t x, std::uint32_t y) override { return inner.sample_actions(x, y); }
     const float* obs() const override { return inner.obs(); }
     const float* final_obs() const override { return inner.final_obs(); }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "envs/registry.h"
-#include "kernels/cuda_envs.h"
 #include "kernels/cuda_executor.h"
 #include "tests/kernels/gpu_test_util.h"
 
@@ -22,8 +21,8 @@ TEST(ViewerCuda, VisibleEnvPosesMatchTheCpu) {
     const i64 n = 300;
     CpuExecutor cpu_exec(1);
     CudaExecutor cuda_exec(0);
-    auto cpu = make_cpu_vec_env(name, n, cpu_exec);
-    auto gpu = make_cuda_vec_env(name, n, cuda_exec);
+    auto cpu = make_vec_env(name, n, cpu_exec);
+    auto gpu = make_vec_env(name, n, cuda_exec);
     cpu->reset(11);
     gpu->reset(11);
     const int act_dim = cpu->spec().action.dim;

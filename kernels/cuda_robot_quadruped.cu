@@ -1,4 +1,0 @@
-// RobotVecEnvT<Quadruped, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU.
-#include "kernels/cuda_robot_env.cuh"
-
-RLT_CUDA_ROBOT_ENV(Quadruped)

@@ -1,4 +1,0 @@
-// RobotVecEnvT<Walker2d, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the CPU.
-#include "kernels/cuda_robot_env.cuh"
-
-RLT_CUDA_ROBOT_ENV(Walker2d)
