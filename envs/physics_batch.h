@@ -47,18 +47,6 @@ inline std::vector<double> ctrl_sample_range(const Model& model) {
   return range;
 }
 
-// The geoms of a model as the viewer draws them (sim/vec_env.h DrawGeom).
-inline std::vector<DrawGeom> model_draw_geoms(const Model& m) {
-  std::vector<DrawGeom> out(static_cast<size_t>(m.ngeom));
-  for (size_t g = 0; g < out.size(); ++g) {
-    out[g].type = m.geom_type[g];
-    for (size_t k = 0; k < 3; ++k) out[g].size[k] = static_cast<float>(m.geom_size[3 * g + k]);
-    if (m.geom_rgba.size() == 4 * out.size())
-      for (size_t k = 0; k < 4; ++k) out[g].rgba[k] = m.geom_rgba[4 * g + k];
-  }
-  return out;
-}
-
 // ---- per-env functors (RLT_HD: both executors) ---------------------------------------------------
 
 // Envs [first, first + n): the model's initial state (qpos0, at rest), then kinematics so that the
@@ -107,24 +95,6 @@ struct ResetNonfiniteEnvs {
     resets[env] += 1;
     reset_data(m, d);
     kinematics(m, d);
-  }
-};
-
-// Geom poses of envs [first, first + count): (count x ngeom x 12) floats, each geom's geom_xpos (3)
-// then geom_xmat (9), the VecEnv::request_draw_poses layout.
-struct GatherModelPoses {
-  const float* data;
-  DataLayout layout;
-  int ngeom;
-  i64 first;
-  float* out;
-  RLT_HD void operator()(i64 k) const {
-    const float* row = data + (first + k) * layout.size;
-    float* o = out + k * ngeom * 12;
-    for (int g = 0; g < ngeom; ++g) {
-      for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];
-      for (int q = 0; q < 9; ++q) o[12 * g + 3 + q] = row[layout.geom_xmat + 9 * g + q];
-    }
   }
 };
 
@@ -258,18 +228,12 @@ class PhysicsBatchT final : public PhysicsBatch {
   }
 
   void request_draw_poses(const std::vector<DrawRange>& ranges) override {
-    i64 total = 0;
-    for (const auto& [first, count] : ranges) {
-      if (first < 0 || count < 0 || first + count > m_num_envs)
-        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                ") outside [0, " + std::to_string(m_num_envs) + ")");
-      total += count;
-    }
+    const i64 total = draw_range_total(ranges, m_num_envs);
     const i64 per_env = static_cast<i64>(m_model.ngeom) * 12;
     float* out = m_pose_readback.target(total * per_env);
     for (const auto& [first, count] : ranges) {
       if (count > 0 && per_env > 0)
-        parallel_for(m_exec, count, GatherModelPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
+        parallel_for(m_exec, count, GatherGeomPoses{m_data.data(), m_layout, m_model.ngeom, first, out});
       out += count * per_env;
     }
     m_pose_readback.start(m_exec, total * per_env);

@@ -349,23 +349,6 @@ struct RobotWorldKernel {
   }
 };
 
-// Geom poses of envs [first, first + count) for the viewer: (count x ngeom x 12) floats.
-struct GatherGeomPoses {
-  const float* data;
-  DataLayout layout;
-  int ngeom;
-  i64 first;
-  float* out;
-  RLT_HD void operator()(i64 k) const {
-    const float* row = data + (first + k) * layout.size;
-    float* o = out + k * ngeom * 12;
-    for (int g = 0; g < ngeom; ++g) {
-      for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];
-      for (int q = 0; q < 9; ++q) o[12 * g + 3 + q] = row[layout.geom_xmat + 9 * g + q];
-    }
-  }
-};
-
 // The compiled model of a task's embedded asset (host), with the task's timestep.
 inline Model load_robot_model(const char* asset, double timestep) {
   const char* text = embedded_asset(asset);
@@ -492,18 +475,7 @@ class RobotWorld {
   const float* final_critic_obs() const { return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr; }
 
   // Every geom of the model (the floor too).
-  std::vector<DrawGeom> draw_geoms(const typename Task::Params&) const {
-    std::vector<DrawGeom> out(static_cast<size_t>(m_model.ngeom));
-    for (int g = 0; g < m_model.ngeom; ++g) {
-      const size_t gs = static_cast<size_t>(g);
-      DrawGeom& dg = out[gs];
-      dg.type = m_model.geom_type[gs];
-      for (int k = 0; k < 3; ++k) dg.size[k] = static_cast<float>(m_model.geom_size[3 * gs + k]);
-      if (m_model.geom_rgba.size() == 4 * static_cast<size_t>(m_model.ngeom))
-        for (int k = 0; k < 4; ++k) dg.rgba[k] = m_model.geom_rgba[4 * gs + k];
-    }
-    return out;
-  }
+  std::vector<DrawGeom> draw_geoms(const typename Task::Params&) const { return model_draw_geoms(m_model); }
   // The envs' geom_xpos / geom_xmat rows (floats_per_env = 12 ngeom).
   void gather_poses(const Exec& exec, const typename Task::Params&, const typename Task::State*, i64 first, i64 count,
                     int, float* out) const {

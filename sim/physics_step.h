@@ -72,4 +72,23 @@ struct PhysicsStepEnvs {
   }
 };
 
+// Geom poses of envs [first, first + count) of a batch's physics rows, for the viewer:
+// (count x ngeom x 12) floats, each geom's geom_xpos (3) then geom_xmat (9, row-major), the
+// VecEnv::request_draw_poses layout. Robot envs and PhysicsBatch both gather with it.
+struct GatherGeomPoses {
+  const float* data;
+  DataLayout layout;
+  int ngeom;
+  i64 first;
+  float* out;
+  RLT_HD void operator()(i64 k) const {
+    const float* row = data + (first + k) * layout.size;
+    float* o = out + k * ngeom * 12;
+    for (int g = 0; g < ngeom; ++g) {
+      for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];
+      for (int q = 0; q < 9; ++q) o[12 * g + 3 + q] = row[layout.geom_xmat + 9 * g + q];
+    }
+  }
+};
+
 }  // namespace rlt

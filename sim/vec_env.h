@@ -16,11 +16,13 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/cpu_executor.h"
+#include "sim/model.h"
 #include "sim/spaces.h"
 
 namespace rlt {
@@ -34,11 +36,36 @@ struct DrawGeom {
   float rgba[4] = {0.8f, 0.6f, 0.4f, 1.0f};
 };
 
+// The geoms of a compiled model as the viewer draws them (robot envs, PhysicsBatch).
+inline std::vector<DrawGeom> model_draw_geoms(const Model& m) {
+  std::vector<DrawGeom> out(static_cast<size_t>(m.ngeom));
+  for (size_t g = 0; g < out.size(); ++g) {
+    out[g].type = m.geom_type[g];
+    for (size_t k = 0; k < 3; ++k) out[g].size[k] = static_cast<float>(m.geom_size[3 * g + k]);
+    if (m.geom_rgba.size() == 4 * out.size())
+      for (size_t k = 0; k < 4; ++k) out[g].rgba[k] = m.geom_rgba[4 * g + k];
+  }
+  return out;
+}
+
 // One named array of a VecEnv's state, as bytes, for checkpoints.
 struct StateBlob {
   std::string name;
   std::vector<std::uint8_t> bytes;
 };
+
+// request_draw_poses's ranges (first, count) over a batch of num_envs: the number of envs they
+// cover; std::out_of_range for one outside [0, num_envs).
+inline i64 draw_range_total(const std::vector<std::pair<i64, i64>>& ranges, i64 num_envs) {
+  i64 total = 0;
+  for (const auto& [first, count] : ranges) {
+    if (first < 0 || count < 0 || first + count > num_envs)
+      throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                              ") outside [0, " + std::to_string(num_envs) + ")");
+    total += count;
+  }
+  return total;
+}
 
 class VecEnv {
  public:

@@ -435,7 +435,7 @@ class VecEnvT final : public VecEnv {
   // one asynchronous copy into pinned memory and an event); wait_draw_poses() waits on that event.
   using VecEnv::request_draw_poses;
   void request_draw_poses(const std::vector<DrawRange>& ranges) const override {
-    const i64 total = draw_range_total(ranges);
+    const i64 total = draw_range_total(ranges, m_num_envs);
     if (m_num_draw_geoms < 0) m_num_draw_geoms = static_cast<int>(draw_geoms().size());
     const int per_env = 12 * m_num_draw_geoms;
     m_draw_requested = per_env > 0;
@@ -490,18 +490,6 @@ class VecEnvT final : public VecEnv {
 
   void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
 
-  // request_draw_poses's ranges: the number of envs they cover; std::out_of_range for one outside
-  // [0, num_envs).
-  i64 draw_range_total(const std::vector<DrawRange>& ranges) const {
-    i64 total = 0;
-    for (const auto& [first, count] : ranges) {
-      if (first < 0 || count < 0 || first + count > m_num_envs)
-        throw std::out_of_range("draw_poses: envs [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                                ") outside [0, " + std::to_string(m_num_envs) + ")");
-      total += count;
-    }
-    return total;
-  }
 
   Exec m_exec;
   i64 m_num_envs;

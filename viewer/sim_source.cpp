@@ -68,20 +68,8 @@ void EnvSim::reset_all() {
 // VecEnv resets every env at once; one env is reset by splicing its rows of a freshly reset batch
 // (another seed) into the saved state. Every per-env blob is (num_envs x row) bytes; others are kept.
 void EnvSim::reset_one(i64 env) {
-  const i64 n = m_env->num_envs();
-  if (env < 0 || env >= n) return;
-  std::vector<StateBlob> keep = m_env->save_state();
-  m_env->reset(m_seed + 1000003ull * (++m_resets));
-  const std::vector<StateBlob> fresh = m_env->save_state();
-  for (auto& b : keep) {
-    if (b.name == "seed") continue;
-    for (const auto& f : fresh) {
-      if (f.name != b.name || f.bytes.size() != b.bytes.size() || b.bytes.size() % static_cast<size_t>(n) != 0) continue;
-      const size_t row = b.bytes.size() / static_cast<size_t>(n);
-      std::memcpy(b.bytes.data() + row * static_cast<size_t>(env), f.bytes.data() + row * static_cast<size_t>(env), row);
-    }
-  }
-  m_env->load_state(keep);
+  if (env < 0 || env >= m_env->num_envs()) return;
+  m_env->reset_one(env);  // its next episode, as an auto-reset would start it; the others untouched
 }
 
 EnvInfo EnvSim::inspect(i64 env) {

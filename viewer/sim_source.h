@@ -104,7 +104,6 @@ class EnvSim final : public ViewSim {
   bool m_policy_loaded = false;
   std::uint64_t m_seed;
   std::uint32_t m_step = 0;               // steps since the start: act()'s and sample_actions()'s key
-  std::uint64_t m_resets = 0;             // reset_one calls so far (keys the fresh episode)
   const float* m_last_actions = nullptr;  // executor memory, (num_envs x act_dim)
   std::vector<float> m_manual_host;       // (num_envs x act_dim) broadcast manual actions
 };
