@@ -482,6 +482,93 @@ void panel(Session& s, GLFWwindow* win, const Renderer& r) {
 }
 
 // Interactive loop: window, panel, input. Returns when the window closes (or after opts.frames).
+// Mouse and keyboard of one frame (not when the panel wants them): orbit, pan, zoom, click to select
+// an env; space pauses, n steps, f follows.
+struct WindowInput {
+  double last_x = 0, last_y = 0, press_x = 0, press_y = 0;
+  bool was_down[3] = {false, false, false};
+  bool key_was[3] = {false, false, false};
+
+  void handle(Session& s, GLFWwindow* win, int ww, int wh, float aspect) {
+    ImGuiIO& io = ImGui::GetIO();
+    double mx = 0, my = 0;
+    glfwGetCursorPos(win, &mx, &my);
+    if (!io.WantCaptureMouse) {
+      for (int b = 0; b < 3; ++b) {
+        const bool down = glfwGetMouseButton(win, b) == GLFW_PRESS;
+        if (down && !was_down[b]) press_x = mx, press_y = my;
+        if (down && was_down[b]) {
+          if (b == GLFW_MOUSE_BUTTON_LEFT) s.camera.orbit(static_cast<float>(mx - last_x), static_cast<float>(my - last_y));
+          else s.camera.pan(static_cast<float>(mx - last_x), static_cast<float>(my - last_y), static_cast<float>(wh));
+        }
+        if (!down && was_down[b] && b == GLFW_MOUSE_BUTTON_LEFT && std::abs(mx - press_x) + std::abs(my - press_y) < 4)
+          click(s, mx, my, ww, wh, aspect);
+        was_down[b] = down;
+      }
+      if (io.MouseWheel != 0) s.camera.zoom(io.MouseWheel);
+    } else {
+      for (bool& d : was_down) d = false;
+    }
+    last_x = mx, last_y = my;
+    if (io.WantCaptureKeyboard) return;
+    const int keys[3] = {GLFW_KEY_SPACE, GLFW_KEY_N, GLFW_KEY_F};
+    for (int k = 0; k < 3; ++k) {
+      const bool down = glfwGetKey(win, keys[k]) == GLFW_PRESS;
+      if (down && !key_was[k]) {
+        if (k == 0) s.paused = !s.paused;
+        if (k == 1) s.step_once();
+        if (k == 2) s.follow = !s.follow;
+      }
+      key_was[k] = down;
+    }
+  }
+
+  // A click: the env whose cell is under the cursor (a ray onto the ground plane).
+  static void click(Session& s, double mx, double my, int ww, int wh, float aspect) {
+    const Vec3 eye = s.camera.eye();
+    const Vec3 f = normalize(s.camera.target - eye);
+    const Vec3 right = normalize(cross(f, Vec3{0, 0, 1}));
+    const Vec3 up = cross(right, f);
+    const float t = std::tan(0.5f * s.camera.fovy);
+    const float nx = static_cast<float>(2.0 * mx / ww - 1.0), ny = static_cast<float>(1.0 - 2.0 * my / wh);
+    const Vec3 dir = normalize(f + right * (nx * t * aspect) + up * (ny * t));
+    if (dir.z >= -1e-4f) return;
+    const Vec3 hit = eye + dir * (-eye.z / dir.z);
+    const Vec3 local = hit - s.scene.env_centre;
+    const std::int64_t env = s.scene.grid.env_at(local.x, local.y);
+    if (env >= 0) s.select(env);
+  }
+};
+
+// The scene of one frame into framebuffer fbo (w x h): instances from the poses requested for it
+// (the highlighted env drawn apart; -1 none), then the shadow and main passes.
+void render_scene(Session& s, Renderer& renderer, const Mat4& vp, std::int64_t highlight, unsigned fbo, int w, int h) {
+  s.scene.build(*s.sim, highlight);
+  for (int k = 0; k < kNumKinds; ++k)
+    for (int lod = 0; lod < kNumLods; ++lod)
+      renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
+                             static_cast<std::int64_t>(s.scene.inst[k][lod].size() / kInstanceFloats));
+  RenderSettings rs;
+  rs.view_proj = vp;
+  rs.eye = s.camera.eye();
+  rs.shadows = s.shadows;
+  rs.shadow_centre = s.camera.target;
+  rs.shadow_radius = std::clamp(1.2f * s.camera.distance, 3.0f, 300.0f);
+  rs.ground_centre = Vec3{s.camera.target.x, s.camera.target.y, 0};
+  rs.ground_half = std::max(50.0f, 20.0f * s.camera.distance);
+  renderer.render(rs, fbo, w, h);
+}
+
+// The window and its panel as seen, as out_dir/frame_NNNNNN.png (screenshots for docs).
+void write_window_png(const std::string& out_dir, std::int64_t frame, int fw, int fh) {
+  std::vector<std::uint8_t> rgb;
+  read_framebuffer_rgb(0, fw, fh, rgb);
+  char name[64];
+  std::snprintf(name, sizeof name, "frame_%06lld.png", static_cast<long long>(frame));
+  const std::string path = (fs::path(out_dir) / name).string();
+  if (!stbi_write_png(path.c_str(), fw, fh, 3, rgb.data(), fw * 3)) throw std::runtime_error(path + ": cannot write");
+}
+
 void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -489,9 +576,7 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
   ImGui::StyleColorsDark();
   ImGui_ImplGlfw_InitForOpenGL(win, true);
   ImGui_ImplOpenGL3_Init("#version 330");
-  double last_x = 0, last_y = 0, press_x = 0, press_y = 0;
-  bool was_down[3] = {false, false, false};
-  bool key_was[3] = {false, false, false};
+  WindowInput input;
   auto frame_t = Clock::now();
   auto second_t = frame_t;  // timing starts after the first frame (shader compilation)
   double sum_sim = 0, sum_render = 0;
@@ -507,52 +592,7 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
       continue;
     }
     const float aspect = static_cast<float>(fw) / static_cast<float>(fh);
-    ImGuiIO& io = ImGui::GetIO();
-    double mx = 0, my = 0;
-    glfwGetCursorPos(win, &mx, &my);
-    if (!io.WantCaptureMouse) {
-      for (int b = 0; b < 3; ++b) {
-        const bool down = glfwGetMouseButton(win, b) == GLFW_PRESS;
-        if (down && !was_down[b]) press_x = mx, press_y = my;
-        if (down && was_down[b]) {
-          if (b == GLFW_MOUSE_BUTTON_LEFT) s.camera.orbit(static_cast<float>(mx - last_x), static_cast<float>(my - last_y));
-          else s.camera.pan(static_cast<float>(mx - last_x), static_cast<float>(my - last_y), static_cast<float>(wh));
-        }
-        if (!down && was_down[b] && b == GLFW_MOUSE_BUTTON_LEFT && std::abs(mx - press_x) + std::abs(my - press_y) < 4) {
-          // A click: the env whose cell is under the cursor (ray onto the ground plane).
-          const Vec3 eye = s.camera.eye();
-          const Vec3 f = normalize(s.camera.target - eye);
-          const Vec3 right = normalize(cross(f, Vec3{0, 0, 1}));
-          const Vec3 up = cross(right, f);
-          const float t = std::tan(0.5f * s.camera.fovy);
-          const float nx = static_cast<float>(2.0 * mx / ww - 1.0), ny = static_cast<float>(1.0 - 2.0 * my / wh);
-          const Vec3 dir = normalize(f + right * (nx * t * aspect) + up * (ny * t));
-          if (dir.z < -1e-4f) {
-            const Vec3 hit = eye + dir * (-eye.z / dir.z);
-            const Vec3 local = hit - s.scene.env_centre;
-            const std::int64_t env = s.scene.grid.env_at(local.x, local.y);
-            if (env >= 0) s.select(env);
-          }
-        }
-        was_down[b] = down;
-      }
-      if (io.MouseWheel != 0) s.camera.zoom(io.MouseWheel);
-    } else {
-      for (bool& d : was_down) d = false;
-    }
-    last_x = mx, last_y = my;
-    if (!io.WantCaptureKeyboard) {
-      const int keys[3] = {GLFW_KEY_SPACE, GLFW_KEY_N, GLFW_KEY_F};
-      for (int k = 0; k < 3; ++k) {
-        const bool down = glfwGetKey(win, keys[k]) == GLFW_PRESS;
-        if (down && !key_was[k]) {
-          if (k == 0) s.paused = !s.paused;
-          if (k == 1) s.step_once();
-          if (k == 2) s.follow = !s.follow;
-        }
-        key_was[k] = down;
-      }
-    }
+    input.handle(s, win, ww, wh, aspect);
     if (!s.paused) s.advance();
     // The frame's poses are requested right after the step and waited for only in build(), after the
     // panel is built: with --device cuda the copy into pinned memory overlaps the UI work.
@@ -562,33 +602,11 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
     ImGui::NewFrame();
     panel(s, win, renderer);
     ImGui::Render();
-
     const auto r0 = Clock::now();
-    s.scene.build(*s.sim, s.selected);
-    for (int k = 0; k < kNumKinds; ++k)
-      for (int lod = 0; lod < kNumLods; ++lod)
-        renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
-                               static_cast<std::int64_t>(s.scene.inst[k][lod].size() / kInstanceFloats));
-    RenderSettings rs;
-    rs.view_proj = vp;
-    rs.eye = s.camera.eye();
-    rs.shadows = s.shadows;
-    rs.shadow_centre = s.camera.target;
-    rs.shadow_radius = std::clamp(1.2f * s.camera.distance, 3.0f, 300.0f);
-    rs.ground_centre = Vec3{s.camera.target.x, s.camera.target.y, 0};
-    rs.ground_half = std::max(50.0f, 20.0f * s.camera.distance);
-    renderer.render(rs, 0, fw, fh);
+    render_scene(s, renderer, vp, s.selected, 0, fw, fh);
     s.render_ms = 1e3 * seconds_since(r0);
-
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (!s.opts.out_dir.empty()) {  // window and panel as seen (screenshots for docs)
-      std::vector<std::uint8_t> rgb;
-      read_framebuffer_rgb(0, fw, fh, rgb);
-      char name[64];
-      std::snprintf(name, sizeof name, "frame_%06lld.png", static_cast<long long>(frame));
-      const std::string path = (fs::path(s.opts.out_dir) / name).string();
-      if (!stbi_write_png(path.c_str(), fw, fh, 3, rgb.data(), fw * 3)) throw std::runtime_error(path + ": cannot write");
-    }
+    if (!s.opts.out_dir.empty()) write_window_png(s.opts.out_dir, frame, fw, fh);
     glfwSwapBuffers(win);
     const auto now = Clock::now();
     s.frame_ms = 0.9 * s.frame_ms + 0.1 * 1e3 * std::chrono::duration<double>(now - frame_t).count();
@@ -638,20 +656,7 @@ void headless_loop(Session& s, Renderer& renderer) {
       while (!*s.training_done) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     s.poll_checkpoint();
     const auto r0 = Clock::now();
-    s.scene.build(*s.sim, -1);
-    for (int k = 0; k < kNumKinds; ++k)
-      for (int lod = 0; lod < kNumLods; ++lod)
-        renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
-                               static_cast<std::int64_t>(s.scene.inst[k][lod].size() / kInstanceFloats));
-    RenderSettings rs;
-    rs.view_proj = vp;
-    rs.eye = s.camera.eye();
-    rs.shadows = s.shadows;
-    rs.shadow_centre = s.camera.target;
-    rs.shadow_radius = std::clamp(1.2f * s.camera.distance, 3.0f, 300.0f);
-    rs.ground_centre = Vec3{s.camera.target.x, s.camera.target.y, 0};
-    rs.ground_half = std::max(50.0f, 20.0f * s.camera.distance);
-    renderer.render(rs, target.fbo(), w, h);
+    render_scene(s, renderer, vp, -1, target.fbo(), w, h);
     target.read_rgb(rgb);
     render_s += seconds_since(r0);
     if (!o.out_dir.empty()) {
