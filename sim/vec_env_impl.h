@@ -288,21 +288,16 @@ struct EnvKernel {
   }
 
   // Env i from the start of its episode c.episode (VecEnv::reset).
-  RLT_HD void reset(i64 i) const {
-    EnvCounters c = counters[i];
-    c.step = 0;
-    c.ret = 0.0f;
-    State s;
-    start_episode(i, world.ctx(i), c, s);
-    states[i] = s;
-    counters[i] = c;
-  }
+  RLT_HD void reset(i64 i) const { begin_episode(i, 0); }
 
   // Env i's next episode, its current one dropped unfinished (VecEnv::reset_one): nothing of the
   // step outputs is written.
-  RLT_HD void restart(i64 i) const {
+  RLT_HD void restart(i64 i) const { begin_episode(i, 1); }
+
+  // Env i at the start of episode (its counter + skip), step and return zeroed.
+  RLT_HD void begin_episode(i64 i, u32 skip) const {
     EnvCounters c = counters[i];
-    c.episode += 1;
+    c.episode += skip;
     c.step = 0;
     c.ret = 0.0f;
     State s;
