@@ -90,6 +90,18 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
+  {
+    // asset directories for the mesh and texture readers (MuJoCo's rule): the main file's
+    // directory + meshdir (texturedir), else + assetdir; an absolute directory stands alone
+    auto resolve = [&](const std::string& dir) {
+      const std::string d = dir.empty() ? m_opt.assetdir : dir;
+      std::string out = !d.empty() && d[0] == '/' ? d : m_main_dir + d;
+      if (!out.empty() && out.back() != '/') out += '/';
+      return out;
+    };
+    m.meshdir = resolve(m_opt.meshdir);
+    m.texturedir = resolve(m_opt.texturedir);
+  }
   m.nkey = static_cast<int>(m.key_time.size());
   return std::move(m);
 }

@@ -14,7 +14,8 @@
 // actuator/motor|position|velocity on a hinge or slide joint (gear, ctrlrange/ctrllimited,
 // forcerange/forcelimited, kp, kv); keyframe/key (time, qpos, qvel, ctrl). Visual-only elements
 // (asset, visual, statistic, size, camera, light) and attributes (material, joint/site/actuator
-// group, site type/size/rgba, model name, compiler paths) are ignored. A few physics attributes are
+// group, site type/size/rgba, model name, compiler strippath) are ignored; meshdir/texturedir/assetdir
+// become Model::meshdir/texturedir. A few physics attributes are
 // accepted at MuJoCo's default value only (joint frictionloss/margin 0, geom gap/priority 0, option
 // integrator Euler, compiler discardvisual/fusestatic false). Anything else (tendon, equality,
 // sensor, contact, mesh/cylinder/ellipsoid geoms, replicate, an unknown attribute, ...) stops with an MjcfError naming the file, line and element.

@@ -122,6 +122,16 @@ TEST(MjcfCompiler, MassBoundsAndTotalMassAsMuJoCo3) {
               1e-12, "body_inertia");
 }
 
+TEST(MjcfCompiler, AssetDirectoriesResolveAgainstTheMainFile) {
+  const Model m = parse_mjcf("<mujoco><compiler meshdir='assets' assetdir='common/'/><worldbody/></mujoco>",
+                             "robots/go1/scene.xml");
+  EXPECT_EQ(m.meshdir, "robots/go1/assets/");
+  EXPECT_EQ(m.texturedir, "robots/go1/common/");  // assetdir stands in for texturedir
+  const Model abs = parse_mjcf("<mujoco><compiler meshdir='/data/meshes'/><worldbody/></mujoco>", "scene.xml");
+  EXPECT_EQ(abs.meshdir, "/data/meshes/");
+  EXPECT_EQ(abs.texturedir, "");  // the working directory, where scene.xml is
+}
+
 TEST(MjcfCompiler, AutolimitsFalseStillAsksForLimited) {
   try {
     parse_mjcf("<mujoco><compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/>"
