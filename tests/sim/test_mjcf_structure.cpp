@@ -2,7 +2,8 @@
 // class pos/orientation/fromto, <frame>. Expected values are MuJoCo 3.17's compiled model
 // (python: mujoco.MjModel.from_xml_path on the same files, tests/data/mjcf/include_*/ and
 // tests/data/mjcf/structure/); the trajectories are compared with MuJoCo 3 by tools/mujoco_peer.py
-// (ctest mujoco_peer_include_basic, mujoco_peer_structure_frames).
+// (ctest mujoco_peer_include_basic_main, mujoco_peer_structure_frames_defaults,
+// mujoco_peer_structure_mass_bounds).
 #include <gtest/gtest.h>
 
 #include <string>
