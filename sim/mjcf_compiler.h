@@ -446,8 +446,9 @@ class MjcfCompiler {
 
   using GeomFrame = FrameSpec;
   // pos, one orientation attribute and fromto of an element over its class's (`f`): fromto, from the
-  // element or the class, decides pos and orientation (MuJoCo 3); both on one element are refused.
-  void read_frame_attrs(Attrs& a, FrameSpec* f);
+  // element or the class, decides the orientation (MuJoCo 3); pos and fromto together are refused
+  // (on one element or, for an `element`, one of them from its class: MuJoCo 3 refuses both).
+  void read_frame_attrs(Attrs& a, FrameSpec* f, bool element = true);
   // A fromto's center and orientation (MuJoCo: the z axis along from - to) into f->pos / f->quat;
   // returns the length. Then the enclosing <frame>s' transform.
   double resolve_fromto(const XMLElement* e, FrameSpec* f) const;

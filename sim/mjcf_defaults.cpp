@@ -25,9 +25,9 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_joint_attrs(ca, &cls.joint);
     } else if (n == "geom") {
       read_geom_attrs(ca, &cls.geom);
-      read_frame_attrs(ca, &cls.geom_frame);
+      read_frame_attrs(ca, &cls.geom_frame, false);
     } else if (n == "site") {
-      read_frame_attrs(ca, &cls.site_frame);
+      read_frame_attrs(ca, &cls.site_frame, false);
       ca.ignore({"type", "size", "rgba", "group", "material"});
     } else if (n == "motor" || n == "position" || n == "velocity") {
       read_actuator_attrs(ca, n, &cls.actuator);
@@ -117,7 +117,7 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
   }
 }
 
-void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f) {
+void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f, bool element) {
   FrameSpec own;
   own.has_pos = a.numbers("pos", own.pos, 3, 3) > 0;
   own.has_orientation = read_orientation(a, own.quat);
@@ -135,6 +135,10 @@ void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f) {
   if (own.has_fromto) {
     std::copy_n(own.fromto, 6, f->fromto);
     f->has_fromto = true;
+  }
+  if (element && f->has_pos && f->has_fromto) {  // MuJoCo 3 refuses these wherever each comes from
+    a.fail("both \"pos\" and \"fromto\" given (" + std::string(own.has_pos ? "fromto" : "pos") +
+           " from the default class)");
   }
 }
 

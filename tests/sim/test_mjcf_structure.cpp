@@ -133,6 +133,40 @@ TEST(MjcfCompiler, AssetDirectoriesResolveAgainstTheMainFile) {
   EXPECT_EQ(abs.texturedir, "");  // the working directory, where scene.xml is
 }
 
+TEST(MjcfDefaults, PosAndFromtoAcrossClassAndElementRefusedAsMuJoCo3) {
+  // MuJoCo 3.17: "both pos and fromto defined in geom" when one comes from the class
+  const char* cls_fromto =
+      "<mujoco><default><default class='c'><geom type='capsule' size='.05' fromto='0 0 0 0 .3 0'/></default>"
+      "</default><worldbody><body><joint/>\n<geom class='c' pos='1 1 1'/></body></worldbody></mujoco>";
+  const char* cls_pos =
+      "<mujoco><default><default class='c'><geom type='capsule' size='.05' pos='.1 .2 .3'/></default>"
+      "</default><worldbody><body><joint/>\n<geom class='c' fromto='0 0 0 0 .3 0'/></body></worldbody></mujoco>";
+  for (const char* xml : {cls_fromto, cls_pos}) {
+    try {
+      parse_mjcf(xml, "t.xml");
+      ADD_FAILURE() << "compiled " << xml;
+    } catch (const MjcfError& e) {
+      EXPECT_NE(std::string(e.what()).find("t.xml:2: geom: both \"pos\" and \"fromto\" given"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(MjcfDefaults, ClassOrientationGivesWayToFromto) {
+  // a class orientation gives way to the element's fromto, as MuJoCo 3
+  const Model m = parse_mjcf(
+      "<mujoco><default><default class='c'><geom type='capsule' size='.05' euler='10 20 30'/></default></default>"
+      "<worldbody><body><joint/><geom class='c' fromto='0 0 0 0 .3 0'/><site type='capsule' size='.02' "
+      "fromto='0 0 0 .1 .2 .3'/></body></worldbody></mujoco>",
+      "t.xml");
+  expect_near(m.geom_pos, {0, 0.15, 0}, 1e-15, "geom_pos");
+  // (the two equal values {h, h, 0, 0} are miscompiled by GCC 12.2 at -O3 -march=native: all four
+  // become h; hence h and its neighbour)
+  expect_near(m.geom_quat, {0.7071067811865476, 0.7071067811865475, 0, 0}, 1e-15, "geom_quat");
+  expect_near(m.site_pos, {0.05, 0.1, 0.15}, 1e-15, "site_pos");
+  expect_near(m.site_quat, {0.31481445, 0.84894846, -0.42447423, 0}, 1e-8, "site_quat");
+}
+
 TEST(MjcfCompiler, AutolimitsFalseStillAsksForLimited) {
   try {
     parse_mjcf("<mujoco><compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/>"
