@@ -50,6 +50,11 @@ Model MjcfCompiler::compile(const std::string& text) {
   if (!root) throw MjcfError(m_file, 1, "xml", "", "no root element");
   if (std::strcmp(root->Name(), "mujoco") != 0) fail(root, "the root element must be <mujoco>");
   {
+    const auto slash = m_file.find_last_of('/');
+    m_main_dir = slash == std::string::npos ? "" : m_file.substr(0, slash + 1);
+    expand_includes(&doc, doc.RootElement(), m_file, "");
+  }
+  {
     Attrs a(m_file, root);
     a.ignore({"model"});
     a.finish();
@@ -79,18 +84,32 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : worldbodies) read_worldbody(s);
   compile_geoms();
   compile_bodies();
+  apply_mass_bounds();
   compile_joints();
   check_moving_bodies();
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
+  {
+    // asset directories for the mesh and texture readers (MuJoCo's rule): the main file's
+    // directory + meshdir (texturedir), else + assetdir; an absolute directory stands alone
+    auto resolve = [&](const std::string& dir) {
+      const std::string d = dir.empty() ? m_opt.assetdir : dir;
+      std::string out = !d.empty() && d[0] == '/' ? d : m_main_dir + d;
+      if (!out.empty() && out.back() != '/') out += '/';
+      return out;
+    };
+    m.meshdir = resolve(m_opt.meshdir);
+    m.texturedir = resolve(m_opt.texturedir);
+  }
   m.nkey = static_cast<int>(m.key_time.size());
   return std::move(m);
 }
 
 void MjcfCompiler::fail(const XMLElement* e, const std::string& what) const {
   const char* name = e->Attribute("name");
-  throw MjcfError(m_file, e->GetLineNum(), e->Name(), name ? name : "", what);
+  const XmlOrigin* o = origin_of(e);
+  throw MjcfError(o ? o->file : m_file, line_of(e), e->Name(), name ? name : "", o ? what + o->chain : what);
 }
 
 void MjcfCompiler::unsupported_element(const XMLElement* e, const char* expected) const {
@@ -105,7 +124,7 @@ void MjcfCompiler::no_children(const XMLElement* e) const {
 
 void MjcfCompiler::check_name(std::map<std::string, int>& seen, const char* what, const XMLElement* e, const std::string& name) {
   if (name.empty()) return;
-  const auto [it, inserted] = seen.emplace(name, e ? e->GetLineNum() : 0);
+  const auto [it, inserted] = seen.emplace(name, e ? line_of(e) : 0);
   if (!inserted) {
     fail(e, std::string("duplicate ") + what + " name " + quoted(name) +
                 (it->second > 0 ? " (first at line " + std::to_string(it->second) + ")" : " (the world body)"));
@@ -138,13 +157,17 @@ void MjcfCompiler::read_compiler(const XMLElement* e) {
     m_opt.inertiagrouprange[1] = static_cast<int>(r[1]);
   }
   if (a.keyword("coordinate", {"local", "global"}) == 1) a.fail("coordinate=\"global\" is not supported (local only)");
-  a.only_default("boundmass", 0);
-  a.only_default("boundinertia", 0);
-  a.only_default("settotalmass", -1);
-  a.only_default_text("balanceinertia", "false");
+  if (a.number("boundmass", &m_opt.boundmass) && m_opt.boundmass < 0) a.fail("attribute \"boundmass\" must be non-negative");
+  if (a.number("boundinertia", &m_opt.boundinertia) && m_opt.boundinertia < 0)
+    a.fail("attribute \"boundinertia\" must be non-negative");
+  a.number("settotalmass", &m_opt.settotalmass);
+  a.boolean("balanceinertia", &m_opt.balanceinertia);
   a.only_default_text("discardvisual", "false");
-  a.ignore({"meshdir", "texturedir", "assetdir", "strippath", "convexhull", "fitaabb", "usethread",
-            "exactmeshinertia"});
+  a.only_default_text("fusestatic", "false");
+  if (const auto d = a.text("meshdir")) m_opt.meshdir = *d;
+  if (const auto d = a.text("texturedir")) m_opt.texturedir = *d;
+  if (const auto d = a.text("assetdir")) m_opt.assetdir = *d;
+  a.ignore({"strippath", "convexhull", "fitaabb", "usethread", "exactmeshinertia"});
   a.finish();
   no_children(e);
 }
@@ -156,6 +179,25 @@ void MjcfCompiler::read_option(const XMLElement* e) {
   a.only_default_text("integrator", "Euler");
   a.finish();
   no_children(e);
+}
+
+void MjcfCompiler::apply_mass_bounds() {
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m_opt.boundmass > 0) m.body_mass[b] = std::max(m.body_mass[b], m_opt.boundmass);
+    if (m_opt.boundinertia > 0) {
+      for (int k = 0; k < 3; ++k) m.body_inertia[3 * b + k] = std::max(m.body_inertia[3 * b + k], m_opt.boundinertia);
+    }
+  }
+  if (m_opt.settotalmass > 0) {
+    double total = 0;
+    for (int b = 1; b < m.nbody; ++b) total += m.body_mass[b];
+    if (total < kMinVal) throw MjcfError(m_file, 0, "compiler", "", "settotalmass: the model has no mass to scale");
+    const double scale = m_opt.settotalmass / total;
+    for (int b = 1; b < m.nbody; ++b) {
+      m.body_mass[b] *= scale;
+      for (int k = 0; k < 3; ++k) m.body_inertia[3 * b + k] *= scale;
+    }
+  }
 }
 
 // ---- custom: rltrain's numerics ----

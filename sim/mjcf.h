@@ -2,8 +2,10 @@
 // Model exactly as MuJoCo 2.2.2 would for the fields Model has (checked field by field against
 // libmujoco in tests/sim/test_mjcf.cpp).
 //
-// Supported: compiler (angle, eulerseq, autolimits (default false, as 2.2.2), inertiafromgeom,
-// inertiagrouprange, coordinate="local"), option (timestep, gravity), default classes (nested;
+// Supported: compiler (angle, eulerseq, autolimits (default true, as MuJoCo 3), inertiafromgeom,
+// inertiagrouprange, coordinate="local", boundmass, boundinertia, settotalmass, balanceinertia),
+// include (sim/mjcf_include.cpp), frame (pos/orientation/childclass), option (timestep, gravity),
+// default classes (nested; geom/site pos, orientation and fromto;
 // class and childclass); worldbody/body trees (pos + one of quat/euler/axisangle/xyaxes/zaxis);
 // joint (hinge, slide, ball, free: pos, axis, range, limited, ref, damping, armature, stiffness,
 // springref (hinge/slide only; free and ball springs rest at qpos0, as in MuJoCo)) and freejoint;
@@ -12,11 +14,11 @@
 // actuator/motor|position|velocity on a hinge or slide joint (gear, ctrlrange/ctrllimited,
 // forcerange/forcelimited, kp, kv); keyframe/key (time, qpos, qvel, ctrl). Visual-only elements
 // (asset, visual, statistic, size, camera, light) and attributes (material, joint/site/actuator
-// group, site type/size/rgba, model name, compiler paths) are ignored. A few physics attributes are
+// group, site type/size/rgba, model name, compiler strippath) are ignored; meshdir/texturedir/assetdir
+// become Model::meshdir/texturedir. A few physics attributes are
 // accepted at MuJoCo's default value only (joint frictionloss/margin 0, geom gap/priority 0, option
-// integrator Euler, compiler boundmass/boundinertia 0, settotalmass -1, balanceinertia/
-// discardvisual false). Anything else (tendon, equality, sensor, contact, mesh/cylinder/ellipsoid
-// geoms, an unknown attribute, ...) stops with an MjcfError naming the file, line and element.
+// integrator Euler, compiler discardvisual/fusestatic false). Anything else (tendon, equality,
+// sensor, contact, mesh/cylinder/ellipsoid geoms, replicate, an unknown attribute, ...) stops with an MjcfError naming the file, line and element.
 //
 // Conventions the dynamics relies on (all MuJoCo's): hinge/slide displacement is qpos - qpos0
 // (qpos0 = the joint's ref), so body_pos/body_quat place the body at qpos = qpos0; free joints
@@ -30,8 +32,7 @@
 //    body_iquat identity; MuJoCo copies the body's pos/quat there (meaningless at mass 0).
 //  * errors here, silently accepted (or ignored) by MuJoCo: a limited free joint; fromto with an
 //    orientation attribute; an actuator on a ball or free joint; a non-positive timestep;
-//    negative damping, armature or stiffness; negative mass or density in a static body; pos,
-//    orientation or fromto in a default geom.
+//    negative damping, armature or stiffness; negative mass or density in a static body.
 //  * position actuators accept kv (damping, as later MuJoCo versions do); 2.2.2 rejects it.
 //  * body_iquat from several geoms or from fullinertia: the same principal frame (moments in
 //    decreasing order, as MuJoCo) from Eigen's exact solver; MuJoCo's Jacobi iteration stops up to

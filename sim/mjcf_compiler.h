@@ -22,6 +22,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,19 @@ constexpr double kEps = 1e-6;      // MuJoCo's mjEPS
 enum class Tri { kAuto, kFalse, kTrue };  // limited / ctrllimited / forcelimited
 
 inline std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// Where an element spliced in from an <include>d file came from (sim/mjcf_include.cpp): the compiler
+// sets it as the element's tinyxml2 user data; elements of the main file have none.
+struct XmlOrigin {
+  std::string file;
+  int line = 0;
+  std::string chain;  // " (included from main.xml:3)", appended to error messages
+};
+inline const XmlOrigin* origin_of(const XMLElement* e) { return static_cast<const XmlOrigin*>(e->GetUserData()); }
+inline int line_of(const XMLElement* e) {
+  const XmlOrigin* o = origin_of(e);
+  return o ? o->line : e->GetLineNum();
+}
 
 // ---- small vector and quaternion helpers (MuJoCo's conventions: quat = w x y z, Hamilton) -------
 
@@ -135,7 +149,8 @@ class Attrs {
 
   [[noreturn]] void fail(const std::string& what) const {
     const char* name = m_e->Attribute("name");
-    throw MjcfError(m_file, m_e->GetLineNum(), m_e->Name(), name ? name : "", what);
+    const XmlOrigin* o = origin_of(m_e);
+    throw MjcfError(o ? o->file : m_file, line_of(m_e), m_e->Name(), name ? name : "", o ? what + o->chain : what);
   }
 
   const char* raw(const char* name) {
@@ -308,18 +323,31 @@ struct ActuatorSpec {
   double bias[3] = {0, 0, 0};
 };
 
+// A geom's or site's placement: pos, orientation, fromto (each from the element, else its class), and
+// the <frame>s around it (frame_pos/frame_quat, applied last).
+struct FrameSpec {
+  bool has_pos = false, has_orientation = false, has_fromto = false;
+  double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0}, fromto[6] = {0, 0, 0, 0, 0, 0};
+  double frame_pos[3] = {0, 0, 0}, frame_quat[4] = {1, 0, 0, 0};
+};
+
 struct DefaultClass {
   JointSpec joint;
   GeomSpec geom;
   ActuatorSpec actuator;
+  FrameSpec geom_frame, site_frame;  // pos / orientation / fromto in <default><geom> and <site>
 };
 
 struct CompilerOptions {
   bool degree = true;  // MuJoCo's default angle unit
   char eulerseq[4] = "xyz";
-  bool autolimits = false;  // MuJoCo 2.2.2's default
+  bool autolimits = true;  // MuJoCo 3's default (2.2.2 had false)
   int inertiafromgeom = 2;  // 0 false, 1 true, 2 auto
   int inertiagrouprange[2] = {0, 5};
+  // compiler structure options (sim/mjcf.cpp read_compiler, apply_mass_bounds)
+  double boundmass = 0, boundinertia = 0, settotalmass = -1;
+  bool balanceinertia = false;
+  std::string meshdir, texturedir, assetdir;
 };
 
 struct Inertial {
@@ -351,8 +379,24 @@ class MjcfCompiler {
   const DefaultClass& find_class(Attrs& a, const std::string& name) const;
   double to_radians(double deg) const { return m_opt.degree ? deg * kPi / 180.0 : deg; }
 
+  // ---- include (sim/mjcf_include.cpp) ----
+
+  // Replaces every <include file="..."/> under `parent` (a node of `doc`) by the children of the
+  // included file's <mujoco> root, recursively, as MuJoCo: the path is tried relative to the main
+  // file's directory, then to the including file's; a file included twice (a loop included) is
+  // refused. `file`: the file `parent` comes from; `chain`: its " (included from ...)" suffix.
+  void expand_includes(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent, const std::string& file,
+                       const std::string& chain);
+  std::string m_main_dir;                                 // the main file's directory ("" for the cwd)
+  std::set<std::string> m_included;                       // files included so far (as opened)
+  std::vector<std::unique_ptr<XmlOrigin>> m_origins;      // user data of the spliced elements
+
   // ---- compiler, option ----
   void read_compiler(const XMLElement* e);
+  // MuJoCo's boundmass / boundinertia (lower bounds on every moving body's mass and principal
+  // moments), then settotalmass (scales every body's mass and inertia to that total), after the
+  // body inertias are compiled.
+  void apply_mass_bounds();
   void read_option(const XMLElement* e);
 
   // ---- custom: rltrain's numerics ----
@@ -390,11 +434,25 @@ class MjcfCompiler {
   // A body's own elements first, then its child bodies: MuJoCo's numbering.
   void read_body_contents(const XMLElement* e, int body, const std::string& cls);
   void read_joint(const XMLElement* e, int body, const std::string& cls);
+  // One pass over a body's (or <frame>'s) children: its joints, geoms and sites (bodies = false) or
+  // its child bodies (true); <frame>s are entered in place, in document order (MuJoCo 3).
+  void read_body_elements(const XMLElement* e, int body, const std::string& cls, bool bodies);
+  // The <frame>s around the element being read, composed (identity outside frames): children's
+  // pos/quat (joints: pos/axis) are mapped by it into the body frame.
+  double m_frame_pos[3] = {0, 0, 0}, m_frame_quat[4] = {1, 0, 0, 0};
+  bool in_frame() const {
+    return m_frame_pos[0] != 0 || m_frame_pos[1] != 0 || m_frame_pos[2] != 0 || m_frame_quat[0] != 1;
+  }
 
-  struct GeomFrame {
-    bool has_pos = false, has_orientation = false, has_fromto = false;
-    double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0}, fromto[6] = {0, 0, 0, 0, 0, 0};
-  };
+  using GeomFrame = FrameSpec;
+  // pos, one orientation attribute and fromto of an element over its class's (`f`): fromto, from the
+  // element or the class, decides the orientation (MuJoCo 3); pos and fromto together are refused
+  // (on one element or, for an `element`, one of them from its class: MuJoCo 3 refuses both).
+  void read_frame_attrs(Attrs& a, FrameSpec* f, bool element = true);
+  // A fromto's center and orientation (MuJoCo: the z axis along from - to) into f->pos / f->quat;
+  // returns the length. Then the enclosing <frame>s' transform.
+  double resolve_fromto(const XMLElement* e, FrameSpec* f) const;
+  static void apply_frame(FrameSpec* f);
   void read_geom(const XMLElement* e, int body, const std::string& cls);
   void read_site(const XMLElement* e, int body, const std::string& cls);
   void read_inertial(const XMLElement* e, int body);

@@ -25,7 +25,9 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_joint_attrs(ca, &cls.joint);
     } else if (n == "geom") {
       read_geom_attrs(ca, &cls.geom);
+      read_frame_attrs(ca, &cls.geom_frame, false);
     } else if (n == "site") {
+      read_frame_attrs(ca, &cls.site_frame, false);
       ca.ignore({"type", "size", "rgba", "group", "material"});
     } else if (n == "motor" || n == "position" || n == "velocity") {
       read_actuator_attrs(ca, n, &cls.actuator);
@@ -113,6 +115,54 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     a.number("kv", &s->gain);
     s->bias[2] = -s->gain;
   }
+}
+
+void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f, bool element) {
+  FrameSpec own;
+  own.has_pos = a.numbers("pos", own.pos, 3, 3) > 0;
+  own.has_orientation = read_orientation(a, own.quat);
+  own.has_fromto = a.numbers("fromto", own.fromto, 6, 6) > 0;
+  if (own.has_fromto && own.has_pos) a.fail("both \"pos\" and \"fromto\" given");
+  if (own.has_fromto && own.has_orientation) a.fail("\"fromto\" fixes the orientation; remove the orientation attribute");
+  if (own.has_pos) {
+    std::copy_n(own.pos, 3, f->pos);
+    f->has_pos = true;
+  }
+  if (own.has_orientation) {
+    std::copy_n(own.quat, 4, f->quat);
+    f->has_orientation = true;
+  }
+  if (own.has_fromto) {
+    std::copy_n(own.fromto, 6, f->fromto);
+    f->has_fromto = true;
+  }
+  if (element && f->has_pos && f->has_fromto) {  // MuJoCo 3 refuses these wherever each comes from
+    a.fail("both \"pos\" and \"fromto\" given (" + std::string(own.has_pos ? "fromto" : "pos") +
+           " from the default class)");
+  }
+}
+
+double MjcfCompiler::resolve_fromto(const XMLElement* e, FrameSpec* f) const {
+  const double* ft = f->fromto;
+  const double vec[3] = {ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]};  // from - to, as MuJoCo
+  const double length = norm3(vec);
+  if (length < kEps) fail(e, "\"fromto\" points too close");
+  for (int k = 0; k < 3; ++k) f->pos[k] = 0.5 * (ft[k] + ft[k + 3]);
+  z_to_quat(vec, f->quat);
+  return length;
+}
+
+void MjcfCompiler::apply_frame(FrameSpec* f) {
+  const double* fq = f->frame_quat;
+  if (fq[0] == 1 && fq[1] == 0 && fq[2] == 0 && fq[3] == 0) {
+    for (int k = 0; k < 3; ++k) f->pos[k] += f->frame_pos[k];
+    return;
+  }
+  const Eigen::Vector3d p = quat_to_mat(fq) * Eigen::Vector3d(f->pos[0], f->pos[1], f->pos[2]);
+  for (int k = 0; k < 3; ++k) f->pos[k] = f->frame_pos[k] + p(k);
+  quat_mul(fq, f->quat, f->quat);
+  const double n = std::sqrt(f->quat[0] * f->quat[0] + f->quat[1] * f->quat[1] + f->quat[2] * f->quat[2] + f->quat[3] * f->quat[3]);
+  for (double& q : f->quat) q /= n;
 }
 
 bool MjcfCompiler::read_orientation(Attrs& a, double quat[4]) {

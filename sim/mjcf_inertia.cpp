@@ -16,14 +16,7 @@ void MjcfCompiler::compile_geoms() {
     GeomFrame& f = m_geom_frames[i];
     if (f.has_fromto) {
       if (g.type != kGeomCapsule && g.type != kGeomBox) fail(e, "\"fromto\" is supported for capsule and box geoms only");
-      if (f.has_pos) fail(e, "both \"pos\" and \"fromto\" given");
-      if (f.has_orientation) fail(e, "\"fromto\" fixes the orientation; remove the orientation attribute");
-      const double* ft = f.fromto;
-      const double vec[3] = {ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]};  // from - to, as MuJoCo
-      const double length = norm3(vec);
-      if (length < kEps) fail(e, "\"fromto\" points too close");
-      for (int k = 0; k < 3; ++k) f.pos[k] = 0.5 * (ft[k] + ft[k + 3]);
-      z_to_quat(vec, f.quat);
+      const double length = resolve_fromto(e, &f);
       if (g.type == kGeomCapsule) {
         g.size[1] = 0.5 * length;
       } else {
@@ -31,6 +24,7 @@ void MjcfCompiler::compile_geoms() {
         g.size[2] = 0.5 * length;
       }
     }
+    apply_frame(&f);
     const double* s = g.size;
     if (g.type == kGeomPlane) {
       if (!(s[2] > 0)) fail(e, "plane size[2] (grid spacing) must be positive");

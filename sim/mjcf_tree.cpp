@@ -37,18 +37,69 @@ void MjcfCompiler::read_body(const XMLElement* e, int parent, const std::string&
   a.numbers("pos", pos, 3, 3);
   read_orientation(a, quat);
   a.finish();
+  if (in_frame()) {
+    FrameSpec f;
+    std::copy_n(pos, 3, f.pos);
+    std::copy_n(quat, 4, f.quat);
+    std::copy_n(m_frame_pos, 3, f.frame_pos);
+    std::copy_n(m_frame_quat, 4, f.frame_quat);
+    apply_frame(&f);
+    std::copy_n(f.pos, 3, pos);
+    std::copy_n(f.quat, 4, quat);
+  }
   m.body_parentid.push_back(parent);
   m.body_pos.insert(m.body_pos.end(), pos, pos + 3);
   m.body_quat.insert(m.body_quat.end(), quat, quat + 4);
   m.body_name.push_back(name);
   m_body_elem.push_back(e);
   m_body_inertial.emplace_back();
+  double saved_pos[3], saved_quat[4];  // a body's contents are in its own frame
+  std::copy_n(m_frame_pos, 3, saved_pos);
+  std::copy_n(m_frame_quat, 4, saved_quat);
+  std::fill_n(m_frame_pos, 3, 0.0);
+  m_frame_quat[0] = 1, m_frame_quat[1] = m_frame_quat[2] = m_frame_quat[3] = 0;
   read_body_contents(e, id, cls);
+  std::copy_n(saved_pos, 3, m_frame_pos);
+  std::copy_n(saved_quat, 4, m_frame_quat);
 }
 
 void MjcfCompiler::read_body_contents(const XMLElement* e, int body, const std::string& cls) {
+  read_body_elements(e, body, cls, false);
+  read_body_elements(e, body, cls, true);
+}
+
+void MjcfCompiler::read_body_elements(const XMLElement* e, int body, const std::string& cls, bool bodies) {
   for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
+    if (n == "frame") {
+      Attrs a(m_file, c);
+      std::string frame_cls = cls;
+      if (const auto cc = a.text("childclass")) {
+        find_class(a, *cc);
+        frame_cls = *cc;
+      }
+      FrameSpec f;
+      a.numbers("pos", f.pos, 3, 3);
+      read_orientation(a, f.quat);
+      a.ignore({"name"});
+      a.finish();
+      double saved_pos[3], saved_quat[4];
+      std::copy_n(m_frame_pos, 3, saved_pos);
+      std::copy_n(m_frame_quat, 4, saved_quat);
+      std::copy_n(m_frame_pos, 3, f.frame_pos);
+      std::copy_n(m_frame_quat, 4, f.frame_quat);
+      apply_frame(&f);  // this frame in the body frame
+      std::copy_n(f.pos, 3, m_frame_pos);
+      std::copy_n(f.quat, 4, m_frame_quat);
+      read_body_elements(c, body, frame_cls, bodies);
+      std::copy_n(saved_pos, 3, m_frame_pos);
+      std::copy_n(saved_quat, 4, m_frame_quat);
+      continue;
+    }
+    if (bodies) {
+      if (n == "body") read_body(c, body, cls);
+      continue;
+    }
     if (n == "body" || n == "camera" || n == "light") continue;
     if (n == "joint" || n == "freejoint") {
       if (body == 0) fail(c, "the world body cannot have joints");
@@ -58,15 +109,13 @@ void MjcfCompiler::read_body_contents(const XMLElement* e, int body, const std::
     } else if (n == "site") {
       read_site(c, body, cls);
     } else if (n == "inertial") {
+      if (std::strcmp(e->Name(), "frame") == 0) fail(c, "an <inertial> inside a <frame> is not supported");
       if (body == 0) fail(c, "the world body cannot have an inertial");
       read_inertial(c, body);
     } else {
-      unsupported_element(c, "body, inertial, joint, freejoint, geom, site; ignored: camera, light");
+      unsupported_element(c, "body, inertial, joint, freejoint, geom, site, frame; ignored: camera, light");
     }
     no_children(c);
-  }
-  for (const XMLElement* c = e->FirstChildElement("body"); c; c = c->NextSiblingElement("body")) {
-    read_body(c, body, cls);
   }
 }
 
@@ -82,6 +131,12 @@ void MjcfCompiler::read_joint(const XMLElement* e, int body, const std::string& 
   }
   const std::string name = a.text("name").value_or("");
   a.finish();
+  if (in_frame()) {
+    const Eigen::Matrix3d R = quat_to_mat(m_frame_quat);
+    const Eigen::Vector3d p = R * Eigen::Vector3d(j.pos[0], j.pos[1], j.pos[2]);
+    const Eigen::Vector3d ax = R * Eigen::Vector3d(j.axis[0], j.axis[1], j.axis[2]);
+    for (int k = 0; k < 3; ++k) j.pos[k] = m_frame_pos[k] + p(k), j.axis[k] = ax(k);
+  }
   check_name(m_joint_names, "joint", e, name);
   m_joints.push_back(j);
   m_joint_elem.push_back(e);
@@ -93,10 +148,10 @@ void MjcfCompiler::read_geom(const XMLElement* e, int body, const std::string& c
   Attrs a(m_file, e);
   GeomSpec g = find_class(a, a.text("class").value_or(cls)).geom;
   read_geom_attrs(a, &g);
-  GeomFrame f;
-  f.has_pos = a.numbers("pos", f.pos, 3, 3) > 0;
-  f.has_orientation = read_orientation(a, f.quat);
-  f.has_fromto = a.numbers("fromto", f.fromto, 6, 6) > 0;
+  GeomFrame f = find_class(a, a.text("class").value_or(cls)).geom_frame;
+  read_frame_attrs(a, &f);
+  std::copy_n(m_frame_pos, 3, f.frame_pos);
+  std::copy_n(m_frame_quat, 4, f.frame_quat);
   const std::string name = a.text("name").value_or("");
   a.finish();
   check_name(m_geom_names, "geom", e, name);
@@ -109,10 +164,14 @@ void MjcfCompiler::read_geom(const XMLElement* e, int body, const std::string& c
 
 void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& cls) {
   Attrs a(m_file, e);
-  find_class(a, a.text("class").value_or(cls));  // sites carry no physics; the class must exist
-  double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
-  a.numbers("pos", pos, 3, 3);
-  read_orientation(a, quat);
+  FrameSpec f = find_class(a, a.text("class").value_or(cls)).site_frame;
+  read_frame_attrs(a, &f);
+  std::copy_n(m_frame_pos, 3, f.frame_pos);
+  std::copy_n(m_frame_quat, 4, f.frame_quat);
+  if (f.has_fromto) resolve_fromto(e, &f);
+  apply_frame(&f);
+  const double* pos = f.pos;
+  const double* quat = f.quat;
   a.ignore({"type", "size", "rgba", "group", "material"});
   const std::string name = a.text("name").value_or("");
   a.finish();
@@ -146,7 +205,10 @@ void MjcfCompiler::read_inertial(const XMLElement* e, int body) {
   for (double v : in.inertia) {
     if (v < 0) a.fail("inertia must be non-negative");
   }
-  const double* I = in.inertia;
+  double* I = in.inertia;
+  if (m_opt.balanceinertia && (I[0] + I[1] < I[2] || I[0] + I[2] < I[1] || I[1] + I[2] < I[0])) {
+    I[0] = I[1] = I[2] = (I[0] + I[1] + I[2]) / 3;  // <compiler balanceinertia="true">: the mean
+  }
   if (I[0] + I[1] < I[2] || I[0] + I[2] < I[1] || I[1] + I[2] < I[0]) {
     a.fail("inertia must satisfy A + B >= C for every ordering (triangle inequality)");
   }

@@ -55,6 +55,11 @@ struct Model {
   std::vector<double> key_qvel;              // (nkey x nv)
   std::vector<double> key_ctrl;              // (nkey x nu)
 
+  // asset directories (MJCF <compiler> meshdir / texturedir, else assetdir) resolved against the
+  // main file's directory, ending in '/' ("" for the working directory): the mesh and texture
+  // readers prefix a relative file name with them. Host only.
+  std::string meshdir, texturedir;
+
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name;
 

@@ -355,11 +355,11 @@ def _apply(root, lines, line: int, action) -> bool:
     return changed
 
 
-def rltrain_blockers(rltrain: str, path: str, workdir: str, max_rounds: int = 80) -> dict:
+def rltrain_blockers(rltrain: str, path: str, workdir: str, max_rounds: int = 80, first: str = "") -> dict:
     """Every refusal rltrain makes on the file: strips each one from a flattened copy and retries.
 
     The copy has its <include>s spliced in (include itself is counted as a blocker when the file
-    has any). An unsupported element is dropped everywhere under the same parent, an unsupported
+    has any and rltrain refuses it). An unsupported element is dropped everywhere under the same parent, an unsupported
     attribute everywhere on that element, an unsupported geom type becomes a small sphere. Whatever
     is inside a dropped element is not seen, so the list is a lower bound for such files.
     Returns {'blockers': [keys], 'final': 'loads' | last message, 'rounds': n}."""
@@ -367,7 +367,8 @@ def rltrain_blockers(rltrain: str, path: str, workdir: str, max_rounds: int = 80
     blockers: list[str] = []
     messages: dict[str, str] = {}
     raw = src.read_bytes()
-    if _INCLUDE.search(raw):
+    # <include> counts only while rltrain refuses it (`first`: its message on the file itself)
+    if _INCLUDE.search(raw) and (not first or "include: unsupported element" in first):
         blockers.append("<include>")
         messages["<include>"] = "include: unsupported element in <mujoco>"
     try:
@@ -445,7 +446,7 @@ def survey(rltrain: str | None, groups=GROUPS, use_mujoco: bool = True, blockers
                     ok, msg = rltrain_first(rltrain, f.path, work)
                     row["rltrain"] = {"loads": ok, "first": strip_path(msg, f.path, f.relpath)}
                     if not ok and blockers:
-                        row["rltrain"].update(rltrain_blockers(rltrain, f.path, work))
+                        row["rltrain"].update(rltrain_blockers(rltrain, f.path, work, first=msg))
                 return row
 
             with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:

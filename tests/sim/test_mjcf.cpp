@@ -438,10 +438,10 @@ INSTANTIATE_TEST_SUITE_P(Variants, MjcfAccepted, ::testing::ValuesIn(kAccepted),
 
 // Each of these is refused by MuJoCo 2.2.2 (checked here) and must be refused by us.
 const Variant kRefused[] = {
-    {"range_without_limited", "<worldbody><body><joint range='-30 30'/><geom size='.1'/></body></worldbody>"},
-    {"class_range_without_limited", "<default><joint range='-1 1'/></default><worldbody><body><joint/><geom size='.1'/></body></worldbody>"},
-    {"ctrlrange_without_ctrllimited", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='-1 1'/></actuator>"},
-    {"forcerange_without_forcelimited", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' forcerange='-1 1'/></actuator>"},
+    {"range_without_limited", "<compiler autolimits='false'/><worldbody><body><joint range='-30 30'/><geom size='.1'/></body></worldbody>"},
+    {"class_range_without_limited", "<compiler autolimits='false'/><default><joint range='-1 1'/></default><worldbody><body><joint/><geom size='.1'/></body></worldbody>"},
+    {"ctrlrange_without_ctrllimited", "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='-1 1'/></actuator>"},
+    {"forcerange_without_forcelimited", "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' forcerange='-1 1'/></actuator>"},
     {"free_joint_below_root", "<worldbody><body><joint/><geom size='.1'/><body><freejoint/><geom size='.1'/></body></body></worldbody>"},
     {"free_joint_plus_hinge", "<worldbody><body><freejoint/><joint/><geom size='.1'/></body></worldbody>"},
     {"ball_then_hinge", "<worldbody><body><joint type='ball'/><joint/><geom size='.1'/></body></worldbody>"},
@@ -649,7 +649,7 @@ TEST(MjcfErrors, SemanticErrorsNameTheElement) {
     const char* prefix;
   };
   const Case cases[] = {
-      {"<worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/></body></worldbody>",
+      {"<compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/></body></worldbody>",
        "test.xml:2: joint j: has \"range\" but not \"limited\""},
       {"<worldbody><body name='b'>\n<joint/></body></worldbody>", "test.xml:1: body b: a body with joints needs mass"},
       {"<worldbody><body><joint/>\n<geom name='g' type='capsule' size='.1' fromto='0 0 0 0 0 1' euler='0 0 1'/></body></worldbody>",
