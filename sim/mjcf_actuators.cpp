@@ -25,9 +25,6 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (joint) a.fail("give one of \"joint\" and \"jointinparent\"");
       joint = jip;
     }
-    for (const char* other : {"tendon", "site", "body", "cranksite"})
-      if (a.has(other))
-        a.fail(std::string("attribute \"") + other + "\": only joint transmissions (joint, jointinparent) are supported");
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
     if (!joint) a.fail("attribute \"joint\" is required (only joint transmissions are supported)");

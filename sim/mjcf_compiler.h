@@ -309,6 +309,7 @@ struct ActuatorSpec {
   double gainprm[3] = {1, 0, 0}, biasprm[3] = {0, 0, 0}, dynprm[3] = {1, 0, 0};
   bool actearly = false;
   double inheritrange = 0;
+  double position_kv = 0;  // kv of a position/intvelocity default (a velocity default's kv does not carry over)
 };
 
 struct DefaultClass {

@@ -134,12 +134,8 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     double kp = s->gainprm[0];
     a.number("kp", &kp);
     s->gainprm[0] = kp;
-    s->biasprm[1] = -kp;
-    double kv = 0;
-    if (a.number("kv", &kv)) {
-      if (kv < 0) a.fail("attribute \"kv\" must be non-negative");
-      s->biasprm[2] = -kv;
-    }
+    if (a.number("kv", &s->position_kv) && s->position_kv < 0) a.fail("attribute \"kv\" must be non-negative");
+    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = -s->position_kv;
     if (a.has("dampratio")) a.fail("attribute \"dampratio\" is not supported (give kv)");
     double tc = 0;
     if (a.number("timeconst", &tc)) {
