@@ -1,16 +1,26 @@
-// Actuators (DESIGN.md D3): MuJoCo 2.2.2's motor, position and velocity shortcuts on a hinge or slide
-// joint transmission, single source (RLT_HD, no std::, no allocation).
+// Actuators (DESIGN.md D3), as MuJoCo 3's mj_fwdActuation on a hinge or slide joint transmission
+// (joint or jointinparent: the same for these), single source (RLT_HD, no std::, no allocation).
 //
-// For actuator a on joint j with gear g (MuJoCo's mj_fwdActuation, joint transmission):
-//   ctrl     clamped to ctrlrange when ctrllimited
+// For actuator a on joint j with gear g:
+//   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default)
 //   length   = g * qpos[j]      (raw qpos, not qpos - qpos0, as MuJoCo's actuator_length)
 //   velocity = g * qvel[j]
 //   force    motor:    ctrl
 //            position: kp * ctrl - kp * length - kv * velocity   (gain kp, bias (0, -kp, -kv))
 //            velocity: kv * ctrl - kv * velocity                 (gain kv, bias (0, 0, -kv))
+//            general:  gain * input + bias (MuJoCo's general actuator; intvelocity, damper and a
+//                      position servo with timeconst compile to it, sim/mjcf_actuators.cpp):
+//                        gain  fixed gainprm[0], or affine gainprm[0] + gainprm[1] length + gainprm[2] velocity
+//                        bias  none 0, or affine biasprm[0] + biasprm[1] length + biasprm[2] velocity
+//                        input ctrl (dyntype none), or the activation act (next_activation(act) with actearly)
+//                        act_dot integrator: ctrl; filter, filterexact: (ctrl - act) / max(1e-15, dynprm[0])
 //   force clamped to forcerange when forcelimited -> actuator_force[a]
 //   qfrc_actuator[dof of j] += g * force
-// The servo gains act explicitly (MuJoCo 2.2.2's Euler integrates only joint damping implicitly).
+// The activation advances after the step's accelerations (advance_activations, MuJoCo's
+// mj_nextActivation): act + h act_dot (filterexact: act + act_dot tau (1 - exp(-h / tau))), clamped
+// to actrange when actlimited. The motor/position/velocity kinds keep their own formulas (the
+// shipped robots' physics bit for bit, and per-env randomization of actuator_gear/kp/kv in
+// envs/robot_env.h); they equal MuJoCo's to rounding.
 #pragma once
 
 #include "sim/common.h"
@@ -19,7 +29,34 @@
 
 namespace rlt {
 
-// actuator_force and qfrc_actuator from ctrl (nu values; null means all zero) and qpos, qvel.
+// The activation after one step of m.timestep from act with derivative act_dot (MuJoCo's
+// mj_nextActivation for actuator a).
+template <class T>
+RLT_HD T next_activation(const ModelView<T>& m, int a, T act, T act_dot) {
+  if (m.actuator_dyntype[a] == kDynFilterExact) {
+    const T tau = m.actuator_dynprm[3 * a] > T(1e-15) ? m.actuator_dynprm[3 * a] : T(1e-15);
+    act = act + act_dot * tau * (T(1) - m_exp(-m.timestep / tau));
+  } else {
+    act = act + act_dot * m.timestep;
+  }
+  if (m.actuator_actlimited[a]) act = clamp(act, m.actuator_actrange[2 * a], m.actuator_actrange[2 * a + 1]);
+  return act;
+}
+
+// Whether actuator a has an activation state.
+template <class T>
+RLT_HD RLT_INLINE bool actuator_stateful(const ModelView<T>& m, int a) {
+  return m.actuator_kind[a] == kActGeneral && m.actuator_dyntype[a] != kDynNone;
+}
+
+// act <- next_activation(act, act_dot) for every stateful actuator (MuJoCo's mj_advance, first part).
+template <class T>
+RLT_HD void advance_activations(const ModelView<T>& m, const DataView<T>& d, const T* act_dot) {
+  for (int a = 0; a < m.nu; ++a)
+    if (actuator_stateful(m, a)) d.act[a] = next_activation(m, a, d.act[a], act_dot[a]);
+}
+
+// actuator_force, act_dot and qfrc_actuator from ctrl (nu values; null means all zero), qpos, qvel, act.
 template <class T>
 RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = T(0);
@@ -39,6 +76,22 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
       case kActVelocity:
         force = m.actuator_kv[a] * (u - velocity);
         break;
+      case kActGeneral: {
+        const int dyn = m.actuator_dyntype[a];
+        T input = u;
+        if (dyn != kDynNone) {
+          const T tau = m.actuator_dynprm[3 * a] > T(1e-15) ? m.actuator_dynprm[3 * a] : T(1e-15);
+          const T act_dot = dyn == kDynIntegrator ? u : (u - d.act[a]) / tau;
+          d.act_dot[a] = act_dot;
+          input = m.actuator_actearly[a] ? next_activation(m, a, d.act[a], act_dot) : d.act[a];
+        }
+        const T* gp = m.actuator_gainprm + 3 * a;
+        const T* bp = m.actuator_biasprm + 3 * a;
+        const T gain = m.actuator_gaintype[a] == kGainAffine ? gp[0] + gp[1] * length + gp[2] * velocity : gp[0];
+        force = gain * input;
+        if (m.actuator_biastype[a] == kBiasAffine) force += bp[0] + bp[1] * length + bp[2] * velocity;
+        break;
+      }
       default:  // motor
         force = u;
         break;
@@ -48,6 +101,43 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     d.actuator_force[a] = force;
     d.qfrc_actuator[dof] += gear * force;
   }
+}
+
+// d.qDeriv <- the diagonal of d(qfrc_actuator + qfrc_passive) / d qvel (MuJoCo's mjd_actuator_vel and
+// mjd_passive_vel for joint transmissions and dof damping; implicitfast's qDeriv, which is diagonal
+// here): per actuator whose force is not clamped by forcerange, g^2 (bias_vel + gain_vel * input)
+// with bias_vel the velocity coefficient of an affine bias (-kv for position and velocity),
+// gain_vel that of an affine gain and input the raw ctrl (dyntype none, as MuJoCo) or the
+// activation; then -dof_damping. Needs actuator_forces.
+template <class T>
+RLT_HD void actuator_passive_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  for (int i = 0; i < m.nv; ++i) d.qDeriv[i] = T(0);
+  for (int a = 0; a < m.nu; ++a) {
+    if (m.actuator_forcelimited[a]) {
+      const T f = d.actuator_force[a];
+      if (f <= m.actuator_forcerange[2 * a] || f >= m.actuator_forcerange[2 * a + 1]) continue;
+    }
+    T bias_vel = T(0), gain_vel = T(0);
+    const int kind = m.actuator_kind[a];
+    if (kind == kActPosition || kind == kActVelocity) {
+      bias_vel = -m.actuator_kv[a];
+    } else if (kind == kActGeneral) {
+      if (m.actuator_biastype[a] == kBiasAffine) bias_vel = m.actuator_biasprm[3 * a + 2];
+      if (m.actuator_gaintype[a] == kGainAffine) gain_vel = m.actuator_gainprm[3 * a + 2];
+    }
+    if (gain_vel != T(0)) {
+      if (m.actuator_dyntype[a] == kDynNone) {
+        bias_vel += gain_vel * (ctrl ? ctrl[a] : T(0));
+      } else {
+        const T act = m.actuator_actearly[a] ? next_activation(m, a, d.act[a], d.act_dot[a]) : d.act[a];
+        bias_vel += gain_vel * act;
+      }
+    }
+    if (bias_vel == T(0)) continue;
+    const T gear = m.actuator_gear[a];
+    d.qDeriv[m.jnt_dofadr[m.actuator_trnid[a]]] += gear * bias_vel * gear;
+  }
+  for (int i = 0; i < m.nv; ++i) d.qDeriv[i] -= m.dof_damping[i];
 }
 
 // Controls of env `env` at control step `step`: uniform in [range[2u], range[2u+1]) from Philox

@@ -100,7 +100,18 @@ namespace rlt {
   X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                           \
   X(efc_J, nefc_max * nv, constraint_rows, "each row's Jacobian")                                                 \
   X(efc_MiJ, nefc_max * nv, constraint_rows, "M^-1 J^T, row by row")                                              \
-  X(efc, kEfcStride * nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")
+  X(efc, kEfcStride * nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")   \
+  /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                          \
+  X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")              \
+  X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                      \
+  X(qDeriv, nv, integrate, "implicitfast: diagonal of d(qfrc_actuator + qfrc_passive) / d qvel")                 \
+  X(rk_qpos, nq, integrate, "RK4: the step's starting qpos")                                                     \
+  X(rk_qvel, nv, integrate, "RK4: the step's starting qvel")                                                     \
+  X(rk_act, nu, integrate, "RK4: the step's starting act")                                                       \
+  X(rk_dvel, nv, integrate, "RK4: sum over stages of B_j qvel_j")                                                \
+  X(rk_dacc, nv, integrate, "RK4: sum over stages of B_j qacc_j")                                                \
+  X(rk_dact, nu, integrate, "RK4: sum over stages of B_j act_dot_j")                                             \
+  X(rk_dpos, nv, integrate, "RK4: a stage's position increment A_i qvel_(i-1)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
@@ -161,7 +172,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nq; ++i) d.qpos[i] = m.qpos0[i];
   for (int i = 0; i < m.nv; ++i) d.qvel[i] = d.qacc[i] = d.qfrc_applied[i] = d.qfrc_actuator[i] = T(0);
   for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = d.qacc_smooth[i] = T(0);
-  for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = T(0);
+  for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = d.act[i] = d.act_dot[i] = T(0);
   for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
   d.ncon[0] = d.nefc[0] = T(0);
 }

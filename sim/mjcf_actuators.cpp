@@ -12,13 +12,19 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
   }
   for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string kind = e->Name();
-    if (kind != "motor" && kind != "position" && kind != "velocity") unsupported_element(e, "motor, position, velocity");
+    if (kind != "motor" && kind != "position" && kind != "velocity" && kind != "general" && kind != "intvelocity" &&
+        kind != "damper")
+      unsupported_element(e, "general, motor, position, velocity, intvelocity, damper");
     no_children(e);
     Attrs a(m_file, e);
     ActuatorSpec s = find_class(a, a.text("class").value_or("main")).actuator;
     read_actuator_attrs(a, kind, &s);
     const std::string name = a.text("name").value_or("");
-    const auto joint = a.text("joint");
+    auto joint = a.text("joint");
+    if (const auto jip = a.text("jointinparent")) {  // the same as joint for a hinge or slide
+      if (joint) a.fail("give one of \"joint\" and \"jointinparent\"");
+      joint = jip;
+    }
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
     if (!joint) a.fail("attribute \"joint\" is required (only joint transmissions are supported)");
@@ -27,20 +33,56 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
       a.fail("joint " + quoted(*joint) + " is not a hinge or slide joint");
     }
+    // inheritrange (MuJoCo's mjCActuator::Compile): a position-shaped servo takes its ctrlrange (or,
+    // integrating, its actrange) from the joint's range, scaled about its middle.
+    if (s.gaintype == kGainFixed && s.gainprm[0] == -s.biasprm[1] && s.biastype == kBiasAffine && s.inheritrange > 0) {
+      double* range = nullptr;
+      if (s.dyntype == kDynNone || s.dyntype == kDynFilterExact) range = s.ctrlrange;
+      else if (s.dyntype == kDynIntegrator) range = s.actrange;
+      else a.fail("inheritrange only available for position and intvelocity actuators");
+      const double lo = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid], hi = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid + 1];
+      if (lo == hi) a.fail("inheritrange used but joint " + quoted(*joint) + " has no range defined");
+      const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
+      range[0] = mean - radius, range[1] = mean + radius;
+    }
     const bool ctrllimited = resolve_limited(a, s.ctrllimited, s.ctrlrange, "ctrl");
     const bool forcelimited = resolve_limited(a, s.forcelimited, s.forcerange, "force");
-    m.actuator_kind.push_back(kind == "motor" ? kActMotor : kind == "position" ? kActPosition : kActVelocity);
+    const bool actlimited = resolve_limited(a, s.actlimited, s.actrange, "act");
+    // The kinds with their own formulas (sim/actuators.h): motor, and position/velocity servos
+    // without dynamics; everything else is MuJoCo's general form.
+    int act_kind = kActGeneral;
+    if (s.dyntype == kDynNone && !s.actearly) {
+      if (kind == "motor") act_kind = kActMotor;
+      if (kind == "position" && s.biasprm[0] == 0) act_kind = kActPosition;
+      if (kind == "velocity") act_kind = kActVelocity;
+    }
+    m.actuator_kind.push_back(act_kind);
     m.actuator_trnid.push_back(jid);
     m.actuator_gear.push_back(s.gear);
     m.actuator_ctrllimited.push_back(ctrllimited ? 1 : 0);
     m.actuator_ctrlrange.insert(m.actuator_ctrlrange.end(), s.ctrlrange, s.ctrlrange + 2);
     m.actuator_forcelimited.push_back(forcelimited ? 1 : 0);
     m.actuator_forcerange.insert(m.actuator_forcerange.end(), s.forcerange, s.forcerange + 2);
-    m.actuator_kp.push_back(kind == "position" ? s.gain : 0);
-    m.actuator_kv.push_back(kind == "velocity" ? s.gain : kind == "position" ? -s.bias[2] : 0);
+    m.actuator_kp.push_back(act_kind == kActPosition ? s.gainprm[0] : 0);
+    m.actuator_kv.push_back(act_kind == kActVelocity ? s.gainprm[0] : act_kind == kActPosition ? -s.biasprm[2] : 0);
+    m.actuator_dyntype.push_back(s.dyntype);
+    m.actuator_gaintype.push_back(s.gaintype);
+    m.actuator_biastype.push_back(s.biastype);
+    m.actuator_dynprm.insert(m.actuator_dynprm.end(), s.dynprm, s.dynprm + 3);
+    m.actuator_gainprm.insert(m.actuator_gainprm.end(), s.gainprm, s.gainprm + 3);
+    m.actuator_biasprm.insert(m.actuator_biasprm.end(), s.biasprm, s.biasprm + 3);
+    m.actuator_actlimited.push_back(actlimited ? 1 : 0);
+    m.actuator_actrange.insert(m.actuator_actrange.end(), s.actrange, s.actrange + 2);
+    m.actuator_actearly.push_back(s.actearly ? 1 : 0);
     m.actuator_name.push_back(name);
     m.nu++;
   }
+}
+
+int MjcfCompiler::num_activations() const {
+  int na = 0;
+  for (int u = 0; u < m.nu; ++u) na += m.actuator_dyntype[u] != kDynNone ? 1 : 0;
+  return na;
 }
 
 bool MjcfCompiler::resolve_limited(Attrs& a, Tri t, const double range[2], const std::string& what) {
@@ -76,7 +118,12 @@ void MjcfCompiler::read_keyframes(const XMLElement* section) {
     read_key_vector(a, "qvel", &qvel, "nv");
     read_key_vector(a, "ctrl", &ctrl, "nu");
     std::vector<double> none;
-    read_key_vector(a, "act", &none, "na (this subset has no activation states)");
+    {
+      std::vector<double> act(static_cast<size_t>(num_activations()), 0.0);
+      read_key_vector(a, "act", &act, "na");
+      for (double v : act)
+        if (v != 0) a.fail("attribute \"act\": keyframe activations other than 0 are not supported");
+    }
     read_key_vector(a, "mpos", &none, "3 x nmocap (this subset has no mocap bodies)");
     read_key_vector(a, "mquat", &none, "4 x nmocap (this subset has no mocap bodies)");
     a.finish();

@@ -313,14 +313,18 @@ struct GeomSpec {
   double rgba[4] = {0.5, 0.5, 0.5, 1};
 };
 
-// MuJoCo keeps one actuator default per class for motor, position and velocity alike: `gain` is its
-// gainprm[0] and `bias` its biasprm[0..2]; each shortcut element rewrites them (see read_actuator).
+// MuJoCo keeps one actuator default per class for every actuator element alike (its mjsActuator):
+// the shortcut elements (motor, position, velocity, intvelocity, damper) rewrite parts of it as
+// MuJoCo's mjs_setTo* do (read_actuator_attrs); `general` sets the fields directly.
 struct ActuatorSpec {
   double gear = 1;
-  Tri ctrllimited = Tri::kAuto, forcelimited = Tri::kAuto;
-  double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0};
-  double gain = 1;
-  double bias[3] = {0, 0, 0};
+  Tri ctrllimited = Tri::kAuto, forcelimited = Tri::kAuto, actlimited = Tri::kAuto;
+  double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0}, actrange[2] = {0, 0};
+  int gaintype = 0, biastype = 0, dyntype = 0;  // ActuatorGain, ActuatorBias, ActuatorDyn
+  double gainprm[3] = {1, 0, 0}, biasprm[3] = {0, 0, 0}, dynprm[3] = {1, 0, 0};
+  bool actearly = false;
+  double inheritrange = 0;
+  double position_kv = 0;  // kv of a position/intvelocity default (a velocity default's kv does not carry over)
 };
 
 // A geom's or site's placement: pos, orientation, fromto (each from the element, else its class), and
@@ -476,6 +480,7 @@ class MjcfCompiler {
 
   // ---- actuators ----
   void read_actuators(const XMLElement* section);
+  int num_activations() const;  // MuJoCo's na: actuators with dynamics
   bool resolve_limited(Attrs& a, Tri t, const double range[2], const std::string& what);
 
   // ---- keyframes ----

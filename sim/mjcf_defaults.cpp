@@ -29,12 +29,13 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "site") {
       read_frame_attrs(ca, &cls.site_frame, false);
       ca.ignore({"type", "size", "rgba", "group", "material"});
-    } else if (n == "motor" || n == "position" || n == "velocity") {
+    } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
+               n == "damper") {
       read_actuator_attrs(ca, n, &cls.actuator);
     } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
       continue;  // visual
     } else {
-      unsupported_element(c, "default, joint, geom, site, motor, position, velocity; ignored: camera, light, material, mesh, texture");
+      unsupported_element(c, "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; ignored: camera, light, material, mesh, texture");
     }
     ca.finish();
     no_children(c);
@@ -93,27 +94,78 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {
   double gear[6];
-  if (a.numbers("gear", gear, 1, 6)) s->gear = gear[0];  // a joint transmission uses gear[0] only
+  if (a.numbers("gear", gear, 1, 6)) s->gear = gear[0];  // a hinge or slide transmission uses gear[0] only (MuJoCo too)
   a.tri("ctrllimited", &s->ctrllimited);
   a.numbers("ctrlrange", s->ctrlrange, 2, 2);
   a.tri("forcelimited", &s->forcelimited);
   a.numbers("forcerange", s->forcerange, 2, 2);
-  a.ignore({"group"});
-  if (kind == "motor") {
-    s->gain = 1;
-  } else if (kind == "position") {
-    s->bias[0] = s->bias[1] = s->bias[2] = 0;
-    a.number("kp", &s->gain);
-    s->bias[1] = -s->gain;
-    double kv = 0;
-    if (a.number("kv", &kv)) {
-      if (kv < 0) a.fail("attribute \"kv\" must be non-negative");
-      s->bias[2] = -kv;
+  a.tri("actlimited", &s->actlimited);
+  a.numbers("actrange", s->actrange, 2, 2);
+  a.boolean("actearly", &s->actearly);
+  a.ignore({"group", "user"});
+  a.only_default("actdim", -1);
+  // Up to 3 parameters are modelled (the types here use no more); MuJoCo takes 10.
+  auto prm = [&](const char* name, double* out) {
+    double v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const int n = a.numbers(name, v, 1, 10);
+    if (!n) return;
+    for (int k = 3; k < n; ++k)
+      if (v[k] != 0) a.fail("attribute " + quoted(name) + ": only the first 3 parameters are supported (the rest must be 0)");
+    for (int k = 0; k < 3; ++k) out[k] = v[k];
+  };
+  if (kind == "general") {
+    if (const int k = a.keyword("dyntype", {"none", "integrator", "filter", "filterexact", "muscle", "user"}); k >= 0) {
+      if (k > 3) a.fail("attribute \"dyntype\": only none, integrator, filter and filterexact are supported");
+      s->dyntype = k;
     }
-  } else {
-    s->bias[0] = s->bias[1] = s->bias[2] = 0;
-    a.number("kv", &s->gain);
-    s->bias[2] = -s->gain;
+    if (const int k = a.keyword("gaintype", {"fixed", "affine", "muscle", "user"}); k >= 0) {
+      if (k > 1) a.fail("attribute \"gaintype\": only fixed and affine are supported");
+      s->gaintype = k;
+    }
+    if (const int k = a.keyword("biastype", {"none", "affine", "muscle", "user"}); k >= 0) {
+      if (k > 1) a.fail("attribute \"biastype\": only none and affine are supported");
+      s->biastype = k;
+    }
+    prm("dynprm", s->dynprm);
+    prm("gainprm", s->gainprm);
+    prm("biasprm", s->biasprm);
+  } else if (kind == "motor") {
+    s->gainprm[0] = 1;
+    s->dyntype = kDynNone, s->gaintype = kGainFixed, s->biastype = kBiasNone;
+  } else if (kind == "position" || kind == "intvelocity") {  // MuJoCo's mjs_setToPosition / IntVelocity
+    double kp = s->gainprm[0];
+    a.number("kp", &kp);
+    s->gainprm[0] = kp;
+    if (a.number("kv", &s->position_kv) && s->position_kv < 0) a.fail("attribute \"kv\" must be non-negative");
+    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = -s->position_kv;
+    if (a.has("dampratio")) a.fail("attribute \"dampratio\" is not supported (give kv)");
+    double tc = 0;
+    if (a.number("timeconst", &tc)) {
+      if (tc < 0) a.fail("attribute \"timeconst\" must be non-negative");
+      s->dynprm[0] = tc;
+      s->dyntype = tc == 0 ? kDynNone : kDynFilterExact;
+    }
+    if (a.number("inheritrange", &s->inheritrange) && s->inheritrange > 0 &&
+        (kind == "position" ? (s->ctrlrange[0] != 0 || s->ctrlrange[1] != 0) : (s->actrange[0] != 0 || s->actrange[1] != 0)))
+      a.fail(std::string(kind == "position" ? "ctrlrange" : "actrange") + " and inheritrange cannot both be defined");
+    s->gaintype = kGainFixed, s->biastype = kBiasAffine;
+    if (kind == "intvelocity") s->dyntype = kDynIntegrator;
+  } else if (kind == "velocity") {  // mjs_setToVelocity
+    double kv = s->gainprm[0];
+    a.number("kv", &kv);
+    s->biasprm[0] = s->biasprm[1] = 0;
+    s->gainprm[0] = kv;
+    s->biasprm[2] = -kv;
+    s->dyntype = kDynNone, s->gaintype = kGainFixed, s->biastype = kBiasAffine;
+  } else if (kind == "damper") {  // mjs_setToDamper
+    double kv = s->gaintype == kGainAffine ? -s->gainprm[2] : 0;
+    a.number("kv", &kv);
+    s->gainprm[0] = s->gainprm[1] = 0;
+    s->gainprm[2] = -kv;
+    s->ctrllimited = Tri::kTrue;
+    s->dyntype = kDynNone, s->gaintype = kGainAffine, s->biastype = kBiasNone;
+    if (kv < 0) a.fail("damping coefficient cannot be negative");
+    if (s->ctrlrange[0] < 0 || s->ctrlrange[1] < 0) a.fail("damper control range cannot be negative");
   }
 }
 

@@ -24,7 +24,14 @@ namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int { kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomBox = 6 };  // MuJoCo's numbers
-enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2 };
+// kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
+// prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
+enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };
+enum ActuatorDyn : int { kDynNone = 0, kDynIntegrator = 1, kDynFilter = 2, kDynFilterExact = 3 };  // MuJoCo's numbers
+enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1 };
+enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1 };
+// MuJoCo's integrators (option/integrator); the numbers are rltrain's.
+enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
 inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBall ? 3 : 1; }
@@ -36,6 +43,7 @@ struct Model {
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
+  int integrator = kIntEuler;                // Integrator (MJCF option/integrator)
   // Contacts and joint limits follow MuJoCo's soft constraints with its default solref/solimp
   // (sim/constraints.h); they have no model-wide parameters.
 

@@ -73,6 +73,16 @@
   X(real, actuator_forcerange, 2 * nu, required, "force range (when forcelimited)")                               \
   X(real, actuator_kp, nu, required, "position servo gain")                                                       \
   X(real, actuator_kv, nu, required, "velocity gain (velocity servo; damping of a position servo)")               \
+  /* actuators: MuJoCo's general form (kActGeneral; optional, zeros for the other kinds) */                      \
+  X(int, actuator_dyntype, nu, optional, "ActuatorDyn: none, integrator, filter, filterexact")                     \
+  X(int, actuator_gaintype, nu, optional, "ActuatorGain: fixed, affine")                                          \
+  X(int, actuator_biastype, nu, optional, "ActuatorBias: none, affine")                                           \
+  X(real, actuator_dynprm, 3 * nu, optional, "dynamics parameters (filter: time constant first)")                 \
+  X(real, actuator_gainprm, 3 * nu, optional, "gain: fixed prm[0]; affine prm[0] + prm[1] length + prm[2] velocity") \
+  X(real, actuator_biasprm, 3 * nu, optional, "bias: affine prm[0] + prm[1] length + prm[2] velocity")            \
+  X(int, actuator_actlimited, nu, optional, "0/1: activation clamped to actrange after each step")               \
+  X(real, actuator_actrange, 2 * nu, optional, "activation range (when actlimited)")                              \
+  X(int, actuator_actearly, nu, optional, "0/1: the force uses the next step's activation")                      \
   /* configurations */                                                                                            \
   X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                   \
   X(real, qpos_spring, nq, required,                                                                              \

@@ -55,6 +55,7 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
+  int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
@@ -171,6 +172,7 @@ class HostModel {
     m_view.timestep = static_cast<T>(model.timestep);
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
     m_view.implicit_damping = implicit_damping ? 1 : 0;
+    m_view.integrator = model.integrator;
     m_view.nu = model.nu;
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
@@ -357,7 +359,7 @@ class HostModel {
     for (long a = 0; a < m.nu; ++a) {
       const size_t as = static_cast<size_t>(a);
       const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
-      if (k != kActMotor && k != kActPosition && k != kActVelocity) fail("actuator " + str(a) + " has unknown kind " + str(k));
+      if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral) fail("actuator " + str(a) + " has unknown kind " + str(k));
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
       if (type != kJointHinge && type != kJointSlide)

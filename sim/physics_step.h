@@ -7,8 +7,9 @@
 //                     forces -> qfrc_constraint, qacc (sim/constraints.h; MuJoCo's Euler with
 //                     eulerdamp: (M + h D_joint) qacc = qfrc_applied + qfrc_actuator + qfrc_passive +
 //                     qfrc_constraint - qfrc_bias)
-//   Euler step        qvel += h qacc; qpos with the new qvel (as step_euler; with no limits and no
-//                     contacts it is step_euler exactly)
+//   integrator        Euler: qvel += h qacc; qpos with the new qvel (as step_euler; with no limits
+//                     and no contacts it is step_euler exactly); implicitfast and RK4 as MuJoCo 3
+//                     (physics_substep); actuator activations advance with the state
 // After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
 // RLT_HD, no std::, no allocation.
 #pragma once
@@ -21,11 +22,11 @@
 
 namespace rlt {
 
-// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held.
+// MuJoCo's mj_forward for one substep with ctrl held: smooth forces, actuators (actuator_force,
+// act_dot, qfrc_actuator), contacts and the constrained acceleration d.qacc (hd > 0: with joint
+// damping implicit over hd, MuJoCo's Euler with eulerdamp; sim/constraints.h).
 template <class T>
-RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
-  const T h = m.timestep;
-  const T hd = m.implicit_damping ? h : T(0);
+RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
   actuator_forces(m, d, ctrl);
   if (m.ncon_max > 0) {
@@ -33,9 +34,82 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
   } else {
     d.ncon[0] = T(0);
   }
-  soft_constraint_acceleration(m, d, h, hd);  // MuJoCo's law (sim/constraints.h)
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * d.qacc[i];
-  integrate_positions(m, d.qpos, d.qvel, h);
+  soft_constraint_acceleration(m, d, m.timestep, hd);  // MuJoCo's law (sim/constraints.h)
+}
+
+// MuJoCo's mj_advance: act from act_dot, qvel += h qacc, then qpos with pos_vel (null: the new qvel).
+template <class T>
+RLT_HD void advance_state(const ModelView<T>& m, const DataView<T>& d, const T* act_dot, const T* qacc,
+                          const T* pos_vel) {
+  const T h = m.timestep;
+  advance_activations(m, d, act_dot);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * qacc[i];
+  integrate_positions(m, d.qpos, pos_vel ? pos_vel : d.qvel, h);
+}
+
+// MuJoCo's implicitfast after physics_forward(hd = 0): qacc <- (M - h qDeriv)^-1 (qfrc_smooth +
+// qfrc_constraint), qDeriv the diagonal derivative of actuator and passive forces in qvel
+// (actuator_passive_velocity_derivative; the Coriolis derivative is left out, as implicitfast does).
+// MuJoCo also solves a standalone free body (no parent but the world, no children) with its
+// gyroscopic derivative (mjd_freeMhat); here it keeps M.
+template <class T>
+RLT_HD void implicitfast_acceleration(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const int nv = m.nv;
+  actuator_passive_velocity_derivative(m, d, ctrl);
+  factor_mass_load(m, d, T(0));
+  for (int i = 0; i < nv; ++i) d.qLD[i * nv + i] = d.qM[i * nv + i] + (-m.timestep) * d.qDeriv[i];
+  factor_mass_eliminate(m, d);
+  for (int i = 0; i < nv; ++i)
+    d.qacc[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_constraint[i];
+  solve_mass(m, d, d.qacc);
+}
+
+// MuJoCo's mj_RungeKutta(4): stages at the state advanced by (1/2, 1/2, 1) h along the previous
+// stage's velocity and acceleration (positions on the manifold), then qvel, act and qpos advanced
+// (advance_state) by the (1/6, 1/3, 1/3, 1/6) combination of the four stages' acc, act_dot and vel.
+template <class T>
+RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const T h = m.timestep;
+  const T A[3] = {T(0.5), T(0.5), T(1)};
+  const T B[4] = {T(1.0 / 6.0), T(1.0 / 3.0), T(1.0 / 3.0), T(1.0 / 6.0)};
+  const int nq = m.nq, nv = m.nv, nu = m.nu;
+  physics_forward(m, d, ctrl, T(0));
+  for (int i = 0; i < nq; ++i) d.rk_qpos[i] = d.qpos[i];
+  for (int i = 0; i < nv; ++i) d.rk_qvel[i] = d.qvel[i], d.rk_dvel[i] = B[0] * d.qvel[i], d.rk_dacc[i] = B[0] * d.qacc[i];
+  for (int i = 0; i < nu; ++i) d.rk_act[i] = d.act[i], d.rk_dact[i] = B[0] * d.act_dot[i];
+  for (int s = 1; s < 4; ++s) {
+    // X_s = X_0 + h A_s F_(s-1) (A has one entry per row, so the sum over j < s is that term alone).
+    for (int i = 0; i < nv; ++i) d.rk_dpos[i] = d.qvel[i] * A[s - 1];
+    for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
+    integrate_positions(m, d.qpos, d.rk_dpos, h);
+    for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i] + (d.qacc[i] * A[s - 1]) * h;
+    for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i] + (d.act_dot[i] * A[s - 1]) * h;
+    physics_forward(m, d, ctrl, T(0));
+    for (int i = 0; i < nv; ++i) d.rk_dvel[i] += d.qvel[i] * B[s], d.rk_dacc[i] += d.qacc[i] * B[s];
+    for (int i = 0; i < nu; ++i) d.rk_dact[i] += d.act_dot[i] * B[s];
+  }
+  for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
+  for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i];
+  for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i];
+  advance_state(m, d, d.rk_dact, d.rk_dacc, static_cast<const T*>(d.rk_dvel));
+}
+
+// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held, by the
+// model's integrator (MuJoCo's mj_step): Euler (joint damping implicit when m.implicit_damping,
+// MuJoCo's eulerdamp), RK4 or implicitfast.
+template <class T>
+RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  if (m.integrator == kIntRK4) {
+    step_rk4(m, d, ctrl);
+    return;
+  }
+  if (m.integrator == kIntImplicitFast) {
+    physics_forward(m, d, ctrl, T(0));
+    implicitfast_acceleration(m, d, ctrl);
+  } else {
+    physics_forward(m, d, ctrl, m.implicit_damping ? m.timestep : T(0));
+  }
+  advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
 }
 
 // One control step: `substeps` substeps with ctrl held; *num_contacts (when not null) = the contacts

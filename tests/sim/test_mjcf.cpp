@@ -332,6 +332,9 @@ TEST_P(MjcfFile, CompilesLikeMuJoCo) {
   RLT_REQUIRE_MUJOCO();
 #if RLT_TEST_MUJOCO
   const std::string path = data_path(GetParam());
+  // MuJoCo 3 features (actuator dynamics, integrators): libmujoco-dev here is 2.2.2; those files
+  // are checked against MuJoCo 3.17 by the mujoco_peer_act_* tests (tools/mujoco_peer.py).
+  if (GetParam().rfind("act_", 0) == 0) GTEST_SKIP() << "MuJoCo 3 file, checked by mujoco_peer_" << GetParam();
   std::string error;
   if (!mujoco_load(path, &error)) {
     // A data file MuJoCo refuses must be refused here as well (the dynamics tests' files included).
@@ -664,7 +667,7 @@ TEST(MjcfErrors, SemanticErrorsNameTheElement) {
        "test.xml:2: motor: joint \"ball\" is not a hinge or slide joint"},
       {"<worldbody><body childclass='nope'/></worldbody>", "test.xml:1: body: unknown default class \"nope\""},
       {"<compiler coordinate='global'/>", "test.xml:1: compiler: coordinate=\"global\" is not supported"},
-      {"<option integrator='RK4'/>", "test.xml:1: option: attribute \"integrator\"=\"RK4\" is not supported"},
+      {"<option integrator='implicit'/>", "test.xml:1: option: integrator=\"implicit\" is not supported"},
       {"<worldbody><body><joint/><geom size='1'/></body></worldbody>\n<keyframe><key name='k' qpos='1 2'/></keyframe>",
        "test.xml:2: key k: attribute \"qpos\": expected 1 numbers (nq), got 2"},
       {"<worldbody><body><joint/><geom size='1'/></body></worldbody>\n<keyframe><key act='1'/></keyframe>",
