@@ -48,12 +48,15 @@ enum EfcField : int { kEfcAref = 0, kEfcR = 1, kEfcDiag = 2, kEfcForce = 3, kEfc
 
 namespace constraint_detail {
 
-// MuJoCo's defaults: solref (timeconst, dampratio) and solimp (dmin, dmax, width, midpoint, power).
-constexpr double kTimeconst = 0.02, kDampratio = 1.0;
-constexpr double kDmin = 0.9, kDmax = 0.95, kWidth = 0.001;  // midpoint 0.5, power 2
+// MuJoCo's mjMINVAL, mjMINIMP, mjMAXIMP.
+constexpr double kMinVal = 1e-15, kMinImp = 0.0001, kMaxImp = 0.9999;
 
 template <class T>
 RLT_HD RLT_INLINE T abs_(T x) { return x < T(0) ? -x : x; }
+template <class T>
+RLT_HD RLT_INLINE T max_(T a, T b) { return a > b ? a : b; }
+template <class T>
+RLT_HD RLT_INLINE T min_(T a, T b) { return a < b ? a : b; }
 
 // Largest force change per sweep, relative to the largest |J a0 - aref|, that ends the solve; and
 // the most sweeps. float keeps ~7 digits, so it stops earlier (measured on the ant under random
@@ -63,6 +66,49 @@ template <class T>
 RLT_HD RLT_INLINE T tolerance() { return sizeof(T) == sizeof(float) ? T(1e-5) : T(1e-10); }
 template <class T>
 RLT_HD RLT_INLINE int max_sweeps() { return sizeof(T) == sizeof(float) ? 200 : 1000; }
+
+// A constraint's solver parameters, as MuJoCo's getsolparam leaves them: solref (standard:
+// timeconst, dampratio; direct: -stiffness, -damping; a mixed pair is replaced by the default),
+// the timeconst at least 2 timesteps (refsafe), solimp clamped to its valid ranges.
+template <class T>
+struct SolParams {
+  T ref[2];
+  T imp[5];
+};
+template <class T>
+RLT_HD RLT_INLINE SolParams<T> sol_params(const ModelView<T>& m, const T* ref, const T* imp, T h) {
+  SolParams<T> p;
+  p.ref[0] = ref[0], p.ref[1] = ref[1];
+  if ((p.ref[0] > T(0)) != (p.ref[1] > T(0))) p.ref[0] = T(0.02), p.ref[1] = T(1);
+  if (m.refsafe && p.ref[0] > T(0)) p.ref[0] = max_(p.ref[0], T(2) * h);
+  p.imp[0] = min_(T(kMaxImp), max_(T(kMinImp), imp[0]));
+  p.imp[1] = min_(T(kMaxImp), max_(T(kMinImp), imp[1]));
+  p.imp[2] = max_(T(0), imp[2]);
+  p.imp[3] = min_(T(kMaxImp), max_(T(kMinImp), imp[3]));
+  p.imp[4] = max_(T(1), imp[4]);
+  return p;
+}
+
+RLT_HD RLT_INLINE float pow_(float a, float b) { return b == 1.0f ? a : b == 2.0f ? a * a : powf(a, b); }
+RLT_HD RLT_INLINE double pow_(double a, double b) { return b == 1.0 ? a : b == 2.0 ? a * a : ::pow(a, b); }
+
+// MuJoCo's getimpedance: d(x), x = |pos - margin| / width, rising from dmin to dmax with the
+// solimp shape (power, midpoint); flat (the mean) when dmin = dmax or the width is 0.
+template <class T>
+RLT_HD RLT_INLINE T impedance(const T* imp, T dist) {
+  if (imp[0] == imp[1] || imp[2] <= T(kMinVal)) return T(0.5) * (imp[0] + imp[1]);
+  const T x = abs_(dist / imp[2]);
+  if (x >= T(1) || x <= T(0)) return x >= T(1) ? imp[1] : imp[0];
+  T y;
+  if (imp[4] == T(1)) {
+    y = x;
+  } else if (x <= imp[3]) {
+    y = T(1) / pow_(imp[3], imp[4] - T(1)) * pow_(x, imp[4]);
+  } else {
+    y = T(1) - T(1) / pow_(T(1) - imp[3], imp[4] - T(1)) * pow_(T(1) - x, imp[4]);
+  }
+  return imp[0] + y * (imp[1] - imp[0]);
+}
 
 // A contact's tangents t1, t2, as MuJoCo's collision functions leave them: a plane-capsule contact
 // takes the capsule's axis for t1 (mjc_PlaneCapsule), every other pair none; then mju_makeFrame
@@ -86,20 +132,54 @@ RLT_HD void contact_frame(const ModelView<T>& m, const DataView<T>& d, const T* 
   *t2 = cross(n, *t1);
 }
 
-// Rows of a contact: 4 pyramid edges for a pair of condim 3 (the larger of the two geoms'), 1 for
-// condim 1; and the friction coefficient of the edges, at least MuJoCo's mjMINMU.
+// A geom pair's contact parameters, MuJoCo's mj_contactParam: the geom of higher priority gives
+// condim, sliding friction, solref and solimp; at equal priority condim and friction are the larger,
+// solref and solimp mixed by solmix (a direct solref: the smaller of each). (gap: see constraint_rows.)
 template <class T>
-RLT_HD RLT_INLINE int contact_edges(const ModelView<T>& m, const T* con) {
-  const int c1 = m.geom_condim[static_cast<int>(con[kConGeom1])], c2 = m.geom_condim[static_cast<int>(con[kConGeom2])];
-  return (c1 > c2 ? c1 : c2) >= 3 ? 4 : 1;
+struct ContactParams {
+  int condim;
+  T mu_raw;  // sliding friction, 0 for condim 1
+  T mu;      // the same, at least MuJoCo's mjMINMU 1e-5 where it acts
+  T ref[2];
+  T imp[5];
+};
+template <class T>
+RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
+  ContactParams<T> p;
+  const int pr1 = m.geom_priority[g1], pr2 = m.geom_priority[g2];
+  if (pr1 != pr2) {
+    const int g = pr1 > pr2 ? g1 : g2;
+    p.condim = m.geom_condim[g];
+    p.mu = m.geom_friction[3 * g];
+    for (int i = 0; i < 2; ++i) p.ref[i] = m.geom_solref[2 * g + i];
+    for (int i = 0; i < 5; ++i) p.imp[i] = m.geom_solimp[5 * g + i];
+  } else {
+    const int c1 = m.geom_condim[g1], c2 = m.geom_condim[g2];
+    p.condim = c1 > c2 ? c1 : c2;
+    const T s1 = m.geom_solmix[g1], s2 = m.geom_solmix[g2], mv = T(kMinVal);
+    const T mix = s1 >= mv && s2 >= mv ? s1 / (s1 + s2) : s1 < mv && s2 < mv ? T(0.5) : s1 < mv ? T(0) : T(1);
+    const T* r1 = m.geom_solref + 2 * g1;
+    const T* r2 = m.geom_solref + 2 * g2;
+    for (int i = 0; i < 2; ++i)
+      p.ref[i] = r1[0] > T(0) && r2[0] > T(0) ? mix * r1[i] + (T(1) - mix) * r2[i] : min_(r1[i], r2[i]);
+    for (int i = 0; i < 5; ++i) p.imp[i] = mix * m.geom_solimp[5 * g1 + i] + (T(1) - mix) * m.geom_solimp[5 * g2 + i];
+    p.mu = max_(m.geom_friction[3 * g1], m.geom_friction[3 * g2]);
+  }
+  p.mu_raw = p.condim >= 3 ? p.mu : T(0);
+  p.mu = p.condim >= 3 ? max_(p.mu, T(1e-5)) : T(0);
+  return p;
 }
+
+// Rows of a contact: 4 pyramid edges for condim 3, 1 for condim 1.
 template <class T>
-RLT_HD RLT_INLINE T pyramid_mu(const T* con) { return con[kConMu] > T(1e-5) ? con[kConMu] : T(1e-5); }
+RLT_HD RLT_INLINE int contact_edges(const ContactParams<T>& p) { return p.condim >= 3 ? 4 : 1; }
 
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
-// implicit damping): M^-1 J^T, A_rr, aref, R.
+// implicit damping): M^-1 J^T, A_rr, aref, R. dist = pos - margin (< 0: violated); friction: a
+// friction-loss row (no stiffness).
 template <class T>
-RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dist, T diag_approx, T owner, T h) {
+RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dist, T diag_approx, T owner,
+                       const SolParams<T>& sp, bool friction) {
   const int nv = m.nv;
   const T* J = d.efc_J + r * nv;
   T* MiJ = d.efc_MiJ + r * nv;
@@ -107,11 +187,13 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
   solve_mass(m, d, MiJ);
   T A = T(0), vel = T(0);
   for (int i = 0; i < nv; ++i) A += J[i] * MiJ[i], vel += J[i] * d.qvel[i];
-  const T x0 = abs_(dist) / T(kWidth), x = x0 < T(1) ? x0 : T(1);
-  const T y = x <= T(0.5) ? T(2) * x * x : T(1) - T(2) * (T(1) - x) * (T(1) - x);
-  const T dimp = T(kDmin) + y * T(kDmax - kDmin);
-  const T tc = T(kTimeconst) > T(2) * h ? T(kTimeconst) : T(2) * h;
-  const T K = T(1) / (T(kDmax) * T(kDmax) * tc * tc * T(kDampratio) * T(kDampratio)), B = T(2) / (T(kDmax) * tc);
+  const T dimp = impedance(sp.imp, dist);
+  const T dmax = sp.imp[1];
+  // standard: K = 1 / (dmax^2 tc^2 dampratio^2), B = 2 / (dmax tc); direct: K = -ref0 / dmax^2, B = -ref1 / dmax
+  const T K = friction ? T(0)
+              : sp.ref[0] > T(0) ? T(1) / max_(T(kMinVal), dmax * dmax * sp.ref[0] * sp.ref[0] * sp.ref[1] * sp.ref[1])
+                                 : -sp.ref[0] / max_(T(kMinVal), dmax * dmax);
+  const T B = sp.ref[1] > T(0) ? T(2) / max_(T(kMinVal), dmax * sp.ref[0]) : -sp.ref[1] / max_(T(kMinVal), dmax);
   const T R = (T(1) - dimp) / dimp * diag_approx;
   T* e = d.efc + r * kEfcStride;
   e[kEfcAref] = -B * vel - K * dimp * dist;
@@ -121,39 +203,76 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
   e[kEfcOwner] = owner;
 }
 
+// Owner codes of rows that are not contacts: a limit -1, a dof's friction loss -2 - dof.
+RLT_HD RLT_INLINE int friction_dof(double owner) { return owner <= -2 ? static_cast<int>(-2 - owner) : -1; }
+
 }  // namespace constraint_detail
 
+// MuJoCo's joint-level actuator force limits (actuatorfrcrange): qfrc_actuator at the dofs of a
+// joint with jnt_actfrclimited clamped to jnt_actfrcrange (after actuator_forces).
+template <class T>
+RLT_HD void clamp_joint_actuator_forces(const ModelView<T>& m, const DataView<T>& d) {
+  for (int j = 0; j < m.njnt; ++j) {
+    if (!m.jnt_actfrclimited[j]) continue;
+    const int t = m.jnt_type[j], n = t == kJointFree ? 6 : t == kJointBall ? 3 : 1;
+    const T lo = m.jnt_actfrcrange[2 * j], hi = m.jnt_actfrcrange[2 * j + 1];
+    for (int k = 0; k < n; ++k) {
+      T& f = d.qfrc_actuator[m.jnt_dofadr[j] + k];
+      f = f < lo ? lo : f > hi ? hi : f;
+    }
+  }
+}
+
 // Builds the rows for the current state (needs kinematics, com quantities, the contact list and M
-// factored without implicit damping); returns their number (also in d.nefc).
+// factored without implicit damping); returns their number (also in d.nefc). MuJoCo's order:
+// friction loss, limits, contacts.
 template <class T>
 RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
   using namespace constraint_detail;
   const int nv = m.nv;
   int nr = 0;
+  for (int dof = 0; dof < nv; ++dof) {
+    if (!(m.dof_frictionloss[dof] > T(0)) || nr >= m.nefc_max) continue;
+    T* J = d.efc_J + nr * nv;
+    for (int i = 0; i < nv; ++i) J[i] = T(0);
+    J[dof] = T(1);
+    const SolParams<T> sp = sol_params(m, m.dof_solref + 2 * dof, m.dof_solimp + 5 * dof, h);
+    finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true);
+    ++nr;
+  }
   for (int j = 0; j < m.njnt; ++j) {
     if (!m.jnt_limited[j] || (m.jnt_type[j] != kJointHinge && m.jnt_type[j] != kJointSlide)) continue;
     const int dof = m.jnt_dofadr[j];
     const T q = d.qpos[m.jnt_qposadr[j]], lo = m.jnt_range[2 * j], hi = m.jnt_range[2 * j + 1];
-    if (!(q < lo) && !(q > hi)) continue;
-    if (nr >= m.nefc_max) break;
-    T* J = d.efc_J + nr * nv;
-    for (int i = 0; i < nv; ++i) J[i] = T(0);
-    J[dof] = q < lo ? T(1) : T(-1);
-    finish_row(m, d, nr, q < lo ? q - lo : hi - q, m.dof_invweight0[dof], T(-1), h);
-    ++nr;
+    const T margin = m.jnt_margin[j];
+    for (int side = 0; side < 2; ++side) {  // lower, then upper (MuJoCo's order)
+      const T dist = side == 0 ? q - lo : hi - q;
+      if (!(dist < margin) || nr >= m.nefc_max) continue;
+      T* J = d.efc_J + nr * nv;
+      for (int i = 0; i < nv; ++i) J[i] = T(0);
+      J[dof] = side == 0 ? T(1) : T(-1);
+      const SolParams<T> sp = sol_params(m, m.jnt_solref + 2 * j, m.jnt_solimp + 5 * j, h);
+      finish_row(m, d, nr, margin == T(0) ? dist : dist - margin, m.dof_invweight0[dof], T(-1), sp, false);
+      ++nr;
+    }
   }
   const int ncon = static_cast<int>(d.ncon[0]);
   for (int c = 0; c < ncon; ++c) {
     T* con = d.contact + kContactStride * c;
     con[kConForce] = con[kConActive] = T(0);
     con[kConFriction] = con[kConFriction + 1] = con[kConFriction + 2] = T(0);
+    const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+    const ContactParams<T> cp = contact_params(m, g1, g2);
+    con[kConMu] = cp.mu_raw;
+    // depth: how far inside the active margin (MuJoCo 3's includemargin is the margin itself: a
+    // geom gap only lists contacts beyond it, excluded, which make no row here either)
     const T depth = con[kConDepth];
-    const int edges = contact_edges(m, con);
-    const T mu = edges == 4 ? pyramid_mu(con) : T(0);
+    const int edges = contact_edges(cp);
+    const T mu = cp.mu;
     // (nr + edges never exceeds nefc_max: constraint_capacity counts 4 rows for every contact the
     // model's pairs can make; the check only keeps a broken invariant from writing out of bounds.)
     if (!(depth > T(0)) || nr + edges > m.nefc_max) continue;
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
     Vec3<T> t1, t2;
     contact_frame(m, d, con, &t1, &t2);
@@ -176,9 +295,13 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
         d.efc_J[(nr + 3) * nv + i] += jn - j2;
       }
     }
+    // diagApprox: the normal's t = invweight(b1) + invweight(b2); a pyramid edge's MuJoCo's
+    // 2 mu^2 (t + mu^2 t) / impratio (R of the friction directions = R of the normal / impratio)
     const T t = m.body_invweight0[b1] + m.body_invweight0[b2];
-    const T diag_approx = edges == 1 ? t : T(2) * mu * mu * (t + mu * mu * t);
-    for (int k = 0; k < edges; ++k) finish_row(m, d, nr + k, -depth, diag_approx, T(c), h);
+    T diag_approx = edges == 1 ? t : T(2) * mu * mu * (t + mu * mu * t);
+    if (edges == 4 && m.impratio != T(1)) diag_approx = diag_approx / max_(T(kMinVal), m.impratio);
+    const SolParams<T> sp = sol_params(m, cp.ref, cp.imp, h);
+    for (int k = 0; k < edges; ++k) finish_row(m, d, nr + k, -depth, diag_approx, T(c), sp, false);
     nr += edges;
   }
   d.nefc[0] = T(nr);
@@ -214,7 +337,13 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
       T res = e[kEfcR] * e[kEfcForce] - e[kEfcAref];
       for (int i = 0; i < nv; ++i) res += J[i] * d.qacc[i];
       T f = e[kEfcForce] - res / e[kEfcDiag];
-      f = f > T(0) ? f : T(0);
+      const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
+      if (fdof >= 0) {  // friction loss: |f| <= frictionloss
+        const T fl = m.dof_frictionloss[fdof];
+        f = f > fl ? fl : f < -fl ? -fl : f;
+      } else {
+        f = f > T(0) ? f : T(0);
+      }
       const T df = f - e[kEfcForce];
       if (df == T(0)) continue;
       e[kEfcForce] = f;
@@ -251,7 +380,7 @@ RLT_HD void constraint_contact_forces(const ModelView<T>& m, const DataView<T>& 
     int edges = 0;
     while (r + edges < nr && d.efc[(r + edges) * kEfcStride + kEfcOwner] == owner) ++edges;
     const T* f = d.efc + r * kEfcStride + kEfcForce;
-    const T mu = constraint_detail::pyramid_mu(con);
+    const T mu = constraint_detail::contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])).mu;
     T fn = f[0];
     Vec3<T> ft = Vec3<T>::zero();
     if (edges == 4) {

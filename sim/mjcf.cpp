@@ -81,6 +81,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   compile_bodies();
   compile_joints();
   check_moving_bodies();
+  compile_constraints();
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
@@ -154,8 +155,9 @@ void MjcfCompiler::read_option(const XMLElement* e) {
   if (a.number("timestep", &m.timestep) && !(m.timestep > 0)) a.fail("attribute \"timestep\" must be positive");
   a.numbers("gravity", m.gravity, 3, 3);
   a.only_default_text("integrator", "Euler");
+  read_option_constraints(a);
   a.finish();
-  no_children(e);
+  read_flags(e);
 }
 
 // ---- custom: rltrain's numerics ----

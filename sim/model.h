@@ -36,8 +36,11 @@ struct Model {
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
-  // Contacts and joint limits follow MuJoCo's soft constraints with its default solref/solimp
-  // (sim/constraints.h); they have no model-wide parameters.
+  // Contacts, joint limits and friction loss follow MuJoCo's soft constraints (sim/constraints.h)
+  // with the per-object solref/solimp of sim/model_fields.h and these model-wide options:
+  double impratio = 1;                       // MJCF option/impratio
+  bool refsafe = true;                       // MJCF flag refsafe (disable: false)
+  bool eulerdamp = true;                     // MJCF flag eulerdamp (disable: joint damping explicit)
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -76,7 +76,21 @@
   /* configurations */                                                                                            \
   X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                   \
   X(real, qpos_spring, nq, required,                                                                              \
-    "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")
+    "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")  \
+  /* constraint parameters (sim/constraints.h; absent: MuJoCo's defaults, HostModel fills them) */                \
+  X(real, jnt_solref, 2 * njnt, optional, "limit solref (timeconst, dampratio; or -stiffness, -damping)")        \
+  X(real, jnt_solimp, 5 * njnt, optional, "limit solimp (dmin, dmax, width, midpoint, power)")                    \
+  X(real, jnt_margin, njnt, optional, "a limit acts from this far inside its range (rad or m)")                   \
+  X(int, jnt_actfrclimited, njnt, optional, "0/1: qfrc_actuator at the joint's dofs clamped to jnt_actfrcrange")  \
+  X(real, jnt_actfrcrange, 2 * njnt, optional, "actuator force range at the joint (MuJoCo's actuatorfrcrange)")   \
+  X(real, dof_frictionloss, nv, optional, "dry friction of the dof: a friction-loss row bounded by it (N m or N)") \
+  X(real, dof_solref, 2 * nv, optional, "friction-loss solref (joint solreffriction)")                           \
+  X(real, dof_solimp, 5 * nv, optional, "friction-loss solimp (joint solimpfriction)")                           \
+  X(real, geom_solref, 2 * ngeom, optional, "contact solref, mixed per pair (MuJoCo's mj_contactParam)")         \
+  X(real, geom_solimp, 5 * ngeom, optional, "contact solimp, mixed per pair")                                    \
+  X(real, geom_solmix, ngeom, optional, "weight of this geom's solref/solimp in a pair of equal priority")       \
+  X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*") \
+  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded from the solver: no force")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

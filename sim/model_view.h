@@ -55,6 +55,8 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
+  T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
+  int refsafe;           // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
@@ -117,12 +119,13 @@ inline int contact_capacity(const ModelView<T>& m) {
 }
 
 // Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
-// limited hinge or slide joint.
+// limited hinge or slide joint (two with a margin), one per dof with friction loss.
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int n = 4 * m.ncon_max;
-  for (int j = 0; j < m.njnt; ++j)
-    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? 1 : 0;
+  for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
+    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? (m.jnt_margin[j] > 0 ? 2 : 1) : 0;
+  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;  // friction-loss rows
   return n;
 }
 
@@ -158,6 +161,9 @@ class HostModel {
     // Absent condim means MuJoCo's default, 3.
     if (model.geom_condim.empty())
       for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
+    // Absent constraint parameters mean MuJoCo's defaults (solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2,
+    // solmix 1; the rest 0).
+    fill_default_solparams(model, o);
     // The derived constants: each body's tree root, then (set_invweight0, from the view) the
     // inverse weights.
     for (int b = 1; b < model.nbody; ++b) {
@@ -170,7 +176,9 @@ class HostModel {
     m_view.ngeom = model.ngeom, m_view.nsite = model.nsite;
     m_view.timestep = static_cast<T>(model.timestep);
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
-    m_view.implicit_damping = implicit_damping ? 1 : 0;
+    m_view.implicit_damping = implicit_damping && model.eulerdamp ? 1 : 0;
+    m_view.impratio = static_cast<T>(model.impratio);
+    m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
@@ -207,6 +215,23 @@ class HostModel {
   const std::vector<int>& ints() const { return m_ints; }
 
  private:
+  void fill_default_solparams(const Model& model, const ModelOffsets& o) {
+    const double ref[2] = {0.02, 1}, imp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+    auto fill = [&](bool absent, i64 at, int n, const double* v, int k) {
+      if (!absent) return;
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < k; ++c) m_reals[static_cast<size_t>(at + k * i + c)] = static_cast<T>(v[c]);
+    };
+    const double one = 1;
+    fill(model.jnt_solref.empty(), o.jnt_solref, model.njnt, ref, 2);
+    fill(model.jnt_solimp.empty(), o.jnt_solimp, model.njnt, imp, 5);
+    fill(model.dof_solref.empty(), o.dof_solref, model.nv, ref, 2);
+    fill(model.dof_solimp.empty(), o.dof_solimp, model.nv, imp, 5);
+    fill(model.geom_solref.empty(), o.geom_solref, model.ngeom, ref, 2);
+    fill(model.geom_solimp.empty(), o.geom_solimp, model.ngeom, imp, 5);
+    fill(model.geom_solmix.empty(), o.geom_solmix, model.ngeom, &one, 1);
+  }
+
   void put(i64 at, const std::vector<double>& src) {
     for (size_t k = 0; k < src.size(); ++k) m_reals[static_cast<size_t>(at) + k] = static_cast<T>(src[k]);
   }

@@ -28,6 +28,7 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
   const T hd = m.implicit_damping ? h : T(0);
   smooth_forces(m, d);
   actuator_forces(m, d, ctrl);
+  clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
   if (m.ncon_max > 0) {
     detect_contacts(m, d);
   } else {
