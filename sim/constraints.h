@@ -3,10 +3,12 @@
 // 30% in how far a gait carries and was removed; docs/ARCHITECTURE.md).
 // Single source: RLT_HD, no std::, no allocation; the rows live in the env's DataView (efc_*).
 //
-// Rows (MuJoCo's order: limits, then contacts), each a Jacobian J_r (1 x nv) and a distance r_r
-// (< 0: violated):
-//   limit    a limited hinge or slide beyond its range: J = +e_dof, r = q - lo (below), or
-//            J = -e_dof, r = hi - q (above)
+// Rows (MuJoCo's order: friction loss, limits, contacts), each a Jacobian J_r (1 x nv) and a
+// distance r_r (< 0: violated):
+//   friction a dof with frictionloss > 0: J = e_dof, r = 0, no stiffness (K = 0), the force bounded
+//            by |f| <= frictionloss (dof_solref/dof_solimp: the joint's solreffriction/solimpfriction)
+//   limit    a limited hinge or slide within jnt_margin of its range: J = +e_dof, r = q - lo - margin
+//            (below), or J = -e_dof, r = hi - q - margin (above) (jnt_solref/jnt_solimp)
 //   contact  a candidate within its active margin (depth > 0; sim/contact.h): r = -depth and, for a
 //            pair of condim 3, the four edges of MuJoCo's pyramidal cone (mu at least 1e-5,
 //            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
@@ -14,15 +16,20 @@
 //            body against geom 1's, t1, t2 MuJoCo's tangent frame for n, mju_makeFrame); without
 //            friction (condim 1) the normal alone. condim 4 and 6 are refused (the MJCF compiler;
 //            HostModel::check for models built in code).
-// Solved (MuJoCo's forward dynamics with its default solref 0.02 1 and solimp 0.9 0.95 0.001 0.5 2):
+// Solved (MuJoCo's forward dynamics; each row's solref/solimp from its object, a contact's mixed from
+// its geoms as mj_contactParam, MuJoCo's defaults solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2; the
+// formulas below are for the default solimp shape, impedance() has MuJoCo's general one, and a
+// direct solref (negative) gives K = -ref0 / dmax^2, B = -ref1 / dmax):
 //   a0 = M^-1 f_smooth (the smooth acceleration, M without the implicit damping), then the forces
 //   f >= 0 minimizing 1/2 f^T (A + R) f + f^T (J a0 - aref), A = J M^-1 J^T, with per row
 //     impedance  d(|r|) = dmin + (dmax - dmin) y(|r| / width), y(x) = 2 x^2 below 1/2, 1 - 2 (1 - x)^2 above, 1 past 1
 //     reference  aref = -B J v - K d r, K = 1 / (dmax^2 tc^2), B = 2 / (dmax tc), tc = max(0.02, 2 h)
-//     regularizer R = (1 - d) / d * diagApprox, diagApprox MuJoCo's: dof_invweight0 for a limit,
-//                 2 mu^2 (1 + mu^2) (body_invweight0[b1] + body_invweight0[b2]) for a pyramid edge
+//     regularizer R = (1 - d) / d * diagApprox, diagApprox MuJoCo's: dof_invweight0 for a limit or
+//                 friction loss, 2 mu^2 (1 + mu^2) (body_invweight0[b1] + body_invweight0[b2]) /
+//                 impratio for a pyramid edge
 //                 (the normal's t alone without friction)
-//   by projected Gauss-Seidel (each row in turn, f_r <- max(0, f_r - residual_r / (A_rr + R_r)),
+//   by projected Gauss-Seidel (each row in turn, f_r <- max(0, f_r - residual_r / (A_rr + R_r)), a
+//   friction-loss row clamped to [-frictionloss, frictionloss] instead,
 //   the acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
 //   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
