@@ -435,6 +435,8 @@ class MjcfCompiler {
   // The per-joint, per-dof and per-geom constraint arrays (after compile_joints and compile_geoms),
   // then the <flag>s that switch parts of the model off.
   void compile_constraints();
+  // <contact>: <exclude body1 body2> into body_exclude; <pair> refused.
+  void read_contact(const XMLElement* section);
   struct Flags {
     bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;
   } m_flags;

@@ -153,4 +153,34 @@ void MjcfCompiler::compile_constraints() {
   if (!m_flags.gravity) m.gravity[0] = m.gravity[1] = m.gravity[2] = 0;
 }
 
+void MjcfCompiler::read_contact(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string n = c->Name();
+    if (n == "pair") fail(c, "explicit contact pairs (<pair>) are not supported yet");
+    if (n != "exclude") unsupported_element(c, "exclude");
+    Attrs a(m_file, c);
+    a.ignore({"name"});
+    int b[2];
+    for (int k = 0; k < 2; ++k) {
+      const char* attr = k == 0 ? "body1" : "body2";
+      const auto name = a.text(attr);
+      if (!name || name->empty()) a.fail(std::string("attribute ") + quoted(attr) + " is required");
+      b[k] = -1;
+      for (size_t i = 0; i < m.body_name.size(); ++i)
+        if (m.body_name[i] == *name) b[k] = static_cast<int>(i);
+      if (b[k] < 0) a.fail(std::string("attribute ") + quoted(attr) + ": unknown body " + quoted(*name));
+    }
+    a.finish();
+    no_children(c);
+    const size_t nb = m.body_name.size();
+    if (m.body_exclude.empty()) m.body_exclude.assign(nb * nb, 0);
+    m.body_exclude[static_cast<size_t>(b[0]) * nb + static_cast<size_t>(b[1])] = 1;
+    m.body_exclude[static_cast<size_t>(b[1]) * nb + static_cast<size_t>(b[0])] = 1;
+  }
+}
+
 }  // namespace rlt::mjcf_detail

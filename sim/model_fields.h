@@ -90,7 +90,9 @@
   X(real, geom_solimp, 5 * ngeom, optional, "contact solimp, mixed per pair")                                    \
   X(real, geom_solmix, ngeom, optional, "weight of this geom's solref/solimp in a pair of equal priority")       \
   X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*") \
-  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded from the solver: no force")
+  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded: no force")  \
+  X(int, body_exclude, nbody * nbody, optional,                                                                  \
+    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

@@ -82,7 +82,8 @@ struct ModelView {
 // Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
 // (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
 // welded to the world count as the world), never a body and its parent (unless one is the world),
-// and only where (contype1 & conaffinity2) || (contype2 & conaffinity1).
+// and only where (contype1 & conaffinity2) || (contype2 & conaffinity1); never two bodies that a
+// <contact><exclude> names (body_exclude).
 template <class T>
 RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
   while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
@@ -92,6 +93,7 @@ template <class T>
 RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   if (m.geom_type[g1] == kGeomPlane && m.geom_type[g2] == kGeomPlane) return false;
   if (!((m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]))) return false;
+  if (m.body_exclude[m.geom_bodyid[g1] * m.nbody + m.geom_bodyid[g2]]) return false;  // <contact><exclude>
   const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
   if (w1 == w2) return false;
   if (w1 != 0 && w2 != 0 &&

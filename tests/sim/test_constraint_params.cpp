@@ -170,3 +170,23 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
 
 }  // namespace
 }  // namespace rlt
+
+namespace rlt {
+namespace {
+
+TEST(ConstraintParams, ExcludeRemovesContacts) {
+  const Model m = load_mjcf(data("constraints_exclude.xml"));
+  test::Sim<double> env(m);
+  for (int s = 0; s < 1000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  EXPECT_NEAR(env.d.qpos[2], 0.1, 2e-3);         // the box fell through the shelf to the floor
+  EXPECT_NEAR(env.d.qpos[7 + 2], 0.32 + 0.1, 2e-3);  // the ball rests on the shelf
+  expect_refused("<mujoco><worldbody><body name='a'><geom size='1'/></body></worldbody><contact><exclude "
+                 "body1='a' body2='b'/></contact></mujoco>",
+                 "unknown body \"b\"");
+  expect_refused("<mujoco><worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact><pair "
+                 "geom1='a' geom2='b'/></contact></mujoco>",
+                 "<pair>) are not supported");
+}
+
+}  // namespace
+}  // namespace rlt
