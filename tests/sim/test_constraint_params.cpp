@@ -70,6 +70,20 @@ TEST(ConstraintParams, FrictionLossHoldsBelowAndGivesWayAbove) {
   EXPECT_NEAR(spin(hinge_arm("frictionloss='0.5'", "<flag frictionloss='disable'/>"), 0.8, 500), free_turn, 1e-12);
 }
 
+TEST(ConstraintParams, FloatFollowsDoubleWithFrictionLossAndLimits) {
+  // The CUDA executor steps in float: the same rows, within float's precision.
+  const Model m = load_mjcf(data("constraints_joints.xml"));
+  test::Sim<double> a(m);
+  test::Sim<float> b(m);
+  const double ctrl[3] = {0.7, -0.9, 0.5};
+  const float ctrlf[3] = {0.7f, -0.9f, 0.5f};
+  for (int s = 0; s < 300; ++s) {
+    physics_step(a.m(), a.d, ctrl, 1, nullptr);
+    physics_step(b.m(), b.d, ctrlf, 1, nullptr);
+  }
+  for (int i = 0; i < m.nq; ++i) EXPECT_NEAR(b.d.qpos[i], a.d.qpos[i], 2e-3) << "qpos " << i;
+}
+
 TEST(ConstraintParams, ActuatorForceRangeClampsAtTheJoint) {
   const double clamped = spin(hinge_arm("actuatorfrclimited='true' actuatorfrcrange='-0.2 0.2'"), 5, 300);
   const double reference = spin(hinge_arm(""), 0.2, 300);
