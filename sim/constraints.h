@@ -3,8 +3,10 @@
 // 30% in how far a gait carries and was removed; docs/ARCHITECTURE.md).
 // Single source: RLT_HD, no std::, no allocation; the rows live in the env's DataView (efc_*).
 //
-// Rows (MuJoCo's order: friction loss, limits, contacts), each a Jacobian J_r (1 x nv) and a
-// distance r_r (< 0: violated):
+// Rows (MuJoCo's order: equality, friction loss, limits, contacts), each a Jacobian J_r (1 x nv)
+// and a distance r_r (< 0: violated):
+//   equality a joint equality: J = e_dof1 - poly'(x) e_dof2, r = q1 - q1_0 - poly(x), x = q2 - q2_0,
+//            force unbounded (equality_rows; connect rows too, refused by the compiler for now)
 //   friction a dof with frictionloss > 0: J = e_dof, r = 0, no stiffness (K = 0), the force bounded
 //            by |f| <= frictionloss (dof_solref/dof_solimp: the joint's solreffriction/solimpfriction)
 //   limit    a limited hinge or slide within jnt_margin of its range: J = +e_dof, r = q - lo - margin
@@ -186,7 +188,7 @@ RLT_HD RLT_INLINE int contact_edges(const ContactParams<T>& p) { return p.condim
 // friction-loss row (no stiffness).
 template <class T>
 RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dist, T diag_approx, T owner,
-                       const SolParams<T>& sp, bool friction) {
+                       const SolParams<T>& sp, bool friction, T imp_dist) {
   const int nv = m.nv;
   const T* J = d.efc_J + r * nv;
   T* MiJ = d.efc_MiJ + r * nv;
@@ -194,7 +196,7 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
   solve_mass(m, d, MiJ);
   T A = T(0), vel = T(0);
   for (int i = 0; i < nv; ++i) A += J[i] * MiJ[i], vel += J[i] * d.qvel[i];
-  const T dimp = impedance(sp.imp, dist);
+  const T dimp = impedance(sp.imp, imp_dist);  // imp_dist: dist, or a connect's norm over its rows
   const T dmax = sp.imp[1];
   // standard: K = 1 / (dmax^2 tc^2 dampratio^2), B = 2 / (dmax tc); direct: K = -ref0 / dmax^2, B = -ref1 / dmax
   const T K = friction ? T(0)
@@ -210,8 +212,82 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
   e[kEfcOwner] = owner;
 }
 
-// Owner codes of rows that are not contacts: a limit -1, a dof's friction loss -2 - dof.
-RLT_HD RLT_INLINE int friction_dof(double owner) { return owner <= -2 ? static_cast<int>(-2 - owner) : -1; }
+// Owner codes of rows that are not contacts: a limit -1, a dof's friction loss -2 - dof, an
+// equality constraint kEqOwner - eq (its force is not bounded).
+constexpr double kEqOwner = -1e6;
+RLT_HD RLT_INLINE int friction_dof(double owner) {
+  return owner <= -2 && owner > kEqOwner + 0.5 ? static_cast<int>(-2 - owner) : -1;
+}
+RLT_HD RLT_INLINE bool equality_row(double owner) { return owner <= kEqOwner + 0.5; }
+
+// World position of a point given in body b's frame.
+template <class T>
+RLT_HD RLT_INLINE Vec3<T> body_point(const DataView<T>& d, int b, const T* local) {
+  const T* R = d.xmat + 9 * b;
+  Vec3<T> p = Vec3<T>::load(d.xpos + 3 * b);
+  p.x += R[0] * local[0] + R[1] * local[1] + R[2] * local[2];
+  p.y += R[3] * local[0] + R[4] * local[1] + R[5] * local[2];
+  p.z += R[6] * local[0] + R[7] * local[1] + R[8] * local[2];
+  return p;
+}
+
+// Equality rows (MuJoCo's mj_instantiateEquality, first of all rows): connect, 3 rows, the world
+// anchors' difference p1 - p2 with J = Jp(b1, p1) - Jp(b2, p2), impedance from its norm,
+// diagApprox body_invweight0[b1] + body_invweight0[b2]; joint, 1 row, q1 - q1_0 - poly(q2 - q2_0)
+// with J = e_dof1 - poly'(q2 - q2_0) e_dof2, diagApprox the dofs' invweight0. Returns the rows.
+template <class T>
+RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int nr) {
+  const int nv = m.nv;
+  const int start = nr;
+  for (int e = 0; e < m.neq; ++e) {
+    if (!m.eq_active[e]) continue;
+    const T* data = m.eq_data + 11 * e;
+    const SolParams<T> sp = sol_params(m, m.eq_solref + 2 * e, m.eq_solimp + 5 * e, h);
+    const T owner = T(kEqOwner - e);
+    if (m.eq_type[e] == kEqConnect) {
+      if (nr + 3 > m.nefc_max) break;
+      const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
+      const Vec3<T> p1 = body_point(d, b1, data), p2 = body_point(d, b2, data + 3);
+      const Vec3<T> dif = p1 - p2;
+      for (int k = 0; k < 3 * nv; ++k) d.efc_J[nr * nv + k] = T(0);
+      for (int side = 0; side < 2; ++side) {
+        const int b = side == 0 ? b1 : b2;
+        const Vec3<T> p = side == 0 ? p1 : p2;
+        const T sign = side == 0 ? T(1) : T(-1);
+        for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
+          const Vec3<T> col = point_jacobian_col(m, d, b, p, i);
+          d.efc_J[nr * nv + i] += sign * col.x;
+          d.efc_J[(nr + 1) * nv + i] += sign * col.y;
+          d.efc_J[(nr + 2) * nv + i] += sign * col.z;
+        }
+      }
+      const T pos[3] = {dif.x, dif.y, dif.z};
+      const T dist = m_sqrt(dot(dif, dif));
+      const T dA = m.body_invweight0[b1] + m.body_invweight0[b2];
+      for (int k = 0; k < 3; ++k) finish_row(m, d, nr + k, pos[k], dA, owner, sp, false, dist);
+      nr += 3;
+    } else {
+      if (nr + 1 > m.nefc_max) break;
+      const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
+      const int dof1 = m.jnt_dofadr[j1], q1 = m.jnt_qposadr[j1];
+      T* J = d.efc_J + nr * nv;
+      for (int i = 0; i < nv; ++i) J[i] = T(0);
+      J[dof1] = T(1);
+      T pos = d.qpos[q1] - m.qpos0[q1] - data[0];
+      T dA = m.dof_invweight0[dof1];
+      if (j2 >= 0) {
+        const int dof2 = m.jnt_dofadr[j2], q2 = m.jnt_qposadr[j2];
+        const T x = d.qpos[q2] - m.qpos0[q2];
+        pos -= data[1] * x + data[2] * x * x + data[3] * x * x * x + data[4] * x * x * x * x;
+        J[dof2] -= data[1] + T(2) * data[2] * x + T(3) * data[3] * x * x + T(4) * data[4] * x * x * x;
+        dA += m.dof_invweight0[dof2];
+      }
+      finish_row(m, d, nr, pos, dA, owner, sp, false, pos);
+      ++nr;
+    }
+  }
+  return nr - start;
+}
 
 }  // namespace constraint_detail
 
@@ -238,13 +314,14 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
   using namespace constraint_detail;
   const int nv = m.nv;
   int nr = 0;
+  nr += equality_rows(m, d, h, nr);
   for (int dof = 0; dof < nv; ++dof) {
     if (!(m.dof_frictionloss[dof] > T(0)) || nr >= m.nefc_max) continue;
     T* J = d.efc_J + nr * nv;
     for (int i = 0; i < nv; ++i) J[i] = T(0);
     J[dof] = T(1);
     const SolParams<T> sp = sol_params(m, m.dof_solref + 2 * dof, m.dof_solimp + 5 * dof, h);
-    finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true);
+    finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true, T(0));
     ++nr;
   }
   for (int j = 0; j < m.njnt; ++j) {
@@ -259,7 +336,8 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
       for (int i = 0; i < nv; ++i) J[i] = T(0);
       J[dof] = side == 0 ? T(1) : T(-1);
       const SolParams<T> sp = sol_params(m, m.jnt_solref + 2 * j, m.jnt_solimp + 5 * j, h);
-      finish_row(m, d, nr, margin == T(0) ? dist : dist - margin, m.dof_invweight0[dof], T(-1), sp, false);
+      const T r = margin == T(0) ? dist : dist - margin;
+      finish_row(m, d, nr, r, m.dof_invweight0[dof], T(-1), sp, false, r);
       ++nr;
     }
   }
@@ -308,7 +386,7 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
     T diag_approx = edges == 1 ? t : T(2) * mu * mu * (t + mu * mu * t);
     if (edges == 4 && m.impratio != T(1)) diag_approx = diag_approx / max_(T(kMinVal), m.impratio);
     const SolParams<T> sp = sol_params(m, cp.ref, cp.imp, h);
-    for (int k = 0; k < edges; ++k) finish_row(m, d, nr + k, -depth, diag_approx, T(c), sp, false);
+    for (int k = 0; k < edges; ++k) finish_row(m, d, nr + k, -depth, diag_approx, T(c), sp, false, -depth);
     nr += edges;
   }
   d.nefc[0] = T(nr);
@@ -348,6 +426,8 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
       if (fdof >= 0) {  // friction loss: |f| <= frictionloss
         const T fl = m.dof_frictionloss[fdof];
         f = f > fl ? fl : f < -fl ? -fl : f;
+      } else if (equality_row(static_cast<double>(e[kEfcOwner]))) {
+        // equality: unbounded
       } else {
         f = f > T(0) ? f : T(0);
       }
@@ -430,7 +510,8 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
-  const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu);
+  const ModelOffsets o =
+      model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu, view.neq);
   const int nv = view.nv;
   std::vector<T> row(static_cast<size_t>(data_size(view)), T(0));
   const DataView<T> d = data_view(view, row.data());

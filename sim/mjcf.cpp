@@ -56,7 +56,8 @@ Model MjcfCompiler::compile(const std::string& text) {
   }
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
-  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs, contacts;
+  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs, contacts,
+      equalities;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -67,8 +68,9 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "keyframe") keyframes.push_back(s);
     else if (n == "custom") customs.push_back(s);
     else if (n == "contact") contacts.push_back(s);
+    else if (n == "equality") equalities.push_back(s);
     else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
-    else unsupported_element(s, "compiler, option, default, worldbody, contact, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
+    else unsupported_element(s, "compiler, option, default, worldbody, contact, equality, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
   for (const XMLElement* s : options) read_option(s);
@@ -84,6 +86,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   check_moving_bodies();
   compile_constraints();
   for (const XMLElement* s : contacts) read_contact(s);
+  for (const XMLElement* s : equalities) read_equality(s);
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());

@@ -437,6 +437,8 @@ class MjcfCompiler {
   void compile_constraints();
   // <contact>: <exclude body1 body2> into body_exclude; <pair> refused.
   void read_contact(const XMLElement* section);
+  // <equality>: connect (body semantics) and joint; weld, tendon, flex and site semantics refused.
+  void read_equality(const XMLElement* section);
   struct Flags {
     bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;
   } m_flags;

@@ -24,6 +24,7 @@ namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int { kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomBox = 6 };  // MuJoCo's numbers
+enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
@@ -32,6 +33,7 @@ inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBa
 struct Model {
   // sizes
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
+  int neq = 0;  // equality constraints (MJCF <equality>: connect, joint)
 
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)

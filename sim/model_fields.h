@@ -92,7 +92,16 @@
   X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*") \
   X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded: no force")  \
   X(int, body_exclude, nbody * nbody, optional,                                                                  \
-    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")
+    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")  \
+  /* equality constraints (sim/constraints.h; MJCF <equality>) */                                               \
+  X(int, eq_type, neq, required, "EqualityType: connect (3 rows) or joint (1 row)")                              \
+  X(int, eq_obj1id, neq, required, "connect: body 1; joint: joint 1")                                            \
+  X(int, eq_obj2id, neq, required, "connect: body 2 (0: the world); joint: joint 2, -1 if none")                \
+  X(int, eq_active, neq, required, "0/1: whether the constraint acts")                                           \
+  X(real, eq_data, 11 * neq, required,                                                                           \
+    "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                       \
+  X(real, eq_solref, 2 * neq, required, "solref")                                                                \
+  X(real, eq_solimp, 5 * neq, required, "solimp")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

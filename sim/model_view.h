@@ -31,8 +31,9 @@ struct ModelOffsets {
   i64 num_reals, num_ints;
 };
 
-inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0) {
-  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_;
+inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
+                                 int neq_ = 0) {
+  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -48,6 +49,7 @@ struct ModelView {
   // sizes
   int nq, nv, nbody, njnt, ngeom, nsite;
   int nu;                // actuators (sim/actuators.h)
+  int neq;               // equality constraints (sim/constraints.h)
 
   // options
   T timestep;            // s
@@ -69,7 +71,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -128,6 +130,7 @@ inline int constraint_capacity(const ModelView<T>& m) {
   for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
     n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? (m.jnt_margin[j] > 0 ? 2 : 1) : 0;
   for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;  // friction-loss rows
+  for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
   return n;
 }
 
@@ -151,7 +154,7 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
+        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -182,6 +185,7 @@ class HostModel {
     m_view.impratio = static_cast<T>(model.impratio);
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
+    m_view.neq = model.neq;
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
@@ -261,8 +265,9 @@ class HostModel {
   // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0) fail("negative size");
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
+    const long neq = m.neq;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));

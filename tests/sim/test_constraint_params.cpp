@@ -204,3 +204,30 @@ TEST(ConstraintParams, ExcludeRemovesContacts) {
 
 }  // namespace
 }  // namespace rlt
+
+namespace rlt {
+namespace {
+
+TEST(ConstraintParams, JointEqualityCouplesTwoHinges) {
+  const Model m = load_mjcf(data("constraints_equality.xml"));
+  ASSERT_EQ(m.neq, 3);
+  EXPECT_EQ(m.eq_type[0], kEqJoint);
+  EXPECT_EQ(m.eq_active[2], 0);
+  EXPECT_DOUBLE_EQ(m.eq_data[11 + 1], 1);
+  EXPECT_DOUBLE_EQ(parse_mjcf("<mujoco><worldbody><body><joint name='a'/><geom size='1'/></body></worldbody>"
+                              "<equality><joint joint1='a' polycoef='0.2'/></equality></mujoco>", "p.xml").eq_data[1],
+                   1);  // fewer than 5 numbers (MuJoCo 3): the default slope 1 kept
+  test::Sim<double> env(m);
+  const double ctrl[2] = {0.5, 0};
+  for (int s = 0; s < 2000; ++s) physics_step(env.m(), env.d, ctrl, 1, nullptr);
+  // c1 - 0 = 0.1 - 0.5 x + 0.3 x^2 + 0.2 x^3 with x = c2 - c2_ref: held to the soft constraint's mm
+  const double x = env.d.qpos[1] - m.qpos0[1];
+  EXPECT_NEAR(env.d.qpos[0], 0.1 - 0.5 * x + 0.3 * x * x + 0.2 * x * x * x, 2e-2);
+  EXPECT_NEAR(env.d.qpos[2], 0.05, 1e-2);  // the slider held at 0.05 against gravity
+  expect_refused("<mujoco><worldbody><body name='a'><joint/><geom size='1'/></body></worldbody><equality><weld "
+                 "body1='a'/></equality></mujoco>",
+                 "\"weld\" is not supported yet");
+}
+
+}  // namespace
+}  // namespace rlt
