@@ -61,7 +61,8 @@ Model MjcfCompiler::compile(const std::string& text) {
   }
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
-  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs;
+  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs, contacts,
+      equalities;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -71,8 +72,10 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "actuator") actuators.push_back(s);
     else if (n == "keyframe") keyframes.push_back(s);
     else if (n == "custom") customs.push_back(s);
+    else if (n == "contact") contacts.push_back(s);
+    else if (n == "equality") equalities.push_back(s);
     else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
-    else unsupported_element(s, "compiler, option, default, worldbody, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
+    else unsupported_element(s, "compiler, option, default, worldbody, contact, equality, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
   for (const XMLElement* s : options) read_option(s);
@@ -87,6 +90,9 @@ Model MjcfCompiler::compile(const std::string& text) {
   apply_mass_bounds();
   compile_joints();
   check_moving_bodies();
+  compile_constraints();
+  for (const XMLElement* s : contacts) read_contact(s);
+  for (const XMLElement* s : equalities) read_equality(s);
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
@@ -180,8 +186,9 @@ void MjcfCompiler::read_option(const XMLElement* e) {
     if (k == 3) a.fail("integrator=\"implicit\" is not supported (Euler, RK4, implicitfast)");
     m.integrator = k == 0 ? kIntEuler : k == 1 ? kIntRK4 : kIntImplicitFast;
   }
+  read_option_constraints(a);
   a.finish();
-  no_children(e);
+  read_flags(e);
 }
 
 void MjcfCompiler::apply_mass_bounds() {

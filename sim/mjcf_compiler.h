@@ -298,6 +298,12 @@ struct JointSpec {
   double range[2] = {0, 0};
   double ref = 0, damping = 0, armature = 0;
   double stiffness = 0, springref = 0;  // springref in the angle unit for hinges, as ref
+  // constraint parameters (sim/mjcf_constraints.cpp)
+  double frictionloss = 0, margin = 0;
+  double solreflimit[2] = {0.02, 1}, solimplimit[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double solreffriction[2] = {0.02, 1}, solimpfriction[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  Tri actfrclimited = Tri::kAuto;
+  double actfrcrange[2] = {0, 0};
 };
 
 struct GeomSpec {
@@ -311,6 +317,10 @@ struct GeomSpec {
   double margin = 0;
   int contype = 1, conaffinity = 1, group = 0;
   double rgba[4] = {0.5, 0.5, 0.5, 1};
+  // contact parameters (sim/mjcf_constraints.cpp)
+  double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double solmix = 1, gap = 0;
+  int priority = 0;
 };
 
 // MuJoCo keeps one actuator default per class for every actuator element alike (its mjsActuator):
@@ -477,6 +487,23 @@ class MjcfCompiler {
   // MuJoCo 2.2.2 refuses a body with joints unless it, or one of its jointless children, has
   // mass and each principal moment of at least mjMINVAL (checked against libmujoco in the tests).
   void check_moving_bodies() const;
+
+  // ---- constraint parameters and options (sim/mjcf_constraints.cpp) ----
+  void read_joint_constraint_attrs(Attrs& a, JointSpec* j);
+  void read_geom_constraint_attrs(Attrs& a, GeomSpec* g);
+  // <option> attributes of the constraint solver, and its <flag> child.
+  void read_option_constraints(Attrs& a);
+  void read_flags(const XMLElement* option);
+  // The per-joint, per-dof and per-geom constraint arrays (after compile_joints and compile_geoms),
+  // then the <flag>s that switch parts of the model off.
+  void compile_constraints();
+  // <contact>: <exclude body1 body2> into body_exclude; <pair> refused.
+  void read_contact(const XMLElement* section);
+  // <equality>: connect (body semantics) and joint; weld, tendon, flex and site semantics refused.
+  void read_equality(const XMLElement* section);
+  struct Flags {
+    bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;
+  } m_flags;
 
   // ---- actuators ----
   void read_actuators(const XMLElement* section);

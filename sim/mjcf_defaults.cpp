@@ -60,8 +60,7 @@ void MjcfCompiler::read_joint_attrs(Attrs& a, JointSpec* j) {
   if (a.number("armature", &j->armature) && j->armature < 0) a.fail("attribute \"armature\" must be non-negative");
   if (a.number("stiffness", &j->stiffness) && j->stiffness < 0) a.fail("attribute \"stiffness\" must be non-negative");
   a.number("springref", &j->springref);
-  a.only_default("frictionloss", 0);
-  a.only_default("margin", 0);
+  read_joint_constraint_attrs(a, j);
   a.ignore({"group"});
 }
 
@@ -87,8 +86,7 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
   if (a.integer("condim", &g->condim) && g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
     a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
   if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
-  a.only_default("gap", 0);
-  a.only_default("priority", 0);
+  read_geom_constraint_attrs(a, g);
   a.ignore({"material"});
 }
 

@@ -24,6 +24,7 @@ namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int { kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomBox = 6 };  // MuJoCo's numbers
+enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };
@@ -39,13 +40,17 @@ inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBa
 struct Model {
   // sizes
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
+  int neq = 0;  // equality constraints (MJCF <equality>: connect, joint)
 
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
   double gravity[3] = {0, 0, -9.81};         // m/s^2
   int integrator = kIntEuler;                // Integrator (MJCF option/integrator)
-  // Contacts and joint limits follow MuJoCo's soft constraints with its default solref/solimp
-  // (sim/constraints.h); they have no model-wide parameters.
+  // Contacts, joint limits and friction loss follow MuJoCo's soft constraints (sim/constraints.h)
+  // with the per-object solref/solimp of sim/model_fields.h and these model-wide options:
+  double impratio = 1;                       // MJCF option/impratio
+  bool refsafe = true;                       // MJCF flag refsafe (disable: false)
+  bool eulerdamp = true;                     // MJCF flag eulerdamp (disable: joint damping explicit)
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -86,7 +86,32 @@
   /* configurations */                                                                                            \
   X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                   \
   X(real, qpos_spring, nq, required,                                                                              \
-    "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")
+    "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")  \
+  /* constraint parameters (sim/constraints.h; absent: MuJoCo's defaults, HostModel fills them) */                \
+  X(real, jnt_solref, 2 * njnt, optional, "limit solref (timeconst, dampratio; or -stiffness, -damping)")        \
+  X(real, jnt_solimp, 5 * njnt, optional, "limit solimp (dmin, dmax, width, midpoint, power)")                    \
+  X(real, jnt_margin, njnt, optional, "a limit acts from this far inside its range (rad or m)")                   \
+  X(int, jnt_actfrclimited, njnt, optional, "0/1: qfrc_actuator at the joint's dofs clamped to jnt_actfrcrange")  \
+  X(real, jnt_actfrcrange, 2 * njnt, optional, "actuator force range at the joint (MuJoCo's actuatorfrcrange)")   \
+  X(real, dof_frictionloss, nv, optional, "dry friction of the dof: a friction-loss row bounded by it (N m or N)") \
+  X(real, dof_solref, 2 * nv, optional, "friction-loss solref (joint solreffriction)")                           \
+  X(real, dof_solimp, 5 * nv, optional, "friction-loss solimp (joint solimpfriction)")                           \
+  X(real, geom_solref, 2 * ngeom, optional, "contact solref, mixed per pair (MuJoCo's mj_contactParam)")         \
+  X(real, geom_solimp, 5 * ngeom, optional, "contact solimp, mixed per pair")                                    \
+  X(real, geom_solmix, ngeom, optional, "weight of this geom's solref/solimp in a pair of equal priority")       \
+  X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*") \
+  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded: no force")  \
+  X(int, body_exclude, nbody * nbody, optional,                                                                  \
+    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")  \
+  /* equality constraints (sim/constraints.h; MJCF <equality>) */                                               \
+  X(int, eq_type, neq, required, "EqualityType: connect (3 rows) or joint (1 row)")                              \
+  X(int, eq_obj1id, neq, required, "connect: body 1; joint: joint 1")                                            \
+  X(int, eq_obj2id, neq, required, "connect: body 2 (0: the world); joint: joint 2, -1 if none")                \
+  X(int, eq_active, neq, required, "0/1: whether the constraint acts")                                           \
+  X(real, eq_data, 11 * neq, required,                                                                           \
+    "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                       \
+  X(real, eq_solref, 2 * neq, required, "solref")                                                                \
+  X(real, eq_solimp, 5 * neq, required, "solimp")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

@@ -31,8 +31,9 @@ struct ModelOffsets {
   i64 num_reals, num_ints;
 };
 
-inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0) {
-  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_;
+inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
+                                 int neq_ = 0) {
+  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -48,6 +49,7 @@ struct ModelView {
   // sizes
   int nq, nv, nbody, njnt, ngeom, nsite;
   int nu;                // actuators (sim/actuators.h)
+  int neq;               // equality constraints (sim/constraints.h)
 
   // options
   T timestep;            // s
@@ -56,6 +58,8 @@ struct ModelView {
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
   int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
+  T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
+  int refsafe;           // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
   int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
@@ -68,7 +72,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -81,7 +85,8 @@ struct ModelView {
 // Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
 // (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
 // welded to the world count as the world), never a body and its parent (unless one is the world),
-// and only where (contype1 & conaffinity2) || (contype2 & conaffinity1).
+// and only where (contype1 & conaffinity2) || (contype2 & conaffinity1); never two bodies that a
+// <contact><exclude> names (body_exclude).
 template <class T>
 RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
   while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
@@ -91,6 +96,7 @@ template <class T>
 RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   if (m.geom_type[g1] == kGeomPlane && m.geom_type[g2] == kGeomPlane) return false;
   if (!((m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]))) return false;
+  if (m.body_exclude[m.geom_bodyid[g1] * m.nbody + m.geom_bodyid[g2]]) return false;  // <contact><exclude>
   const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
   if (w1 == w2) return false;
   if (w1 != 0 && w2 != 0 &&
@@ -118,12 +124,14 @@ inline int contact_capacity(const ModelView<T>& m) {
 }
 
 // Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
-// limited hinge or slide joint.
+// limited hinge or slide joint (two with a margin), one per dof with friction loss.
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int n = 4 * m.ncon_max;
-  for (int j = 0; j < m.njnt; ++j)
-    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? 1 : 0;
+  for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
+    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? (m.jnt_margin[j] > 0 ? 2 : 1) : 0;
+  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;  // friction-loss rows
+  for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
   return n;
 }
 
@@ -147,7 +155,7 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
+        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -159,6 +167,9 @@ class HostModel {
     // Absent condim means MuJoCo's default, 3.
     if (model.geom_condim.empty())
       for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
+    // Absent constraint parameters mean MuJoCo's defaults (solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2,
+    // solmix 1; the rest 0).
+    fill_default_solparams(model, o);
     // The derived constants: each body's tree root, then (set_invweight0, from the view) the
     // inverse weights.
     for (int b = 1; b < model.nbody; ++b) {
@@ -171,9 +182,12 @@ class HostModel {
     m_view.ngeom = model.ngeom, m_view.nsite = model.nsite;
     m_view.timestep = static_cast<T>(model.timestep);
     for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
-    m_view.implicit_damping = implicit_damping ? 1 : 0;
+    m_view.implicit_damping = implicit_damping && model.eulerdamp ? 1 : 0;
     m_view.integrator = model.integrator;
+    m_view.impratio = static_cast<T>(model.impratio);
+    m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
+    m_view.neq = model.neq;
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
@@ -209,6 +223,23 @@ class HostModel {
   const std::vector<int>& ints() const { return m_ints; }
 
  private:
+  void fill_default_solparams(const Model& model, const ModelOffsets& o) {
+    const double ref[2] = {0.02, 1}, imp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+    auto fill = [&](bool absent, i64 at, int n, const double* v, int k) {
+      if (!absent) return;
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < k; ++c) m_reals[static_cast<size_t>(at + k * i + c)] = static_cast<T>(v[c]);
+    };
+    const double one = 1;
+    fill(model.jnt_solref.empty(), o.jnt_solref, model.njnt, ref, 2);
+    fill(model.jnt_solimp.empty(), o.jnt_solimp, model.njnt, imp, 5);
+    fill(model.dof_solref.empty(), o.dof_solref, model.nv, ref, 2);
+    fill(model.dof_solimp.empty(), o.dof_solimp, model.nv, imp, 5);
+    fill(model.geom_solref.empty(), o.geom_solref, model.ngeom, ref, 2);
+    fill(model.geom_solimp.empty(), o.geom_solimp, model.ngeom, imp, 5);
+    fill(model.geom_solmix.empty(), o.geom_solmix, model.ngeom, &one, 1);
+  }
+
   void put(i64 at, const std::vector<double>& src) {
     for (size_t k = 0; k < src.size(); ++k) m_reals[static_cast<size_t>(at) + k] = static_cast<T>(src[k]);
   }
@@ -236,8 +267,9 @@ class HostModel {
   // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0) fail("negative size");
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
+    const long neq = m.neq;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));

@@ -29,6 +29,7 @@ template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
   actuator_forces(m, d, ctrl);
+  clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
   if (m.ncon_max > 0) {
     detect_contacts(m, d);
   } else {

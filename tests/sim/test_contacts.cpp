@@ -288,9 +288,10 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const Model model = load_mjcf(data_path("contact_actuators.xml"));
   HostModel<float> host(model);
   const ModelView<float>& v = host.view();
-  const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu);
+  const ModelOffsets o =
+      model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq);
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
-             nsite = model.nsite, nu = model.nu;
+             nsite = model.nsite, nu = model.nu, neq = model.neq;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr,
                          const void* block, size_t elem) {

@@ -337,6 +337,10 @@ TEST_P(MjcfFile, CompilesLikeMuJoCo) {
   if (GetParam().rfind("act_", 0) == 0) GTEST_SKIP() << "MuJoCo 3 file, checked by mujoco_peer_" << GetParam();
   std::string error;
   if (!mujoco_load(path, &error)) {
+    // An attribute of MuJoCo 3 that 2.2.2's schema does not know (actuatorfrcrange, ls_iterations,
+    // the spring/damper flags, ...): such files are checked against MuJoCo 3 by their peer tests.
+    if (error.find("Schema violation: unrecognized attribute") != std::string::npos)
+      GTEST_SKIP() << "MuJoCo 2.2.2 predates an attribute of " << path << " (" << error << ")";
     // A data file MuJoCo refuses must be refused here as well (the dynamics tests' files included).
     EXPECT_THROW(load_mjcf(path), MjcfError) << "MuJoCo refuses " << path << " (" << error << ") but we compile it";
     return;
@@ -567,7 +571,7 @@ TEST(MjcfErrors, UnknownElement) {
   const std::string in_body = error_of("<mujoco><worldbody>\n<body name='torso'>\n<composite/></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(in_body, "test.xml:3: composite: unsupported element in <body> (supported: body, inertial, joint")) << in_body;
   const std::string equality = error_of("<mujoco>\n<equality><weld body1='a'/></equality></mujoco>");
-  EXPECT_TRUE(starts_with(equality, "test.xml:2: equality: unsupported element in <mujoco>")) << equality;
+  EXPECT_TRUE(starts_with(equality, "test.xml:2: weld: equality \"weld\" is not supported yet")) << equality;
   const std::string nested = error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)")) << nested;
   const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><jointpos joint='j'/></sensor></mujoco>");
@@ -584,9 +588,9 @@ TEST(MjcfErrors, UnsupportedAttributeListsTheSupportedOnes) {
   EXPECT_TRUE(starts_with(msg, "test.xml:2: joint hip: unsupported attribute \"stifness\" (supported: ")) << msg;
   EXPECT_NE(msg.find("damping"), std::string::npos) << msg;
   // a physics attribute away from its default is unsupported too
-  const std::string loss = error_of("<mujoco><worldbody><body>\n\n<joint name='knee' frictionloss='3'/></body></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(loss, "test.xml:3: joint knee: attribute \"frictionloss\" is not supported")) << loss;
-  EXPECT_EQ(error_of("<mujoco><worldbody><body><joint frictionloss='0'/><geom size='1'/></body></worldbody></mujoco>"), "");
+  const std::string wind = error_of("<mujoco>\n\n<option wind='3 0 0'/><worldbody/></mujoco>");
+  EXPECT_TRUE(starts_with(wind, "test.xml:3: option: attribute \"wind\" is not supported")) << wind;
+  EXPECT_EQ(error_of("<mujoco><option wind='0 0 0'/><worldbody><body><joint/><geom size='1'/></body></worldbody></mujoco>"), "");
 }
 
 TEST(MjcfErrors, NegativeStiffness) {

@@ -1,0 +1,268 @@
+// MJCF compiler, constraint parameters (sim/mjcf_compiler.h): the joint and geom attributes of
+// MuJoCo's constraint law (frictionloss, margin, solreflimit/solimplimit, solreffriction/
+// solimpfriction, actuatorfrcrange; geom solref/solimp/solmix/priority/gap), the solver's <option>
+// attributes and <flag>s, and the Model arrays they fill (sim/model_fields.h, "constraint
+// parameters"; sim/constraints.h reads them). MuJoCo 3's semantics, checked against it in
+// tests/sim/test_constraints.cpp and by tools/mujoco_peer.py (tests/data/mjcf/constraints_*.xml).
+#include "sim/mjcf_compiler.h"
+
+namespace rlt::mjcf_detail {
+
+namespace {
+// solref: 2 numbers, both positive (timeconst, dampratio) or both non-positive (direct -stiffness,
+// -damping); MuJoCo warns on a mixed pair and uses the default, which sim/constraints.h does too.
+void read_solref(Attrs& a, const char* name, double out[2]) { a.numbers(name, out, 2, 2); }
+// solimp: 3 to 5 numbers (dmin, dmax, width[, midpoint, power]).
+void read_solimp(Attrs& a, const char* name, double out[5]) { a.numbers(name, out, 3, 5); }
+}  // namespace
+
+void MjcfCompiler::read_joint_constraint_attrs(Attrs& a, JointSpec* j) {
+  if (a.number("frictionloss", &j->frictionloss) && j->frictionloss < 0)
+    a.fail("attribute \"frictionloss\" must be non-negative");
+  if (a.number("margin", &j->margin) && j->margin < 0) a.fail("attribute \"margin\" must be non-negative");
+  read_solref(a, "solreflimit", j->solreflimit);
+  read_solimp(a, "solimplimit", j->solimplimit);
+  read_solref(a, "solreffriction", j->solreffriction);
+  read_solimp(a, "solimpfriction", j->solimpfriction);
+  a.tri("actuatorfrclimited", &j->actfrclimited);
+  a.numbers("actuatorfrcrange", j->actfrcrange, 2, 2);
+}
+
+void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
+  read_solref(a, "solref", g->solref);
+  read_solimp(a, "solimp", g->solimp);
+  if (a.number("solmix", &g->solmix) && g->solmix < 0) a.fail("attribute \"solmix\" must be non-negative");
+  if (a.number("gap", &g->gap) && g->gap < 0) a.fail("attribute \"gap\" must be non-negative");
+  a.integer("priority", &g->priority);
+}
+
+// The solver: MuJoCo's Newton, CG and PGS all minimize the same strictly convex problem; rltrain
+// solves it by projected Gauss-Seidel to its own tolerance (sim/constraints.h), whatever `solver`
+// names, so `solver`, `iterations`, `tolerance`, `ls_iterations` and `ls_tolerance` are read
+// (checked) and the converged answer is the same. What would change the answer is refused.
+void MjcfCompiler::read_option_constraints(Attrs& a) {
+  a.keyword("solver", {"PGS", "CG", "Newton"});
+  int n = 0;
+  if (a.integer("iterations", &n) && n < 0) a.fail("attribute \"iterations\" must be non-negative");
+  if (a.integer("ls_iterations", &n) && n < 0) a.fail("attribute \"ls_iterations\" must be non-negative");
+  double x = 0;
+  if (a.number("tolerance", &x) && x < 0) a.fail("attribute \"tolerance\" must be non-negative");
+  if (a.number("ls_tolerance", &x) && x < 0) a.fail("attribute \"ls_tolerance\" must be non-negative");
+  if (a.number("noslip_tolerance", &x) && x < 0) a.fail("attribute \"noslip_tolerance\" must be non-negative");
+  if (a.integer("noslip_iterations", &n) && n != 0)
+    a.fail("attribute \"noslip_iterations\": the noslip solver is not supported (only 0)");
+  if (a.keyword("cone", {"pyramidal", "elliptic"}) == 1)
+    a.fail("cone=\"elliptic\" is not supported (pyramidal friction cones only)");
+  if (a.number("impratio", &m.impratio) && !(m.impratio > 0)) a.fail("attribute \"impratio\" must be positive");
+  a.keyword("jacobian", {"dense", "sparse", "auto"});  // storage only: the same answer
+  a.only_default("wind", 0);
+  a.only_default("density", 0);
+  a.only_default("viscosity", 0);
+  // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, convex and
+  // SDF collisions of meshes, sleeping): no effect here.
+  a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "ccd_iterations", "ccd_tolerance",
+            "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});
+  if (const auto groups = a.text("actuatorgroupdisable"); groups && groups->find_first_not_of(" \t\r\n") != std::string::npos)
+    a.fail("attribute \"actuatorgroupdisable\" is not supported");
+}
+
+void MjcfCompiler::read_flags(const XMLElement* option) {
+  for (const XMLElement* c = option->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    if (std::strcmp(c->Name(), "flag") != 0) unsupported_element(c, "flag");
+    Attrs a(m_file, c);
+    auto flag = [&](const char* name, bool* on) {
+      const int k = a.keyword(name, {"disable", "enable"});
+      if (k >= 0 && on) *on = k == 1;
+      return k;
+    };
+    bool constraint = true;
+    flag("constraint", &constraint);
+    if (!constraint) m_flags.contact = m_flags.limit = m_flags.frictionloss = false;
+    flag("contact", &m_flags.contact);
+    flag("limit", &m_flags.limit);
+    flag("frictionloss", &m_flags.frictionloss);
+    flag("gravity", &m_flags.gravity);
+    flag("spring", &m_flags.spring);
+    flag("damper", &m_flags.damper);
+    flag("eulerdamp", &m.eulerdamp);
+    flag("refsafe", &m.refsafe);
+    // No effect on the converged answer, or on nothing this subset has: equality (no equality
+    // constraints yet), warmstart and island (the solver's path, not its answer), midphase,
+    // nativeccd and multiccd (mesh collisions), autoreset, and the diagnostics energy, fwdinv,
+    // invdiscrete.
+    for (const char* n : {"equality", "warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset",
+                          "energy", "fwdinv", "invdiscrete"})
+      flag(n, nullptr);
+    // Not supported away from MuJoCo's default.
+    const struct { const char* name; const char* def; } kRefused[] = {
+        {"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
+        {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
+    for (const auto& r : kRefused) {
+      const char* t = c->Attribute(r.name);
+      flag(r.name, nullptr);
+      if (t && std::strcmp(t, r.def) != 0)
+        a.fail("flag " + quoted(r.name) + "=" + quoted(t) + " is not supported (only " + quoted(r.def) + ")");
+    }
+    a.finish();
+    no_children(c);
+  }
+}
+
+void MjcfCompiler::compile_constraints() {
+  const size_t njnt = m_joints.size();
+  m.jnt_solref.clear(), m.jnt_solimp.clear(), m.jnt_margin.clear();
+  m.jnt_actfrclimited.clear(), m.jnt_actfrcrange.clear();
+  for (size_t j = 0; j < njnt; ++j) {
+    const JointSpec& s = m_joints[j];
+    m.jnt_solref.insert(m.jnt_solref.end(), s.solreflimit, s.solreflimit + 2);
+    m.jnt_solimp.insert(m.jnt_solimp.end(), s.solimplimit, s.solimplimit + 5);
+    m.jnt_margin.push_back(s.margin);
+    const bool has_range = s.actfrcrange[0] != 0 || s.actfrcrange[1] != 0;
+    bool limited = s.actfrclimited == Tri::kTrue;
+    if (s.actfrclimited == Tri::kAuto && has_range) {
+      if (!m_opt.autolimits)
+        fail(m_joint_elem[j], "has \"actuatorfrcrange\" but not \"actuatorfrclimited\": set actuatorfrclimited="
+                              "\"true\" or \"false\", or <compiler autolimits=\"true\"/>");
+      limited = true;
+    }
+    if (limited && s.actfrcrange[0] > s.actfrcrange[1])
+      fail(m_joint_elem[j], "actuatorfrcrange[0] must not be larger than actuatorfrcrange[1]");
+    m.jnt_actfrclimited.push_back(limited ? 1 : 0);
+    m.jnt_actfrcrange.insert(m.jnt_actfrcrange.end(), s.actfrcrange, s.actfrcrange + 2);
+    if (!m_flags.limit) m.jnt_limited[j] = 0;
+    if (!m_flags.spring) m.jnt_stiffness[j] = 0;
+  }
+  m.dof_frictionloss.clear(), m.dof_solref.clear(), m.dof_solimp.clear();
+  for (int i = 0; i < m.nv; ++i) {
+    const JointSpec& s = m_joints[static_cast<size_t>(m.dof_jntid[static_cast<size_t>(i)])];
+    m.dof_frictionloss.push_back(m_flags.frictionloss ? s.frictionloss : 0);
+    m.dof_solref.insert(m.dof_solref.end(), s.solreffriction, s.solreffriction + 2);
+    m.dof_solimp.insert(m.dof_solimp.end(), s.solimpfriction, s.solimpfriction + 5);
+    if (!m_flags.damper) m.dof_damping[static_cast<size_t>(i)] = 0;
+  }
+  m.geom_solref.clear(), m.geom_solimp.clear(), m.geom_solmix.clear(), m.geom_priority.clear(), m.geom_gap.clear();
+  for (size_t g = 0; g < m_geoms.size(); ++g) {
+    const GeomSpec& s = m_geoms[g];
+    m.geom_solref.insert(m.geom_solref.end(), s.solref, s.solref + 2);
+    m.geom_solimp.insert(m.geom_solimp.end(), s.solimp, s.solimp + 5);
+    m.geom_solmix.push_back(s.solmix);
+    m.geom_priority.push_back(s.priority);
+    m.geom_gap.push_back(s.gap);
+    if (!m_flags.contact) m.geom_contype[g] = m.geom_conaffinity[g] = 0;
+  }
+  if (!m_flags.gravity) m.gravity[0] = m.gravity[1] = m.gravity[2] = 0;
+}
+
+void MjcfCompiler::read_contact(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string n = c->Name();
+    if (n == "pair") fail(c, "explicit contact pairs (<pair>) are not supported yet");
+    if (n != "exclude") unsupported_element(c, "exclude");
+    Attrs a(m_file, c);
+    a.ignore({"name"});
+    int b[2];
+    for (int k = 0; k < 2; ++k) {
+      const char* attr = k == 0 ? "body1" : "body2";
+      const auto name = a.text(attr);
+      if (!name || name->empty()) a.fail(std::string("attribute ") + quoted(attr) + " is required");
+      b[k] = -1;
+      for (size_t i = 0; i < m.body_name.size(); ++i)
+        if (m.body_name[i] == *name) b[k] = static_cast<int>(i);
+      if (b[k] < 0) a.fail(std::string("attribute ") + quoted(attr) + ": unknown body " + quoted(*name));
+    }
+    a.finish();
+    no_children(c);
+    const size_t nb = m.body_name.size();
+    if (m.body_exclude.empty()) m.body_exclude.assign(nb * nb, 0);
+    m.body_exclude[static_cast<size_t>(b[0]) * nb + static_cast<size_t>(b[1])] = 1;
+    m.body_exclude[static_cast<size_t>(b[1]) * nb + static_cast<size_t>(b[0])] = 1;
+  }
+}
+
+void MjcfCompiler::read_equality(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  auto find = [&](Attrs& a, const std::vector<std::string>& names, const char* attr, const char* what) {
+    const auto name = a.text(attr);
+    if (!name || name->empty()) return -1;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == *name) return static_cast<int>(i);
+    a.fail(std::string("attribute ") + quoted(attr) + ": unknown " + what + " " + quoted(*name));
+  };
+  // World pose of a body at qpos0: its frames composed up the tree (joints at qpos0 move nothing).
+  auto world_pose = [&](int b, Vec3<double>* pos, Quat<double>* quat) {
+    *pos = Vec3<double>::zero();
+    *quat = Quat<double>{1, 0, 0, 0};
+    for (; b > 0; b = m.body_parentid[static_cast<size_t>(b)]) {
+      const Vec3<double> p = Vec3<double>::load(&m.body_pos[3 * static_cast<size_t>(b)]);
+      const Quat<double> q = Quat<double>::load(&m.body_quat[4 * static_cast<size_t>(b)]);
+      *pos = p + quat_rotate(q, *pos);
+      *quat = quat_mul(q, *quat);
+    }
+  };
+  for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string n = c->Name();
+    if (n == "weld" || n == "tendon" || n == "flex")
+      fail(c, "equality " + quoted(n) + " is not supported yet (joint is)");
+    // connect: the rows are in sim/constraints.h, but MuJoCo 3.17's reference acceleration for them
+    // is not -B v - K d r as documented (measured: its efc_aref departs from that by up to 70% on
+    // a free body hung from a pendulum), so they do not follow MuJoCo yet: refused until matched.
+    if (n == "connect") fail(c, "equality \"connect\" is not supported yet (joint is)");
+    if (n != "joint") unsupported_element(c, "joint");
+    Attrs a(m_file, c);
+    a.ignore({"name"});
+    if (a.has("class")) a.fail("attribute \"class\": equality defaults are not supported yet");
+    double data[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+    read_solref(a, "solref", solref);
+    read_solimp(a, "solimp", solimp);
+    bool active = true;
+    a.boolean("active", &active);
+    int type = 0, o1 = -1, o2 = -1;
+    if (n == "connect") {
+      type = kEqConnect;
+      if (a.has("site1") || a.has("site2")) a.fail("site semantics (site1, site2) are not supported yet (body1, anchor)");
+      o1 = find(a, m.body_name, "body1", "body");
+      if (o1 < 0) a.fail("attribute \"body1\" is required");
+      o2 = std::max(0, find(a, m.body_name, "body2", "body"));
+      if (a.numbers("anchor", data, 3, 3) == 0) a.fail("attribute \"anchor\" is required");
+      // the anchor in body 2's frame, where it is at qpos0 (MuJoCo's mj_setConst)
+      Vec3<double> p1, p2;
+      Quat<double> q1, q2;
+      world_pose(o1, &p1, &q1);
+      world_pose(o2, &p2, &q2);
+      const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
+      const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
+      quat_rotate(q2inv, world - p2).store(data + 3);
+    } else {
+      type = kEqJoint;
+      o1 = find(a, m.jnt_name, "joint1", "joint");
+      if (o1 < 0) a.fail("attribute \"joint1\" is required");
+      o2 = find(a, m.jnt_name, "joint2", "joint");
+      for (int o : {o1, o2})
+        if (o >= 0 && m.jnt_type[static_cast<size_t>(o)] != kJointHinge && m.jnt_type[static_cast<size_t>(o)] != kJointSlide)
+          a.fail("a joint equality takes hinge and slide joints only");
+      double poly[5] = {0, 1, 0, 0, 0};
+      a.numbers("polycoef", poly, 1, 5);
+      std::copy(poly, poly + 5, data);
+    }
+    a.finish();
+    no_children(c);
+    m.eq_type.push_back(type);
+    m.eq_obj1id.push_back(o1);
+    m.eq_obj2id.push_back(o2);
+    m.eq_active.push_back(active ? 1 : 0);
+    m.eq_data.insert(m.eq_data.end(), data, data + 11);
+    m.eq_solref.insert(m.eq_solref.end(), solref, solref + 2);
+    m.eq_solimp.insert(m.eq_solimp.end(), solimp, solimp + 5);
+    ++m.neq;
+  }
+}
+
+}  // namespace rlt::mjcf_detail
