@@ -174,8 +174,12 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
   expect_refused("<mujoco><option><flag actuation='disable'/></option>" + body, "flag \"actuation\"");
   expect_refused("<mujoco><option><flag override='enable'/></option>" + body, "flag \"override\"");
   expect_refused("<mujoco><option solver='Jacobi'/>" + body, "not one of");
-  expect_refused("<mujoco><worldbody><body><joint actuatorfrcrange='-1 1'/><geom size='1'/></body></worldbody></mujoco>",
+  // Without autolimits a range needs its limited flag (with MuJoCo 3's default autolimits it is implied).
+  expect_refused("<mujoco><compiler autolimits='false'/><worldbody><body><joint actuatorfrcrange='-1 1'/>"
+                 "<geom size='1'/></body></worldbody></mujoco>",
                  "actuatorfrclimited");
+  parse_mjcf("<mujoco><worldbody><body><joint actuatorfrcrange='-1 1'/><geom size='1'/></body></worldbody></mujoco>",
+             "autolimits.xml");
   // accepted: the solver options MuJoCo's files carry
   parse_mjcf("<mujoco><option solver='PGS' iterations='100' tolerance='1e-8' ls_iterations='10' "
              "ls_tolerance='0.01' noslip_iterations='0' jacobian='sparse'><flag warmstart='disable' "
