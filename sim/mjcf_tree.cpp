@@ -109,11 +109,17 @@ void MjcfCompiler::read_geom(const XMLElement* e, int body, const std::string& c
 
 void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& cls) {
   Attrs a(m_file, e);
-  find_class(a, a.text("class").value_or(cls));  // sites carry no physics; the class must exist
+  const std::string site_class = a.text("class").value_or(cls);
+  find_class(a, site_class);  // sites carry no physics; the class must exist
   double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
   a.numbers("pos", pos, 3, 3);
   read_orientation(a, quat);
-  a.ignore({"type", "size", "rgba", "group", "material"});
+  int zone_type = kGeomSphere;
+  double zone_size[3];
+  read_site_zone(a, e, site_class, &zone_type, zone_size);  // touch sensors read it (sim/mjcf_sensors.cpp)
+  m.site_type.push_back(zone_type);
+  m.site_size.insert(m.site_size.end(), zone_size, zone_size + 3);
+  a.ignore({"rgba", "group", "material"});
   const std::string name = a.text("name").value_or("");
   a.finish();
   check_name(m_site_names, "site", e, name);

@@ -9,7 +9,8 @@
 //                     qfrc_constraint - qfrc_bias)
 //   Euler step        qvel += h qacc; qpos with the new qvel (as step_euler; with no limits and no
 //                     contacts it is step_euler exactly)
-// After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
+// After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h); in it, before its
+// Euler update, the sensors when the model has any (sensordata, sim/sensors.h). Single source:
 // RLT_HD, no std::, no allocation.
 #pragma once
 
@@ -18,12 +19,14 @@
 #include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
+#include "sim/sensors.h"
 
 namespace rlt {
 
-// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held.
+// One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held; with
+// `sensors`, d.sensordata from the substep's state before its integration (sim/sensors.h).
 template <class T>
-RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors = false) {
   const T h = m.timestep;
   const T hd = m.implicit_damping ? h : T(0);
   smooth_forces(m, d);
@@ -34,6 +37,7 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
     d.ncon[0] = T(0);
   }
   soft_constraint_acceleration(m, d, h, hd);  // MuJoCo's law (sim/constraints.h)
+  if (sensors) compute_sensors(m, d);
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * d.qacc[i];
   integrate_positions(m, d.qpos, d.qvel, h);
 }
@@ -41,10 +45,11 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
 // One control step: `substeps` substeps with ctrl held; *num_contacts (when not null) = the contacts
 // that pushed in the last substep. d.cfrc_ext gets the last substep's contact wrench per body
 // (MuJoCo reports those of the last mj_step; sim/contact.h, contact_external_forces), computed once
-// per control step, right after that substep, from what it solved.
+// per control step, right after that substep, from what it solved. When the model has sensors, the
+// last substep also computes d.sensordata (sim/sensors.h), as MuJoCo's mj_step does.
 template <class T>
 RLT_HD void physics_step(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, int substeps, int* num_contacts) {
-  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl);
+  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl, m.nsensor > 0 && s == substeps - 1);
   if (substeps > 0) {
     contact_external_forces(m, d, m.timestep);
   } else {
