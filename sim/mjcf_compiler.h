@@ -423,6 +423,7 @@ class MjcfCompiler {
 
   // ---- sensors (and the site zones touch sensors read) ----
   void read_sensors(const XMLElement* section);
+  void read_contact_sensor(const XMLElement* e);
   void read_site_zone(Attrs& a, const XMLElement* e, const std::string& cls, int* type, double size[3]);
 
   // ---- keyframes ----

@@ -45,7 +45,7 @@ constexpr SensorKind kSensorKinds[] = {
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom";
+    "subtreecom, subtreelinvel, subtreeangmom, contact (data=\"found\", geom1 and geom2)";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -103,7 +103,10 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       if (n == k.name) kind = &k;
     if (!kind) {
       if (n == "rangefinder") fail(e, "rangefinder sensors are not supported (they need ray casting against every geom)");
-      if (n == "contact") fail(e, "contact sensors are not supported");
+      if (n == "contact") {
+        read_contact_sensor(e);
+        continue;
+      }
       if (n.compare(0, 6, "tendon") == 0) fail(e, "tendon sensors are not supported (no tendons)");
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
       unsupported_element(e, kSupported);
@@ -164,6 +167,42 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     m.nsensor++;
     m.nsensordata += kind->dim;
   }
+}
+
+// <contact geom1 geom2 num data="found" reduce/> (MuJoCo 3's contact sensor): only the count of the
+// contacts between two geoms; other data fields and body/site/subtree matching are refused.
+void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
+  no_children(e);
+  Attrs a(m_file, e);
+  const std::string name = a.text("name").value_or("");
+  double cutoff = 0;
+  if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
+  a.ignore({"user", "noise"});
+  a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});  // found does not depend on it
+  if (const auto data = a.text("data"); data && *data != "found")
+    a.fail("attribute \"data\": only \"found\" is supported, got " + quoted(*data));
+  if (!a.text("data")) a.fail("attribute \"data\" is required (only \"found\" is supported)");
+  int num = 1;
+  if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
+  const auto g1 = a.text("geom1"), g2 = a.text("geom2");
+  if (!g1 || !g2) a.fail("attributes \"geom1\" and \"geom2\" are required (body, subtree and site matching are not supported)");
+  const int id1 = find_name(m.geom_name, *g1), id2 = find_name(m.geom_name, *g2);
+  if (id1 < 0) a.fail("attribute \"geom1\": unknown object " + quoted(*g1));
+  if (id2 < 0) a.fail("attribute \"geom2\": unknown object " + quoted(*g2));
+  a.finish();
+  check_name(m_sensor_names, "sensor", e, name);
+  m.sensor_type.push_back(kSensContactFound);
+  m.sensor_objtype.push_back(kSensObjGeom);
+  m.sensor_objid.push_back(id1);
+  m.sensor_reftype.push_back(kSensObjGeom);
+  m.sensor_refid.push_back(id2);
+  m.sensor_dim.push_back(num);
+  m.sensor_adr.push_back(m.nsensordata);
+  m.sensor_cutoff.push_back(cutoff);
+  m.sensor_noise.push_back(0);
+  m.sensor_name.push_back(name);
+  m.nsensor++;
+  m.nsensordata += num;
 }
 
 }  // namespace rlt::mjcf_detail

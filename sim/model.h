@@ -32,7 +32,7 @@ enum SensorType : int {
   kSensFramePos, kSensFrameQuat, kSensFrameXAxis, kSensFrameYAxis, kSensFrameZAxis,
   kSensFrameLinVel, kSensFrameAngVel, kSensGyro, kSensVelocimeter, kSensAccelerometer,
   kSensForce, kSensTorque, kSensTouch, kSensMagnetometer, kSensSubtreeCom, kSensSubtreeLinVel,
-  kSensSubtreeAngMom
+  kSensSubtreeAngMom, kSensContactFound
 };
 enum SensorObj : int { kSensObjNone = 0, kSensObjBody, kSensObjXBody, kSensObjGeom, kSensObjSite, kSensObjJoint, kSensObjActuator };
 

@@ -390,7 +390,7 @@ class HostModel {
     };
     for (long i = 0; i < m.nsensor; ++i) {
       const size_t is = static_cast<size_t>(i);
-      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensSubtreeAngMom)
+      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensContactFound)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
       if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");

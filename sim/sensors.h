@@ -19,6 +19,7 @@
 //              damping, MuJoCo's d->qacc), sensor_cacc = cacc(parent) + cdof_dot qvel + cdof qacc
 //              (the world at -gravity), sensor_cfrc_ext (the contact wrenches) and cfrc_int =
 //              cinert cacc + cvel x* cinert cvel - cfrc_ext summed over the subtree.
+//   contact    (data="found" only) the number of contacts between two geoms
 //   touch      per active contact on the site's body, its normal force when the ray from the contact
 //              point along the normal (away from that body) meets the site's zone (mju_rayGeom).
 #pragma once
@@ -387,13 +388,27 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         out[0] = sum, vec3 = false;
         break;
       }
+      case kSensContactFound: {
+        // MuJoCo's contact sensor with data="found": the number of contacts (within their margin)
+        // between the two geoms, in each of the first min(found, num) slots, zero in the rest.
+        int found = 0;
+        const int ncon = static_cast<int>(d.ncon[0]);
+        for (int c = 0; c < ncon; ++c) {
+          const T* con = d.contact + kContactStride * c;
+          const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+          if (con[kConDepth] > T(0) && ((g1 == id && g2 == rid) || (g1 == rid && g2 == id))) ++found;
+        }
+        for (int k = 0; k < m.sensor_dim[i]; ++k) out[k] = k < found ? T(found) : T(0);
+        vec3 = false;
+        break;
+      }
       default: break;
     }
     if (vec3) v.store(out);
     // cutoff (MuJoCo's apply_cutoff): real outputs both ways, touch from above, quaternions and
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
-    if (cutoff > T(0) && type != kSensFrameQuat && type != kSensFrameXAxis && type != kSensFrameYAxis &&
+    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensFrameXAxis && type != kSensFrameYAxis &&
         type != kSensFrameZAxis) {
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];

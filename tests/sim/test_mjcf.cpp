@@ -970,7 +970,8 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
     }
     return std::string();
   };
-  EXPECT_TRUE(starts_with(refusal("<contact geom1='a'/>"), "r.xml:2: contact: contact sensors are not supported")) << refusal("<contact/>");
+  EXPECT_NE(refusal("<contact body1='b' geom2='x' data='found'/>").find("\"geom1\" and \"geom2\" are required"), std::string::npos);
+  EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"), std::string::npos);
   EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors")) << refusal("<tendonpos/>");
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"), std::string::npos);
