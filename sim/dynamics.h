@@ -54,8 +54,8 @@ namespace rlt {
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
 // nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc) written by `stage`. From this list come
-// DataView's pointers, DataLayout's offsets, the
-// row layout (data_layout: the fields in this order, so keep new ones at the end) and data_view.
+// DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
+// so keep new ones at the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                          \
   /* state and inputs */                                                                                          \
   X(qpos, nq, state, "joint positions")                                                                           \
