@@ -180,6 +180,9 @@ struct RobotCtx {
     com_position(m, d);
     com_velocity(m, d);
   }
+  // Sensor `id`'s output after simulate() (m.sensor_dim[id] floats; id from Model::sensor_id on the
+  // host, sim/sensors.h): the state at the start of the control step's last substep, as MuJoCo's.
+  RLT_HD const float* sensor(int id) const { return d.sensordata + m.sensor_adr[id]; }
 };
 
 namespace robot_detail {

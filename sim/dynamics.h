@@ -53,8 +53,9 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max) written by `stage`. From this list come DataView's pointers, DataLayout's offsets, the
-// row layout (data_layout: the fields in this order, so keep new ones at the end) and data_view.
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc) written by `stage`. From this list come
+// DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
+// so keep new ones at the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                          \
   /* state and inputs */                                                                                          \
   X(qpos, nq, state, "joint positions")                                                                           \
@@ -111,7 +112,19 @@ namespace rlt {
   X(rk_dvel, nv, integrate, "RK4: sum over stages of B_j qvel_j")                                                \
   X(rk_dacc, nv, integrate, "RK4: sum over stages of B_j qacc_j")                                                \
   X(rk_dact, nu, integrate, "RK4: sum over stages of B_j act_dot_j")                                             \
-  X(rk_dpos, nv, integrate, "RK4: a stage's position increment A_i qvel_(i-1)")
+  X(rk_dpos, nv, integrate, "RK4: a stage's position increment A_i qvel_(i-1)")  \
+  /* sensors (sim/sensors.h; every row but sensordata is empty unless a sensor needs it)                      */ \
+  X(sensordata, nsensordata, compute_sensors,                                                                     \
+    "sensor outputs (Model::sensor_id, sensor_adr, sensor_dim), of the state at the start of the last substep, " \
+    "as MuJoCo's after mj_step")                                                                                  \
+  X(subtree_com, 3 * nsubtree, compute_sensors, "center of mass of each body's subtree, world")                   \
+  X(subtree_linvel, 3 * nsubtree, compute_sensors, "linear velocity of each subtree's center of mass")            \
+  X(subtree_angmom, 3 * nsubtree, compute_sensors, "angular momentum of each subtree about its center of mass")   \
+  X(subtree_mass, nsubtree, compute_sensors, "mass of each subtree")                                             \
+  X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                 \
+  X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")          \
+  X(sensor_cfrc_ext, 6 * nbody_acc, compute_sensors, "contact wrench on each body, as cfrc, at the substep's start") \
+  X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
@@ -138,6 +151,7 @@ template <class T>
 RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
+  const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc, nv_acc = m.nbody_acc ? m.nv : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
@@ -174,6 +188,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_constraint[i] = d.qacc_smooth[i] = T(0);
   for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = d.act[i] = d.act_dot[i] = T(0);
   for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
+  for (int i = 0; i < m.nsensordata; ++i) d.sensordata[i] = T(0);
   d.ncon[0] = d.nefc[0] = T(0);
 }
 

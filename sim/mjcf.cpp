@@ -1,6 +1,6 @@
 // MJCF subset compiler: tinyxml2 parse -> default classes -> body tree (MuJoCo's depth-first order,
 // a body's own joints/geoms/sites before its children's) -> geom and body inertia -> joint and dof
-// addresses -> actuators -> keyframes. This file holds the pipeline (MjcfCompiler::compile), errors
+// addresses -> actuators -> sensors -> keyframes. This file holds the pipeline (MjcfCompiler::compile), errors
 // and names, <compiler>, <option> and <custom>; the other steps live beside it, one file per concern
 // (sim/mjcf_compiler.h lists them). Each rule follows MuJoCo 2.2.2's compiler (user_objects.cc,
 // user_model.cc); tests/sim/test_mjcf.cpp checks the result against libmujoco.
@@ -61,8 +61,8 @@ Model MjcfCompiler::compile(const std::string& text) {
   }
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
-  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, keyframes, customs, contacts,
-      equalities;
+  std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, sensors, keyframes, customs,
+      contacts, equalities;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -70,12 +70,13 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "default") defaults.push_back(s);
     else if (n == "worldbody") worldbodies.push_back(s);
     else if (n == "actuator") actuators.push_back(s);
+    else if (n == "sensor") sensors.push_back(s);
     else if (n == "keyframe") keyframes.push_back(s);
     else if (n == "custom") customs.push_back(s);
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
     else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
-    else unsupported_element(s, "compiler, option, default, worldbody, contact, equality, actuator, keyframe, custom; ignored: asset, visual, statistic, size");
+    else unsupported_element(s, "compiler, option, default, worldbody, contact, equality, actuator, sensor, keyframe, custom; ignored: asset, visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
   for (const XMLElement* s : options) read_option(s);
@@ -94,6 +95,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : contacts) read_contact(s);
   for (const XMLElement* s : equalities) read_equality(s);
   for (const XMLElement* s : actuators) read_actuators(s);
+  for (const XMLElement* s : sensors) read_sensors(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
   {

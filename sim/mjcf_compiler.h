@@ -7,6 +7,7 @@
 //                           dof addresses, limits and qpos0
 //   sim/mjcf_inertia.cpp    geom frames (fromto), sizes, mass and inertia; body mass and inertia
 //   sim/mjcf_actuators.cpp  actuators and keyframes
+//   sim/mjcf_sensors.cpp    sensors, and the zones (type, size) of sites
 // Each rule follows MuJoCo 2.2.2's compiler (user_objects.cc, user_model.cc); tests/sim/test_mjcf.cpp
 // checks the result against libmujoco and every error message.
 #pragma once
@@ -510,6 +511,11 @@ class MjcfCompiler {
   int num_activations() const;  // MuJoCo's na: actuators with dynamics
   bool resolve_limited(Attrs& a, Tri t, const double range[2], const std::string& what);
 
+  // ---- sensors (and the site zones touch sensors read) ----
+  void read_sensors(const XMLElement* section);
+  void read_contact_sensor(const XMLElement* e);
+  void read_site_zone(Attrs& a, const XMLElement* e, const std::string& cls, int* type, double size[3]);
+
   // ---- keyframes ----
   void read_keyframes(const XMLElement* section);
 
@@ -531,6 +537,7 @@ class MjcfCompiler {
   std::vector<GeomFrame> m_geom_frames;
   std::vector<double> m_geom_mass, m_geom_inertia;
   std::map<std::string, int> m_body_names, m_joint_names, m_geom_names, m_site_names, m_actuator_names, m_key_names;
+  std::map<std::string, int> m_sensor_names;
 };
 
 }  // namespace rlt::mjcf_detail

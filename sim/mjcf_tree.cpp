@@ -164,7 +164,8 @@ void MjcfCompiler::read_geom(const XMLElement* e, int body, const std::string& c
 
 void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& cls) {
   Attrs a(m_file, e);
-  FrameSpec f = find_class(a, a.text("class").value_or(cls)).site_frame;
+  const std::string site_class = a.text("class").value_or(cls);
+  FrameSpec f = find_class(a, site_class).site_frame;
   read_frame_attrs(a, &f);
   std::copy_n(m_frame_pos, 3, f.frame_pos);
   std::copy_n(m_frame_quat, 4, f.frame_quat);
@@ -172,7 +173,12 @@ void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& c
   apply_frame(&f);
   const double* pos = f.pos;
   const double* quat = f.quat;
-  a.ignore({"type", "size", "rgba", "group", "material"});
+  int zone_type = kGeomSphere;
+  double zone_size[3];
+  read_site_zone(a, e, site_class, &zone_type, zone_size);  // touch sensors read it (sim/mjcf_sensors.cpp)
+  m.site_type.push_back(zone_type);
+  m.site_size.insert(m.site_size.end(), zone_size, zone_size + 3);
+  a.ignore({"rgba", "group", "material"});
   const std::string name = a.text("name").value_or("");
   a.finish();
   check_name(m_site_names, "site", e, name);

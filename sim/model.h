@@ -33,6 +33,16 @@ enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1 };
 enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1 };
 // MuJoCo's integrators (option/integrator); the numbers are rltrain's.
 enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2 };
+// Sensors (sim/sensors.h computes them, sim/mjcf_sensors.cpp compiles them): what each measures,
+// and the kinds of object one reads (MuJoCo's mjtSensor / mjtObj meanings, rltrain's numbers).
+enum SensorType : int {
+  kSensJointPos = 0, kSensJointVel, kSensActuatorPos, kSensActuatorVel, kSensActuatorFrc,
+  kSensFramePos, kSensFrameQuat, kSensFrameXAxis, kSensFrameYAxis, kSensFrameZAxis,
+  kSensFrameLinVel, kSensFrameAngVel, kSensGyro, kSensVelocimeter, kSensAccelerometer,
+  kSensForce, kSensTorque, kSensTouch, kSensMagnetometer, kSensSubtreeCom, kSensSubtreeLinVel,
+  kSensSubtreeAngMom, kSensContactFound
+};
+enum SensorObj : int { kSensObjNone = 0, kSensObjBody, kSensObjXBody, kSensObjGeom, kSensObjSite, kSensObjJoint, kSensObjActuator };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
 inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBall ? 3 : 1; }
@@ -41,6 +51,7 @@ struct Model {
   // sizes
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
   int neq = 0;  // equality constraints (MJCF <equality>: connect, joint)
+  int nsensor = 0, nsensordata = 0;  // sensors, and the scalars of their outputs (sum of sensor_dim)
 
   // options
   double timestep = 0.002;                   // s (MJCF option/timestep)
@@ -61,6 +72,8 @@ struct Model {
   // Host-only arrays (the compiler, the viewer and the envs read them; the dynamics do not).
   std::vector<int> dof_jntid;                // (nv) joint of the dof
   std::vector<float> geom_rgba;              // (ngeom x 4)
+  std::vector<double> sensor_noise;          // (nsensor) MJCF noise, kept as information: not applied
+                                             // (MuJoCo's mj_step does not add it either)
 
   // keyframes (nkey)
   std::vector<double> key_time;              // (nkey) s
@@ -74,11 +87,12 @@ struct Model {
   std::string meshdir, texturedir;
 
   // names (empty string when unnamed)
-  std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name;
+  std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name, sensor_name;
 
   int body_id(const std::string& name) const;   // -1 when absent
   int joint_id(const std::string& name) const;
   int key_id(const std::string& name) const;
+  int sensor_id(const std::string& name) const;  // its output: sensordata + sensor_adr[id], sensor_dim[id] scalars
 };
 
 }  // namespace rlt

@@ -1,7 +1,7 @@
 // The model's array fields, each declared once (MuJoCo's names, grouped by the object they describe):
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
-//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu (the shape, row-major)
+//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -111,7 +111,18 @@
   X(real, eq_data, 11 * neq, required,                                                                           \
     "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                       \
   X(real, eq_solref, 2 * neq, required, "solref")                                                                \
-  X(real, eq_solimp, 5 * neq, required, "solimp")
+  X(real, eq_solimp, 5 * neq, required, "solimp")  \
+  /* sensors (sim/sensors.h, sim/mjcf_sensors.cpp); site shapes for touch sensors */                          \
+  X(int, site_type, nsite, optional, "GeomType of the site's zone (touch sensors; absent: sphere)")              \
+  X(real, site_size, 3 * nsite, optional, "size of the site's zone, MuJoCo's meaning per type (touch sensors)")  \
+  X(int, sensor_type, nsensor, required, "SensorType (sim/sensors.h)")                                           \
+  X(int, sensor_objtype, nsensor, required, "SensorObj of the sensed object")                                    \
+  X(int, sensor_objid, nsensor, required, "id of the sensed object")                                             \
+  X(int, sensor_reftype, nsensor, required, "SensorObj of the reference frame (frame sensors), kSensObjNone")    \
+  X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                      \
+  X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                        \
+  X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                     \
+  X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

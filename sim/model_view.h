@@ -32,8 +32,9 @@ struct ModelOffsets {
 };
 
 inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                 int neq_ = 0) {
+                                 int neq_ = 0, int nsensor_ = 0) {
   const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
+  const i64 nsensor = nsensor_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -50,6 +51,11 @@ struct ModelView {
   int nq, nv, nbody, njnt, ngeom, nsite;
   int nu;                // actuators (sim/actuators.h)
   int neq;               // equality constraints (sim/constraints.h)
+  // sensors (sim/sensors.h): their number, the scalars of their outputs (DataView::sensordata), and
+  // the work rows they need (0 unless a sensor needs them, so models without pay nothing):
+  // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
+  // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
+  int nsensor, nsensordata, nsubtree, nbody_acc;
 
   // options
   T timestep;            // s
@@ -72,7 +78,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -155,7 +161,8 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq);
+        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq,
+                      model.nsensor);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -188,6 +195,13 @@ class HostModel {
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
     m_view.neq = model.neq;
+    m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
+    m_view.nsubtree = m_view.nbody_acc = 0;
+    for (int i = 0; i < model.nsensor; ++i) {
+      const int t = model.sensor_type[static_cast<size_t>(i)];
+      if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
+      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque) m_view.nbody_acc = model.nbody;
+    }
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
     m_view.ncon_max = contact_capacity(m_view);
@@ -261,15 +275,17 @@ class HostModel {
     check_geoms(m);
     check_sites(m);
     check_actuators(m);
+    check_sensors(m);
   }
 
   // Sizes are non-negative (a world body at least) and every array has the length its size asks for
   // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0) fail("negative size");
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0)
+      fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
-    const long neq = m.neq;
+    const long neq = m.neq, nsensor = m.nsensor;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -397,6 +413,29 @@ class HostModel {
       if (type != kJointHinge && type != kJointSlide)
         fail("actuator " + str(a) + " drives a free or ball joint (only hinge and slide are supported)");
     }
+  }
+
+  // Sensors: a known type reading an existing object, outputs tiling sensordata in order.
+  static void check_sensors(const Model& m) {
+    int adr = 0;
+    auto count = [&](int type) {
+      return type == kSensObjBody || type == kSensObjXBody ? m.nbody : type == kSensObjGeom ? m.ngeom
+             : type == kSensObjSite ? m.nsite : type == kSensObjJoint ? m.njnt : type == kSensObjActuator ? m.nu : 0;
+    };
+    for (long i = 0; i < m.nsensor; ++i) {
+      const size_t is = static_cast<size_t>(i);
+      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensContactFound)
+        fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
+      if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
+        fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");
+      if (m.sensor_reftype[is] != kSensObjNone &&
+          (m.sensor_refid[is] < 0 || m.sensor_refid[is] >= count(m.sensor_reftype[is])))
+        fail("sensor " + str(i) + " reference " + str(m.sensor_refid[is]) + " out of range");
+      if (m.sensor_adr[is] != adr || m.sensor_dim[is] < 1) fail("sensor " + str(i) + " address or dimension");
+      adr += m.sensor_dim[is];
+    }
+    if (adr != m.nsensordata) fail("nsensordata must be the sum of sensor_dim");
+    if (!m.site_type.empty() && m.site_size.empty()) fail("site_type and site_size must be given together");
   }
 
   std::vector<T> m_reals;

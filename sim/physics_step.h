@@ -11,6 +11,8 @@
 //                     and no contacts it is step_euler exactly); implicitfast and RK4 as MuJoCo 3
 //                     (physics_substep); actuator activations advance with the state
 // After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
+// In the last substep, after the first forward pass and before the integration, the sensors when the
+// model has any (sensordata, sim/sensors.h), as MuJoCo's mj_step.
 // RLT_HD, no std::, no allocation.
 #pragma once
 
@@ -19,6 +21,7 @@
 #include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
+#include "sim/sensors.h"
 
 namespace rlt {
 
@@ -69,12 +72,13 @@ RLT_HD void implicitfast_acceleration(const ModelView<T>& m, const DataView<T>& 
 // stage's velocity and acceleration (positions on the manifold), then qvel, act and qpos advanced
 // (advance_state) by the (1/6, 1/3, 1/3, 1/6) combination of the four stages' acc, act_dot and vel.
 template <class T>
-RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors) {
   const T h = m.timestep;
   const T A[3] = {T(0.5), T(0.5), T(1)};
   const T B[4] = {T(1.0 / 6.0), T(1.0 / 3.0), T(1.0 / 3.0), T(1.0 / 6.0)};
   const int nq = m.nq, nv = m.nv, nu = m.nu;
   physics_forward(m, d, ctrl, T(0));
+  if (sensors) compute_sensors(m, d);
   for (int i = 0; i < nq; ++i) d.rk_qpos[i] = d.qpos[i];
   for (int i = 0; i < nv; ++i) d.rk_qvel[i] = d.qvel[i], d.rk_dvel[i] = B[0] * d.qvel[i], d.rk_dacc[i] = B[0] * d.qacc[i];
   for (int i = 0; i < nu; ++i) d.rk_act[i] = d.act[i], d.rk_dact[i] = B[0] * d.act_dot[i];
@@ -97,18 +101,21 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl)
 
 // One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held, by the
 // model's integrator (MuJoCo's mj_step): Euler (joint damping implicit when m.implicit_damping,
-// MuJoCo's eulerdamp), RK4 or implicitfast.
+// MuJoCo's eulerdamp), RK4 or implicitfast. With `sensors`, d.sensordata from the substep's state
+// before its integration (sim/sensors.h).
 template <class T>
-RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors = false) {
   if (m.integrator == kIntRK4) {
-    step_rk4(m, d, ctrl);
+    step_rk4(m, d, ctrl, sensors);
     return;
   }
   if (m.integrator == kIntImplicitFast) {
     physics_forward(m, d, ctrl, T(0));
+    if (sensors) compute_sensors(m, d);
     implicitfast_acceleration(m, d, ctrl);
   } else {
     physics_forward(m, d, ctrl, m.implicit_damping ? m.timestep : T(0));
+    if (sensors) compute_sensors(m, d);
   }
   advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
 }
@@ -116,10 +123,11 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
 // One control step: `substeps` substeps with ctrl held; *num_contacts (when not null) = the contacts
 // that pushed in the last substep. d.cfrc_ext gets the last substep's contact wrench per body
 // (MuJoCo reports those of the last mj_step; sim/contact.h, contact_external_forces), computed once
-// per control step, right after that substep, from what it solved.
+// per control step, right after that substep, from what it solved. When the model has sensors, the
+// last substep also computes d.sensordata (sim/sensors.h), as MuJoCo's mj_step does.
 template <class T>
 RLT_HD void physics_step(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, int substeps, int* num_contacts) {
-  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl);
+  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl, m.nsensor > 0 && s == substeps - 1);
   if (substeps > 0) {
     contact_external_forces(m, d, m.timestep);
   } else {

@@ -288,10 +288,10 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const Model model = load_mjcf(data_path("contact_actuators.xml"));
   HostModel<float> host(model);
   const ModelView<float>& v = host.view();
-  const ModelOffsets o =
-      model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq);
+  const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu,
+                                       model.neq, model.nsensor);
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
-             nsite = model.nsite, nu = model.nu, neq = model.neq;
+             nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr,
                          const void* block, size_t elem) {
@@ -328,6 +328,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   at += static_cast<int>(count);
   {
     const int ncon_max = nco, nefc_max = nefc;
+    const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc, nv_acc = v.nbody_acc ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
   }
 #undef RLT_TEST_ROW

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sim/mjcf.h"
+#include "sim/model_view.h"
 
 #include "tests/sim/test_mujoco.h"
 
@@ -574,8 +575,8 @@ TEST(MjcfErrors, UnknownElement) {
   EXPECT_TRUE(starts_with(equality, "test.xml:2: weld: equality \"weld\" is not supported yet")) << equality;
   const std::string nested = error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)")) << nested;
-  const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><jointpos joint='j'/></sensor></mujoco>");
-  EXPECT_TRUE(starts_with(sensor, "test.xml:3: sensor: unsupported element in <mujoco>")) << sensor;
+  const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder site='s'/></sensor></mujoco>");
+  EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: rangefinder sensors are not supported")) << sensor;
   const std::string tendon_default = error_of("<mujoco><default>\n<tendon width='1'/></default></mujoco>");
   EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: tendon: unsupported element in <default>")) << tendon_default;
   // visual-only sections and elements are skipped whatever they hold
@@ -934,6 +935,56 @@ TEST(MjcfValues, TreeOrderIsDepthFirstWithOwnElementsFirst) {
   EXPECT_EQ(m.jnt_name, (std::vector<std::string>{"j_a", "j_a1", "j_b"}));
   EXPECT_EQ(m.geom_name, (std::vector<std::string>{"g_world", "g_a", "g_a1", "g_b"}));
   EXPECT_EQ(m.dof_parentid, (std::vector<int>{-1, 0, -1}));
+}
+
+}  // namespace
+}  // namespace rlt
+
+namespace rlt {
+namespace {
+
+// Sensors: compiled addresses and names, the site zone from a default class, refusals.
+TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
+  const std::string body =
+      "<mujoco><default><default class='pad'><site type='box' size='.1 .2 .3'/></default></default>"
+      "<worldbody><body name='b'><joint name='j'/><geom size='.1'/><site name='s' class='pad'/>"
+      "<site name='t' size='.2'/></body></worldbody>";
+  const Model m = parse_mjcf(body + "<sensor><jointpos name='q' joint='j'/><framequat name='fq' objtype='site' "
+                                    "objname='s'/><touch name='touch' site='s' noise='0.1' cutoff='3' user='1'/>"
+                                    "<gyro site='t'/></sensor></mujoco>", "s.xml");
+  ASSERT_EQ(m.nsensor, 4);
+  EXPECT_EQ(m.nsensordata, 1 + 4 + 1 + 3);
+  EXPECT_EQ(m.sensor_id("touch"), 2);
+  EXPECT_EQ(m.sensor_adr[2], 5);
+  EXPECT_EQ(m.sensor_dim[1], 4);
+  EXPECT_EQ(m.sensor_cutoff[2], 3);
+  EXPECT_EQ(m.sensor_noise[2], 0.1);
+  EXPECT_EQ(m.site_type[0], 6);
+  EXPECT_EQ(m.site_size[2], 0.3);
+  EXPECT_EQ(m.site_type[1], 2);
+  EXPECT_EQ(m.site_size[3], 0.2);
+  EXPECT_EQ(m.site_size[4], 0.005);
+  EXPECT_EQ(m.sensor_id("nope"), -1);
+  // models without sensors have no sensor rows
+  const Model none = parse_mjcf(body + "</mujoco>", "n.xml");
+  EXPECT_EQ(none.nsensor, 0);
+  EXPECT_EQ(HostModel<double>(none).view().nsensordata, 0);
+  auto refusal = [&](const std::string& sensor) {
+    try {
+      parse_mjcf(body + "<sensor>\n" + sensor + "</sensor></mujoco>", "r.xml");
+    } catch (const MjcfError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refusal("<contact body1='b' geom2='x' data='found'/>").find("\"geom1\" and \"geom2\" are required"), std::string::npos);
+  EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"), std::string::npos);
+  EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors")) << refusal("<tendonpos/>");
+  EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
+  EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"), std::string::npos);
+  EXPECT_NE(refusal("<framepos objname='s'/>").find("\"objtype\" and \"objname\" are required"), std::string::npos);
+  EXPECT_NE(refusal("<gyro site='s' bogus='1'/>").find("unsupported attribute \"bogus\""), std::string::npos);
+  EXPECT_NE(refusal("<gyro name='g' site='s'/><gyro name='g' site='t'/>").find("duplicate sensor name"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,208 @@
+// MJCF compiler, sensors (sim/mjcf_compiler.h): <sensor> children into the sensor_* arrays of the
+// Model (computed by sim/sensors.h), and the zones of sites (type, size) that touch sensors read.
+// MuJoCo 3's rules: each sensor reads one named object; outputs are laid out in order (sensor_adr);
+// noise is kept (Model::sensor_noise) but not applied, as MuJoCo's mj_step does not apply it; cutoff
+// clamps; user is MuJoCo's user data and is ignored.
+#include "sim/mjcf_compiler.h"
+
+namespace rlt::mjcf_detail {
+
+namespace {
+
+struct SensorKind {
+  const char* name;
+  int type;
+  const char* attr;  // the attribute naming the sensed object ("" for frame sensors: objtype/objname)
+  int objtype;
+  int dim;
+};
+
+constexpr SensorKind kSensorKinds[] = {
+    {"jointpos", kSensJointPos, "joint", kSensObjJoint, 1},
+    {"jointvel", kSensJointVel, "joint", kSensObjJoint, 1},
+    {"actuatorpos", kSensActuatorPos, "actuator", kSensObjActuator, 1},
+    {"actuatorvel", kSensActuatorVel, "actuator", kSensObjActuator, 1},
+    {"actuatorfrc", kSensActuatorFrc, "actuator", kSensObjActuator, 1},
+    {"framepos", kSensFramePos, "", kSensObjNone, 3},
+    {"framequat", kSensFrameQuat, "", kSensObjNone, 4},
+    {"framexaxis", kSensFrameXAxis, "", kSensObjNone, 3},
+    {"frameyaxis", kSensFrameYAxis, "", kSensObjNone, 3},
+    {"framezaxis", kSensFrameZAxis, "", kSensObjNone, 3},
+    {"framelinvel", kSensFrameLinVel, "", kSensObjNone, 3},
+    {"frameangvel", kSensFrameAngVel, "", kSensObjNone, 3},
+    {"gyro", kSensGyro, "site", kSensObjSite, 3},
+    {"velocimeter", kSensVelocimeter, "site", kSensObjSite, 3},
+    {"accelerometer", kSensAccelerometer, "site", kSensObjSite, 3},
+    {"force", kSensForce, "site", kSensObjSite, 3},
+    {"torque", kSensTorque, "site", kSensObjSite, 3},
+    {"touch", kSensTouch, "site", kSensObjSite, 1},
+    {"magnetometer", kSensMagnetometer, "site", kSensObjSite, 3},
+    {"subtreecom", kSensSubtreeCom, "body", kSensObjBody, 3},
+    {"subtreelinvel", kSensSubtreeLinVel, "body", kSensObjBody, 3},
+    {"subtreeangmom", kSensSubtreeAngMom, "body", kSensObjBody, 3},
+};
+
+constexpr const char* kSupported =
+    "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
+    "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
+    "subtreecom, subtreelinvel, subtreeangmom, contact (data=\"found\", geom1 and geom2)";
+
+int find_name(const std::vector<std::string>& names, const std::string& name) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+// The <default> element of class `cls` ("main": the top-level one), or null.
+const XMLElement* find_default(const XMLElement* e, const std::string& cls, bool top) {
+  for (const XMLElement* c = e->FirstChildElement("default"); c; c = c->NextSiblingElement("default")) {
+    const char* name = c->Attribute("class");
+    if ((name ? std::string(name) : top ? std::string("main") : std::string()) == cls) return c;
+    if (const XMLElement* f = find_default(c, cls, false)) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// A site's zone: its own type and size, else its default class's (the nearest <default> up the
+// class chain with a <site> that sets them), else MuJoCo's sphere of 0.005.
+void MjcfCompiler::read_site_zone(Attrs& a, const XMLElement* e, const std::string& cls, int* type, double size[3]) {
+  *type = kGeomSphere;
+  size[0] = size[1] = size[2] = 0.005;
+  // The class chain, innermost last: its <site> defaults apply outermost first.
+  std::vector<const XMLElement*> chain;
+  const XMLElement* root = e->GetDocument()->RootElement();
+  for (const XMLElement* d = root ? find_default(root, cls, true) : nullptr; d;
+       d = d->Parent() ? d->Parent()->ToElement() : nullptr) {
+    if (std::strcmp(d->Name(), "default") != 0) break;
+    chain.insert(chain.begin(), d);
+  }
+  auto apply = [&](Attrs& from) {
+    const int k = from.keyword("type", {"sphere", "capsule", "ellipsoid", "cylinder", "box"});
+    if (k >= 0) *type = k + 2;  // MuJoCo's numbers: sphere 2, capsule 3, ellipsoid 4, cylinder 5, box 6
+    from.numbers("size", size, 1, 3);
+  };
+  for (const XMLElement* d : chain)
+    if (const XMLElement* s = d->FirstChildElement("site")) {
+      Attrs da(m_file, s);
+      apply(da);
+    }
+  apply(a);
+}
+
+void MjcfCompiler::read_sensors(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const std::string n = e->Name();
+    const SensorKind* kind = nullptr;
+    for (const SensorKind& k : kSensorKinds)
+      if (n == k.name) kind = &k;
+    if (!kind) {
+      if (n == "rangefinder") fail(e, "rangefinder sensors are not supported (they need ray casting against every geom)");
+      if (n == "contact") {
+        read_contact_sensor(e);
+        continue;
+      }
+      if (n.compare(0, 6, "tendon") == 0) fail(e, "tendon sensors are not supported (no tendons)");
+      if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
+      unsupported_element(e, kSupported);
+    }
+    no_children(e);
+    Attrs a(m_file, e);
+    const std::string name = a.text("name").value_or("");
+    double noise = 0, cutoff = 0;
+    a.number("noise", &noise);
+    if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
+    if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
+    a.ignore({"user"});  // MuJoCo's user data
+    int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
+    // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
+    auto lookup = [&](int type, const std::string& obj, const char* attr) {
+      const int id = type == kSensObjBody || type == kSensObjXBody ? m.body_id(obj)
+                     : type == kSensObjJoint                       ? m.joint_id(obj)
+                     : type == kSensObjGeom                        ? find_name(m.geom_name, obj)
+                     : type == kSensObjSite                        ? find_name(m.site_name, obj)
+                                                                   : find_name(m.actuator_name, obj);
+      if (obj.empty() || id < 0) a.fail("attribute " + quoted(attr) + ": unknown object " + quoted(obj));
+      return id;
+    };
+    auto frame_type = [&](const char* attr) {
+      const int k = a.keyword(attr, {"body", "xbody", "geom", "site", "camera"});
+      if (k == 4) a.fail("attribute " + quoted(attr) + ": camera frames are not supported (no cameras)");
+      return k < 0 ? -1 : k == 0 ? kSensObjBody : k == 1 ? kSensObjXBody : k == 2 ? kSensObjGeom : kSensObjSite;
+    };
+    if (*kind->attr) {
+      const auto obj = a.text(kind->attr);
+      if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
+      objid = lookup(objtype, *obj, kind->attr);
+      if (objtype == kSensObjJoint && m.jnt_type[static_cast<size_t>(objid)] != kJointHinge &&
+          m.jnt_type[static_cast<size_t>(objid)] != kJointSlide)
+        a.fail("joint " + quoted(*obj) + " must be a hinge or slide joint (as MuJoCo)");
+    } else {
+      objtype = frame_type("objtype");
+      const auto obj = a.text("objname");
+      if (objtype < 0 || !obj) a.fail("attributes \"objtype\" and \"objname\" are required");
+      objid = lookup(objtype, *obj, "objname");
+      const int rt = frame_type("reftype");
+      const auto ref = a.text("refname");
+      if ((rt >= 0) != ref.has_value()) a.fail("attributes \"reftype\" and \"refname\" go together");
+      if (rt >= 0) reftype = rt, refid = lookup(rt, *ref, "refname");
+    }
+    a.finish();
+    check_name(m_sensor_names, "sensor", e, name);
+    m.sensor_type.push_back(kind->type);
+    m.sensor_objtype.push_back(objtype);
+    m.sensor_objid.push_back(objid);
+    m.sensor_reftype.push_back(reftype);
+    m.sensor_refid.push_back(refid);
+    m.sensor_dim.push_back(kind->dim);
+    m.sensor_adr.push_back(m.nsensordata);
+    m.sensor_cutoff.push_back(cutoff);
+    m.sensor_noise.push_back(noise);
+    m.sensor_name.push_back(name);
+    m.nsensor++;
+    m.nsensordata += kind->dim;
+  }
+}
+
+// <contact geom1 geom2 num data="found" reduce/> (MuJoCo 3's contact sensor): only the count of the
+// contacts between two geoms; other data fields and body/site/subtree matching are refused.
+void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
+  no_children(e);
+  Attrs a(m_file, e);
+  const std::string name = a.text("name").value_or("");
+  double cutoff = 0;
+  if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
+  a.ignore({"user", "noise"});
+  a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});  // found does not depend on it
+  if (const auto data = a.text("data"); data && *data != "found")
+    a.fail("attribute \"data\": only \"found\" is supported, got " + quoted(*data));
+  if (!a.text("data")) a.fail("attribute \"data\" is required (only \"found\" is supported)");
+  int num = 1;
+  if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
+  const auto g1 = a.text("geom1"), g2 = a.text("geom2");
+  if (!g1 || !g2) a.fail("attributes \"geom1\" and \"geom2\" are required (body, subtree and site matching are not supported)");
+  const int id1 = find_name(m.geom_name, *g1), id2 = find_name(m.geom_name, *g2);
+  if (id1 < 0) a.fail("attribute \"geom1\": unknown object " + quoted(*g1));
+  if (id2 < 0) a.fail("attribute \"geom2\": unknown object " + quoted(*g2));
+  a.finish();
+  check_name(m_sensor_names, "sensor", e, name);
+  m.sensor_type.push_back(kSensContactFound);
+  m.sensor_objtype.push_back(kSensObjGeom);
+  m.sensor_objid.push_back(id1);
+  m.sensor_reftype.push_back(kSensObjGeom);
+  m.sensor_refid.push_back(id2);
+  m.sensor_dim.push_back(num);
+  m.sensor_adr.push_back(m.nsensordata);
+  m.sensor_cutoff.push_back(cutoff);
+  m.sensor_noise.push_back(0);
+  m.sensor_name.push_back(name);
+  m.nsensor++;
+  m.nsensordata += num;
+}
+
+}  // namespace rlt::mjcf_detail

@@ -1,0 +1,423 @@
+// Sensors (MJCF <sensor>, compiled by sim/mjcf_sensors.cpp), computed as MuJoCo 3's mj_sensorPos,
+// mj_sensorVel and mj_sensorAcc: compute_sensors(m, d) fills d.sensordata (sensor i's output is
+// sensordata[sensor_adr[i] .. + sensor_dim[i]]). Single source: RLT_HD, no std::, no allocation.
+//
+// When: physics_step (sim/physics_step.h) calls it in the last substep of a control step, after the
+// constraint solve and before the integration, only when the model has sensors (nsensor > 0), so
+// models without sensors run exactly as before. That is where MuJoCo's mj_step computes them (in
+// its mj_forward, before mj_Euler), so after a control step sensordata describes the state at the
+// start of the last substep with that substep's accelerations and forces, as d->sensordata after
+// mj_step does. noise is not added (MuJoCo's mj_step does not add it either); cutoff clamps as
+// MuJoCo's: real-valued outputs to [-cutoff, cutoff], touch to at most cutoff, quaternions and axes
+// never.
+//
+// Spatial quantities are com-based (sim/dynamics.h) about xpos[body_rootid[b]] where MuJoCo takes
+// subtree_com[body_rootid[b]]; every sensor transforms them to its own point, so the choice cancels.
+// Stages (each only when a sensor of the model needs it):
+//   subtree    subtree_mass, subtree_com, subtree_linvel, subtree_angmom (mj_comPos, mj_subtreeVel)
+//   acc/force  MuJoCo's mj_rnePostConstraint: sensor_qacc (the substep's qacc without the implicit
+//              damping, MuJoCo's d->qacc), sensor_cacc = cacc(parent) + cdof_dot qvel + cdof qacc
+//              (the world at -gravity), sensor_cfrc_ext (the contact wrenches) and cfrc_int =
+//              cinert cacc + cvel x* cinert cvel - cfrc_ext summed over the subtree.
+//   contact    (data="found" only) the number of contacts between two geoms
+//   touch      per active contact on the site's body, its normal force when the ray from the contact
+//              point along the normal (away from that body) meets the site's zone (mju_rayGeom).
+#pragma once
+
+#include "sim/common.h"
+#include "sim/dynamics.h"
+#include "sim/contact.h"
+
+namespace rlt {
+
+namespace sensor_detail {
+
+constexpr int kZoneSphere = 2, kZoneCapsule = 3, kZoneEllipsoid = 4, kZoneCylinder = 5, kZoneBox = 6;  // MuJoCo's
+constexpr double kMinVal = 1e-15;                                                                       // mjMINVAL
+
+template <class T>
+RLT_HD RLT_INLINE Vec3<T> mat_t_vec(const T* mat, const Vec3<T>& v) {  // mat^T v, mat row-major
+  return {mat[0] * v.x + mat[3] * v.y + mat[6] * v.z, mat[1] * v.x + mat[4] * v.y + mat[7] * v.z,
+          mat[2] * v.x + mat[5] * v.y + mat[8] * v.z};
+}
+
+template <class T>
+RLT_HD RLT_INLINE int object_body(const ModelView<T>& m, int type, int id) {
+  return type == kSensObjGeom ? m.geom_bodyid[id] : type == kSensObjSite ? m.site_bodyid[id] : id;
+}
+
+// World position and orientation (row-major matrix) of a body (inertial frame), xbody, geom or site.
+template <class T>
+RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, int id, Vec3<T>* pos, const T** mat) {
+  switch (type) {
+    case kSensObjBody: *pos = Vec3<T>::load(d.xipos + 3 * id), *mat = d.ximat + 9 * id; break;
+    case kSensObjGeom: *pos = Vec3<T>::load(d.geom_xpos + 3 * id), *mat = d.geom_xmat + 9 * id; break;
+    case kSensObjSite: *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = d.site_xmat + 9 * id; break;
+    default: *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = d.xmat + 9 * id; break;  // xbody
+  }
+}
+
+// Orientation quaternion as MuJoCo's framequat takes it: the body's xquat times the local quat.
+template <class T>
+RLT_HD Quat<T> object_quat(const ModelView<T>& m, const DataView<T>& d, int type, int id) {
+  const Quat<T> xquat = Quat<T>::load(d.xquat + 4 * object_body(m, type, id));
+  switch (type) {
+    case kSensObjBody: return quat_mul(xquat, Quat<T>::load(m.body_iquat + 4 * id));
+    case kSensObjGeom: return quat_mul(xquat, Quat<T>::load(m.geom_quat + 4 * id));
+    case kSensObjSite: return quat_mul(xquat, Quat<T>::load(m.site_quat + 4 * id));
+    default: return xquat;
+  }
+}
+
+// The com-based spatial vector v of body b (angular, linear at the tree's reference point) moved to
+// the point p (MuJoCo's mju_transformSpatial): a motion's linear part gains w x (p - ref), a force's
+// angular part (the torque) loses (p - ref) x f. With mat, both parts in that frame (mat^T).
+template <class T>
+RLT_HD SVec<T> spatial_at(const ModelView<T>& m, const DataView<T>& d, const T* v, int b, const Vec3<T>& p,
+                          const T* mat, bool force) {
+  SVec<T> s = SVec<T>::load(v);
+  const Vec3<T> dif = p - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+  if (force) {
+    s.ang = s.ang - cross(dif, s.lin);
+  } else {
+    s.lin = s.lin - cross(dif, s.ang);
+  }
+  if (mat) s.ang = mat_t_vec(mat, s.ang), s.lin = mat_t_vec(mat, s.lin);
+  return s;
+}
+
+// MuJoCo's mj_objectVelocity: (angular, linear) velocity of the object's frame, world or local.
+template <class T>
+RLT_HD SVec<T> object_velocity(const ModelView<T>& m, const DataView<T>& d, int type, int id, bool local) {
+  Vec3<T> pos;
+  const T* mat;
+  object_frame(m, d, type, id, &pos, &mat);
+  const int b = object_body(m, type, id);
+  return spatial_at(m, d, d.cvel + 6 * b, b, pos, local ? mat : static_cast<const T*>(nullptr), false);
+}
+
+// Smallest t >= 0 with a t^2 + 2 b t + c = 0 (MuJoCo's ray_quad), -1 if none.
+template <class T>
+RLT_HD T ray_quad(T a, T b, T c) {
+  const T det = b * b - a * c;
+  if (det < T(kMinVal)) return T(-1);
+  const T sq = m_sqrt(det);
+  const T x1 = (-b - sq) / a, x2 = (-b + sq) / a;
+  return x1 >= T(0) ? x1 : x2 >= T(0) ? x2 : T(-1);
+}
+
+// Whether the ray p + t v, t >= 0 (local frame of the zone) meets a cylinder of radius r along z,
+// |z| <= h (open ends: the caps are tested by the callers).
+template <class T>
+RLT_HD bool ray_cylinder_side(const Vec3<T>& p, const Vec3<T>& v, T r, T h) {
+  const T a = v.x * v.x + v.y * v.y;
+  if (a < T(kMinVal)) return false;
+  const T b = v.x * p.x + v.y * p.y, c = p.x * p.x + p.y * p.y - r * r;
+  const T det = b * b - a * c;
+  if (det < T(kMinVal)) return false;
+  const T sq = m_sqrt(det);
+  for (int k = 0; k < 2; ++k) {
+    const T t = (-b + (k == 0 ? -sq : sq)) / a;
+    if (t >= T(0)) {
+      const T z = p.z + t * v.z;
+      if (z >= -h && z <= h) return true;
+    }
+  }
+  return false;
+}
+
+// Whether the ray from pnt along vec (world) meets the site's zone, MuJoCo's mju_rayGeom >= 0.
+template <class T>
+RLT_HD bool ray_meets_zone(const ModelView<T>& m, const DataView<T>& d, int site, const Vec3<T>& pnt, const Vec3<T>& vec) {
+  const T* mat = d.site_xmat + 9 * site;
+  const Vec3<T> p = mat_t_vec(mat, pnt - Vec3<T>::load(d.site_xpos + 3 * site)), v = mat_t_vec(mat, vec);
+  const int type = m.site_type ? m.site_type[site] : kZoneSphere;
+  const T* s = m.site_size + 3 * site;
+  switch (type) {
+    case kZoneEllipsoid: {
+      const Vec3<T> ps{p.x / s[0], p.y / s[1], p.z / s[2]}, vs{v.x / s[0], v.y / s[1], v.z / s[2]};
+      return ray_quad(dot(vs, vs), dot(vs, ps), dot(ps, ps) - T(1)) >= T(0);
+    }
+    case kZoneBox: {
+      T t0 = T(0), t1 = T(1e30);
+      const T pp[3] = {p.x, p.y, p.z}, vv[3] = {v.x, v.y, v.z};
+      for (int k = 0; k < 3; ++k) {
+        if (vv[k] > -T(kMinVal) && vv[k] < T(kMinVal)) {
+          if (pp[k] < -s[k] || pp[k] > s[k]) return false;
+          continue;
+        }
+        T a = (-s[k] - pp[k]) / vv[k], b = (s[k] - pp[k]) / vv[k];
+        if (a > b) { const T x = a; a = b; b = x; }
+        t0 = a > t0 ? a : t0, t1 = b < t1 ? b : t1;
+      }
+      return t0 <= t1;
+    }
+    case kZoneCapsule:
+    case kZoneCylinder: {
+      const T r = s[0], h = s[1];
+      if (p.x * p.x + p.y * p.y <= r * r && p.z >= -h && p.z <= h) return true;  // inside
+      if (ray_cylinder_side(p, v, r, h)) return true;
+      if (type == kZoneCapsule) {
+        for (int e = -1; e <= 1; e += 2) {
+          const Vec3<T> q{p.x, p.y, p.z - T(e) * h};
+          if (ray_quad(dot(v, v), dot(v, q), dot(q, q) - r * r) >= T(0)) return true;
+        }
+        return false;
+      }
+      // the flat caps
+      if (v.z > -T(kMinVal) && v.z < T(kMinVal)) return false;
+      for (int e = -1; e <= 1; e += 2) {
+        const T t = (T(e) * h - p.z) / v.z;
+        if (t >= T(0)) {
+          const T x = p.x + t * v.x, y = p.y + t * v.y;
+          if (x * x + y * y <= r * r) return true;
+        }
+      }
+      return false;
+    }
+    default:  // sphere
+      return ray_quad(dot(v, v), dot(v, p), dot(p, p) - s[0] * s[0]) >= T(0);
+  }
+}
+
+// subtree_mass, subtree_com (mj_comPos), subtree_linvel and subtree_angmom (mj_subtreeVel).
+template <class T>
+RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
+  const int nb = m.nbody;
+  for (int b = 0; b < nb; ++b) {
+    d.subtree_mass[b] = m.body_mass[b];
+    (m.body_mass[b] * Vec3<T>::load(d.xipos + 3 * b)).store(d.subtree_com + 3 * b);
+  }
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    d.subtree_mass[p] += d.subtree_mass[b];
+    (Vec3<T>::load(d.subtree_com + 3 * p) + Vec3<T>::load(d.subtree_com + 3 * b)).store(d.subtree_com + 3 * p);
+  }
+  for (int b = 0; b < nb; ++b) {
+    if (d.subtree_mass[b] < T(kMinVal))
+      Vec3<T>::load(d.xipos + 3 * b).store(d.subtree_com + 3 * b);
+    else
+      ((T(1) / d.subtree_mass[b]) * Vec3<T>::load(d.subtree_com + 3 * b)).store(d.subtree_com + 3 * b);
+  }
+  // Each body's momentum (linear; angular about its com).
+  for (int b = 0; b < nb; ++b) {
+    const SVec<T> vel = object_velocity(m, d, kSensObjBody, b, false);
+    (m.body_mass[b] * vel.lin).store(d.subtree_linvel + 3 * b);
+    const T* xi = d.ximat + 9 * b;
+    Vec3<T> w = mat_t_vec(xi, vel.ang);
+    w = Vec3<T>{w.x * m.body_inertia[3 * b], w.y * m.body_inertia[3 * b + 1], w.z * m.body_inertia[3 * b + 2]};
+    (Mat3<T>::load(xi) * w).store(d.subtree_angmom + 3 * b);
+  }
+  for (int b = nb - 1; b >= 0; --b) {
+    if (b > 0) {
+      const int p = m.body_parentid[b];
+      (Vec3<T>::load(d.subtree_linvel + 3 * p) + Vec3<T>::load(d.subtree_linvel + 3 * b)).store(d.subtree_linvel + 3 * p);
+    }
+    const T mass = d.subtree_mass[b] > T(kMinVal) ? d.subtree_mass[b] : T(kMinVal);
+    ((T(1) / mass) * Vec3<T>::load(d.subtree_linvel + 3 * b)).store(d.subtree_linvel + 3 * b);
+  }
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    const SVec<T> vel = object_velocity(m, d, kSensObjBody, b, false);
+    Vec3<T> dx = Vec3<T>::load(d.xipos + 3 * b) - Vec3<T>::load(d.subtree_com + 3 * b);
+    Vec3<T> dv = vel.lin - Vec3<T>::load(d.subtree_linvel + 3 * b);
+    const Vec3<T> own = Vec3<T>::load(d.subtree_angmom + 3 * b) + cross(dx, m.body_mass[b] * dv);
+    own.store(d.subtree_angmom + 3 * b);
+    dx = Vec3<T>::load(d.subtree_com + 3 * b) - Vec3<T>::load(d.subtree_com + 3 * p);
+    dv = Vec3<T>::load(d.subtree_linvel + 3 * b) - Vec3<T>::load(d.subtree_linvel + 3 * p);
+    (Vec3<T>::load(d.subtree_angmom + 3 * p) + own + cross(dx, d.subtree_mass[b] * dv)).store(d.subtree_angmom + 3 * p);
+  }
+}
+
+// MuJoCo's mj_rnePostConstraint (see the header): sensor_qacc, sensor_cacc, sensor_cfrc_ext,
+// cfrc_int. Needs the substep's smooth quantities, constraint forces and contact forces; refactors
+// qLD without the implicit damping (nothing reads it after the substep).
+template <class T>
+RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
+  const int nv = m.nv, nb = m.nbody;
+  factor_mass_load(m, d, T(0));
+  factor_mass_eliminate(m, d);
+  for (int i = 0; i < nv; ++i)
+    d.sensor_qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
+  solve_mass(m, d, d.sensor_qacc);
+  // contact wrenches, about each tree's reference point
+  for (int k = 0; k < 6 * nb; ++k) d.sensor_cfrc_ext[k] = T(0);
+  const int ncon = static_cast<int>(d.ncon[0]);
+  for (int c = 0; c < ncon; ++c) {
+    const T* con = d.contact + kContactStride * c;
+    if (con[kConActive] == T(0)) continue;
+    const Vec3<T> p = Vec3<T>::load(con + kConPos);
+    const Vec3<T> f = con[kConForce] * Vec3<T>::load(con + kConNormal) + Vec3<T>::load(con + kConFriction);  // on body 2
+    for (int side = 0; side < 2; ++side) {
+      const int b = m.geom_bodyid[static_cast<int>(con[side == 0 ? kConGeom1 : kConGeom2])];
+      if (b == 0) continue;
+      const T sign = side == 0 ? T(-1) : T(1);
+      const Vec3<T> ref = Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+      T* w = d.sensor_cfrc_ext + 6 * b;
+      (Vec3<T>::load(w) + sign * cross(p - ref, f)).store(w);
+      (Vec3<T>::load(w + 3) + sign * f).store(w + 3);
+    }
+  }
+  const SVec<T> world_acc{Vec3<T>::zero(), -Vec3<T>::load(m.gravity)};
+  world_acc.store(d.sensor_cacc);
+  SVec<T>::zero().store(d.cfrc_int);
+  for (int b = 1; b < nb; ++b) {
+    SVec<T> acc = SVec<T>::load(d.sensor_cacc + 6 * m.body_parentid[b]);
+    for (int k = m.body_dofadr[b]; k < m.body_dofadr[b] + m.body_dofnum[b]; ++k)
+      acc += d.qvel[k] * SVec<T>::load(d.cdof_dot + 6 * k) + d.sensor_qacc[k] * SVec<T>::load(d.cdof + 6 * k);
+    acc.store(d.sensor_cacc + 6 * b);
+    const Inertia<T> inertia = Inertia<T>::load(d.cinert + 10 * b);
+    const SVec<T> vel = SVec<T>::load(d.cvel + 6 * b);
+    const SVec<T> f = inertia * acc + cross_force(vel, inertia * vel);
+    const SVec<T> ext = SVec<T>::load(d.sensor_cfrc_ext + 6 * b);
+    SVec<T>{f.ang - ext.ang, f.lin - ext.lin}.store(d.cfrc_int + 6 * b);
+  }
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p > 0) (SVec<T>::load(d.cfrc_int + 6 * p) + SVec<T>::load(d.cfrc_int + 6 * b)).store(d.cfrc_int + 6 * p);
+  }
+}
+
+}  // namespace sensor_detail
+
+// Fills d.sensordata from the substep's state (see the header for when physics_step calls it).
+template <class T>
+RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
+  using namespace sensor_detail;
+  if (m.nsubtree > 0) subtree_quantities(m, d);
+  if (m.nbody_acc > 0) rne_post_constraint(m, d);
+  for (int i = 0; i < m.nsensor; ++i) {
+    T* out = d.sensordata + m.sensor_adr[i];
+    const int type = m.sensor_type[i], ot = m.sensor_objtype[i], id = m.sensor_objid[i];
+    const int rt = m.sensor_reftype[i], rid = m.sensor_refid[i];
+    Vec3<T> v = Vec3<T>::zero();
+    bool vec3 = true;  // the output is v (3 scalars)
+    switch (type) {
+      case kSensJointPos: out[0] = d.qpos[m.jnt_qposadr[id]], vec3 = false; break;
+      case kSensJointVel: out[0] = d.qvel[m.jnt_dofadr[id]], vec3 = false; break;
+      case kSensActuatorPos: {
+        const int j = m.actuator_trnid[id];
+        out[0] = m.actuator_gear[id] * d.qpos[m.jnt_qposadr[j]], vec3 = false;
+        break;
+      }
+      case kSensActuatorVel: {
+        const int j = m.actuator_trnid[id];
+        out[0] = m.actuator_gear[id] * d.qvel[m.jnt_dofadr[j]], vec3 = false;
+        break;
+      }
+      case kSensActuatorFrc: out[0] = d.actuator_force[id], vec3 = false; break;
+      case kSensFramePos:
+      case kSensFrameXAxis:
+      case kSensFrameYAxis:
+      case kSensFrameZAxis: {
+        Vec3<T> pos;
+        const T* mat;
+        object_frame(m, d, ot, id, &pos, &mat);
+        if (type != kSensFramePos) {
+          const int c = type - kSensFrameXAxis;
+          pos = Vec3<T>{mat[c], mat[3 + c], mat[6 + c]};
+        }
+        v = pos;
+        if (rt != kSensObjNone) {
+          Vec3<T> rpos;
+          const T* rmat;
+          object_frame(m, d, rt, rid, &rpos, &rmat);
+          v = mat_t_vec(rmat, type == kSensFramePos ? pos - rpos : pos);
+        }
+        break;
+      }
+      case kSensFrameQuat: {
+        Quat<T> q = object_quat(m, d, ot, id);
+        if (rt != kSensObjNone) {
+          const Quat<T> r = object_quat(m, d, rt, rid);
+          q = quat_mul(Quat<T>{r.w, -r.x, -r.y, -r.z}, q);
+        }
+        q.store(out), vec3 = false;
+        break;
+      }
+      case kSensFrameLinVel:
+      case kSensFrameAngVel: {
+        const SVec<T> vel = object_velocity(m, d, ot, id, false);
+        if (rt == kSensObjNone) {
+          v = type == kSensFrameAngVel ? vel.ang : vel.lin;
+          break;
+        }
+        const SVec<T> rvel = object_velocity(m, d, rt, rid, false);
+        Vec3<T> pos, rpos;
+        const T *mat, *rmat;
+        object_frame(m, d, ot, id, &pos, &mat);
+        object_frame(m, d, rt, rid, &rpos, &rmat);
+        v = type == kSensFrameAngVel ? vel.ang - rvel.ang : vel.lin - rvel.lin - cross(rvel.ang, pos - rpos);
+        v = mat_t_vec(rmat, v);
+        break;
+      }
+      case kSensGyro: v = object_velocity(m, d, kSensObjSite, id, true).ang; break;
+      case kSensVelocimeter: v = object_velocity(m, d, kSensObjSite, id, true).lin; break;
+      case kSensMagnetometer: v = mat_t_vec(d.site_xmat + 9 * id, Vec3<T>{T(0), T(-0.5), T(0)}); break;  // MuJoCo's default field
+      case kSensSubtreeCom: v = Vec3<T>::load(d.subtree_com + 3 * id); break;
+      case kSensSubtreeLinVel: v = Vec3<T>::load(d.subtree_linvel + 3 * id); break;
+      case kSensSubtreeAngMom: v = Vec3<T>::load(d.subtree_angmom + 3 * id); break;
+      case kSensAccelerometer: {
+        const SVec<T> vel = object_velocity(m, d, kSensObjSite, id, true);
+        const int b = m.site_bodyid[id];
+        const SVec<T> acc = spatial_at(m, d, d.sensor_cacc + 6 * b, b, Vec3<T>::load(d.site_xpos + 3 * id),
+                                       d.site_xmat + 9 * id, false);
+        v = acc.lin + cross(vel.ang, vel.lin);
+        break;
+      }
+      case kSensForce:
+      case kSensTorque: {
+        const int b = m.site_bodyid[id];
+        const SVec<T> f = spatial_at(m, d, d.cfrc_int + 6 * b, b, Vec3<T>::load(d.site_xpos + 3 * id),
+                                     d.site_xmat + 9 * id, true);
+        v = type == kSensForce ? f.lin : f.ang;
+        break;
+      }
+      case kSensTouch: {
+        const int b = m.site_bodyid[id];
+        T sum = T(0);
+        const int ncon = static_cast<int>(d.ncon[0]);
+        for (int c = 0; c < ncon; ++c) {
+          const T* con = d.contact + kContactStride * c;
+          const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+          if (con[kConActive] == T(0) || (b != b1 && b != b2) || !(con[kConForce] > T(0))) continue;
+          Vec3<T> ray = Vec3<T>::load(con + kConNormal);
+          if (b == b2) ray = -ray;
+          if (ray_meets_zone(m, d, id, Vec3<T>::load(con + kConPos), ray)) sum += con[kConForce];
+        }
+        out[0] = sum, vec3 = false;
+        break;
+      }
+      case kSensContactFound: {
+        // MuJoCo's contact sensor with data="found": the number of contacts (within their margin)
+        // between the two geoms, in each of the first min(found, num) slots, zero in the rest.
+        int found = 0;
+        const int ncon = static_cast<int>(d.ncon[0]);
+        for (int c = 0; c < ncon; ++c) {
+          const T* con = d.contact + kContactStride * c;
+          const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
+          if (con[kConDepth] > T(0) && ((g1 == id && g2 == rid) || (g1 == rid && g2 == id))) ++found;
+        }
+        for (int k = 0; k < m.sensor_dim[i]; ++k) out[k] = k < found ? T(found) : T(0);
+        vec3 = false;
+        break;
+      }
+      default: break;
+    }
+    if (vec3) v.store(out);
+    // cutoff (MuJoCo's apply_cutoff): real outputs both ways, touch from above, quaternions and
+    // axes never.
+    const T cutoff = m.sensor_cutoff[i];
+    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensFrameXAxis && type != kSensFrameYAxis &&
+        type != kSensFrameZAxis) {
+      for (int k = 0; k < m.sensor_dim[i]; ++k) {
+        T x = out[k];
+        if (x > cutoff) x = cutoff;
+        if (type != kSensTouch && x < -cutoff) x = -cutoff;
+        out[k] = x;
+      }
+    }
+  }
+}
+
+}  // namespace rlt
