@@ -23,7 +23,9 @@
 namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
-enum GeomType : int { kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomBox = 6 };  // MuJoCo's numbers
+enum GeomType : int {  // MuJoCo's numbers
+  kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomEllipsoid = 4, kGeomCylinder = 5, kGeomBox = 6
+};
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
