@@ -1,4 +1,4 @@
-// Contacts (DESIGN.md D3): detection between plane, sphere, capsule and box geoms, and the
+// Contacts (DESIGN.md D3): detection between plane, sphere, capsule, ellipsoid, cylinder and box geoms, and the
 // contact wrench per body once the soft constraints (sim/constraints.h, MuJoCo's law, the only one)
 // have solved for the forces. Single source (RLT_HD, no std::, no allocation). physics_step
 // (sim/physics_step.h) drives it.
@@ -33,6 +33,13 @@
 //                    edge), each with its depth below the reference face; for an edge-edge axis
 //                    (preferred only when clearly better than every face), one point at the closest
 //                    points of the two edges (boxes meeting edge on edge)
+//   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
+//                    the same on the far cap, two more at +-120 degrees on the near cap's rim
+//   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
+//   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
+//   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
+//                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
+//                    points for cylinder-box/capsule/cylinder are not added)
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.

@@ -135,7 +135,7 @@ RLT_HD bool do_simplex(MVert<T>* s, int* n, Vec3<T>* dir) {
   return true;
 }
 
-constexpr int kMaxVerts = 64, kMaxFaces = 128, kMaxEdges = 96, kGjkIters = 64, kEpaIters = 56;
+constexpr int kMaxVerts = 128, kMaxFaces = 256, kMaxEdges = 128, kGjkIters = 64, kEpaIters = 120;
 
 // Whether A and B (inflated) overlap, and if so the penetration (EPA). `guess`: the first search
 // direction (the centers' difference).
@@ -167,6 +167,9 @@ RLT_HD bool penetration(const Shape<T>& A, const Shape<T>& B, Penetration<T>* ou
   bool alive[kMaxFaces];
   int nv = 4, nf = 0;
   for (int k = 0; k < 4; ++k) vert[k] = s[k];
+  // A point inside the polytope (it only grows): faces are turned away from it (the origin may lie
+  // on a face of the first tetrahedron, so it cannot orient them).
+  const Vec3<T> inner = T(0.25) * (s[0].w + s[1].w + s[2].w + s[3].w);
   const int tets[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
   auto add_face = [&](int i, int j, int k) -> bool {
     if (nf >= kMaxFaces) return false;
@@ -175,7 +178,7 @@ RLT_HD bool penetration(const Shape<T>& A, const Shape<T>& B, Penetration<T>* ou
     if (!(l > T(1e-30))) return false;
     nn = (T(1) / l) * nn;
     T dd = dot(nn, vert[i].w);
-    if (dd < T(0)) {  // wind outward
+    if (dot(nn, vert[i].w - inner) < T(0)) {  // wind outward
       const int t = j; j = k; k = t;
       nn = -nn, dd = -dd;
     }
