@@ -1,4 +1,4 @@
-// Contacts (DESIGN.md D3): detection between plane, sphere, capsule and box geoms, and the
+// Contacts (DESIGN.md D3): detection between plane, sphere, capsule, ellipsoid, cylinder and box geoms, and the
 // contact wrench per body once the soft constraints (sim/constraints.h, MuJoCo's law, the only one)
 // have solved for the forces. Single source (RLT_HD, no std::, no allocation). physics_step
 // (sim/physics_step.h) drives it.
@@ -33,6 +33,13 @@
 //                    edge), each with its depth below the reference face; for an edge-edge axis
 //                    (preferred only when clearly better than every face), one point at the closest
 //                    points of the two edges (boxes meeting edge on edge)
+//   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
+//                    the same on the far cap, two more at +-120 degrees on the near cap's rim
+//   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
+//   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
+//   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
+//                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
+//                    points for cylinder-box/capsule/cylinder are not added)
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.
@@ -53,6 +60,7 @@
 #pragma once
 
 #include "sim/common.h"
+#include "sim/convex.h"
 #include "sim/dynamics.h"
 #include "sim/spatial.h"
 
@@ -399,6 +407,110 @@ RLT_HD void capsule_box(const Emitter<T>& emit, const Vec3<T>& a, const Vec3<T>&
   if (norm(mid - a) > tiny && norm(mid - b) > tiny) box_sphere(emit, cb, rb, h, mid, r, false);
 }
 
+// Plane (p0, normal np) against a cylinder (center c, unit axis ax, local x axis ex, radius r,
+// half-height hl): MuJoCo 3's mjc_PlaneCylinder, up to 4 points: the rim point deepest below the
+// plane on the cap nearer to it, the same rim point on the other cap, and two more on the near cap's
+// rim at +-120 degrees (a triangle on the near cap, so a cylinder standing on its face rests on
+// three points), each where it is within `reach` of the plane.
+template <class T>
+RLT_HD void plane_cylinder(const Emitter<T>& emit, const Vec3<T>& p0, const Vec3<T>& np, const Vec3<T>& c, Vec3<T> ax,
+                           const Vec3<T>& ex, T r, T hl, T reach) {
+  T prjaxis = dot(np, ax);
+  if (prjaxis > T(0)) ax = -ax, prjaxis = -prjaxis;  // the axis points towards the plane
+  const T dist0 = dot(c - p0, np);
+  Vec3<T> vec = prjaxis * ax - np;  // -normal without its component along the axis
+  const T len2 = dot(vec, vec);
+  if (len2 >= T(1e-15) * T(1e-15)) {
+    vec = (r / m_sqrt(len2)) * vec;
+  } else {  // the disk parallel to the plane: the cylinder's x axis
+    vec = r * ex;
+  }
+  const T prjvec = dot(vec, np);
+  const Vec3<T> axs = hl * ax;
+  prjaxis *= hl;
+  const T d1 = dist0 + prjaxis + prjvec;
+  if (!(d1 <= reach)) return;
+  emit(c + vec + axs - (T(0.5) * d1) * np, np, -d1);
+  const T d2 = dist0 - prjaxis + prjvec;
+  if (d2 <= reach) emit(c + vec - axs - (T(0.5) * d2) * np, np, -d2);
+  const T d3 = dist0 + prjaxis - T(0.5) * prjvec;
+  if (d3 <= reach) {
+    Vec3<T> side = cross(vec, axs);
+    const T ls = norm(side);
+    side = ls > T(1e-15) ? (r * T(0.86602540378443864676) / ls) * side : Vec3<T>::zero();
+    emit(c + side + axs - T(0.5) * vec - (T(0.5) * d3) * np, np, -d3);
+    emit(c - side + axs - T(0.5) * vec - (T(0.5) * d3) * np, np, -d3);
+  }
+}
+
+// The support point of an ellipsoid (center c, axes rot, semi-axes s) along direction dir (MuJoCo
+// 3's mjc_ellipsoidSupport).
+template <class T>
+RLT_HD Vec3<T> ellipsoid_support(const Vec3<T>& c, const Mat3<T>& rot, const Vec3<T>& s, const Vec3<T>& dir) {
+  const Vec3<T> l = mat_t_mul(rot, dir);
+  Vec3<T> p{l.x * s.x, l.y * s.y, l.z * s.z};
+  const T n2 = dot(p, p);
+  if (n2 < T(1e-15) * T(1e-15)) return c + s.x * rot.col(0);
+  const T inv = T(1) / m_sqrt(n2);
+  p = Vec3<T>{p.x * inv * s.x, p.y * inv * s.y, p.z * inv * s.z};
+  return c + rot * p;
+}
+
+// Plane (p0, normal np) against an ellipsoid: MuJoCo 3's mjc_PlaneConvex, one point at the
+// ellipsoid's support point along -np.
+template <class T>
+RLT_HD void plane_ellipsoid(const Emitter<T>& emit, const Vec3<T>& p0, const Vec3<T>& np, const Vec3<T>& c,
+                            const Mat3<T>& rot, const Vec3<T>& s) {
+  const Vec3<T> sp = ellipsoid_support(c, rot, s, -np);
+  const T dist = dot(np, sp - p0);
+  emit(sp - (T(0.5) * dist) * np, np, -dist);
+}
+
+// Sphere (cs, rs) against a cylinder (center c, unit axis ax, radius r, half-height hl), normal from
+// the sphere to the cylinder: MuJoCo 3's mjc_SphereCylinder. The side (sphere-sphere against the
+// center's projection on the axis), a cap (plane-sphere), or the rim (sphere against the nearest rim
+// point); a center inside takes the nearer of side and cap.
+template <class T>
+RLT_HD void sphere_cylinder(const Emitter<T>& emit, const Vec3<T>& cs, T rs, const Vec3<T>& up, const Vec3<T>& c,
+                            const Vec3<T>& ax, T r, T hl) {
+  const Vec3<T> v = cs - c;
+  const T x = dot(ax, v);
+  const Vec3<T> a_proj = x * ax;
+  Vec3<T> p_proj = v - a_proj;
+  const T p2 = dot(p_proj, p_proj);
+  bool side = m_abs(x) < hl, cap = p2 < r * r;
+  if (side && cap) {
+    if (hl - m_abs(x) < r - m_sqrt(p2)) side = false;
+    else cap = false;
+  }
+  if (side) {
+    sphere_sphere(emit, cs, rs, c + a_proj, r, up);
+  } else if (cap) {
+    const Vec3<T> n = x > T(0) ? ax : -ax;  // the cap's outward normal
+    const Vec3<T> pc = c + hl * n;
+    const T depth = rs - dot(cs - pc, n);
+    emit(cs - (rs - T(0.5) * depth) * n, -n, depth);
+  } else {
+    p_proj = (r / m_sqrt(p2)) * p_proj;
+    sphere_sphere(emit, cs, rs, c + (x > T(0) ? hl : -hl) * ax + p_proj, T(0), up);
+  }
+}
+
+// Any other pair of convex primitives (MuJoCo 3's mjc_Convex: ellipsoids with anything, cylinders
+// with capsules, boxes and cylinders): one point from the GJK/EPA collider of sim/convex.h, the
+// two shapes each inflated by half the pair's active margin (as MuJoCo's mjCCDObj margin). Geom 1
+// is A; the normal points from it to geom 2.
+template <class T>
+RLT_HD void convex_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1, const Mat3<T>& r1,
+                          int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
+  const T half = T(0.5) * emit.active;
+  const convex::Shape<T> a{m.geom_type[g1], c1, r1, Vec3<T>::load(m.geom_size + 3 * g1), half};
+  const convex::Shape<T> b{m.geom_type[g2], c2, r2, Vec3<T>::load(m.geom_size + 3 * g2), half};
+  convex::Penetration<T> p;
+  if (!convex::penetration(a, b, &p)) return;
+  emit(T(0.5) * (p.pa + p.pb), p.normal, p.depth - emit.active);
+}
+
 template <class T>
 RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
   const T* s = m.geom_size + 3 * g;
@@ -406,6 +518,8 @@ RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
     case kGeomSphere: return s[0];
     case kGeomCapsule: return s[0] + s[1];
     case kGeomBox: return m_sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case kGeomCylinder: return m_sqrt(s[0] * s[0] + s[1] * s[1]);
+    case kGeomEllipsoid: return s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]);
     default: return T(0);
   }
 }
@@ -481,6 +595,10 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
             const T depth = -dot(corner - c1, np);
             emit(corner + (T(0.5) * depth) * np, np, depth);
           }
+        } else if (t2 == kGeomCylinder) {
+          plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
+        } else if (t2 == kGeomEllipsoid) {
+          plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
         }
       } else if (t1 == kGeomSphere) {
         if (t2 == kGeomSphere) {
@@ -489,19 +607,31 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           const Vec3<T> half = s2[1] * r2.col(2);
           // fallback normal (center on the axis): across the capsule, not along it
           sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
-        } else {  // box
+        } else if (t2 == kGeomBox) {
           box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
+        } else if (t2 == kGeomCylinder) {
+          // fallback normal (coincident centers): MuJoCo's cross product of the two z axes
+          Vec3<T> up = cross(r1.col(2), r2.col(2));
+          const T lu = norm(up);
+          up = lu > T(1e-15) ? (T(1) / lu) * up : Vec3<T>{T(1), T(0), T(0)};
+          sphere_cylinder(emit, c1, s1[0], up, c2, r2.col(2), s2[0], s2[1]);
+        } else {
+          convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
         }
       } else if (t1 == kGeomCapsule) {
         const Vec3<T> half1 = s1[1] * r1.col(2);
         if (t2 == kGeomCapsule) {
           const Vec3<T> half2 = s2[1] * r2.col(2);
           capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
-        } else {  // box
+        } else if (t2 == kGeomBox) {
           capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
+        } else {
+          convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
         }
-      } else {  // box-box
+      } else if (t1 == kGeomBox && t2 == kGeomBox) {
         box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
+      } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
+        convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
       }
     }
   }

@@ -70,7 +70,9 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     else if (*t == "sphere") g->type = kGeomSphere;
     else if (*t == "capsule") g->type = kGeomCapsule;
     else if (*t == "box") g->type = kGeomBox;
-    else a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, box)");
+    else if (*t == "cylinder") g->type = kGeomCylinder;
+    else if (*t == "ellipsoid") g->type = kGeomEllipsoid;
+    else a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, cylinder, ellipsoid, box)");
   }
   a.numbers("size", g->size, 1, 3);
   if (a.number("density", &g->density) && g->density < 0) a.fail("attribute \"density\" must be non-negative");

@@ -15,12 +15,13 @@ void MjcfCompiler::compile_geoms() {
     GeomSpec& g = m_geoms[i];
     GeomFrame& f = m_geom_frames[i];
     if (f.has_fromto) {
-      if (g.type != kGeomCapsule && g.type != kGeomBox) fail(e, "\"fromto\" is supported for capsule and box geoms only");
+      if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
+        fail(e, "\"fromto\" is supported for capsule, cylinder, box and ellipsoid geoms only");
       const double length = resolve_fromto(e, &f);
-      if (g.type == kGeomCapsule) {
+      if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
         g.size[1] = 0.5 * length;
-      } else {
-        g.size[1] = g.size[0];  // a square box section of half side size[0]
+      } else {  // box, ellipsoid: a square (round) section of half side (radius) size[0], as MuJoCo
+        g.size[1] = g.size[0];
         g.size[2] = 0.5 * length;
       }
     }
@@ -30,7 +31,7 @@ void MjcfCompiler::compile_geoms() {
       if (!(s[2] > 0)) fail(e, "plane size[2] (grid spacing) must be positive");
       if (geom_body_moves(i)) fail(e, "plane geoms are only allowed in static bodies (no joint up to the world)");
     } else {
-      const int n = g.type == kGeomSphere ? 1 : g.type == kGeomCapsule ? 2 : 3;
+      const int n = g.type == kGeomSphere ? 1 : (g.type == kGeomCapsule || g.type == kGeomCylinder) ? 2 : 3;
       for (int k = 0; k < n; ++k) {
         if (!(s[k] > 0)) fail(e, "size[" + std::to_string(k) + "] must be positive");
       }
@@ -68,6 +69,8 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
     case kGeomSphere: volume = 4 * kPi * s[0] * s[0] * s[0] / 3; break;
     case kGeomCapsule: volume = kPi * s[0] * s[0] * (2 * s[1] + 4 * s[0] / 3); break;
     case kGeomBox: volume = 8 * s[0] * s[1] * s[2]; break;
+    case kGeomCylinder: volume = kPi * s[0] * s[0] * 2 * s[1]; break;
+    case kGeomEllipsoid: volume = 4 * kPi * s[0] * s[1] * s[2] / 3; break;
     default: volume = 0;  // a plane has no mass
   }
   if (volume == 0) {
@@ -98,6 +101,17 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
       inertia[0] = *mass * (s[1] * s[1] + s[2] * s[2]) / 3;
       inertia[1] = *mass * (s[0] * s[0] + s[2] * s[2]) / 3;
       inertia[2] = *mass * (s[0] * s[0] + s[1] * s[1]) / 3;
+      break;
+    case kGeomCylinder: {  // radius s[0], half-height s[1] (MuJoCo's mjCGeom::SetInertia, volume)
+      const double r = s[0], h = 2 * s[1];
+      inertia[0] = inertia[1] = *mass * (3 * r * r + h * h) / 12;
+      inertia[2] = *mass * r * r / 2;
+      break;
+    }
+    case kGeomEllipsoid:
+      inertia[0] = *mass * (s[1] * s[1] + s[2] * s[2]) / 5;
+      inertia[1] = *mass * (s[0] * s[0] + s[2] * s[2]) / 5;
+      inertia[2] = *mass * (s[0] * s[0] + s[1] * s[1]) / 5;
       break;
     default: break;
   }

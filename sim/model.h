@@ -23,7 +23,9 @@
 namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
-enum GeomType : int { kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomBox = 6 };  // MuJoCo's numbers
+enum GeomType : int {  // MuJoCo's numbers
+  kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomEllipsoid = 4, kGeomCylinder = 5, kGeomBox = 6
+};
 enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).

@@ -114,10 +114,13 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
 // Most contact points one geom pair makes (sim/contact.h, detect_contacts), by type.
 RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   if (t1 > t2) { const int t = t1; t1 = t2; t2 = t; }
-  if (t1 == kGeomPlane) return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : 0;
-  if (t1 == kGeomSphere) return 1;                        // sphere-sphere, -capsule, -box
-  if (t1 == kGeomCapsule) return t2 == kGeomCapsule ? 2 : 4;  // capsule-capsule (2 when parallel), capsule-box
-  return 8;                                               // box-box: a clipped face polygon (<= 8) or one edge point
+  if (t1 == kGeomPlane)
+    return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : t2 == kGeomCylinder ? 4 : 1;
+  if (t1 == kGeomSphere) return 1;                        // sphere-sphere, -capsule, -box, -cylinder, convex
+  if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
+  if (t1 == kGeomCapsule && t2 == kGeomBox) return 4;
+  if (t1 == kGeomBox && t2 == kGeomBox) return 8;         // a clipped face polygon (<= 8) or one edge point
+  return 1;                                               // the convex collider (sim/convex.h): one point
 }
 
 template <class T>
@@ -388,7 +391,8 @@ class HostModel {
         fail("geom " + std::to_string(g) + " has a negative or non-finite margin");
     for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
       const int t = m.geom_type[static_cast<size_t>(g)];
-      if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox)
+      if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox && t != kGeomCylinder &&
+          t != kGeomEllipsoid)
         fail("geom " + str(g) + " has unsupported type " + str(t));
     }
     for (long g = 0; g < m.ngeom; ++g)

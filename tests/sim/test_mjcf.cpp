@@ -604,8 +604,8 @@ TEST(MjcfErrors, NegativeStiffness) {
 }
 
 TEST(MjcfErrors, UnsupportedGeomType) {
-  const std::string msg = error_of("<mujoco><worldbody>\n<geom name='can' type='cylinder' size='.1 .2'/></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(msg, "test.xml:2: geom can: geom type \"cylinder\" is not supported")) << msg;
+  const std::string msg = error_of("<mujoco><worldbody>\n<geom name='hf' type='hfield' hfield='h'/></worldbody></mujoco>");
+  EXPECT_TRUE(starts_with(msg, "test.xml:2: geom hf: geom type \"hfield\" is not supported")) << msg;
   const std::string mesh = error_of("<mujoco><worldbody>\n<geom type='mesh' mesh='m'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(mesh, "test.xml:2: geom: geom type \"mesh\" is not supported")) << mesh;
 }
