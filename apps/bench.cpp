@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/rollout.h"
-#include "rl/config.h"
-#include "rl/files.h"
 #include "apps/runtime.h"
 #include "envs/physics_batch.h"
 #include "rl/checkpoint.h"  // obs_normalization
+#include "rl/config.h"
+#include "rl/files.h"
 #include "sim/dynamics.h"
 #include "sim/mjcf.h"
 
@@ -46,7 +46,9 @@ int run_bench(const BenchOptions& opts) {
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["results"] = nlohmann::json::array();
-  const double cores = rt.device() == Device::kCpu ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency()))) : 1;
+  const double cores = rt.device() == Device::kCpu
+                           ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())))
+                           : 1;
 
   std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
   std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s\n", "env", "num_envs", "env steps/s", "per core", "+policy/s",
@@ -68,7 +70,8 @@ int run_bench(const BenchOptions& opts) {
 
       // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
       // the viewer act through; untrained weights act as well as trained ones for timing).
-      auto policy = rt.make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(1), n);
+      auto policy =
+          rt.make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(1), n);
       const std::int64_t psteps = std::max<std::int64_t>(5, steps / 10);
       t0 = Clock::now();
       for (std::int64_t t = 0; t < psteps; ++t) env->step(policy->act(env->obs(), n, false, static_cast<u32>(t)));
@@ -103,8 +106,8 @@ int run_bench(const BenchOptions& opts) {
       }
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
-      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s\n", name.c_str(), static_cast<long long>(n), env_sps,
-                  env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers);
+      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s\n", name.c_str(), static_cast<long long>(n),
+                  env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers);
       std::fflush(stdout);
       out["results"].push_back({{"env", name},
                                 {"num_envs", n},
@@ -151,8 +154,10 @@ int run_model_bench(const BenchOptions& opts) {
   out["scalar"] = "float";
   out["results"] = nlohmann::json::array();
   if (on_cuda) {
-    std::printf("rltrain bench --model %s: cuda (one thread per env), float, timestep %g s, %d substeps per %g s control step\n",
-                opts.model_path.c_str(), model.timestep, substeps, opts.control_dt);
+    std::printf(
+        "rltrain bench --model %s: cuda (one thread per env), float, timestep %g s, %d substeps per %g s control "
+        "step\n",
+        opts.model_path.c_str(), model.timestep, substeps, opts.control_dt);
   } else {
     std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
                 opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
@@ -195,7 +200,8 @@ int run_model_bench(const BenchOptions& opts) {
     }
     const double mean_ncon = static_cast<double>(contacts) / static_cast<double>(n);
     std::printf("%10lld %14.4g %14.4g %14.4g %14.4g %10.2f %10lld\n", static_cast<long long>(n), control_sps,
-                control_sps / cores_used, physics_sps, physics_sps / cores_used, mean_ncon, static_cast<long long>(nonfinite));
+                control_sps / cores_used, physics_sps, physics_sps / cores_used, mean_ncon,
+                static_cast<long long>(nonfinite));
     std::fflush(stdout);
     out["results"].push_back({{"num_envs", n},
                               {"control_steps", steps},

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "rl/checkpoint.h"
 #include "apps/runtime.h"
+#include "rl/checkpoint.h"
 
 namespace rlt {
 
@@ -21,13 +21,15 @@ std::string resolve_checkpoint_path(const std::string& path) {
 
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
                                                const VecEnv& env) {
-  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(cfg.train.seed), env.num_envs());
+  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg),
+                               policy_sample_seed(cfg.train.seed), env.num_envs());
   restore_policy(ckpt, *policy);
   return policy;
 }
 
 EvalResult evaluate(const EvalOptions& opts) {
-  if (opts.episodes < 1) throw ConfigError("--episodes: expected a positive integer, got " + std::to_string(opts.episodes));
+  if (opts.episodes < 1)
+    throw ConfigError("--episodes: expected a positive integer, got " + std::to_string(opts.episodes));
   const std::string path = resolve_checkpoint_path(opts.checkpoint);
   const Checkpoint ckpt = read_checkpoint(path);
   Config cfg = ckpt.config;
@@ -50,7 +52,8 @@ EvalResult evaluate(const EvalOptions& opts) {
   r.device = device_name(rt.device());
   r.returns.assign(static_cast<size_t>(n), 0.0f);
   r.lengths.assign(static_cast<size_t>(n), 0);
-  std::vector<std::uint8_t> finished(static_cast<size_t>(n), 0), term(static_cast<size_t>(n)), trunc(static_cast<size_t>(n));
+  std::vector<std::uint8_t> finished(static_cast<size_t>(n), 0), term(static_cast<size_t>(n)),
+      trunc(static_cast<size_t>(n));
   std::vector<float> ret(static_cast<size_t>(n));
   std::vector<std::int32_t> len(static_cast<size_t>(n));
   const bool has_speed = env->ep_forward_speed() != nullptr;

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "rl/checkpoint.h"
 #include "apps/runtime.h"
+#include "rl/checkpoint.h"
 
 namespace rlt {
 
 struct EvalOptions {
-  std::string checkpoint;     // a .safetensors file, or a run directory (its latest checkpoint)
-  std::string config_path;    // optional: evaluate on this config's env (must be the same env)
+  std::string checkpoint;   // a .safetensors file, or a run directory (its latest checkpoint)
+  std::string config_path;  // optional: evaluate on this config's env (must be the same env)
   std::int64_t episodes = 100;
-  bool deterministic = false; // the distribution's mode instead of samples
+  bool deterministic = false;  // the distribution's mode instead of samples
   std::uint64_t seed = 12345;
   std::string device = "auto";
   int threads = 0;
@@ -26,7 +26,7 @@ struct EvalResult {
   std::vector<std::int32_t> lengths;
   std::vector<float> forward_speeds;  // per episode, m/s; empty for envs without a forward direction
   double mean_return = 0, std_return = 0, mean_length = 0;
-  double mean_forward_speed = 0;      // valid when forward_speeds is not empty
+  double mean_forward_speed = 0;  // valid when forward_speeds is not empty
   std::string env;
   std::string device;
 };

@@ -9,12 +9,12 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/bench.h"
-#include "apps/rollout.h"
-#include "envs/registry.h"
-#include "rl/checkpoint.h"
 #include "apps/evaluate.h"
+#include "apps/rollout.h"
 #include "apps/runtime.h"
 #include "apps/trainer.h"
+#include "envs/registry.h"
+#include "rl/checkpoint.h"
 #include "sim/mjcf.h"
 #include "viewer/viewer.h"  // ViewOptions (plain C++); run_view only with RLTRAIN_WITH_VIEWER
 #if defined(RLTRAIN_WITH_VIEWER)
@@ -88,14 +88,16 @@ Command add_train(CLI::App& app) {
   auto* t_seed = t->add_option("--seed", o->seed, "Seed (overrides train.seed)");
   t->add_option("--run-dir", o->train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
   auto* t_resume = t->add_option("--resume", o->train.resume_dir, "Continue the run in this directory exactly");
-  t->add_option("--iterations", o->train.max_iterations, "Stop after this many iterations in this call (0: run to the end)")
+  t->add_option("--iterations", o->train.max_iterations,
+                "Stop after this many iterations in this call (0: run to the end)")
       ->check(CLI::NonNegativeNumber);
   t->add_flag("--quiet", o->train.quiet, "No progress output");
   t_config->excludes(t_resume);
-  auto* view_flag = t->add_flag("--view", o->view,
-                                "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
-  t->add_option("--view-every", o->view_every,
-                "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations")
+  auto* view_flag = t->add_flag(
+      "--view", o->view, "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
+  t->add_option(
+       "--view-every", o->view_every,
+       "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations")
       ->needs(view_flag)
       ->check(CLI::PositiveNumber);
   t->add_option("--view-envs", o->view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)")
@@ -136,8 +138,10 @@ Command add_view(CLI::App& app) {
   auto* v_config = v->add_option("--config", view.config_path, "Config TOML: the env and its parameters");
   v->add_option("--set", view.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
   v->add_option("--checkpoint", view.checkpoint, "Play this policy (checkpoint file or run directory)");
-  auto* v_model = v->add_option("--model", view.model_path, "An MJCF model (e.g. envs/assets/ant.xml) instead of an env");
-  v->add_option("--num-envs", view.num_envs, "Envs in the batch (default 64, or the config's when smaller)")->check(CLI::PositiveNumber);
+  auto* v_model =
+      v->add_option("--model", view.model_path, "An MJCF model (e.g. envs/assets/ant.xml) instead of an env");
+  v->add_option("--num-envs", view.num_envs, "Envs in the batch (default 64, or the config's when smaller)")
+      ->check(CLI::PositiveNumber);
   v->add_option("--device", view.device, "auto | cpu | cuda");
   v->add_option("--threads", view.threads, "CPU threads (0: one per core)");
   v->add_option("--seed", view.seed, "Seed of the env resets (as rltrain eval's)");
@@ -145,12 +149,16 @@ Command add_view(CLI::App& app) {
   v->add_flag("--deterministic", view.deterministic, "Play the policy's mode instead of sampling");
   v->add_option("--speed", view.speed, "Env steps per frame (fractions accumulate; 0 pauses)");
   v->add_option("--control-dt", view.control_dt, "With --model: seconds per control step");
-  v->add_flag("--headless", view.headless, "No window: render offscreen (--frames N with --out DIR and/or --video FILE)");
+  v->add_flag("--headless", view.headless,
+              "No window: render offscreen (--frames N with --out DIR and/or --video FILE)");
   v->add_option("--frames", view.frames, "Frames to render (headless: required; window: close after N)");
-  v->add_option("--out", view.out_dir, "Write frame_NNNNNN.png here (headless: the scene; window: the window with its panel)");
+  v->add_option("--out", view.out_dir,
+                "Write frame_NNNNNN.png here (headless: the scene; window: the window with its panel)");
   v->add_option("--video", view.video_path, "Headless: also encode the frames as an MP4 (needs ffmpeg)");
-  v->add_flag("--frame-info", view.frame_info, "Headless: frame_NNNNNN.json beside each PNG (camera matrix, env origins, obs)");
-  v->add_option("--returns", view.returns_path, "Write each env's first finished episode return (JSON) and print their mean");
+  v->add_flag("--frame-info", view.frame_info,
+              "Headless: frame_NNNNNN.json beside each PNG (camera matrix, env origins, obs)");
+  v->add_option("--returns", view.returns_path,
+                "Write each env's first finished episode return (JSON) and print their mean");
   v->add_option("--width", view.width, "Window / image width in pixels");
   v->add_option("--height", view.height, "Window / image height in pixels");
   v->add_flag("--no-shadows", o->no_shadows, "Turn the shadow map off");
@@ -215,12 +223,14 @@ Command add_bench(CLI::App& app) {
   b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
   auto* b_model = b->add_option("--model", bench.model_path,
                                 "MJCF model: measure physics and control steps/s with random controls instead of envs");
-  b->add_option("--control-dt", bench.control_dt, "With --model: seconds per control step (a whole number of physics steps)");
+  b->add_option("--control-dt", bench.control_dt,
+                "With --model: seconds per control step (a whole number of physics steps)");
   b_model->excludes(b_env);
   return {b, [o, b_sizes]() {
             rlt::BenchOptions& bench = o->bench;
             if (!bench.model_path.empty()) {
-              bench.num_envs = parse_int_list(b_sizes->count() ? o->sizes : std::string("1,64,1024,16384"), "--num-envs");
+              bench.num_envs =
+                  parse_int_list(b_sizes->count() ? o->sizes : std::string("1,64,1024,16384"), "--num-envs");
               return rlt::run_model_bench(bench);
             }
             bench.num_envs = parse_int_list(o->sizes, "--num-envs");
@@ -229,7 +239,8 @@ Command add_bench(CLI::App& app) {
               std::stringstream ss(o->env);
               std::string item;
               while (std::getline(ss, item, ','))
-                if (!rlt::env_exists(item)) throw rlt::ConfigError("--env: unknown env '" + item + "' (see rltrain envs)");
+                if (!rlt::env_exists(item))
+                  throw rlt::ConfigError("--env: unknown env '" + item + "' (see rltrain envs)");
                 else bench.envs.push_back(item);
             }
             bench.ppo = !o->no_ppo;
@@ -242,11 +253,14 @@ Command add_rollout(CLI::App& app) {
   auto* r = app.add_subcommand("rollout", "Step one env of an MJCF model on the CPU and write its trajectory as CSV");
   r->add_option("--model", rollout->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
   r->add_option("--steps", rollout->steps, "Control steps")->required()->check(CLI::NonNegativeNumber);
-  r->add_option("--key", rollout->key, "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
-  r->add_option("--ctrl", rollout->ctrl, "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
+  r->add_option("--key", rollout->key,
+                "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
+  r->add_option("--ctrl", rollout->ctrl,
+                "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
       ->check(CLI::IsMember({"zero", "random"}));
   r->add_option("--seed", rollout->seed, "Seed of the random controls");
-  r->add_option("--timestep", rollout->timestep, "Physics step in seconds (default: the model's)")->check(CLI::PositiveNumber);
+  r->add_option("--timestep", rollout->timestep, "Physics step in seconds (default: the model's)")
+      ->check(CLI::PositiveNumber);
   r->add_option("--substeps", rollout->substeps, "Physics steps per control step")->check(CLI::PositiveNumber);
   r->add_option("--out", rollout->out_path, "CSV file (default: stdout)");
   return {r, [rollout]() { return rlt::run_rollout(*rollout); }};
@@ -277,7 +291,8 @@ int main(int argc, char** argv) {
   CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
-  const Command commands[] = {add_train(app), add_view(app), add_eval(app), add_envs(app), add_bench(app), add_rollout(app)};
+  const Command commands[] = {add_train(app), add_view(app),  add_eval(app),
+                              add_envs(app),  add_bench(app), add_rollout(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {

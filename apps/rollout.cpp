@@ -72,14 +72,16 @@ ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
       m_substeps(opts.substeps) {
   if (opts.ctrl == "random") m_random = true;
   else if (opts.ctrl != "zero") throw ConfigError("--ctrl: expected zero or random, got '" + opts.ctrl + "'");
-  if (opts.substeps < 1) throw ConfigError("--substeps: expected a positive integer, got " + std::to_string(opts.substeps));
+  if (opts.substeps < 1)
+    throw ConfigError("--substeps: expected a positive integer, got " + std::to_string(opts.substeps));
   const ModelView<double>& m = m_host.view();
   reset_data(m, m_data);
   if (!opts.key.empty()) {
     const int k = m_model.key_id(opts.key);
     if (k < 0) {
       std::string known;
-      for (const auto& n : m_model.key_name) known += (known.empty() ? "" : ", ") + (n.empty() ? std::string("(unnamed)") : n);
+      for (const auto& n : m_model.key_name)
+        known += (known.empty() ? "" : ", ") + (n.empty() ? std::string("(unnamed)") : n);
       throw ConfigError("--key: no keyframe '" + opts.key + "' in " + opts.model_path +
                         (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
     }
@@ -97,8 +99,7 @@ void ModelRollout::step(const double* ctrl) {
 }
 
 void ModelRollout::step() {
-  if (m_random)
-    random_ctrl(m_ctrl_range.data(), m_model.nu, m_seed, 0u, static_cast<u32>(m_steps_done), m_ctrl.data());
+  if (m_random) random_ctrl(m_ctrl_range.data(), m_model.nu, m_seed, 0u, static_cast<u32>(m_steps_done), m_ctrl.data());
   advance();
 }
 
@@ -155,7 +156,8 @@ int run_rollout(const RolloutOptions& opts) {
     if (first_bad < 0 && !rollout.finite()) first_bad = t + 1;
   }
   if (std::fflush(out) != 0 || std::ferror(out))
-    throw std::runtime_error(opts.out_path.empty() ? std::string("stdout: write failed") : opts.out_path + ": write failed");
+    throw std::runtime_error(opts.out_path.empty() ? std::string("stdout: write failed")
+                                                   : opts.out_path + ": write failed");
   if (first_bad >= 0)
     std::fprintf(stderr, "rltrain: warning: %s: the state became non-finite at control step %lld\n",
                  opts.model_path.c_str(), static_cast<long long>(first_bad));

@@ -19,14 +19,14 @@
 namespace rlt {
 
 struct RolloutOptions {
-  std::string model_path;      // MJCF file
-  std::int64_t steps = 1000;   // control steps
-  std::string key;             // keyframe to start from (its qpos, qvel, ctrl, time); empty: qpos0 at rest
-  std::string ctrl = "zero";   // zero | random (uniform in each actuator's ctrlrange, redrawn every control step)
-  std::uint64_t seed = 0;      // Philox seed of the random controls
-  double timestep = 0;         // physics step in s (0: the model's option/timestep)
-  int substeps = 1;            // physics steps per control step, ctrl held
-  std::string out_path;        // CSV file; empty: stdout
+  std::string model_path;     // MJCF file
+  std::int64_t steps = 1000;  // control steps
+  std::string key;            // keyframe to start from (its qpos, qvel, ctrl, time); empty: qpos0 at rest
+  std::string ctrl = "zero";  // zero | random (uniform in each actuator's ctrlrange, redrawn every control step)
+  std::uint64_t seed = 0;     // Philox seed of the random controls
+  double timestep = 0;        // physics step in s (0: the model's option/timestep)
+  int substeps = 1;           // physics steps per control step, ctrl held
+  std::string out_path;       // CSV file; empty: stdout
 };
 
 // ctrl_sample_range (each actuator's random-control interval) lives in envs/physics_batch.h.
@@ -72,12 +72,12 @@ class ModelRollout {
  private:
   void advance();  // `substeps` physics steps with m_ctrl
 
-  Model m_model;                    // with the timestep override applied
+  Model m_model;  // with the timestep override applied
   HostModel<double> m_host;
-  std::vector<double> m_row;        // one env's data row (data_size scalars)
+  std::vector<double> m_row;  // one env's data row (data_size scalars)
   DataView<double> m_data;
-  std::vector<double> m_ctrl;       // (nu)
-  std::vector<double> m_ctrl_range; // (nu x 2)
+  std::vector<double> m_ctrl;        // (nu)
+  std::vector<double> m_ctrl_range;  // (nu x 2)
   bool m_random;
   std::uint64_t m_seed;
   int m_substeps;

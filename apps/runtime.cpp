@@ -9,7 +9,6 @@
 
 namespace rlt {
 
-
 #if defined(RLTRAIN_WITH_CUDA)
 struct Runtime::Cuda {
   CudaExecutor exec;
@@ -24,8 +23,7 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
     m_device = Device::kCpu;
     return;
   }
-  if (want != "auto" && want != "cuda")
-    throw ConfigError(where + ": expected auto, cpu or cuda, got \"" + want + "\"");
+  if (want != "auto" && want != "cuda") throw ConfigError(where + ": expected auto, cpu or cuda, got \"" + want + "\"");
   const CudaProbe probe = probe_cuda();
   if (probe.device_count == 0) {
     if (want == "cuda") throw ConfigError(where + ": cuda requested but " + probe.reason);
@@ -98,8 +96,8 @@ std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) c
   return std::make_unique<Ppo<CpuExecutor>>(cfg, env, m_cpu);
 }
 
-std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed,
-                                             i64 max_rows) const {
+std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm,
+                                             std::uint64_t sample_seed, i64 max_rows) const {
 #if defined(RLTRAIN_WITH_CUDA)
   if (m_cuda) return make_cuda_policy(spec, norm, sample_seed, max_rows, m_cuda->exec);
 #endif
@@ -122,8 +120,12 @@ std::unique_ptr<PhysicsBatch> Runtime::make_physics_batch(const Model& model, i6
 #endif
 void Runtime::to_host(float* dst, const float* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
 void Runtime::from_host(float* dst, const float* src, i64 n) const { RLT_ACTIVE_EXEC(copy_from_host(dst, src, n)); }
-void Runtime::to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
-void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const { RLT_ACTIVE_EXEC(copy_to_host(dst, src, n)); }
+void Runtime::to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const {
+  RLT_ACTIVE_EXEC(copy_to_host(dst, src, n));
+}
+void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const {
+  RLT_ACTIVE_EXEC(copy_to_host(dst, src, n));
+}
 void Runtime::synchronize() const { RLT_ACTIVE_EXEC(synchronize()); }
 #undef RLT_ACTIVE_EXEC
 

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/runtime.h"
 #include "rl/checkpoint.h"
 #include "rl/files.h"
-#include "apps/runtime.h"
 
 namespace fs = std::filesystem;
 
@@ -147,8 +147,8 @@ class ProgressPrinter {
     char line[256];
     std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
                   static_cast<long long>(it), static_cast<long long>(m_num_iterations),
-                  human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(), progress.mean_length(),
-                  human(sps).c_str(), progress.wall_seconds, eta);
+                  human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(),
+                  progress.mean_length(), human(sps).c_str(), progress.wall_seconds, eta);
     if (m_tty) std::fprintf(stderr, "\r%-100s%s", line, final_it ? "\n" : "");
     else std::fprintf(stderr, "%s\n", line);
     m_last = now;
@@ -164,13 +164,16 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
                    const TrainResult& result, std::int64_t num_iterations) {
   nlohmann::json s;
   s["env"] = cfg.env.name;
-  s["final_mean_return"] = std::isnan(result.final_mean_return) ? nlohmann::json(nullptr) : nlohmann::json(result.final_mean_return);
-  s["final_mean_length"] = std::isnan(progress.mean_length()) ? nlohmann::json(nullptr) : nlohmann::json(progress.mean_length());
+  s["final_mean_return"] =
+      std::isnan(result.final_mean_return) ? nlohmann::json(nullptr) : nlohmann::json(result.final_mean_return);
+  s["final_mean_length"] =
+      std::isnan(progress.mean_length()) ? nlohmann::json(nullptr) : nlohmann::json(progress.mean_length());
   s["episodes"] = progress.episodes;
   s["env_steps"] = result.env_steps;
   s["iterations"] = result.iterations;
   s["wall_seconds"] = result.wall_seconds;
-  s["env_steps_per_second"] = result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
+  s["env_steps_per_second"] =
+      result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
   s["device"] = device_name(rt.device());
   s["threads"] = rt.cpu_threads();
   s["seed"] = cfg.train.seed;
@@ -219,10 +222,12 @@ TrainResult train(const TrainOptions& opts) {
   std::ofstream metrics = open_run_dir(dir, cfg, resuming, progress.iteration);
   if (!opts.quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
-    std::fprintf(stderr, "rltrain train: env %s, %lld envs, device %s (%d threads), %lld iterations of %lld steps, run dir %s%s\n",
-                 cfg.env.name.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()),
-                 rt.cpu_threads(), static_cast<long long>(num_iterations), static_cast<long long>(batch),
-                 result.run_dir.c_str(), resuming ? " (resumed)" : "");
+    std::fprintf(
+        stderr,
+        "rltrain train: env %s, %lld envs, device %s (%d threads), %lld iterations of %lld steps, run dir %s%s\n",
+        cfg.env.name.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()), rt.cpu_threads(),
+        static_cast<long long>(num_iterations), static_cast<long long>(batch), result.run_dir.c_str(),
+        resuming ? " (resumed)" : "");
   }
 
   // 3. The loop: iterate, record, checkpoint, report; stop at the end or at the target.
@@ -249,7 +254,8 @@ TrainResult train(const TrainOptions& opts) {
     progress.env_steps += batch;
     st.env_steps = progress.env_steps;
     for (size_t k = 0; k < st.finished_returns.size(); ++k)
-      progress.add_episode(st.finished_returns[k], st.finished_lengths[k], static_cast<size_t>(cfg.train.eval_episodes));
+      progress.add_episode(st.finished_returns[k], st.finished_lengths[k],
+                           static_cast<size_t>(cfg.train.eval_episodes));
     // Episodes beyond the window were counted on the device but not copied.
     progress.episodes += st.num_finished - static_cast<std::int64_t>(st.finished_returns.size());
     progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();

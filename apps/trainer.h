@@ -13,14 +13,14 @@
 namespace rlt {
 
 struct TrainOptions {
-  std::string config_path;                 // --config (not with --resume)
-  std::vector<std::string> overrides;      // --set section.key=value, in order
-  std::optional<std::uint64_t> seed;       // --seed
-  std::string device;                      // --device (empty: the config's)
-  std::string run_dir;                     // --run-dir (default runs/<env>-<seed>-<time>)
-  std::string resume_dir;                  // --resume RUN_DIR
-  std::int64_t max_iterations = 0;         // --iterations: stop after this many in this call (0 = no limit)
-  bool quiet = false;                      // no progress output
+  std::string config_path;             // --config (not with --resume)
+  std::vector<std::string> overrides;  // --set section.key=value, in order
+  std::optional<std::uint64_t> seed;   // --seed
+  std::string device;                  // --device (empty: the config's)
+  std::string run_dir;                 // --run-dir (default runs/<env>-<seed>-<time>)
+  std::string resume_dir;              // --resume RUN_DIR
+  std::int64_t max_iterations = 0;     // --iterations: stop after this many in this call (0 = no limit)
+  bool quiet = false;                  // no progress output
 };
 
 struct TrainResult {

@@ -39,7 +39,8 @@ std::unique_ptr<view::EnvSim> env_sim(std::shared_ptr<const Runtime> rt, const C
     c.ppo = ckpt->config.ppo;
     policy = make_checkpoint_policy(*rt, c, *ckpt, *env);
   } else if (with_policy) {
-    policy = rt->make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg), policy_sample_seed(cfg.train.seed), env->num_envs());
+    policy = rt->make_policy(policy_spec_for(env->spec(), cfg.policy), obs_normalization(cfg),
+                             policy_sample_seed(cfg.train.seed), env->num_envs());
   }
   return std::make_unique<view::EnvSim>(std::move(env), std::move(rt), std::move(policy), ckpt != nullptr, seed);
 }
@@ -53,7 +54,8 @@ std::unique_ptr<view::EnvSim> make_env_sim(const Config& cfg, const std::string&
 
 std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
   if (!opts.model_path.empty()) {
-    if (!opts.checkpoint.empty()) throw ConfigError("--model: plays zero, random or hand-set controls; --checkpoint needs --config");
+    if (!opts.checkpoint.empty())
+      throw ConfigError("--model: plays zero, random or hand-set controls; --checkpoint needs --config");
     if (!opts.overrides.empty()) throw ConfigError("--set: --model has no config to override (use --config)");
     const i64 n = opts.num_envs > 0 ? opts.num_envs : 64;
     if (n < 1) throw ConfigError("--num-envs: expected a positive integer, got " + std::to_string(n));
@@ -82,7 +84,8 @@ std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
   } else {
     throw ConfigError("rltrain view: --config FILE, --checkpoint PATH or --model FILE is required");
   }
-  cfg.env.num_envs = opts.num_envs > 0 ? opts.num_envs : std::min<std::int64_t>(64, std::max<std::int64_t>(1, cfg.env.num_envs));
+  cfg.env.num_envs =
+      opts.num_envs > 0 ? opts.num_envs : std::min<std::int64_t>(64, std::max<std::int64_t>(1, cfg.env.num_envs));
   return env_sim(std::make_shared<Runtime>(opts.device, opts.threads), cfg, false, ckpt.get(), opts.seed);
 }
 
@@ -101,7 +104,8 @@ int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_
     cfg = load_config(train.config_path);
     for (const auto& o : train.overrides) apply_override(cfg, o);
     if (train.run_dir.empty())
-      train.run_dir = "runs/" + cfg.env.name + "-s" + std::to_string(train.seed ? *train.seed : cfg.train.seed) + "-" + timestamp();
+      train.run_dir =
+          "runs/" + cfg.env.name + "-s" + std::to_string(train.seed ? *train.seed : cfg.train.seed) + "-" + timestamp();
     if (cfg.train.checkpoint_every == 0) {
       if (view_every < 1) throw ConfigError("--view-every: expected a positive number of iterations");
       train.overrides.push_back("train.checkpoint_every=" + std::to_string(view_every));
@@ -118,7 +122,8 @@ int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_
   cfg.env.num_envs = view.num_envs > 0 ? view.num_envs : 16;
   auto sim = env_sim(std::make_shared<Runtime>("cpu", 1), cfg, true, nullptr, view.seed);
   ViewWatch watch;
-  watch.status = "waiting for the first checkpoint (every " + std::to_string(cfg.train.checkpoint_every) + " iterations)";
+  watch.status =
+      "waiting for the first checkpoint (every " + std::to_string(cfg.train.checkpoint_every) + " iterations)";
 
   std::exception_ptr failure;
   std::atomic<bool> done{false};

@@ -80,7 +80,10 @@ struct Acrobot {
   };
 
   static void spaces(const Params& p, Space& obs, Space& act) {
-    obs = Space{kObsDim, false, 0, {-1.0f, -1.0f, -1.0f, -1.0f, -p.max_vel_1, -p.max_vel_2},
+    obs = Space{kObsDim,
+                false,
+                0,
+                {-1.0f, -1.0f, -1.0f, -1.0f, -p.max_vel_1, -p.max_vel_2},
                 {1.0f, 1.0f, 1.0f, 1.0f, p.max_vel_1, p.max_vel_2}};
     act = Space{1, true, kNumActions, {0.0f}, {static_cast<float>(kNumActions - 1)}};
   }
@@ -96,11 +99,10 @@ struct Acrobot {
     const float d2 = m2 * (lc2 * lc2 + l1 * lc2 * c2) + i2;
     // Gymnasium writes cos(x - pi/2); sin(x) is the same function without pi's rounding error.
     const float phi2 = m2 * lc2 * g * sinf(theta1 + theta2);
-    const float phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * s2 -
-                       2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * s2 +
+    const float phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * s2 - 2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * s2 +
                        (m1 * lc1 + m2 * l1) * g * sinf(theta1) + phi2;
-    const float ddtheta2 = (a + d2 / d1 * phi1 - m2 * l1 * lc2 * dtheta1 * dtheta1 * s2 - phi2) /
-                           (m2 * lc2 * lc2 + i2 - d2 * d2 / d1);
+    const float ddtheta2 =
+        (a + d2 / d1 * phi1 - m2 * l1 * lc2 * dtheta1 * dtheta1 * s2 - phi2) / (m2 * lc2 * lc2 + i2 - d2 * d2 / d1);
     const float ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     ds[0] = dtheta1;
     ds[1] = dtheta2;
@@ -126,8 +128,7 @@ struct Acrobot {
     s = State{u[0], u[1], u[2], u[3]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
-                          bool& terminated) {
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
     // Discrete index 0, 1, 2 -> torque -1, 0, +1 (out-of-range values go to the nearest end).
     const float a = action[0] < 0.5f ? -p.torque : (action[0] < 1.5f ? 0.0f : p.torque);
     // rk4(_dsdt, [s, a], [0, dt]): one classical RK4 step; the torque's derivative is 0.
@@ -161,10 +162,10 @@ struct Acrobot {
 
   // Drawing (viewer/, optional hook; VecEnvT detects it): two links hanging from a pivot
   // (Gymnasium's rendering: theta1 = 0 down), the joints, and the goal height bar, in the x-z plane.
-  static constexpr float kDrawPivotZ = 2.3f;     // pivot height (m)
+  static constexpr float kDrawPivotZ = 2.3f;       // pivot height (m)
   static constexpr float kDrawLinkLength2 = 1.0f;  // Gymnasium's LINK_LENGTH_2 (rendering only)
   static std::vector<DrawGeom> draw_geoms(const Params& p) {
-    return {DrawGeom{3, {0.06f, 0.5f * p.link_length_1, 0.0f}, {0.2f, 0.6f, 0.6f, 1.0f}},  // link 1
+    return {DrawGeom{3, {0.06f, 0.5f * p.link_length_1, 0.0f}, {0.2f, 0.6f, 0.6f, 1.0f}},   // link 1
             DrawGeom{3, {0.06f, 0.5f * kDrawLinkLength2, 0.0f}, {0.2f, 0.6f, 0.6f, 1.0f}},  // link 2
             DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.8f, 0.8f, 0.0f, 1.0f}},                     // pivot
             DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.8f, 0.8f, 0.0f, 1.0f}},                     // joint

@@ -7,16 +7,16 @@
 #pragma once
 
 #include "envs/acrobot.h"
-#include "envs/cartpole.h"
-#include "envs/mountain_car_continuous.h"
-#include "envs/pendulum.h"
-#include "envs/reacher.h"
 #include "envs/ant.h"
+#include "envs/cartpole.h"
 #include "envs/halfcheetah.h"
 #include "envs/hopper.h"
-#include "envs/walker2d.h"
 #include "envs/humanoid.h"
+#include "envs/mountain_car_continuous.h"
+#include "envs/pendulum.h"
 #include "envs/quadruped.h"
+#include "envs/reacher.h"
+#include "envs/walker2d.h"
 
 #define RLT_FOR_EACH_ENV(X) \
   X(CartPole)               \

@@ -59,7 +59,8 @@ struct Ant {
       v("healthy_reward", healthy_reward, "reward per step while healthy");
       v("healthy_z_min", healthy_z_min, "torso height below which the ant is unhealthy (m)");
       v("healthy_z_max", healthy_z_max, "torso height above which the ant is unhealthy (m)");
-      v("terminate_when_unhealthy", terminate_when_unhealthy, "1: end the episode when unhealthy; 0: only withhold healthy_reward");
+      v("terminate_when_unhealthy", terminate_when_unhealthy,
+        "1: end the episode when unhealthy; 0: only withhold healthy_reward");
       v("reset_noise_scale", reset_noise_scale, "qpos + U(-s, s), qvel + s N(0, 1) at reset");
     }
   };
@@ -68,7 +69,8 @@ struct Ant {
   };
 
   static void check_model(const Model& m) {
-    if (m.nq != 15 || m.nv != 14 || m.nu != 8 || m.njnt < 1 || m.jnt_type[0] != kJointFree || m.body_name[kTorso] != "torso")
+    if (m.nq != 15 || m.nv != 14 || m.nu != 8 || m.njnt < 1 || m.jnt_type[0] != kJointFree ||
+        m.body_name[kTorso] != "torso")
       throw std::runtime_error("ant: envs/assets/ant.xml does not have the layout envs/ant.h expects");
   }
 

@@ -32,15 +32,15 @@ struct CartPole {
   static constexpr int kMaxEpisodeSteps = 500;
 
   struct Params {
-    float gravity = 9.8f;      // m/s^2
-    float mass_cart = 1.0f;    // kg
-    float mass_pole = 0.1f;    // kg
-    float half_length = 0.5f;  // m, half the pole's length
-    float force_mag = 10.0f;   // N
-    float tau = 0.02f;         // s per step (explicit Euler)
+    float gravity = 9.8f;                                                     // m/s^2
+    float mass_cart = 1.0f;                                                   // kg
+    float mass_pole = 0.1f;                                                   // kg
+    float half_length = 0.5f;                                                 // m, half the pole's length
+    float force_mag = 10.0f;                                                  // N
+    float tau = 0.02f;                                                        // s per step (explicit Euler)
     float theta_threshold = 12.0f * 2.0f * 3.14159265358979323846f / 360.0f;  // rad
-    float x_threshold = 2.4f;  // m
-    float reset_noise = 0.05f; // half-width of the uniform reset distribution
+    float x_threshold = 2.4f;                                                 // m
+    float reset_noise = 0.05f;  // half-width of the uniform reset distribution
     template <class V>
     void visit(V&& v) {
       v("gravity", gravity, "gravitational acceleration (m/s^2)");
@@ -61,7 +61,10 @@ struct CartPole {
 
   static void spaces(const Params& p, Space& obs, Space& act) {
     const float inf = INFINITY;
-    obs = Space{kObsDim, false, 0, {-2 * p.x_threshold, -inf, -2 * p.theta_threshold, -inf},
+    obs = Space{kObsDim,
+                false,
+                0,
+                {-2 * p.x_threshold, -inf, -2 * p.theta_threshold, -inf},
                 {2 * p.x_threshold, inf, 2 * p.theta_threshold, inf}};
     act = Space{1, true, kNumActions, {0.0f}, {1.0f}};
   }
@@ -72,22 +75,21 @@ struct CartPole {
     s = State{u[0], u[1], u[2], u[3]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
-                          bool& terminated) {
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
     const float force = action[0] >= 0.5f ? p.force_mag : -p.force_mag;
     const float total_mass = p.mass_cart + p.mass_pole;
     const float polemass_length = p.mass_pole * p.half_length;
     const float c = cosf(s.theta), sn = sinf(s.theta);
     const float temp = (force + polemass_length * s.theta_dot * s.theta_dot * sn) / total_mass;
-    const float theta_acc = (p.gravity * sn - c * temp) /
-                            (p.half_length * (4.0f / 3.0f - p.mass_pole * c * c / total_mass));
+    const float theta_acc =
+        (p.gravity * sn - c * temp) / (p.half_length * (4.0f / 3.0f - p.mass_pole * c * c / total_mass));
     const float x_acc = temp - polemass_length * theta_acc * c / total_mass;
     s.x += p.tau * s.x_dot;
     s.x_dot += p.tau * x_acc;
     s.theta += p.tau * s.theta_dot;
     s.theta_dot += p.tau * theta_acc;
-    terminated = s.x < -p.x_threshold || s.x > p.x_threshold || s.theta < -p.theta_threshold ||
-                 s.theta > p.theta_threshold;
+    terminated =
+        s.x < -p.x_threshold || s.x > p.x_threshold || s.theta < -p.theta_threshold || s.theta > p.theta_threshold;
     reward = 1.0f;
   }
 
@@ -100,8 +102,8 @@ struct CartPole {
 
   // Drawing (viewer/, optional hook; VecEnvT detects it): a rail, the cart, the pole and its axle,
   // in the x-z plane. draw() writes draw_geoms().size() poses (12 floats each, DrawGeom's layout).
-  static constexpr float kDrawCartZ = 0.25f;      // cart centre height (m)
-  static constexpr float kDrawPivotZ = 0.37f;     // pole pivot height: the cart's top
+  static constexpr float kDrawCartZ = 0.25f;   // cart centre height (m)
+  static constexpr float kDrawPivotZ = 0.37f;  // pole pivot height: the cart's top
   static std::vector<DrawGeom> draw_geoms(const Params& p) {
     return {DrawGeom{6, {p.x_threshold + 0.3f, 0.03f, 0.03f}, {0.45f, 0.45f, 0.5f, 1.0f}},  // rail
             DrawGeom{6, {0.25f, 0.15f, 0.12f}, {0.15f, 0.35f, 0.85f, 1.0f}},                // cart

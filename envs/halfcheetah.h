@@ -55,7 +55,8 @@ struct HalfCheetah {
   static void check_model(const Model& m) {
     if (m.nq != 9 || m.nv != 9 || m.nu != 6 || m.jnt_type[0] != kJointSlide || m.jnt_name[0] != "rootx" ||
         m.jnt_name[1] != "rootz" || m.jnt_name[2] != "rooty")
-      throw std::runtime_error("halfcheetah: envs/assets/halfcheetah.xml does not have the layout envs/halfcheetah.h expects");
+      throw std::runtime_error(
+          "halfcheetah: envs/assets/halfcheetah.xml does not have the layout envs/halfcheetah.h expects");
   }
 
   RLT_HD static void reset(const Params& p, const RobotCtx& c, State&, Philox& rng) {

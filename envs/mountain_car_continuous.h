@@ -38,19 +38,19 @@ struct MountainCarContinuous {
   static constexpr int kMaxEpisodeSteps = 999;
 
   struct Params {
-    float min_action = -1.0f;     // the force is clipped to [min_action, max_action]
+    float min_action = -1.0f;  // the force is clipped to [min_action, max_action]
     float max_action = 1.0f;
     float min_position = -1.2f;   // left wall
     float max_position = 0.6f;    // right end of the track
     float max_speed = 0.07f;      // velocity is clipped to +-max_speed
     float goal_position = 0.45f;  // x >= goal_position (with velocity >= goal_velocity) terminates
     float goal_velocity = 0.0f;
-    float power = 0.0015f;        // velocity change per unit force per step
-    float hill_gravity = 0.0025f; // velocity change from the slope: -hill_gravity * cos(hill_freq x)
-    float hill_freq = 3.0f;       // the track's height is sin(hill_freq x)
-    float goal_reward = 100.0f;   // reward added on the step that reaches the goal
-    float action_cost = 0.1f;     // reward -= action_cost * action^2 every step
-    float reset_low = -0.6f;      // reset x ~ U(reset_low, reset_high), velocity 0
+    float power = 0.0015f;         // velocity change per unit force per step
+    float hill_gravity = 0.0025f;  // velocity change from the slope: -hill_gravity * cos(hill_freq x)
+    float hill_freq = 3.0f;        // the track's height is sin(hill_freq x)
+    float goal_reward = 100.0f;    // reward added on the step that reaches the goal
+    float action_cost = 0.1f;      // reward -= action_cost * action^2 every step
+    float reset_low = -0.6f;       // reset x ~ U(reset_low, reset_high), velocity 0
     float reset_high = -0.4f;
     template <class V>
     void visit(V&& v) {
@@ -88,8 +88,7 @@ struct MountainCarContinuous {
     s = State{u[0], 0.0f};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
-                          bool& terminated) {
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
     const float force = clamp(action[0], p.min_action, p.max_action);
     float velocity = s.velocity + force * p.power - p.hill_gravity * cosf(p.hill_freq * s.position);
     velocity = clamp(velocity, -p.max_speed, p.max_speed);
@@ -115,7 +114,8 @@ struct MountainCarContinuous {
     const float seg = (p.max_position - p.min_position) / kDrawSegments;
     for (int k = 0; k < kDrawSegments; ++k) {
       const float x0 = p.min_position + k * seg, x1 = x0 + seg;
-      const float len = sqrtf(seg * seg + (draw_height(p, x1) - draw_height(p, x0)) * (draw_height(p, x1) - draw_height(p, x0)));
+      const float len =
+          sqrtf(seg * seg + (draw_height(p, x1) - draw_height(p, x0)) * (draw_height(p, x1) - draw_height(p, x0)));
       g.push_back(DrawGeom{6, {0.02f, 0.12f, 0.5f * len + 0.005f}, {0.45f, 0.35f, 0.25f, 1.0f}});  // track
     }
     g.push_back(DrawGeom{6, {0.05f, 0.08f, 0.1f}, {0.85f, 0.15f, 0.15f, 1.0f}});  // car
@@ -135,7 +135,8 @@ struct MountainCarContinuous {
     const float slope = 0.45f * p.hill_freq * cosf(p.hill_freq * s.position);
     const float tinv = 1.0f / sqrtf(1.0f + slope * slope);
     const float tx = tinv, tz = slope * tinv;
-    draw_pose_xz(poses + 12 * kDrawSegments, s.position - 0.07f * tz, 0.0f, draw_height(p, s.position) + 0.07f * tx, tx, tz);
+    draw_pose_xz(poses + 12 * kDrawSegments, s.position - 0.07f * tz, 0.0f, draw_height(p, s.position) + 0.07f * tx, tx,
+                 tz);
     const float gh = draw_height(p, p.goal_position);
     draw_pose_at(poses + 12 * (kDrawSegments + 1), p.goal_position, 0.0f, gh + 0.12f);
     draw_pose_at(poses + 12 * (kDrawSegments + 2), p.goal_position, 0.06f, gh + 0.2f);

@@ -94,13 +94,13 @@ struct Pendulum {
     s = State{p.reset_angle * u[0], p.reset_speed * u[1]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward,
-                          bool& terminated) {
+  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
     const float u = clamp(action[0], -p.max_torque, p.max_torque);
     const float th = angle_normalize(s.theta);
     const float cost = th * th + p.speed_cost * s.theta_dot * s.theta_dot + p.torque_cost * u * u;
-    float theta_dot = s.theta_dot + (3.0f * p.gravity / (2.0f * p.length) * sinf(s.theta) +
-                                     3.0f / (p.mass * p.length * p.length) * u) * p.dt;
+    float theta_dot =
+        s.theta_dot +
+        (3.0f * p.gravity / (2.0f * p.length) * sinf(s.theta) + 3.0f / (p.mass * p.length * p.length) * u) * p.dt;
     theta_dot = clamp(theta_dot, -p.max_speed, p.max_speed);
     s.theta = angle_normalize(s.theta + theta_dot * p.dt);
     s.theta_dot = theta_dot;
@@ -119,7 +119,7 @@ struct Pendulum {
   static constexpr float kDrawPivotZ = 1.3f;  // pivot height (m)
   static std::vector<DrawGeom> draw_geoms(const Params& p) {
     return {DrawGeom{3, {0.06f, 0.5f * p.length, 0.0f}, {0.8f, 0.3f, 0.3f, 1.0f}},  // rod
-            DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.1f, 0.1f, 0.1f, 1.0f}}};             // pivot
+            DrawGeom{2, {0.08f, 0.0f, 0.0f}, {0.1f, 0.1f, 0.1f, 1.0f}}};            // pivot
   }
   RLT_HD static void draw(const Params& p, const State& s, float* poses) {
     const float dx = -sinf(s.theta), dz = cosf(s.theta);

@@ -69,7 +69,7 @@ struct ModelCtrlEnvs {
   const float* range;   // (nu x 2) random intervals
   const float* manual;  // (nu) kManual's values
   int nu;
-  int mode;             // CtrlMode
+  int mode;  // CtrlMode
   std::uint64_t seed;
   u32 step;
   RLT_HD void operator()(i64 env) const {
@@ -187,8 +187,9 @@ class PhysicsBatchT final : public PhysicsBatch {
   void control_step(CtrlMode mode, std::uint32_t step) override {
     const int nu = m_model.nu;
     if (nu > 0)
-      parallel_for(m_exec, m_num_envs,
-                   ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
+      parallel_for(
+          m_exec, m_num_envs,
+          ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
     parallel_for(m_exec, m_num_envs,
                  PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
                                         m_ncon.data()});
@@ -248,20 +249,20 @@ class PhysicsBatchT final : public PhysicsBatch {
   }
 
   Exec m_exec;
-  Model m_model;             // host, double
-  HostModel<float> m_host;   // host float blocks
-  ModelView<float> m_view;   // bound to the executor copy
+  Model m_model;            // host, double
+  HostModel<float> m_host;  // host float blocks
+  ModelView<float> m_view;  // bound to the executor copy
   DataLayout m_layout;
   i64 m_num_envs;
   int m_substeps;
   std::uint64_t m_seed;
-  Buffer<float> m_reals;     // HostModel<float>::reals() on the executor
-  Buffer<int> m_ints;        // HostModel<float>::ints()
-  Buffer<float> m_range;     // (nu x 2) random control intervals
-  Buffer<float> m_manual;    // (nu) manual controls
-  Buffer<float> m_data;      // (num_envs x layout.size) physics rows
-  Buffer<float> m_ctrl;      // (num_envs x nu)
-  Buffer<int> m_ncon;        // (num_envs) contacts after the last physics step
+  Buffer<float> m_reals;           // HostModel<float>::reals() on the executor
+  Buffer<int> m_ints;              // HostModel<float>::ints()
+  Buffer<float> m_range;           // (nu x 2) random control intervals
+  Buffer<float> m_manual;          // (nu) manual controls
+  Buffer<float> m_data;            // (num_envs x layout.size) physics rows
+  Buffer<float> m_ctrl;            // (num_envs x nu)
+  Buffer<int> m_ncon;              // (num_envs) contacts after the last physics step
   Buffer<std::uint32_t> m_resets;  // (num_envs) non-finite resets
   typename Exec::template Readback<float> m_pose_readback;
   bool m_pose_requested = false;

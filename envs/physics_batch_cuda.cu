@@ -17,8 +17,7 @@ std::unique_ptr<PhysicsBatch> make_physics_batch<CudaExecutor>(const Model& mode
 // Advances num_envs env rows of `data` (device memory, data_size(m) floats per env, one row after
 // the other) by num_steps Euler steps. m points at device memory: HostModel<float>::reals() and
 // ints() uploaded, and the view rebound to them with ModelView::bind. (tests/sim/test_contacts_cuda.cpp)
-void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, i64 num_envs,
-                       int num_steps) {
+void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, i64 num_envs, int num_steps) {
   parallel_for(exec, num_envs, StepEulerEnvs<float>{m, data_layout(m), data, num_steps});
 }
 

@@ -62,15 +62,15 @@ struct Quadruped {
   static constexpr int kCriticObsDim = 61;
   static constexpr int kMaxEpisodeSteps = 500;
   static constexpr int kFrameSkip = 4;
-  static constexpr double kTimestep = 0.0;  // the asset's 0.005 s
-  static constexpr int kTrunk = 1;          // body id
-  static constexpr int kNumTerrainGeoms = 17;                  // geoms 1..17: the steps
-  static constexpr int kTrunkGeom = kNumTerrainGeoms + 1;      // 18
+  static constexpr double kTimestep = 0.0;                 // the asset's 0.005 s
+  static constexpr int kTrunk = 1;                         // body id
+  static constexpr int kNumTerrainGeoms = 17;              // geoms 1..17: the steps
+  static constexpr int kTrunkGeom = kNumTerrainGeoms + 1;  // 18
   static constexpr float kFootRadius = 0.02f;
-  static constexpr float kStandHeight = 0.30f;                   // trunk z standing on flat ground
-  static constexpr float kFieldX = 17.0f, kFieldY = 0.0f;         // centre of the field of steps (m)
-  static constexpr float kFieldHalf = 2.0f;                      // spawn half-width on the field (m)
-  static constexpr float kMaxStep = 0.06f;                       // highest step (m)
+  static constexpr float kStandHeight = 0.30f;             // trunk z standing on flat ground
+  static constexpr float kFieldX = 17.0f, kFieldY = 0.0f;  // centre of the field of steps (m)
+  static constexpr float kFieldHalf = 2.0f;                // spawn half-width on the field (m)
+  static constexpr float kMaxStep = 0.06f;                 // highest step (m)
 
   // Functions rather than constexpr arrays: indexed at run time inside device code.
   RLT_HD static int foot_geom(int f) { return kTrunkGeom + 4 + 4 * f; }  // FL, FR, RL, RR: 22, 26, 30, 34
@@ -80,8 +80,17 @@ struct Quadruped {
   }
 
   enum Term : int {
-    kTrackLinVel = 0, kTrackAngVel, kLinVelZ, kAngVelXy, kOrientation, kTorques, kDofAcc, kActionRate,
-    kFeetAirTime, kBaseHeight, kNumTerms
+    kTrackLinVel = 0,
+    kTrackAngVel,
+    kLinVelZ,
+    kAngVelXy,
+    kOrientation,
+    kTorques,
+    kDofAcc,
+    kActionRate,
+    kFeetAirTime,
+    kBaseHeight,
+    kNumTerms
   };
 
   struct Params {
@@ -141,12 +150,15 @@ struct Quadruped {
   }
 
   static void check_model(const Model& m) {
-    bool ok = m.nq == 19 && m.nv == 18 && m.nu == 12 && m.njnt == 13 && m.jnt_type[0] == kJointFree &&
-              m.ngeom == 35 && m.body_name[kTrunk] == "trunk" && m.geom_name[kTrunkGeom] == "trunk";
+    bool ok = m.nq == 19 && m.nv == 18 && m.nu == 12 && m.njnt == 13 && m.jnt_type[0] == kJointFree && m.ngeom == 35 &&
+              m.body_name[kTrunk] == "trunk" && m.geom_name[kTrunkGeom] == "trunk";
     const char* legs[4] = {"FL", "FR", "RL", "RR"};
-    for (int f = 0; f < 4 && ok; ++f) ok = m.geom_name[static_cast<size_t>(foot_geom(f))] == std::string(legs[f]) + "_foot";
+    for (int f = 0; f < 4 && ok; ++f)
+      ok = m.geom_name[static_cast<size_t>(foot_geom(f))] == std::string(legs[f]) + "_foot";
     for (int g = 1; g <= kNumTerrainGeoms && ok; ++g) ok = m.geom_name[static_cast<size_t>(g)].rfind("step", 0) == 0;
-    if (!ok) throw std::runtime_error("quadruped: envs/assets/quadruped.xml does not have the layout envs/quadruped.h expects");
+    if (!ok)
+      throw std::runtime_error(
+          "quadruped: envs/assets/quadruped.xml does not have the layout envs/quadruped.h expects");
   }
 
   RLT_HD static float obs_noise_scale(const Params&, int k) {

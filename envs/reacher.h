@@ -34,15 +34,15 @@ struct Reacher {
   static constexpr int kCriticObsDim = 0;
   static constexpr int kMaxEpisodeSteps = 50;
   static constexpr int kFrameSkip = 2;
-  static constexpr double kTimestep = 0.0;  // the asset's 0.01 s
+  static constexpr double kTimestep = 0.0;           // the asset's 0.01 s
   static constexpr int kFingertip = 3, kTarget = 4;  // body ids
 
   struct Params {
-    float ctrl_cost_weight = 1.0f;     // reward -= weight * sum(a^2)
-    float dist_weight = 1.0f;          // reward -= weight * |fingertip - target|
-    float reset_noise = 0.1f;          // joint angles ~ qpos0 + U(-reset_noise, reset_noise)
-    float goal_radius = 0.2f;          // goal uniform in the disc of this radius
-    float reset_vel_noise = 0.005f;    // joint velocities ~ U(-.., ..)
+    float ctrl_cost_weight = 1.0f;   // reward -= weight * sum(a^2)
+    float dist_weight = 1.0f;        // reward -= weight * |fingertip - target|
+    float reset_noise = 0.1f;        // joint angles ~ qpos0 + U(-reset_noise, reset_noise)
+    float goal_radius = 0.2f;        // goal uniform in the disc of this radius
+    float reset_vel_noise = 0.005f;  // joint velocities ~ U(-.., ..)
     template <class V>
     void visit(V&& v) {
       v("ctrl_cost_weight", ctrl_cost_weight, "weight of the control cost sum(a^2)");
@@ -58,7 +58,8 @@ struct Reacher {
 
   static void check_model(const Model& m) {
     if (m.nq != 4 || m.nv != 4 || m.nu != 2 || m.body_name.size() < 5 || m.body_name[kFingertip] != "fingertip" ||
-        m.body_name[kTarget] != "target" || m.qpos0[2] != m.body_pos[3 * kTarget] || m.qpos0[3] != m.body_pos[3 * kTarget + 1])
+        m.body_name[kTarget] != "target" || m.qpos0[2] != m.body_pos[3 * kTarget] ||
+        m.qpos0[3] != m.body_pos[3 * kTarget + 1])
       throw std::runtime_error("reacher: envs/assets/reacher.xml does not have the layout envs/reacher.h expects");
   }
 

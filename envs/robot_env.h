@@ -55,8 +55,9 @@
 // RobotCtx gives the env's model view `m` (with its randomized fields rebound, below), its physics
 // data row `d` (sim/dynamics.h DataView: qpos, qvel, xpos, xipos, geom_x*, site_x*, contacts, ...;
 // x* are current in reset, after simulate and in observe), `dt`, `frame_skip`, the env's drawn
-// randomization values `dr`, and simulate(ctrl) / com_quantities() (cinert, cvel on demand). Everything a task computes happens inside one functor call
-// per env and control step (physics substeps + reward + observation in one pass over its row).
+// randomization values `dr`, and simulate(ctrl) / com_quantities() (cinert, cvel on demand). Everything a task computes
+// happens inside one functor call per env and control step (physics substeps + reward + observation in one pass over
+// its row).
 //
 // ---- Domain randomization and noise ([env] params of every robot task; all off by default) ------
 // (a range's two ends may come in either order; a draw is uniform between them)
@@ -189,20 +190,21 @@ namespace robot_detail {
 template <class Task, class = void>
 struct HasSpaces : std::false_type {};
 template <class Task>
-struct HasSpaces<Task, std::void_t<decltype(Task::spaces(std::declval<const typename Task::Params&>(),
-                                                         std::declval<const Model&>(), std::declval<Space&>(),
-                                                         std::declval<Space&>()))>> : std::true_type {};
+struct HasSpaces<
+    Task, std::void_t<decltype(Task::spaces(std::declval<const typename Task::Params&>(), std::declval<const Model&>(),
+                                            std::declval<Space&>(), std::declval<Space&>()))>> : std::true_type {};
 template <class Task, class = void>
 struct HasForwardPosition : std::false_type {};
 template <class Task>
-struct HasForwardPosition<Task, std::void_t<decltype(Task::forward_position(std::declval<const typename Task::Params&>(),
-                                                                            std::declval<const RobotCtx&>()))>>
+struct HasForwardPosition<Task, std::void_t<decltype(Task::forward_position(
+                                    std::declval<const typename Task::Params&>(), std::declval<const RobotCtx&>()))>>
     : std::true_type {};
 
 template <class Task, class = void>
 struct HasNoiseScale : std::false_type {};
 template <class Task>
-struct HasNoiseScale<Task, std::void_t<decltype(Task::obs_noise_scale(std::declval<const typename Task::Params&>(), 0))>>
+struct HasNoiseScale<Task,
+                     std::void_t<decltype(Task::obs_noise_scale(std::declval<const typename Task::Params&>(), 0))>>
     : std::true_type {};
 
 template <class Task>
@@ -240,7 +242,8 @@ RLT_HD inline void draw_randomization(const RobotParams& p, const ModelView<floa
   const float added_mass = p.dr_added_mass_min + (p.dr_added_mass_max - p.dr_added_mass_min) * u[1];
   const float strength = p.dr_motor_strength_min + (p.dr_motor_strength_max - p.dr_motor_strength_min) * u[2];
   const float damping = p.dr_damping_min + (p.dr_damping_max - p.dr_damping_min) * u[3];
-  row[kDrFriction] = friction, row[kDrAddedMass] = added_mass, row[kDrMotorStrength] = strength, row[kDrDamping] = damping;
+  row[kDrFriction] = friction, row[kDrAddedMass] = added_mass, row[kDrMotorStrength] = strength,
+  row[kDrDamping] = damping;
   for (int b = 0; b < base.nbody; ++b) row[l.body_mass + b] = base.body_mass[b] + (b == 1 ? added_mass : 0.0f);
   for (int k = 0; k < 3 * base.ngeom; ++k) row[l.geom_friction + k] = base.geom_friction[k] * friction;
   for (int k = 0; k < base.nv; ++k) row[l.dof_damping + k] = base.dof_damping[k] * damping;
@@ -265,12 +268,12 @@ struct RobotWorldKernel {
   DrLayout drl;
   int frame_skip;
   float dt;
-  int dr_on;         // rebind the randomized model fields
-  int push_every;    // control steps between pushes (0: none)
-  int push_dof[2];   // dofs a push kicks (-1: none)
+  int dr_on;        // rebind the randomized model fields
+  int push_every;   // control steps between pushes (0: none)
+  int push_dof[2];  // dofs a push kicks (-1: none)
   float* data;
   float* dr;
-  float* critic_obs;        // null when kCriticObsDim == 0
+  float* critic_obs;  // null when kCriticObsDim == 0
   float* final_critic_obs;
   const float* act_low;
   const float* act_high;
@@ -332,7 +335,8 @@ struct RobotWorldKernel {
   RLT_HD void end_episode(const Params& params, const RobotCtx& c, i64 i, const EnvCounters& cnt, bool finite,
                           std::int32_t length) const {
     if constexpr (robot_detail::HasForwardPosition<Task>::value)
-      ep_forward_speed[i] = finite ? (Task::forward_position(params, c) - cnt.x0) / (static_cast<float>(length) * dt) : 0.0f;
+      ep_forward_speed[i] =
+          finite ? (Task::forward_position(params, c) - cnt.x0) / (static_cast<float>(length) * dt) : 0.0f;
     if (Task::kCriticObsDim > 0)
       keep_final_obs(final_critic_obs + i * Task::kCriticObsDim, critic_obs + i * Task::kCriticObsDim,
                      Task::kCriticObsDim, finite);
@@ -389,7 +393,8 @@ class RobotWorld {
     } else {
       int n = 0;
       for (int j = 0; j < m_model.njnt && n < 2; ++j)
-        if (m_model.jnt_bodyid[static_cast<size_t>(j)] == 1 && m_model.jnt_type[static_cast<size_t>(j)] == kJointSlide &&
+        if (m_model.jnt_bodyid[static_cast<size_t>(j)] == 1 &&
+            m_model.jnt_type[static_cast<size_t>(j)] == kJointSlide &&
             std::fabs(m_model.jnt_axis[3 * static_cast<size_t>(j) + 2]) < 0.5)
           m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
     }
@@ -406,9 +411,15 @@ class RobotWorld {
   // Each value on its own (the order in which a config sets min and max does not matter: a range is
   // drawn uniformly between its two ends, whichever is larger).
   void check_params() const {
-    const float scales[] = {m_robot.dr_friction_min,       m_robot.dr_friction_max, m_robot.dr_motor_strength_min,
-                            m_robot.dr_motor_strength_max, m_robot.dr_damping_min,  m_robot.dr_damping_max,
-                            m_robot.obs_noise,             m_robot.push_interval_s, m_robot.push_velocity};
+    const float scales[] = {m_robot.dr_friction_min,
+                            m_robot.dr_friction_max,
+                            m_robot.dr_motor_strength_min,
+                            m_robot.dr_motor_strength_max,
+                            m_robot.dr_damping_min,
+                            m_robot.dr_damping_max,
+                            m_robot.obs_noise,
+                            m_robot.push_interval_s,
+                            m_robot.push_velocity};
     for (float v : scales)
       if (!(v >= 0.0f) || !std::isfinite(v)) throw std::invalid_argument("a finite non-negative number");
     const float base_mass = m_model.nbody > 1 ? static_cast<float>(m_model.body_mass[1]) : 0.0f;
@@ -508,19 +519,19 @@ class RobotWorld {
   float* randomization_rows() { return m_dr.data(); }
 
  private:
-  Model m_model;             // host, double (spaces, draw_geoms, checks)
-  HostModel<float> m_host;   // host float blocks
-  ModelView<float> m_view;   // bound to the executor copy below
+  Model m_model;            // host, double (spaces, draw_geoms, checks)
+  HostModel<float> m_host;  // host float blocks
+  ModelView<float> m_view;  // bound to the executor copy below
   DataLayout m_layout;
   DrLayout m_drl;
   int m_push_dof[2];
   RobotParams m_robot;
-  typename Exec::template Buffer<float> m_model_reals;        // HostModel<float>::reals() on the executor
-  typename Exec::template Buffer<int> m_model_ints;           // HostModel<float>::ints()
-  typename Exec::template Buffer<float> m_data;               // (num_envs x layout.size) physics rows
-  typename Exec::template Buffer<float> m_dr;                 // (num_envs x drl.size) randomization rows
+  typename Exec::template Buffer<float> m_model_reals;                     // HostModel<float>::reals() on the executor
+  typename Exec::template Buffer<int> m_model_ints;                        // HostModel<float>::ints()
+  typename Exec::template Buffer<float> m_data;                            // (num_envs x layout.size) physics rows
+  typename Exec::template Buffer<float> m_dr;                              // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
-  typename Exec::template Buffer<float> m_ep_forward_speed;   // (num_envs) with a forward_position
+  typename Exec::template Buffer<float> m_ep_forward_speed;                // (num_envs) with a forward_position
 };
 
 // A task (an env with a kAsset) lives in a RobotWorld.

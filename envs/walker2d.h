@@ -53,7 +53,8 @@ struct Walker2d {
       v("healthy_z_min", healthy_z_min, "healthy while the torso height > this (m)");
       v("healthy_z_max", healthy_z_max, "healthy while the torso height < this (m)");
       v("healthy_angle_max", healthy_angle_max, "healthy while |torso pitch| < this (rad)");
-      v("terminate_when_unhealthy", terminate_when_unhealthy, "1: end the episode when unhealthy; 0: only withhold healthy_reward");
+      v("terminate_when_unhealthy", terminate_when_unhealthy,
+        "1: end the episode when unhealthy; 0: only withhold healthy_reward");
       v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset");
     }
   };

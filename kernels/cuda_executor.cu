@@ -8,7 +8,7 @@
 namespace rlt {
 
 CudaExecutor::State::~State() {
-  blas.reset();             // cublasDestroy, while the stream still exists
+  blas.reset();  // cublasDestroy, while the stream still exists
   scratch = DeviceBuffer<unsigned char>();
   if (stream != nullptr && cudaStreamDestroy(stream) != cudaSuccess) cudaGetLastError();  // never throw
 }
@@ -96,7 +96,8 @@ void launch_fill_words(cudaStream_t stream, void* dst, const void* value, i64 n)
   W w;
   std::memcpy(&w, value, sizeof(W));
   const i64 blocks = std::min<i64>((n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize, 65535);
-  fill_words_kernel<W><<<static_cast<unsigned>(blocks), CudaExecutor::kBlockSize, 0, stream>>>(static_cast<W*>(dst), w, n);
+  fill_words_kernel<W>
+      <<<static_cast<unsigned>(blocks), CudaExecutor::kBlockSize, 0, stream>>>(static_cast<W*>(dst), w, n);
   RLT_CUDA_CHECK_LAUNCH("fill_words_kernel");
 }
 
@@ -120,11 +121,16 @@ void CudaExecutor::fill_bytes(void* dst, const void* value, size_t value_size, i
   const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % value_size == 0;
   if (aligned) {
     switch (value_size) {
-      case 2: return launch_fill_words<std::uint16_t>(stream, dst, value, n);
-      case 4: return launch_fill_words<std::uint32_t>(stream, dst, value, n);
-      case 8: return launch_fill_words<std::uint64_t>(stream, dst, value, n);
-      case 16: return launch_fill_words<Word16>(stream, dst, value, n);
-      default: break;
+      case 2:
+        return launch_fill_words<std::uint16_t>(stream, dst, value, n);
+      case 4:
+        return launch_fill_words<std::uint32_t>(stream, dst, value, n);
+      case 8:
+        return launch_fill_words<std::uint64_t>(stream, dst, value, n);
+      case 16:
+        return launch_fill_words<Word16>(stream, dst, value, n);
+      default:
+        break;
     }
   }
   // Any other size or alignment: place one element, then double the filled prefix with

@@ -13,10 +13,10 @@
 
 #include <algorithm>
 
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_executor.h"

@@ -117,9 +117,9 @@ class CudaExecutor {
     std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0};
     std::atomic<bool> tf32{false};
     DeviceBuffer<unsigned char> scratch;
-    std::mutex blas_mutex;                  // guards the lazy creation of blas
-    std::shared_ptr<cublasContext> blas;    // deleter (cublasDestroy) set where it is created
-    ~State();                               // releases blas and scratch, then the stream
+    std::mutex blas_mutex;                // guards the lazy creation of blas
+    std::shared_ptr<cublasContext> blas;  // deleter (cublasDestroy) set where it is created
+    ~State();                             // releases blas and scratch, then the stream
   };
   State& state() const { return *m_state; }
 

@@ -40,8 +40,8 @@ void gemm(const CudaExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i6
   const i64 lda = std::max<i64>(1, trans_a ? m : k);  // A stored (k x m) or (m x k)
   const i64 ldb = std::max<i64>(1, trans_b ? k : n);  // B stored (n x k) or (k x n)
   const i64 ldc = n;
-  RLT_CUBLAS_CHECK(cublasSgemm_64(h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m,
-                                  k, &alpha, b, ldb, a, lda, &beta, c, ldc));
+  RLT_CUBLAS_CHECK(cublasSgemm_64(h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                                  &alpha, b, ldb, a, lda, &beta, c, ldc));
 }
 
 }  // namespace rlt

@@ -27,10 +27,10 @@ struct CurandPhiloxInit {
 };
 
 RLT_HD RLT_INLINE CurandPhiloxInit curand_philox_init_for(U32x4 ctr, u32 k0, u32 k1) {
-  return CurandPhiloxInit{static_cast<unsigned long long>(k0) | (static_cast<unsigned long long>(k1) << 32),
-                          static_cast<unsigned long long>(ctr.v[2]) | (static_cast<unsigned long long>(ctr.v[3]) << 32),
-                          4ull * (static_cast<unsigned long long>(ctr.v[0]) |
-                                  (static_cast<unsigned long long>(ctr.v[1]) << 32))};
+  return CurandPhiloxInit{
+      static_cast<unsigned long long>(k0) | (static_cast<unsigned long long>(k1) << 32),
+      static_cast<unsigned long long>(ctr.v[2]) | (static_cast<unsigned long long>(ctr.v[3]) << 32),
+      4ull * (static_cast<unsigned long long>(ctr.v[0]) | (static_cast<unsigned long long>(ctr.v[1]) << 32))};
 }
 
 // The curand_init arguments whose first block is rng's next next4().

@@ -35,8 +35,10 @@ class ReadbackBuffer {
   ReadbackBuffer(const ReadbackBuffer&) = delete;
   ReadbackBuffer& operator=(const ReadbackBuffer&) = delete;
   ReadbackBuffer(ReadbackBuffer&& o) noexcept
-      : m_device(std::move(o.m_device)), m_host(std::exchange(o.m_host, nullptr)),
-        m_host_capacity(std::exchange(o.m_host_capacity, 0)), m_done(std::exchange(o.m_done, nullptr)),
+      : m_device(std::move(o.m_device)),
+        m_host(std::exchange(o.m_host, nullptr)),
+        m_host_capacity(std::exchange(o.m_host_capacity, 0)),
+        m_done(std::exchange(o.m_done, nullptr)),
         m_pending(std::exchange(o.m_pending, false)) {}
   ~ReadbackBuffer() {
     if (m_done) {
@@ -85,11 +87,11 @@ class ReadbackBuffer {
     }
   }
 
-  DeviceBuffer<T> m_device;   // what the producer writes
-  T* m_host = nullptr;        // cudaMallocHost, its page-locked twin
+  DeviceBuffer<T> m_device;  // what the producer writes
+  T* m_host = nullptr;       // cudaMallocHost, its page-locked twin
   i64 m_host_capacity = 0;
   cudaEvent_t m_done = nullptr;
-  bool m_pending = false;     // a copy was queued and not yet waited for
+  bool m_pending = false;  // a copy was queued and not yet waited for
 };
 
 }  // namespace rlt

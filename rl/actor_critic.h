@@ -18,7 +18,7 @@ namespace rlt {
 
 struct PolicySpec {
   int obs_dim = 0;
-  int act_dim = 0;      // action vector length (1 for discrete)
+  int act_dim = 0;  // action vector length (1 for discrete)
   bool discrete = false;
   int num_actions = 0;  // discrete only
   std::vector<int> hidden;
@@ -139,7 +139,8 @@ class ActorCritic {
     init_mlp(m_actor.shape(), 0, 0.01);
     init_mlp(m_critic.shape(), m_critic_offset, 1.0);
     if (!m_spec.discrete)
-      for (int k = 0; k < m_spec.act_dim; ++k) p[static_cast<size_t>(m_log_std_offset + k)] = static_cast<T>(init_log_std);
+      for (int k = 0; k < m_spec.act_dim; ++k)
+        p[static_cast<size_t>(m_log_std_offset + k)] = static_cast<T>(init_log_std);
     return p;
   }
 
@@ -154,8 +155,8 @@ class ActorCritic {
 
   // Gradient of the minibatch PPO loss into grads (every entry overwritten) and the minibatch
   // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory).
-  void loss_and_grad(const Exec& exec, const T* params, const MinibatchView<T>& mb, const PpoCoefs<T>& coefs,
-                     T* grads, double* stat_sums) {
+  void loss_and_grad(const Exec& exec, const T* params, const MinibatchView<T>& mb, const PpoCoefs<T>& coefs, T* grads,
+                     double* stat_sums) {
     const i64 rows = mb.rows;
     const T* head = m_actor.forward(exec, params, mb.obs, rows);
     if (m_spec.asymmetric() && mb.critic_obs == nullptr)

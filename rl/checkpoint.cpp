@@ -59,13 +59,13 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
     else f.tensors.push_back(make_tensor("learner/" + a.name, a.f64));
   }
   for (const StateBlob& b : env.save_state()) f.tensors.push_back(make_tensor("env/" + b.name, b.bytes));
-  f.tensors.push_back(make_tensor("progress/counters",
-                                  std::vector<std::int64_t>{progress.iteration, progress.env_steps, progress.episodes}));
+  f.tensors.push_back(make_tensor(
+      "progress/counters", std::vector<std::int64_t>{progress.iteration, progress.env_steps, progress.episodes}));
   f.tensors.push_back(make_tensor("progress/wall_seconds", std::vector<double>{progress.wall_seconds}));
   f.tensors.push_back(make_tensor("progress/recent_returns",
                                   std::vector<float>(progress.recent_returns.begin(), progress.recent_returns.end())));
-  f.tensors.push_back(make_tensor("progress/recent_lengths",
-                                  std::vector<std::int32_t>(progress.recent_lengths.begin(), progress.recent_lengths.end())));
+  f.tensors.push_back(make_tensor("progress/recent_lengths", std::vector<std::int32_t>(progress.recent_lengths.begin(),
+                                                                                       progress.recent_lengths.end())));
   write_safetensors(path, f);
 }
 
@@ -97,8 +97,8 @@ std::vector<NamedArray> learner_arrays(const Checkpoint& ckpt, const PolicySpec&
     throw CheckpointError(src + ": metadata \"env\": checkpoint is for env '" + ck_env + "', expected '" +
                           env->spec().name + "'");
   if (ck_obs != ps.obs_dim || ck_head != ps.head_dim())
-    throw CheckpointError(src + ": metadata \"obs_dim\"/\"head_dim\": checkpoint has " + std::to_string(ck_obs) +
-                          "/" + std::to_string(ck_head) + ", expected " + std::to_string(ps.obs_dim) + "/" +
+    throw CheckpointError(src + ": metadata \"obs_dim\"/\"head_dim\": checkpoint has " + std::to_string(ck_obs) + "/" +
+                          std::to_string(ck_head) + ", expected " + std::to_string(ps.obs_dim) + "/" +
                           std::to_string(ps.head_dim()) + " (another env?)");
   // Checkpoints from before asymmetric actor-critic have no critic_obs_dim: their critic read obs.
   const auto cd = ckpt.file.metadata.find("critic_obs_dim");
@@ -125,8 +125,8 @@ const char* const kShapeHint = " (policy.hidden or env differs from the checkpoi
 void check_checkpoint_env(const Checkpoint& ckpt, const std::string& path, const std::string& env_name,
                           const std::string& source) {
   if (ckpt.config.env.name != env_name)
-    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name + "', but " + source +
-                          " asks for env '" + env_name + "'");
+    throw CheckpointError(path + ": metadata \"env\": checkpoint is for env '" + ckpt.config.env.name + "', but " +
+                          source + " asks for env '" + env_name + "'");
 }
 
 void restore_policy(const Checkpoint& ckpt, Policy& policy) {
@@ -150,7 +150,8 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
   if (env != nullptr) {
     std::vector<StateBlob> blobs;
     for (const Tensor& t : ckpt.file.tensors)
-      if (t.name.rfind("env/", 0) == 0) blobs.push_back(StateBlob{t.name.substr(4), tensor_values<std::uint8_t>(t, src)});
+      if (t.name.rfind("env/", 0) == 0)
+        blobs.push_back(StateBlob{t.name.substr(4), tensor_values<std::uint8_t>(t, src)});
     try {
       env->load_state(blobs);
     } catch (const std::runtime_error& e) {

@@ -18,13 +18,13 @@ namespace rlt {
 constexpr const char* kCheckpointFormat = "rltrain-checkpoint-1";
 
 struct TrainProgress {
-  std::int64_t iteration = 0;      // iterations completed
-  std::int64_t env_steps = 0;      // env steps taken
-  std::int64_t episodes = 0;       // episodes finished
-  double wall_seconds = 0;         // training time so far, over all invocations
-  std::deque<float> recent_returns;          // the last eval_episodes finished episodes
+  std::int64_t iteration = 0;        // iterations completed
+  std::int64_t env_steps = 0;        // env steps taken
+  std::int64_t episodes = 0;         // episodes finished
+  double wall_seconds = 0;           // training time so far, over all invocations
+  std::deque<float> recent_returns;  // the last eval_episodes finished episodes
   std::deque<std::int32_t> recent_lengths;
-  double mean_return() const;      // NaN when no episode has finished
+  double mean_return() const;  // NaN when no episode has finished
   double mean_length() const;
   void add_episode(float ret, std::int32_t len, std::size_t window);
 };

@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -16,7 +17,6 @@
 #include <limits>
 #include <sstream>
 #include <string_view>
-#include <sys/stat.h>
 #include <variant>
 
 namespace rlt {
@@ -46,8 +46,7 @@ Rule any_number() { return {"a finite number"}; }
 Rule boolean() { return {"a boolean (true or false)"}; }
 Rule any_uint64() { return {"a non-negative integer"}; }
 
-using FieldRef = std::variant<int*, std::int64_t*, std::uint64_t*, double*, bool*, std::string*,
-                              std::vector<int>*>;
+using FieldRef = std::variant<int*, std::int64_t*, std::uint64_t*, double*, bool*, std::string*, std::vector<int>*>;
 
 struct Field {
   const char* section;
@@ -57,8 +56,12 @@ struct Field {
   FieldRef (*ref)(Config&);
 };
 
-#define RLT_FIELD(sec, name, rule, doc) \
-  Field { #sec, #name, doc, rule, [](Config& c) -> FieldRef { return &c.sec.name; } }
+// clang-format off (it would split the macro's braced initializer)
+#define RLT_FIELD(sec, name, rule, doc)                                        \
+  Field {                                                                      \
+#sec, #name, doc, rule, [](Config & c) -> FieldRef { return &c.sec.name; } \
+  }
+// clang-format on
 
 // The docs repeat config.h's (they are written into to_toml()'s output).
 const std::vector<Field>& fields() {
@@ -68,56 +71,45 @@ const std::vector<Field>& fields() {
       RLT_FIELD(env, num_envs, positive_int(), "envs stepped in parallel"),
 
       RLT_FIELD(policy, hidden,
-                (Rule{"an array of integers in [1, 4096] (empty = linear policy)", 1,
-                      double(kMaxHiddenWidth)}),
+                (Rule{"an array of integers in [1, 4096] (empty = linear policy)", 1, double(kMaxHiddenWidth)}),
                 "hidden layer widths, actor and critic alike"),
       RLT_FIELD(policy, activation, (Rule{"one of tanh, elu, relu", -kInf, kInf, false, {"tanh", "elu", "relu"}}),
                 "tanh | elu | relu"),
-      RLT_FIELD(policy, init_log_std, any_number(),
-                "initial log std of the Gaussian head (continuous actions)"),
+      RLT_FIELD(policy, init_log_std, any_number(), "initial log std of the Gaussian head (continuous actions)"),
 
       RLT_FIELD(ppo, num_steps, positive_int(), "rollout length per env per iteration"),
       RLT_FIELD(ppo, num_epochs, positive_int(), "passes over each rollout"),
-      RLT_FIELD(ppo, num_minibatches, positive_int(),
-                "minibatches per epoch (must divide num_steps*num_envs)"),
+      RLT_FIELD(ppo, num_minibatches, positive_int(), "minibatches per epoch (must divide num_steps*num_envs)"),
       RLT_FIELD(ppo, learning_rate, positive_number(), "Adam step size (initial, for schedules)"),
-      RLT_FIELD(ppo, lr_schedule,
-                (Rule{"one of constant, linear, adaptive_kl", -kInf, kInf, false,
-                      {"constant", "linear", "adaptive_kl"}}),
-                "constant | linear (to 0 at the end) | adaptive_kl"),
-      RLT_FIELD(ppo, desired_kl, positive_number(),
-                "adaptive_kl target: lr /= 1.5 above 2x, *= 1.5 below x/2"),
+      RLT_FIELD(
+          ppo, lr_schedule,
+          (Rule{"one of constant, linear, adaptive_kl", -kInf, kInf, false, {"constant", "linear", "adaptive_kl"}}),
+          "constant | linear (to 0 at the end) | adaptive_kl"),
+      RLT_FIELD(ppo, desired_kl, positive_number(), "adaptive_kl target: lr /= 1.5 above 2x, *= 1.5 below x/2"),
       RLT_FIELD(ppo, gamma, unit_interval(), "discount"),
       RLT_FIELD(ppo, gae_lambda, unit_interval(), "GAE lambda"),
       RLT_FIELD(ppo, clip_coef, positive_number(), "surrogate clip range"),
       RLT_FIELD(ppo, clip_value_loss, boolean(), "clip the value loss around the old value"),
       RLT_FIELD(ppo, vf_coef, non_negative_number(), "value loss weight"),
       RLT_FIELD(ppo, ent_coef, non_negative_number(), "entropy bonus weight"),
-      RLT_FIELD(ppo, max_grad_norm, non_negative_number(),
-                "global gradient-norm clip (0 disables)"),
+      RLT_FIELD(ppo, max_grad_norm, non_negative_number(), "global gradient-norm clip (0 disables)"),
       RLT_FIELD(ppo, normalize_advantages, boolean(), "per-minibatch advantage normalization"),
       RLT_FIELD(ppo, normalize_obs, boolean(), "running mean/std observation normalization"),
-      RLT_FIELD(ppo, normalize_reward, boolean(),
-                "scale rewards by the std of the discounted return"),
+      RLT_FIELD(ppo, normalize_reward, boolean(), "scale rewards by the std of the discounted return"),
       RLT_FIELD(ppo, clip_obs, positive_number(), "clip normalized observations to +-clip_obs"),
       RLT_FIELD(ppo, adam_eps, positive_number(), "Adam epsilon"),
-      RLT_FIELD(ppo, target_kl, non_negative_number(),
-                "stop an update's epochs early above this KL (0 = off)"),
+      RLT_FIELD(ppo, target_kl, non_negative_number(), "stop an update's epochs early above this KL (0 = off)"),
       RLT_FIELD(ppo, tf32, boolean(), "allow TF32 tensor-core GEMMs on CUDA (fp32 otherwise)"),
 
       RLT_FIELD(train, total_env_steps, positive_int(), "stop after this many env steps"),
-      RLT_FIELD(train, seed, any_uint64(),
-                "everything random derives from it (above 2^63-1: write it as a string)"),
+      RLT_FIELD(train, seed, any_uint64(), "everything random derives from it (above 2^63-1: write it as a string)"),
       RLT_FIELD(train, device, (Rule{"one of auto, cpu, cuda", -kInf, kInf, false, {"auto", "cpu", "cuda"}}),
                 "auto | cpu | cuda"),
       RLT_FIELD(train, threads, non_negative_int(), "CPU threads (0 = one per core)"),
-      RLT_FIELD(train, checkpoint_every, non_negative_int(),
-                "iterations between checkpoints (0 = final only)"),
-      RLT_FIELD(train, target_return, any_number(),
-                "stop once the mean return reaches it (if stop_at_target)"),
+      RLT_FIELD(train, checkpoint_every, non_negative_int(), "iterations between checkpoints (0 = final only)"),
+      RLT_FIELD(train, target_return, any_number(), "stop once the mean return reaches it (if stop_at_target)"),
       RLT_FIELD(train, stop_at_target, boolean(), "enable the early stop above"),
-      RLT_FIELD(train, eval_episodes, positive_int(),
-                "finished episodes the reported mean return averages"),
+      RLT_FIELD(train, eval_episodes, positive_int(), "finished episodes the reported mean return averages"),
   };
   return table;
 }
@@ -172,11 +164,21 @@ std::string quote(std::string_view s) {
   for (char ch : s) {
     unsigned char c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -193,8 +195,7 @@ std::string quote(std::string_view s) {
 // A key as written in TOML: bare when it can be, quoted otherwise.
 std::string key_text(std::string_view k) {
   bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
   return bare ? std::string(k) : quote(k);
 }
@@ -221,36 +222,33 @@ std::string describe(const toml::node& node) {
       for (std::size_t i = 0; i < arr.size(); ++i) {
         if (i) s += ", ";
         const toml::node& el = arr[i];
-        if (el.is_integer())
-          s += std::to_string(*el.value<std::int64_t>());
-        else if (el.is_floating_point())
-          s += format_double(*el.value<double>());
-        else if (el.is_string())
-          s += quote(el.as_string()->get());
-        else
-          s += el.is_boolean() ? (*el.value<bool>() ? "true" : "false") : el.is_array() ? "[...]" : "{...}";
+        if (el.is_integer()) s += std::to_string(*el.value<std::int64_t>());
+        else if (el.is_floating_point()) s += format_double(*el.value<double>());
+        else if (el.is_string()) s += quote(el.as_string()->get());
+        else s += el.is_boolean() ? (*el.value<bool>() ? "true" : "false") : el.is_array() ? "[...]" : "{...}";
       }
       return shorten(s + "]");
     }
-    case toml::node_type::table: return "table";
-    case toml::node_type::date: return "date";
-    case toml::node_type::time: return "time";
-    case toml::node_type::date_time: return "date-time";
-    default: return "nothing";
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    default:
+      return "nothing";
   }
 }
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ConfigError(where + ": " + what);
-}
+[[noreturn]] void fail(const std::string& where, const std::string& what) { throw ConfigError(where + ": " + what); }
 
 [[noreturn]] void fail_expected(const std::string& where, const Rule& rule, const std::string& got) {
   fail(where, std::string("expected ") + rule.expect + ", got " + got);
 }
 
-std::string source_name(const Config& cfg) {
-  return cfg.source.empty() ? std::string("<config>") : cfg.source;
-}
+std::string source_name(const Config& cfg) { return cfg.source.empty() ? std::string("<config>") : cfg.source; }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -288,9 +286,7 @@ std::string unknown_section_text() { return "unknown section (sections: env, pol
 
 // The "got ..." text when a well-typed value breaks its rule; empty when it is fine.
 std::string rule_violation(const Rule& rule, const FieldRef& ref) {
-  auto out_of_range = [&](double x) {
-    return !(rule.lo_open ? x > rule.lo : x >= rule.lo) || !(x <= rule.hi);
-  };
+  auto out_of_range = [&](double x) { return !(rule.lo_open ? x > rule.lo : x >= rule.lo) || !(x <= rule.hi); };
   if (auto p = std::get_if<int*>(&ref)) {
     if (out_of_range(**p)) return std::to_string(**p);
   } else if (auto p = std::get_if<std::int64_t*>(&ref)) {
@@ -368,19 +364,15 @@ void assign(Config& cfg, const Field& field, const toml::node& node, const std::
       char* end = nullptr;
       unsigned long long v = std::strtoull(s.c_str(), &end, 10);
       bool digits_only = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (!digits_only || errno == ERANGE || *end != '\0')
-        fail_expected(where, rule, describe(node));
+      if (!digits_only || errno == ERANGE || *end != '\0') fail_expected(where, rule, describe(node));
       check_and_store(static_cast<std::uint64_t>(v));
     } else {
       fail_expected(where, rule, describe(node));
     }
   } else if (std::holds_alternative<double*>(target)) {
-    if (node.is_integer())
-      check_and_store(static_cast<double>(*node.value<std::int64_t>()));
-    else if (node.is_floating_point())
-      check_and_store(*node.value<double>());
-    else
-      fail_expected(where, rule, describe(node));
+    if (node.is_integer()) check_and_store(static_cast<double>(*node.value<std::int64_t>()));
+    else if (node.is_floating_point()) check_and_store(*node.value<double>());
+    else fail_expected(where, rule, describe(node));
   } else if (std::holds_alternative<bool*>(target)) {
     if (!node.is_boolean()) fail_expected(where, rule, describe(node));
     check_and_store(*node.value<bool>());
@@ -405,14 +397,10 @@ void assign(Config& cfg, const Field& field, const toml::node& node, const std::
 void assign_env_param(Config& cfg, const std::string& key, const toml::node& node, const std::string& where) {
   static const Rule rule{"a number or boolean (env parameter)"};
   double v;
-  if (node.is_integer())
-    v = static_cast<double>(*node.value<std::int64_t>());
-  else if (node.is_floating_point())
-    v = *node.value<double>();
-  else if (node.is_boolean())
-    v = *node.value<bool>() ? 1.0 : 0.0;
-  else
-    fail_expected(where, rule, describe(node));
+  if (node.is_integer()) v = static_cast<double>(*node.value<std::int64_t>());
+  else if (node.is_floating_point()) v = *node.value<double>();
+  else if (node.is_boolean()) v = *node.value<bool>() ? 1.0 : 0.0;
+  else fail_expected(where, rule, describe(node));
   if (!std::isfinite(v)) fail_expected(where, rule, describe(node));
   cfg.env.params[key] = v;
 }
@@ -502,7 +490,7 @@ Config parse_config(const std::string& toml_text, const std::string& source_name
 }
 
 Config load_config(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw ConfigError(path + ": cannot open (" + std::strerror(EISDIR) + ")");
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -544,12 +532,9 @@ void apply_override(Config& cfg, const std::string& assignment) {
     const std::string doc = "v = " + value + "\n";
     parsed = toml::parse(std::string_view(doc), std::string_view("--set"));
     is_toml_value = parsed.size() == 1 && parsed.contains("v");
-  } catch (const toml::parse_error&) {
-  }
-  if (is_toml_value)
-    set_key(cfg, section, key, *parsed.get("v"), where);
-  else
-    set_key(cfg, section, key, toml::value<std::string>(value), where);
+  } catch (const toml::parse_error&) {}
+  if (is_toml_value) set_key(cfg, section, key, *parsed.get("v"), where);
+  else set_key(cfg, section, key, toml::value<std::string>(value), where);
 }
 
 void validate(const Config& cfg_in) {
@@ -557,8 +542,7 @@ void validate(const Config& cfg_in) {
   const std::string file = source_name(cfg);
   for (const Field& f : fields()) {
     std::string bad = rule_violation(f.rule, f.ref(cfg));
-    if (!bad.empty())
-      fail_expected(file + ": " + f.section + "." + f.key, f.rule, bad);
+    if (!bad.empty()) fail_expected(file + ": " + f.section + "." + f.key, f.rule, bad);
   }
   for (const auto& [key, value] : cfg.env.params) {
     if (!std::isfinite(value))
@@ -567,14 +551,13 @@ void validate(const Config& cfg_in) {
   }
   const std::int64_t steps = cfg.ppo.num_steps;
   if (cfg.env.num_envs > std::numeric_limits<std::int64_t>::max() / steps)
-    fail(file + ": env.num_envs",
-         "expected env.num_envs * ppo.num_steps to fit in 64 bits, got " + std::to_string(cfg.env.num_envs) +
-             " * " + std::to_string(steps));
+    fail(file + ": env.num_envs", "expected env.num_envs * ppo.num_steps to fit in 64 bits, got " +
+                                      std::to_string(cfg.env.num_envs) + " * " + std::to_string(steps));
   const std::int64_t batch = cfg.env.num_envs * steps;
   if (batch % cfg.ppo.num_minibatches != 0)
     fail(file + ": ppo.num_minibatches",
-         "expected a divisor of env.num_envs * ppo.num_steps = " + std::to_string(cfg.env.num_envs) +
-             " * " + std::to_string(steps) + " = " + std::to_string(batch) + ", got " +
+         "expected a divisor of env.num_envs * ppo.num_steps = " + std::to_string(cfg.env.num_envs) + " * " +
+             std::to_string(steps) + " = " + std::to_string(batch) + ", got " +
              std::to_string(cfg.ppo.num_minibatches));
 }
 

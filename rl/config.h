@@ -31,26 +31,26 @@ struct PolicyConfig {
 };
 
 struct PpoConfig {
-  int num_steps = 128;                  // rollout length per env per iteration
-  int num_epochs = 4;                   // passes over each rollout
-  int num_minibatches = 4;              // minibatches per epoch (must divide num_steps*num_envs)
-  double learning_rate = 2.5e-4;        // Adam step size (initial, for schedules)
-  std::string lr_schedule = "linear";   // constant | linear (to 0 at the end) | adaptive_kl
-  double desired_kl = 0.01;             // adaptive_kl target: lr /= 1.5 above 2x, *= 1.5 below x/2
-  double gamma = 0.99;                  // discount
-  double gae_lambda = 0.95;             // GAE lambda
-  double clip_coef = 0.2;               // surrogate clip range
-  bool clip_value_loss = true;          // clip the value loss around the old value
-  double vf_coef = 0.5;                 // value loss weight
-  double ent_coef = 0.0;                // entropy bonus weight
-  double max_grad_norm = 0.5;           // global gradient-norm clip (0 disables)
-  bool normalize_advantages = true;     // per-minibatch advantage normalization
-  bool normalize_obs = true;            // running mean/std observation normalization
-  bool normalize_reward = true;         // scale rewards by the std of the discounted return
-  double clip_obs = 10.0;               // clip normalized observations to +-clip_obs
-  double adam_eps = 1e-5;               // Adam epsilon
-  double target_kl = 0.0;               // stop an update's epochs early above this KL (0 = off)
-  bool tf32 = false;                    // allow TF32 tensor-core GEMMs on CUDA (fp32 otherwise)
+  int num_steps = 128;                 // rollout length per env per iteration
+  int num_epochs = 4;                  // passes over each rollout
+  int num_minibatches = 4;             // minibatches per epoch (must divide num_steps*num_envs)
+  double learning_rate = 2.5e-4;       // Adam step size (initial, for schedules)
+  std::string lr_schedule = "linear";  // constant | linear (to 0 at the end) | adaptive_kl
+  double desired_kl = 0.01;            // adaptive_kl target: lr /= 1.5 above 2x, *= 1.5 below x/2
+  double gamma = 0.99;                 // discount
+  double gae_lambda = 0.95;            // GAE lambda
+  double clip_coef = 0.2;              // surrogate clip range
+  bool clip_value_loss = true;         // clip the value loss around the old value
+  double vf_coef = 0.5;                // value loss weight
+  double ent_coef = 0.0;               // entropy bonus weight
+  double max_grad_norm = 0.5;          // global gradient-norm clip (0 disables)
+  bool normalize_advantages = true;    // per-minibatch advantage normalization
+  bool normalize_obs = true;           // running mean/std observation normalization
+  bool normalize_reward = true;        // scale rewards by the std of the discounted return
+  double clip_obs = 10.0;              // clip normalized observations to +-clip_obs
+  double adam_eps = 1e-5;              // Adam epsilon
+  double target_kl = 0.0;              // stop an update's epochs early above this KL (0 = off)
+  bool tf32 = false;                   // allow TF32 tensor-core GEMMs on CUDA (fp32 otherwise)
 };
 
 struct TrainConfig {

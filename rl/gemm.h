@@ -15,14 +15,14 @@
 namespace rlt {
 
 template <class T>
-void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha,
-          const T* a, const T* b, T beta, T* c) {
+void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T* a, const T* b,
+          T beta, T* c) {
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Map = Eigen::Map<Mat>;
   using CMap = Eigen::Map<const Mat>;
   if (m <= 0 || n <= 0) return;
-  constexpr i64 kRows = 256;  // rows of C per task: independent, so any split is deterministic
-  constexpr i64 kDepth = 512; // chunk of the k dimension when C is small and k is long
+  constexpr i64 kRows = 256;   // rows of C per task: independent, so any split is deterministic
+  constexpr i64 kDepth = 512;  // chunk of the k dimension when C is small and k is long
   // Weight gradients have a small C and a long k (the batch): split k into fixed chunks, sum the
   // partial products in chunk order.
   if (m < 2 * kRows && k > 2 * kDepth) {
@@ -33,26 +33,26 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
     thread_local std::vector<T> scratch;
     std::vector<T>& partial = scratch;
     const size_t chunk_size = static_cast<size_t>(m * n);
-    if (partial.size() < chunk_size * static_cast<size_t>(num_chunks)) partial.resize(chunk_size * static_cast<size_t>(num_chunks));
+    if (partial.size() < chunk_size * static_cast<size_t>(num_chunks))
+      partial.resize(chunk_size * static_cast<size_t>(num_chunks));
     exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
       for (i64 ch = cb; ch < ce; ++ch) {
         const i64 k0 = ch * kDepth, kn = std::min(kDepth, k - k0);
         Map p(partial.data() + static_cast<size_t>(ch) * chunk_size, m, n);
         // Slice the k range out of op(A) and op(B).
-        if (!trans_a && !trans_b)
-          p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, k, n).middleRows(k0, kn);
+        if (!trans_a && !trans_b) p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, k, n).middleRows(k0, kn);
         else if (trans_a && !trans_b)
           p.noalias() = CMap(a, k, m).middleRows(k0, kn).transpose() * CMap(b, k, n).middleRows(k0, kn);
         else if (!trans_a && trans_b)
           p.noalias() = CMap(a, m, k).middleCols(k0, kn) * CMap(b, n, k).middleCols(k0, kn).transpose();
-        else
-          p.noalias() = CMap(a, k, m).middleRows(k0, kn).transpose() * CMap(b, n, k).middleCols(k0, kn).transpose();
+        else p.noalias() = CMap(a, k, m).middleRows(k0, kn).transpose() * CMap(b, n, k).middleCols(k0, kn).transpose();
       }
     });
     Map cm(c, m, n);
     if (beta == T(0)) cm.setZero();
     else cm *= beta;
-    for (i64 ch = 0; ch < num_chunks; ++ch) cm += alpha * Map(partial.data() + static_cast<size_t>(ch) * chunk_size, m, n);
+    for (i64 ch = 0; ch < num_chunks; ++ch)
+      cm += alpha * Map(partial.data() + static_cast<size_t>(ch) * chunk_size, m, n);
     return;
   }
   exec.for_ranges((m + kRows - 1) / kRows, 1, [&](i64 tb, i64 te) {
@@ -62,14 +62,12 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
       if (beta == T(0)) cblock.setZero();
       else if (beta != T(1)) cblock *= beta;
       // C += alpha op(A) op(B), straight into C (no temporary).
-      if (!trans_a && !trans_b)
-        cblock.noalias() += alpha * CMap(a, m, k).middleRows(r0, rn) * CMap(b, k, n);
+      if (!trans_a && !trans_b) cblock.noalias() += alpha * CMap(a, m, k).middleRows(r0, rn) * CMap(b, k, n);
       else if (trans_a && !trans_b)
         cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, k, n);
       else if (!trans_a && trans_b)
         cblock.noalias() += alpha * CMap(a, m, k).middleRows(r0, rn) * CMap(b, n, k).transpose();
-      else
-        cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, n, k).transpose();
+      else cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, n, k).transpose();
     }
   });
 }

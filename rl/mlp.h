@@ -105,10 +105,18 @@ class Mlp {
       const T* b = params + m_offset + m_shape.bias_offset(l);
       const Activation act = l + 1 < m_shape.num_layers() ? m_shape.act : kNoActivation;
       switch (act) {
-        case Activation::kTanh: parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kTanh>{y, b, no}); break;
-        case Activation::kElu: parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kElu>{y, b, no}); break;
-        case Activation::kRelu: parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kRelu>{y, b, no}); break;
-        default: parallel_for_2d(exec, rows, no, BiasActivate<T, kNoActivation>{y, b, no}); break;
+        case Activation::kTanh:
+          parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kTanh>{y, b, no});
+          break;
+        case Activation::kElu:
+          parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kElu>{y, b, no});
+          break;
+        case Activation::kRelu:
+          parallel_for_2d(exec, rows, no, BiasActivate<T, Activation::kRelu>{y, b, no});
+          break;
+        default:
+          parallel_for_2d(exec, rows, no, BiasActivate<T, kNoActivation>{y, b, no});
+          break;
       }
       in = y;
     }
@@ -128,15 +136,13 @@ class Mlp {
       const int ni = m_shape.layer_in(l), no = m_shape.layer_out(l);
       const T* h_in = l == 0 ? m_input : m_out[static_cast<size_t>(l - 1)].data();
       // dW = h_in^T dz ; db = 1^T dz
-      gemm(exec, true, false, ni, no, rows, T(1), h_in, m_dz.data(), T(0),
-           grads + m_offset + m_shape.weight_offset(l));
+      gemm(exec, true, false, ni, no, rows, T(1), h_in, m_dz.data(), T(0), grads + m_offset + m_shape.weight_offset(l));
       gemm(exec, true, false, 1, no, rows, T(1), m_ones.data(), m_dz.data(), T(0),
            grads + m_offset + m_shape.bias_offset(l));
       if (l == 0 && d_x == nullptr) break;
       // dh_in = dz W^T
       T* dh = l == 0 ? d_x : m_dh.data();
-      gemm(exec, false, true, rows, ni, no, T(1), m_dz.data(), params + m_offset + m_shape.weight_offset(l),
-           T(0), dh);
+      gemm(exec, false, true, rows, ni, no, T(1), m_dz.data(), params + m_offset + m_shape.weight_offset(l), T(0), dh);
       if (l == 0) break;
       parallel_for(exec, rows * ni, ActivationBackward<T>{dh, h_in, m_shape.act});
       exec.copy(m_dz.data(), dh, rows * ni);

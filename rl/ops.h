@@ -63,9 +63,12 @@ RLT_HD RLT_INLINE T activate(T z) {
 template <class T>
 RLT_HD RLT_INLINE T activate(Activation a, T z) {
   switch (a) {
-    case Activation::kTanh: return activate<Activation::kTanh>(z);
-    case Activation::kElu: return activate<Activation::kElu>(z);
-    default: return activate<Activation::kRelu>(z);
+    case Activation::kTanh:
+      return activate<Activation::kTanh>(z);
+    case Activation::kElu:
+      return activate<Activation::kElu>(z);
+    default:
+      return activate<Activation::kRelu>(z);
   }
 }
 
@@ -73,9 +76,12 @@ RLT_HD RLT_INLINE T activate(Activation a, T z) {
 template <class T>
 RLT_HD RLT_INLINE T activate_grad_from_output(Activation a, T h) {
   switch (a) {
-    case Activation::kTanh: return T(1) - h * h;
-    case Activation::kElu: return h > T(0) ? T(1) : h + T(1);
-    default: return h > T(0) ? T(1) : T(0);
+    case Activation::kTanh:
+      return T(1) - h * h;
+    case Activation::kElu:
+      return h > T(0) ? T(1) : h + T(1);
+    default:
+      return h > T(0) ? T(1) : T(0);
   }
 }
 

@@ -49,7 +49,8 @@ class PolicyT final : public Policy {
   using FBuf = typename Exec::template Buffer<float>;
 
   // sample_seed keys the sampled actions (the learner acts with train.seed ^ 0x5EED: policy_sample_seed).
-  PolicyT(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed, i64 max_rows, const Exec& exec)
+  PolicyT(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed, i64 max_rows,
+          const Exec& exec)
       : m_spec(spec), m_layout(spec), m_norm(norm), m_seed(sample_seed), m_exec(exec) {
     if (max_rows < 1) throw std::invalid_argument("Policy: max_rows must be positive");
     m_actor = Mlp<float, Exec>(m_layout.actor, 0, max_rows, m_exec);
@@ -102,10 +103,10 @@ class PolicyT final : public Policy {
   std::uint64_t m_seed;
   Exec m_exec;
   Mlp<float, Exec> m_actor;
-  FBuf m_params;             // (num_params) the whole actor-critic buffer; the actor and log_std are read
+  FBuf m_params;               // (num_params) the whole actor-critic buffer; the actor and log_std are read
   FBuf m_obs_mean, m_obs_var;  // (obs_dim) running observation moments
-  FBuf m_norm_obs;           // (max_rows x obs_dim) scratch
-  FBuf m_actions;            // (max_rows x act_dim) act()'s result
+  FBuf m_norm_obs;             // (max_rows x obs_dim) scratch
+  FBuf m_actions;              // (max_rows x act_dim) act()'s result
 };
 
 class CpuExecutor;

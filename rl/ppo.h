@@ -36,12 +36,12 @@ inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
 
 // What one iteration reports (host).
 struct IterationStats {
-  std::int64_t iteration = 0;     // 1-based, after this iteration
-  std::int64_t env_steps = 0;     // total env steps after this iteration
+  std::int64_t iteration = 0;  // 1-based, after this iteration
+  std::int64_t env_steps = 0;  // total env steps after this iteration
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_frac = 0;
   double explained_variance = 0;
-  double learning_rate = 0;       // at the end of the iteration
-  int epochs_run = 0;             // < num_epochs when target_kl stopped early
+  double learning_rate = 0;                    // at the end of the iteration
+  int epochs_run = 0;                          // < num_epochs when target_kl stopped early
   std::int64_t num_finished = 0;               // episodes that ended in this iteration
   std::vector<float> finished_returns;         // the last min(num_finished, eval_episodes) of them
   std::vector<std::int32_t> finished_lengths;  // (oldest first)
@@ -148,10 +148,10 @@ class Ppo final : public Learner {
   //   [0, kNumPpoStats) loss-term sums | 4 explained-variance sums | lr | num_finished |
   //   returns of the last K finished episodes | their lengths          (K = train.eval_episodes)
   DBuf m_block;
-  RunningMoments<Exec> m_obs_rms;              // observation normalizer
-  RunningMoments<Exec> m_critic_rms;           // critic observation normalizer (asymmetric only)
-  RunningMoments<Exec> m_ret_rms;              // discounted-return moments (reward scaling)
-  FBuf m_disc_return;                          // (num_envs) running discounted return per env
+  RunningMoments<Exec> m_obs_rms;     // observation normalizer
+  RunningMoments<Exec> m_critic_rms;  // critic observation normalizer (asymmetric only)
+  RunningMoments<Exec> m_ret_rms;     // discounted-return moments (reward scaling)
+  FBuf m_disc_return;                 // (num_envs) running discounted return per env
 
   // Rollout storage, (num_steps x num_envs x ...), written by collect_rollout.
   FBuf m_obs, m_actions, m_logp, m_values, m_rewards, m_boot, m_disc, m_adv, m_returns, m_ep_ret;
@@ -163,7 +163,7 @@ class Ppo final : public Learner {
   FBuf m_step_cobs, m_step_cfinal;  // (num_envs x critic_dim) normalized critic obs (asymmetric only)
   // Minibatch gather (minibatch x ...).
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
-  FBuf m_mb_cobs;  // (minibatch x critic_dim) normalized (asymmetric only)
+  FBuf m_mb_cobs;                    // (minibatch x critic_dim) normalized (asymmetric only)
   std::vector<double> m_host_block;  // host mirror of m_block
 };
 

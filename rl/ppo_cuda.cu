@@ -14,8 +14,8 @@ std::unique_ptr<Learner> make_cuda_learner(const Config& cfg, VecEnv& env, const
   return std::make_unique<Ppo<CudaExecutor>>(cfg, env, exec);
 }
 
-std::unique_ptr<Policy> make_cuda_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed, i64 max_rows,
-                                         const CudaExecutor& exec) {
+std::unique_ptr<Policy> make_cuda_policy(const PolicySpec& spec, const ObsNormalization& norm,
+                                         std::uint64_t sample_seed, i64 max_rows, const CudaExecutor& exec) {
   return std::make_unique<PolicyT<CudaExecutor>>(spec, norm, sample_seed, max_rows, exec);
 }
 

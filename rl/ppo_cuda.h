@@ -14,7 +14,7 @@
 namespace rlt {
 
 std::unique_ptr<Learner> make_cuda_learner(const Config& cfg, VecEnv& env, const CudaExecutor& exec);
-std::unique_ptr<Policy> make_cuda_policy(const PolicySpec& spec, const ObsNormalization& norm, std::uint64_t sample_seed, i64 max_rows,
-                                         const CudaExecutor& exec);
+std::unique_ptr<Policy> make_cuda_policy(const PolicySpec& spec, const ObsNormalization& norm,
+                                         std::uint64_t sample_seed, i64 max_rows, const CudaExecutor& exec);
 
 }  // namespace rlt

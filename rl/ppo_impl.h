@@ -168,8 +168,10 @@ void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i
   if (n <= 0) return;
   for (int k = 0; k < m.dim; ++k) reduce_sum(exec, n, StridedValueOf<float>{x, m.dim, k}, m.batch.data() + k);
   for (int k = 0; k < m.dim; ++k)
-    reduce_sum(exec, n, BatchMomentTerm{x, m.batch.data(), m.dim, k, static_cast<double>(n)}, m.batch.data() + m.dim + k);
-  parallel_for(exec, m.dim, MergeMoments{m.mean.data(), m.var.data(), m.batch.data(), m.dim, m.count, static_cast<double>(n)});
+    reduce_sum(exec, n, BatchMomentTerm{x, m.batch.data(), m.dim, k, static_cast<double>(n)},
+               m.batch.data() + m.dim + k);
+  parallel_for(exec, m.dim,
+               MergeMoments{m.mean.data(), m.var.data(), m.batch.data(), m.dim, m.count, static_cast<double>(n)});
   m.count += static_cast<double>(n);
 }
 
@@ -191,8 +193,8 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   if (m_batch % cfg.ppo.num_minibatches != 0)
     throw std::invalid_argument("num_envs * num_steps must be divisible by num_minibatches");
   if (m_critic_dim < 0 || (m_critic_dim > 0 && (env.critic_obs() == nullptr || env.final_critic_obs() == nullptr)))
-    throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " + std::to_string(m_critic_dim) +
-                                " but provides no critic observations");
+    throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " +
+                                std::to_string(m_critic_dim) + " but provides no critic observations");
   const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;
   for (FBuf* buf : {&m_params, &m_grads, &m_adam_m, &m_adam_v}) buf->resize(p);
   m_lr.resize(1);
@@ -263,9 +265,10 @@ const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
   normalize(m_env.obs(), m_step_obs.data(), m_num_envs);
   const float* head = m_ac.actor_forward(m_exec, m_params.data(), m_step_obs.data(), m_num_envs);
   const PolicySpec& ps = m_ac.spec();
-  parallel_for(m_exec, m_num_envs,
-               SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
-                            ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key});
+  parallel_for(
+      m_exec, m_num_envs,
+      SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
+                   ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key});
   return m_step_actions.data();
 }
 
@@ -313,7 +316,8 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
 template <class Exec>
 void Ppo<Exec>::compute_advantages() {
   if (m_cfg.ppo.normalize_reward) update_moments(m_exec, m_ret_rms, m_disc.data(), m_batch);
-  parallel_for(m_exec, m_batch, ScaleRewards{m_rewards.data(), m_boot.data(), m_ret_rms.var.data(), m_cfg.ppo.normalize_reward});
+  parallel_for(m_exec, m_batch,
+               ScaleRewards{m_rewards.data(), m_boot.data(), m_ret_rms.var.data(), m_cfg.ppo.normalize_reward});
   parallel_for(m_exec, m_num_envs,
                GaeOneEnv<float>{m_rewards.data(), m_values.data(), m_done.data(), m_next_value.data(), m_adv.data(),
                                 m_returns.data(), static_cast<int>(m_num_steps), m_num_envs,
@@ -329,35 +333,52 @@ int Ppo<Exec>::update(IterationStats& st) {
   const PolicySpec& ps = m_ac.spec();
   int epochs = 0;
   for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
-    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration), static_cast<u32>(epoch));
+    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
+                                static_cast<u32>(epoch));
     for (int k = 0; k < c.num_minibatches; ++k) {
       parallel_for(m_exec, m_minibatch,
-                   GatherMinibatch{perm, k * m_minibatch, m_obs.data(), m_actions.data(), m_logp.data(), m_adv.data(),
-                                   m_returns.data(), m_values.data(), m_obs_rms.mean.data(), m_obs_rms.var.data(),
-                                   m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
-                                   m_mb_ret.data(), m_mb_val.data(), m_obs_dim, ps.act_dim,
-                                   static_cast<float>(c.clip_obs), c.normalize_obs});
+                   GatherMinibatch{perm,
+                                   k * m_minibatch,
+                                   m_obs.data(),
+                                   m_actions.data(),
+                                   m_logp.data(),
+                                   m_adv.data(),
+                                   m_returns.data(),
+                                   m_values.data(),
+                                   m_obs_rms.mean.data(),
+                                   m_obs_rms.var.data(),
+                                   m_mb_obs.data(),
+                                   m_mb_actions.data(),
+                                   m_mb_logp.data(),
+                                   m_mb_adv.data(),
+                                   m_mb_ret.data(),
+                                   m_mb_val.data(),
+                                   m_obs_dim,
+                                   ps.act_dim,
+                                   static_cast<float>(c.clip_obs),
+                                   c.normalize_obs});
       if (m_critic_dim > 0)
-        parallel_for(m_exec, m_minibatch,
-                     GatherCriticObs{perm, k * m_minibatch, m_cobs.data(), m_critic_rms.mean.data(),
-                                     m_critic_rms.var.data(), m_mb_cobs.data(), m_critic_dim,
-                                     static_cast<float>(c.clip_obs), c.normalize_obs});
-      const MinibatchView<float> mb{m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
-                                    m_mb_ret.data(),  m_mb_val.data(),     m_minibatch,
-                                    m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
+        parallel_for(
+            m_exec, m_minibatch,
+            GatherCriticObs{perm, k * m_minibatch, m_cobs.data(), m_critic_rms.mean.data(), m_critic_rms.var.data(),
+                            m_mb_cobs.data(), m_critic_dim, static_cast<float>(c.clip_obs), c.normalize_obs});
+      const MinibatchView<float> mb{
+          m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
+          m_mb_ret.data(), m_mb_val.data(),     m_minibatch,      m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
       m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
       parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
       if (c.lr_schedule == "adaptive_kl")
-        parallel_for(m_exec, 1, AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
+        parallel_for(m_exec, 1,
+                     AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
       if (c.max_grad_norm > 0) reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
       ++m_adam_step;
       const float b1 = 0.9f, b2 = 0.999f;
-      parallel_for(m_exec, p,
-                   AdamStep<float>{m_params.data(), m_grads.data(), m_adam_m.data(), m_adam_v.data(), m_grad_sq.data(),
-                                   m_lr.data(), b1, b2, static_cast<float>(c.adam_eps),
-                                   static_cast<float>(c.max_grad_norm),
-                                   static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(m_adam_step))),
-                                   static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step)))});
+      parallel_for(
+          m_exec, p,
+          AdamStep<float>{m_params.data(), m_grads.data(), m_adam_m.data(), m_adam_v.data(), m_grad_sq.data(),
+                          m_lr.data(), b1, b2, static_cast<float>(c.adam_eps), static_cast<float>(c.max_grad_norm),
+                          static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(m_adam_step))),
+                          static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step)))});
     }
     ++epochs;
     if (c.target_kl > 0) {  // one host read per epoch, only when early stopping is enabled

@@ -14,8 +14,7 @@ constexpr double kLog2Pi = 1.8378770664093453;
 // Categorical over logits[0..n): log-prob of action a, entropy, and (optionally) the gradients
 // of both with respect to the logits.
 template <class T>
-RLT_HD RLT_INLINE void categorical(const T* logits, int n, int a, T& logp, T& entropy, T* dlogp,
-                                   T* dentropy) {
+RLT_HD RLT_INLINE void categorical(const T* logits, int n, int a, T& logp, T& entropy, T* dlogp, T* dentropy) {
   T mx = logits[0];
   for (int j = 1; j < n; ++j) mx = logits[j] > mx ? logits[j] : mx;
   T sum = 0;
@@ -40,8 +39,8 @@ RLT_HD RLT_INLINE void categorical(const T* logits, int n, int a, T& logp, T& en
 // Diagonal Gaussian with state-independent log-std: log-prob of action x, entropy, and the
 // gradients of the log-prob with respect to the mean and the log-std (dentropy/dlogstd = 1).
 template <class T>
-RLT_HD RLT_INLINE void gaussian(const T* mean, const T* log_std, const T* x, int n, T& logp, T& entropy,
-                                T* dlogp_dmean, T* dlogp_dlogstd) {
+RLT_HD RLT_INLINE void gaussian(const T* mean, const T* log_std, const T* x, int n, T& logp, T& entropy, T* dlogp_dmean,
+                                T* dlogp_dlogstd) {
   T lp = 0, h = 0;
   for (int k = 0; k < n; ++k) {
     const T inv_var = m_exp(T(-2) * log_std[k]);
@@ -134,19 +133,19 @@ struct PpoCoefs {
 // with respect to the head row, the value, and (continuous) the log-std (per row, summed later).
 template <class T>
 struct PpoLossGrad {
-  const T* head;       // (rows x head_dim)
-  const T* log_std;    // (act_dim) continuous only
-  const T* value;      // (rows)
-  const T* action;     // (rows x act_dim)
-  const T* old_logp;   // (rows)
-  const T* advantage;  // (rows) raw advantages
-  const T* ret;        // (rows) returns (targets)
-  const T* old_value;  // (rows)
+  const T* head;              // (rows x head_dim)
+  const T* log_std;           // (act_dim) continuous only
+  const T* value;             // (rows)
+  const T* action;            // (rows x act_dim)
+  const T* old_logp;          // (rows)
+  const T* advantage;         // (rows) raw advantages
+  const T* ret;               // (rows) returns (targets)
+  const T* old_value;         // (rows)
   const double* adv_moments;  // [sum, sum of squares] of the minibatch advantages (device)
-  T* d_head;           // (rows x head_dim)
-  T* d_value;          // (rows)
-  T* d_log_std_rows;   // (rows x act_dim) continuous only
-  T* stats;            // (rows x kNumPpoStats)
+  T* d_head;                  // (rows x head_dim)
+  T* d_value;                 // (rows)
+  T* d_log_std_rows;          // (rows x act_dim) continuous only
+  T* stats;                   // (rows x kNumPpoStats)
   int head_dim;
   int act_dim;
   bool discrete;
@@ -181,8 +180,8 @@ struct PpoLossGrad {
     // d(-min(surr1, surr2))/dlogp: the unclipped branch carries the gradient; the clipped one
     // is constant in theta.
     const T dpg_dlogp = surr1 <= surr2 ? -adv * ratio : T(0);
-    const T gp = dpg_dlogp * inv_rows;     // scale of dlogp in dL
-    const T ge = -c.ent_coef * inv_rows;   // scale of dentropy in dL
+    const T gp = dpg_dlogp * inv_rows;    // scale of dlogp in dL
+    const T ge = -c.ent_coef * inv_rows;  // scale of dentropy in dL
     if (discrete) {
       for (int j = 0; j < head_dim; ++j) dh[j] = gp * dlogp_local[j] + ge * dent_local[j];
     } else {

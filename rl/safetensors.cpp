@@ -23,16 +23,12 @@ constexpr const char* kMetadataKey = "__metadata__";
 
 const DType kAllDTypes[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32};
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw CheckpointError(file + ": " + what);
-}
+[[noreturn]] void fail(const std::string& file, const std::string& what) { throw CheckpointError(file + ": " + what); }
 
 std::string errno_text(int err) { return std::strerror(err); }
 
 // A name as a one-line JSON string: "actor.w0".
-std::string json_quoted(const std::string& s) {
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string json_quoted(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
 
 std::string tensor_where(const std::string& name) { return "tensor " + json_quoted(name); }
 
@@ -111,11 +107,9 @@ std::string make_header(const std::string& path, const TensorFile& file) {
     }
     std::uint64_t bytes = static_cast<std::uint64_t>(numel) * dtype_size(t.dtype);
     if (bytes / dtype_size(t.dtype) != static_cast<std::uint64_t>(numel) || t.data.size() != bytes)
-      fail(path, tensor_where(t.name) + ": shape " + shape_text(t.shape) + " of " + dtype_name(t.dtype) +
-                     " needs " + std::to_string(bytes) + " bytes, data holds " + std::to_string(t.data.size()));
-    header[t.name] = {{"dtype", dtype_name(t.dtype)},
-                      {"shape", t.shape},
-                      {"data_offsets", {offset, offset + bytes}}};
+      fail(path, tensor_where(t.name) + ": shape " + shape_text(t.shape) + " of " + dtype_name(t.dtype) + " needs " +
+                     std::to_string(bytes) + " bytes, data holds " + std::to_string(t.data.size()));
+    header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   if (!file.metadata.empty()) header[kMetadataKey] = file.metadata;
@@ -135,24 +129,36 @@ std::string make_header(const std::string& path, const TensorFile& file) {
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "F32";
-    case DType::F64: return "F64";
-    case DType::I32: return "I32";
-    case DType::I64: return "I64";
-    case DType::U8: return "U8";
-    case DType::U32: return "U32";
+    case DType::F32:
+      return "F32";
+    case DType::F64:
+      return "F64";
+    case DType::I32:
+      return "I32";
+    case DType::I64:
+      return "I64";
+    case DType::U8:
+      return "U8";
+    case DType::U32:
+      return "U32";
   }
   return "?";
 }
 
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::F32: return 4;
-    case DType::F64: return 8;
-    case DType::I32: return 4;
-    case DType::I64: return 8;
-    case DType::U8: return 1;
-    case DType::U32: return 4;
+    case DType::F32:
+      return 4;
+    case DType::F64:
+      return 8;
+    case DType::I32:
+      return 4;
+    case DType::I64:
+      return 8;
+    case DType::U8:
+      return 1;
+    case DType::U32:
+      return 4;
   }
   return 0;
 }
@@ -188,8 +194,7 @@ std::int64_t checked_numel(const std::string& name, const std::vector<std::int64
   return n;
 }
 
-void throw_shape_mismatch(const std::string& name, std::size_t num_values,
-                          const std::vector<std::int64_t>& shape) {
+void throw_shape_mismatch(const std::string& name, std::size_t num_values, const std::vector<std::int64_t>& shape) {
   throw CheckpointError(tensor_where(name) + ": shape " + shape_text(shape) + " does not hold " +
                         std::to_string(num_values) + " values");
 }
@@ -202,8 +207,8 @@ void throw_type_mismatch(const Tensor& t, DType expected_dtype, const std::vecto
             shape_text(t.shape) + " needs " + std::to_string(t.numel() * dtype_size(t.dtype));
   } else {
     what += std::string("expected ") + dtype_name(expected_dtype) +
-            (expected_shape ? " " + shape_text(*expected_shape) : std::string()) + ", got " +
-            dtype_name(t.dtype) + " " + shape_text(t.shape);
+            (expected_shape ? " " + shape_text(*expected_shape) : std::string()) + ", got " + dtype_name(t.dtype) +
+            " " + shape_text(t.shape);
   }
   throw CheckpointError(prefixed(source, what));
 }
@@ -302,8 +307,7 @@ json parse_header(const std::string& path, const std::uint8_t* begin, const std:
     } else if (event == json::parse_event_t::key) {
       // Keys of an object opened at depth d arrive with depth d + 1.
       auto& keys = keys_at_depth[depth - 1];
-      if (!keys.insert(parsed.get<std::string>()).second && duplicate.empty())
-        duplicate = parsed.get<std::string>();
+      if (!keys.insert(parsed.get<std::string>()).second && duplicate.empty()) duplicate = parsed.get<std::string>();
     }
     return true;
   };
@@ -331,7 +335,8 @@ std::uint64_t get_uint(const std::string& path, const std::string& where, const 
 TensorFile read_safetensors(const std::string& path) {
   const std::vector<std::uint8_t> bytes = read_whole_file(path);
   if (bytes.size() < 8)
-    fail(path, "file too short (" + std::to_string(bytes.size()) + " bytes; a safetensors file starts with an 8-byte header length)");
+    fail(path, "file too short (" + std::to_string(bytes.size()) +
+                   " bytes; a safetensors file starts with an 8-byte header length)");
   std::uint64_t header_len = 0;
   for (int i = 0; i < 8; ++i) header_len |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
   const std::uint64_t available = bytes.size() - 8;
@@ -355,7 +360,8 @@ TensorFile read_safetensors(const std::string& path) {
   std::vector<Span> spans;
   for (const auto& [name, info] : header.items()) {
     if (name == kMetadataKey) {
-      if (!info.is_object()) fail(path, "__metadata__: expected an object of strings, got " + std::string(info.type_name()));
+      if (!info.is_object())
+        fail(path, "__metadata__: expected an object of strings, got " + std::string(info.type_name()));
       for (const auto& [key, value] : info.items()) {
         if (!value.is_string())
           fail(path, "metadata " + json_quoted(key) + ": expected a string, got " + one_line(value.dump()));
@@ -393,10 +399,12 @@ TensorFile read_safetensors(const std::string& path) {
       fail(path, where + ": data_offsets: expected [begin, end], got " + one_line(offsets.dump()));
     std::uint64_t begin = get_uint(path, where + ": data_offsets", offsets[0]);
     std::uint64_t end = get_uint(path, where + ": data_offsets", offsets[1]);
-    if (begin > end) fail(path, where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] end before begin");
+    if (begin > end)
+      fail(path,
+           where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] end before begin");
     if (end > data_size)
-      fail(path, where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                     "] beyond the " + std::to_string(data_size) + " data bytes (truncated file?)");
+      fail(path, where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] beyond the " +
+                     std::to_string(data_size) + " data bytes (truncated file?)");
 
     std::int64_t numel;
     try {
@@ -416,9 +424,8 @@ TensorFile read_safetensors(const std::string& path) {
   }
 
   // The tensors must tile the data exactly: sorted by offset, each starts where the last ended.
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   std::uint64_t covered = 0;
   const Span* previous = nullptr;
   for (const Span& s : spans) {
@@ -428,8 +435,7 @@ TensorFile read_safetensors(const std::string& path) {
                      "] overlap " + tensor_where(out.tensors[previous->index].name));
     if (s.begin > covered)
       fail(path, tensor_where(name) + ": data_offsets [" + std::to_string(s.begin) + ", " + std::to_string(s.end) +
-                     "] leave data bytes [" + std::to_string(covered) + ", " + std::to_string(s.begin) +
-                     ") unused");
+                     "] leave data bytes [" + std::to_string(covered) + ", " + std::to_string(s.begin) + ") unused");
     covered = s.end;
     previous = &s;
   }

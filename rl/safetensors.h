@@ -28,17 +28,36 @@ class CheckpointError : public std::runtime_error {
 
 enum class DType { F32, F64, I32, I64, U8, U32 };
 
-const char* dtype_name(DType dtype);      // safetensors' name: "F32", "F64", ...
-std::size_t dtype_size(DType dtype);      // bytes per element
+const char* dtype_name(DType dtype);                          // safetensors' name: "F32", "F64", ...
+std::size_t dtype_size(DType dtype);                          // bytes per element
 bool dtype_from_name(const std::string& name, DType* dtype);  // false for names we do not support
 
-template <class T> struct DTypeOf;  // DTypeOf<float>::value == DType::F32, ...
-template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
-template <> struct DTypeOf<std::int32_t> { static constexpr DType value = DType::I32; };
-template <> struct DTypeOf<std::int64_t> { static constexpr DType value = DType::I64; };
-template <> struct DTypeOf<std::uint8_t> { static constexpr DType value = DType::U8; };
-template <> struct DTypeOf<std::uint32_t> { static constexpr DType value = DType::U32; };
+template <class T>
+struct DTypeOf;  // DTypeOf<float>::value == DType::F32, ...
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::F32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::F64;
+};
+template <>
+struct DTypeOf<std::int32_t> {
+  static constexpr DType value = DType::I32;
+};
+template <>
+struct DTypeOf<std::int64_t> {
+  static constexpr DType value = DType::I64;
+};
+template <>
+struct DTypeOf<std::uint8_t> {
+  static constexpr DType value = DType::U8;
+};
+template <>
+struct DTypeOf<std::uint32_t> {
+  static constexpr DType value = DType::U32;
+};
 
 struct Tensor {
   std::string name;
@@ -55,8 +74,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape);
 // A tensor holding `values` with `shape` (default: 1-D of values.size()). Throws CheckpointError
 // when the shape does not hold values.size() elements.
 template <class T>
-Tensor make_tensor(const std::string& name, const std::vector<T>& values,
-                   std::vector<std::int64_t> shape);
+Tensor make_tensor(const std::string& name, const std::vector<T>& values, std::vector<std::int64_t> shape);
 template <class T>
 Tensor make_tensor(const std::string& name, const std::vector<T>& values) {
   return make_tensor(name, values, {static_cast<std::int64_t>(values.size())});
@@ -72,7 +90,7 @@ std::vector<T> tensor_values(const Tensor& t, const std::vector<std::int64_t>& e
                              const std::string& source = "");
 
 struct TensorFile {
-  std::string source;  // the file it was read from (set by read_safetensors; messages only)
+  std::string source;                           // the file it was read from (set by read_safetensors; messages only)
   std::map<std::string, std::string> metadata;  // "__metadata__": string keys and values
   std::vector<Tensor> tensors;                  // read: in data order; written: in this order
 
@@ -107,14 +125,12 @@ namespace detail {
 [[noreturn]] void throw_shape_mismatch(const std::string& name, std::size_t num_values,
                                        const std::vector<std::int64_t>& shape);
 [[noreturn]] void throw_type_mismatch(const Tensor& t, DType expected_dtype,
-                                      const std::vector<std::int64_t>* expected_shape,
-                                      const std::string& source);
+                                      const std::vector<std::int64_t>* expected_shape, const std::string& source);
 std::int64_t checked_numel(const std::string& name, const std::vector<std::int64_t>& shape);
 }  // namespace detail
 
 template <class T>
-Tensor make_tensor(const std::string& name, const std::vector<T>& values,
-                   std::vector<std::int64_t> shape) {
+Tensor make_tensor(const std::string& name, const std::vector<T>& values, std::vector<std::int64_t> shape) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
   if (detail::checked_numel(name, shape) != static_cast<std::int64_t>(values.size()))
     detail::throw_shape_mismatch(name, values.size(), shape);

@@ -61,20 +61,30 @@ namespace constraint_detail {
 constexpr double kMinVal = 1e-15, kMinImp = 0.0001, kMaxImp = 0.9999;
 
 template <class T>
-RLT_HD RLT_INLINE T abs_(T x) { return x < T(0) ? -x : x; }
+RLT_HD RLT_INLINE T abs_(T x) {
+  return x < T(0) ? -x : x;
+}
 template <class T>
-RLT_HD RLT_INLINE T max_(T a, T b) { return a > b ? a : b; }
+RLT_HD RLT_INLINE T max_(T a, T b) {
+  return a > b ? a : b;
+}
 template <class T>
-RLT_HD RLT_INLINE T min_(T a, T b) { return a < b ? a : b; }
+RLT_HD RLT_INLINE T min_(T a, T b) {
+  return a < b ? a : b;
+}
 
 // Largest force change per sweep, relative to the largest |J a0 - aref|, that ends the solve; and
 // the most sweeps. float keeps ~7 digits, so it stops earlier (measured on the ant under random
 // controls: 8.7 sweeps on average, at most 80; halfcheetah 39, at most 144); double, for the
 // comparisons with MuJoCo, goes on to 1e-10 (ant 26 on average, halfcheetah 91, up to ~400).
 template <class T>
-RLT_HD RLT_INLINE T tolerance() { return sizeof(T) == sizeof(float) ? T(1e-5) : T(1e-10); }
+RLT_HD RLT_INLINE T tolerance() {
+  return sizeof(T) == sizeof(float) ? T(1e-5) : T(1e-10);
+}
 template <class T>
-RLT_HD RLT_INLINE int max_sweeps() { return sizeof(T) == sizeof(float) ? 200 : 1000; }
+RLT_HD RLT_INLINE int max_sweeps() {
+  return sizeof(T) == sizeof(float) ? 200 : 1000;
+}
 
 // A constraint's solver parameters, as MuJoCo's getsolparam leaves them: solref (standard:
 // timeconst, dampratio; direct: -stiffness, -damping; a mixed pair is replaced by the default),
@@ -181,7 +191,9 @@ RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
 
 // Rows of a contact: 4 pyramid edges for condim 3, 1 for condim 1.
 template <class T>
-RLT_HD RLT_INLINE int contact_edges(const ContactParams<T>& p) { return p.condim >= 3 ? 4 : 1; }
+RLT_HD RLT_INLINE int contact_edges(const ContactParams<T>& p) {
+  return p.condim >= 3 ? 4 : 1;
+}
 
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
 // implicit damping): M^-1 J^T, A_rr, aref, R. dist = pos - margin (< 0: violated); friction: a
@@ -199,7 +211,7 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
   const T dimp = impedance(sp.imp, imp_dist);  // imp_dist: dist, or a connect's norm over its rows
   const T dmax = sp.imp[1];
   // standard: K = 1 / (dmax^2 tc^2 dampratio^2), B = 2 / (dmax tc); direct: K = -ref0 / dmax^2, B = -ref1 / dmax
-  const T K = friction ? T(0)
+  const T K = friction           ? T(0)
               : sp.ref[0] > T(0) ? T(1) / max_(T(kMinVal), dmax * dmax * sp.ref[0] * sp.ref[0] * sp.ref[1] * sp.ref[1])
                                  : -sp.ref[0] / max_(T(kMinVal), dmax * dmax);
   const T B = sp.ref[1] > T(0) ? T(2) / max_(T(kMinVal), dmax * sp.ref[0]) : -sp.ref[1] / max_(T(kMinVal), dmax);
@@ -467,7 +479,8 @@ RLT_HD void constraint_contact_forces(const ModelView<T>& m, const DataView<T>& 
     int edges = 0;
     while (r + edges < nr && d.efc[(r + edges) * kEfcStride + kEfcOwner] == owner) ++edges;
     const T* f = d.efc + r * kEfcStride + kEfcForce;
-    const T mu = constraint_detail::contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])).mu;
+    const T mu =
+        constraint_detail::contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])).mu;
     T fn = f[0];
     Vec3<T> ft = Vec3<T>::zero();
     if (edges == 4) {
@@ -510,8 +523,8 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
-  const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu,
-                                       view.neq, view.nsensor);
+  const ModelOffsets o =
+      model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu, view.neq, view.nsensor);
   const int nv = view.nv;
   std::vector<T> row(static_cast<size_t>(data_size(view)), T(0));
   const DataView<T> d = data_view(view, row.data());

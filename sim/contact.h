@@ -67,8 +67,17 @@
 namespace rlt {
 
 enum ContactField : int {
-  kConPos = 0, kConNormal = 3, kConDepth = 6, kConMu = 7, kConGeom1 = 8, kConGeom2 = 9,
-  kConUnused1 = 10, kConForce = 11, kConUnused2 = 12, kConActive = 13, kConFriction = 14
+  kConPos = 0,
+  kConNormal = 3,
+  kConDepth = 6,
+  kConMu = 7,
+  kConGeom1 = 8,
+  kConGeom2 = 9,
+  kConUnused1 = 10,
+  kConForce = 11,
+  kConUnused2 = 12,
+  kConActive = 13,
+  kConFriction = 14
 };
 
 // The fixed part of every pair's speculative margin (pair_margin), m: candidates up to this far
@@ -78,7 +87,9 @@ constexpr double kSpeculativeMargin = 0.02;
 namespace contact_detail {
 
 template <class T>
-RLT_HD RLT_INLINE T m_abs(T x) { return x < T(0) ? -x : x; }
+RLT_HD RLT_INLINE T m_abs(T x) {
+  return x < T(0) ? -x : x;
+}
 
 // Sliding friction coefficient of the pair: the larger of the two geoms' (MuJoCo's combination at
 // equal priority), and 0 when the pair's condim (the larger of the two) is 1 (frictionless).
@@ -231,7 +242,8 @@ RLT_HD int clip_polygon(const T* pu, const T* pv, const T* pw, int n, bool on_u,
     const T di = sign * (on_u ? pu[i] : pv[i]) - lim, dj = sign * (on_u ? pu[j] : pv[j]) - lim;
     if ((di < T(0) && dj > T(0)) || (di > T(0) && dj < T(0))) {
       const T t = di / (di - dj);
-      qu[out] = pu[i] + t * (pu[j] - pu[i]), qv[out] = pv[i] + t * (pv[j] - pv[i]), qw[out] = pw[i] + t * (pw[j] - pw[i]);
+      qu[out] = pu[i] + t * (pu[j] - pu[i]), qv[out] = pv[i] + t * (pv[j] - pv[i]),
+      qw[out] = pw[i] + t * (pw[j] - pw[i]);
       ++out;
     }
     if (dj <= T(0)) qu[out] = pu[j], qv[out] = pv[j], qw[out] = pw[j], ++out;
@@ -394,7 +406,11 @@ RLT_HD void capsule_box(const Emitter<T>& emit, const Vec3<T>& a, const Vec3<T>&
         continue;
       }
       T t0 = (-hh[q] - pa[q]) / dq, t1 = (hh[q] - pa[q]) / dq;
-      if (t0 > t1) { const T t = t0; t0 = t1; t1 = t; }
+      if (t0 > t1) {
+        const T t = t0;
+        t0 = t1;
+        t1 = t;
+      }
       lo = t0 > lo ? t0 : lo, hi = t1 < hi ? t1 : hi;
     }
     if (hi > lo) {
@@ -515,12 +531,18 @@ template <class T>
 RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
   const T* s = m.geom_size + 3 * g;
   switch (m.geom_type[g]) {
-    case kGeomSphere: return s[0];
-    case kGeomCapsule: return s[0] + s[1];
-    case kGeomBox: return m_sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    case kGeomCylinder: return m_sqrt(s[0] * s[0] + s[1] * s[1]);
-    case kGeomEllipsoid: return s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]);
-    default: return T(0);
+    case kGeomSphere:
+      return s[0];
+    case kGeomCapsule:
+      return s[0] + s[1];
+    case kGeomBox:
+      return m_sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case kGeomCylinder:
+      return m_sqrt(s[0] * s[0] + s[1] * s[1]);
+    case kGeomEllipsoid:
+      return s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]);
+    default:
+      return T(0);
   }
 }
 
@@ -591,7 +613,8 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           plane_sphere(emit, c1, np, c2 - half, s2[0]);
         } else if (t2 == kGeomBox) {
           for (int v = 0; v < 8; ++v) {
-            const Vec3<T> corner = c2 + r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
+            const Vec3<T> corner =
+                c2 + r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
             const T depth = -dot(corner - c1, np);
             emit(corner + (T(0.5) * depth) * np, np, depth);
           }
@@ -650,7 +673,8 @@ RLT_HD int last_dof(const ModelView<T>& m, int b) {
 // Column i of the translational Jacobian of world point p fixed to body b: the point's velocity per
 // unit qvel_i, from cdof (needs com_position).
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> point_jacobian_col(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p, int i) {
+RLT_HD RLT_INLINE Vec3<T> point_jacobian_col(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p,
+                                             int i) {
   const SVec<T> s = SVec<T>::load(d.cdof + 6 * i);
   const Vec3<T> r = p - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
   return s.lin + cross(s.ang, r);
@@ -678,7 +702,8 @@ RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d,
     const T* con = d.contact + kContactStride * c;
     if (con[kConActive] == T(0)) continue;
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])],
+              b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
     const Vec3<T> f = con[kConForce] * n + Vec3<T>::load(con + kConFriction);  // on body 2
     for (int side = 0; side < 2; ++side) {
       const int b = side == 0 ? b1 : b2;

@@ -18,7 +18,9 @@
 namespace rlt::convex {
 
 template <class T>
-RLT_HD RLT_INLINE T cabs(T x) { return x < T(0) ? -x : x; }
+RLT_HD RLT_INLINE T cabs(T x) {
+  return x < T(0) ? -x : x;
+}
 
 // One convex primitive in the world: type (GeomType), center, axes (columns), MuJoCo's sizes, and
 // the radius it is inflated by.
@@ -36,8 +38,12 @@ struct Shape {
     const Vec3<T> l{dot(r.col(0), u), dot(r.col(1), u), dot(r.col(2), u)};  // local direction
     Vec3<T> p;
     switch (type) {
-      case kGeomSphere: p = s.x * l; break;
-      case kGeomCapsule: p = s.x * l, p.z += l.z >= T(0) ? s.y : -s.y; break;
+      case kGeomSphere:
+        p = s.x * l;
+        break;
+      case kGeomCapsule:
+        p = s.x * l, p.z += l.z >= T(0) ? s.y : -s.y;
+        break;
       case kGeomEllipsoid: {
         Vec3<T> q{l.x * s.x, l.y * s.y, l.z * s.z};
         const T n = norm(q);
@@ -89,7 +95,9 @@ RLT_HD bool do_simplex(MVert<T>* s, int* n, Vec3<T>* dir) {
     const Vec3<T> a = s[1].w, b = s[0].w, ab = b - a, ao = -a;
     if (dot(ab, ao) > T(0)) {
       *dir = cross(cross(ab, ao), ab);
-      if (dot(*dir, *dir) < T(1e-30)) *dir = cross(ab, Vec3<T>{T(1), T(0), T(0)}), *dir = dot(*dir, *dir) < T(1e-30) ? cross(ab, Vec3<T>{T(0), T(1), T(0)}) : *dir;
+      if (dot(*dir, *dir) < T(1e-30))
+        *dir = cross(ab, Vec3<T>{T(1), T(0), T(0)}),
+        *dir = dot(*dir, *dir) < T(1e-30) ? cross(ab, Vec3<T>{T(0), T(1), T(0)}) : *dir;
     } else {
       s[0] = s[1], *n = 1, *dir = ao;
     }
@@ -179,7 +187,9 @@ RLT_HD bool penetration(const Shape<T>& A, const Shape<T>& B, Penetration<T>* ou
     nn = (T(1) / l) * nn;
     T dd = dot(nn, vert[i].w);
     if (dot(nn, vert[i].w - inner) < T(0)) {  // wind outward
-      const int t = j; j = k; k = t;
+      const int t = j;
+      j = k;
+      k = t;
       nn = -nn, dd = -dd;
     }
     fv[nf][0] = i, fv[nf][1] = j, fv[nf][2] = k, fn[nf] = nn, fd[nf] = dd, alive[nf] = true;

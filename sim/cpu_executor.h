@@ -61,7 +61,8 @@ class HostReadback {
   }
   template <class Exec>
   void start(const Exec&, i64 n) {  // the same contract as the CUDA ReadbackBuffer
-    if (n > static_cast<i64>(m_data.size())) throw std::logic_error("HostReadback::start: more than target() was asked for");
+    if (n > static_cast<i64>(m_data.size()))
+      throw std::logic_error("HostReadback::start: more than target() was asked for");
   }
   const T* wait() const { return m_data.data(); }
 
@@ -89,15 +90,21 @@ class CpuExecutor {
   ThreadPool& pool() const { return *m_pool; }
 
   template <class T>
-  void copy_to_host(T* dst, const T* src, i64 n) const { copy(dst, src, n); }
+  void copy_to_host(T* dst, const T* src, i64 n) const {
+    copy(dst, src, n);
+  }
   template <class T>
-  void copy_from_host(T* dst, const T* src, i64 n) const { copy(dst, src, n); }
+  void copy_from_host(T* dst, const T* src, i64 n) const {
+    copy(dst, src, n);
+  }
   template <class T>
   void copy(T* dst, const T* src, i64 n) const {
     if (n > 0 && dst != src) std::memcpy(dst, src, sizeof(T) * static_cast<size_t>(n));
   }
   template <class T>
-  void fill(T* dst, T value, i64 n) const { std::fill(dst, dst + n, value); }
+  void fill(T* dst, T value, i64 n) const {
+    std::fill(dst, dst + n, value);
+  }
   void synchronize() const {}
 
   // Runs body(begin, end) over [0, n) split into contiguous ranges.

@@ -56,73 +56,73 @@ namespace rlt {
 // nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc) written by `stage`. From this list come
 // DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
 // so keep new ones at the end) and data_view.
-#define RLT_DATA_FIELDS(X)                                                                                          \
-  /* state and inputs */                                                                                          \
-  X(qpos, nq, state, "joint positions")                                                                           \
-  X(qvel, nv, state, "joint velocities")                                                                          \
-  X(qfrc_applied, nv, input, "user-applied generalized forces")                                                   \
-  X(qfrc_actuator, nv, input, "actuator forces (the actuator stage writes them; zero without one)")               \
-  /* outputs */                                                                                                   \
-  X(qacc, nv, forward, "joint accelerations: forward(), or what step_euler() integrated")                         \
-  X(xpos, 3 * nbody, kinematics, "body frame origin, world")                                                      \
-  X(xquat, 4 * nbody, kinematics, "body frame orientation, world")                                                \
-  X(xmat, 9 * nbody, kinematics, "the same as a row-major matrix")                                                \
-  X(xipos, 3 * nbody, kinematics, "center of mass, world")                                                        \
-  X(ximat, 9 * nbody, kinematics, "principal axes of inertia, world")                                             \
-  X(xanchor, 3 * njnt, kinematics, "joint anchor, world")                                                         \
-  X(xaxis, 3 * njnt, kinematics, "joint axis, world")                                                             \
-  X(geom_xpos, 3 * ngeom, kinematics, "geom position, world")                                                     \
-  X(geom_xmat, 9 * ngeom, kinematics, "geom orientation, world, row-major")                                       \
-  X(site_xpos, 3 * nsite, kinematics, "site position, world")                                                     \
-  X(site_xmat, 9 * nsite, kinematics, "site orientation, world, row-major")                                       \
-  /* workspace (com-based spatial quantities, see the header) */                                                  \
-  X(cinert, 10 * nbody, com_position, "body inertia about its tree's reference point")                            \
-  X(cdof, 6 * nv, com_position, "motion subspace of each dof")                                                    \
-  X(cvel, 6 * nbody, com_velocity, "body spatial velocity")                                                       \
-  X(cdof_dot, 6 * nv, com_velocity, "time derivative of cdof")                                                    \
-  X(cacc, 6 * nbody, rne, "body spatial acceleration")                                                            \
-  X(cfrc, 6 * nbody, rne, "force carried by the joint above each body")                                           \
-  X(crb, 10 * nbody, mass_matrix, "composite (subtree) inertia")                                                  \
-  X(qfrc_bias, nv, rne, "Coriolis, centrifugal and gravity forces")                                               \
-  X(qfrc_passive, nv, passive_forces, "joint springs and damping (see passive_forces)")                           \
-  X(qM, nv * nv, mass_matrix, "mass matrix, dense, zero off the dof tree's ancestor chains")                      \
-  X(qLD, nv * nv, factor_mass, "its L^T D L factors, same sparsity")                                              \
-  /* actuators, joint limits and contacts (sim/actuators.h, sim/constraints.h, sim/contact.h; driven by        */ \
-  /* physics_step in sim/physics_step.h)                                                                       */ \
-  X(actuator_force, nu, actuator_forces, "scalar force of each actuator (MuJoCo's actuator_force)")               \
-  X(qfrc_constraint, nv, physics_step, "joint-limit and contact forces")                                          \
-  X(qacc_smooth, nv, physics_step, "acceleration without limits and contacts")                                    \
-  X(ncon, 1, detect_contacts, "contact candidates in `contact` (an integer count)")                               \
-  X(contact, kContactStride * ncon_max, detect_contacts, "contact candidates (kContactStride each, sim/contact.h)") \
-  X(cfrc_ext, 6 * nbody, contact_external_forces,                                                                 \
-    "external (contact) wrench on each body in the last substep of a physics_step: torque (about the body's "     \
-    "tree reference point, as cvel, at the end of the step), then force; world row 0 stays zero")                 \
-  /* soft constraints (sim/constraints.h; capacity nefc_max) */                                                   \
-  X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                           \
-  X(efc_J, nefc_max * nv, constraint_rows, "each row's Jacobian")                                                 \
-  X(efc_MiJ, nefc_max * nv, constraint_rows, "M^-1 J^T, row by row")                                              \
-  X(efc, kEfcStride * nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")   \
-  /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                          \
-  X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")              \
-  X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                      \
-  X(qDeriv, nv, integrate, "implicitfast: diagonal of d(qfrc_actuator + qfrc_passive) / d qvel")                 \
-  X(rk_qpos, nq, integrate, "RK4: the step's starting qpos")                                                     \
-  X(rk_qvel, nv, integrate, "RK4: the step's starting qvel")                                                     \
-  X(rk_act, nu, integrate, "RK4: the step's starting act")                                                       \
-  X(rk_dvel, nv, integrate, "RK4: sum over stages of B_j qvel_j")                                                \
-  X(rk_dacc, nv, integrate, "RK4: sum over stages of B_j qacc_j")                                                \
-  X(rk_dact, nu, integrate, "RK4: sum over stages of B_j act_dot_j")                                             \
-  X(rk_dpos, nv, integrate, "RK4: a stage's position increment A_i qvel_(i-1)")  \
-  /* sensors (sim/sensors.h; every row but sensordata is empty unless a sensor needs it)                      */ \
-  X(sensordata, nsensordata, compute_sensors,                                                                     \
-    "sensor outputs (Model::sensor_id, sensor_adr, sensor_dim), of the state at the start of the last substep, " \
-    "as MuJoCo's after mj_step")                                                                                  \
-  X(subtree_com, 3 * nsubtree, compute_sensors, "center of mass of each body's subtree, world")                   \
-  X(subtree_linvel, 3 * nsubtree, compute_sensors, "linear velocity of each subtree's center of mass")            \
-  X(subtree_angmom, 3 * nsubtree, compute_sensors, "angular momentum of each subtree about its center of mass")   \
-  X(subtree_mass, nsubtree, compute_sensors, "mass of each subtree")                                             \
-  X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                 \
-  X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")          \
+#define RLT_DATA_FIELDS(X)                                                                                           \
+  /* state and inputs */                                                                                             \
+  X(qpos, nq, state, "joint positions")                                                                              \
+  X(qvel, nv, state, "joint velocities")                                                                             \
+  X(qfrc_applied, nv, input, "user-applied generalized forces")                                                      \
+  X(qfrc_actuator, nv, input, "actuator forces (the actuator stage writes them; zero without one)")                  \
+  /* outputs */                                                                                                      \
+  X(qacc, nv, forward, "joint accelerations: forward(), or what step_euler() integrated")                            \
+  X(xpos, 3 * nbody, kinematics, "body frame origin, world")                                                         \
+  X(xquat, 4 * nbody, kinematics, "body frame orientation, world")                                                   \
+  X(xmat, 9 * nbody, kinematics, "the same as a row-major matrix")                                                   \
+  X(xipos, 3 * nbody, kinematics, "center of mass, world")                                                           \
+  X(ximat, 9 * nbody, kinematics, "principal axes of inertia, world")                                                \
+  X(xanchor, 3 * njnt, kinematics, "joint anchor, world")                                                            \
+  X(xaxis, 3 * njnt, kinematics, "joint axis, world")                                                                \
+  X(geom_xpos, 3 * ngeom, kinematics, "geom position, world")                                                        \
+  X(geom_xmat, 9 * ngeom, kinematics, "geom orientation, world, row-major")                                          \
+  X(site_xpos, 3 * nsite, kinematics, "site position, world")                                                        \
+  X(site_xmat, 9 * nsite, kinematics, "site orientation, world, row-major")                                          \
+  /* workspace (com-based spatial quantities, see the header) */                                                     \
+  X(cinert, 10 * nbody, com_position, "body inertia about its tree's reference point")                               \
+  X(cdof, 6 * nv, com_position, "motion subspace of each dof")                                                       \
+  X(cvel, 6 * nbody, com_velocity, "body spatial velocity")                                                          \
+  X(cdof_dot, 6 * nv, com_velocity, "time derivative of cdof")                                                       \
+  X(cacc, 6 * nbody, rne, "body spatial acceleration")                                                               \
+  X(cfrc, 6 * nbody, rne, "force carried by the joint above each body")                                              \
+  X(crb, 10 * nbody, mass_matrix, "composite (subtree) inertia")                                                     \
+  X(qfrc_bias, nv, rne, "Coriolis, centrifugal and gravity forces")                                                  \
+  X(qfrc_passive, nv, passive_forces, "joint springs and damping (see passive_forces)")                              \
+  X(qM, nv* nv, mass_matrix, "mass matrix, dense, zero off the dof tree's ancestor chains")                          \
+  X(qLD, nv* nv, factor_mass, "its L^T D L factors, same sparsity")                                                  \
+  /* actuators, joint limits and contacts (sim/actuators.h, sim/constraints.h, sim/contact.h; driven by        */    \
+  /* physics_step in sim/physics_step.h)                                                                       */    \
+  X(actuator_force, nu, actuator_forces, "scalar force of each actuator (MuJoCo's actuator_force)")                  \
+  X(qfrc_constraint, nv, physics_step, "joint-limit and contact forces")                                             \
+  X(qacc_smooth, nv, physics_step, "acceleration without limits and contacts")                                       \
+  X(ncon, 1, detect_contacts, "contact candidates in `contact` (an integer count)")                                  \
+  X(contact, kContactStride* ncon_max, detect_contacts, "contact candidates (kContactStride each, sim/contact.h)")   \
+  X(cfrc_ext, 6 * nbody, contact_external_forces,                                                                    \
+    "external (contact) wrench on each body in the last substep of a physics_step: torque (about the body's "        \
+    "tree reference point, as cvel, at the end of the step), then force; world row 0 stays zero")                    \
+  /* soft constraints (sim/constraints.h; capacity nefc_max) */                                                      \
+  X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                              \
+  X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
+  X(efc_MiJ, nefc_max* nv, constraint_rows, "M^-1 J^T, row by row")                                                  \
+  X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")      \
+  /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                               \
+  X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")                  \
+  X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                          \
+  X(qDeriv, nv, integrate, "implicitfast: diagonal of d(qfrc_actuator + qfrc_passive) / d qvel")                     \
+  X(rk_qpos, nq, integrate, "RK4: the step's starting qpos")                                                         \
+  X(rk_qvel, nv, integrate, "RK4: the step's starting qvel")                                                         \
+  X(rk_act, nu, integrate, "RK4: the step's starting act")                                                           \
+  X(rk_dvel, nv, integrate, "RK4: sum over stages of B_j qvel_j")                                                    \
+  X(rk_dacc, nv, integrate, "RK4: sum over stages of B_j qacc_j")                                                    \
+  X(rk_dact, nu, integrate, "RK4: sum over stages of B_j act_dot_j")                                                 \
+  X(rk_dpos, nv, integrate, "RK4: a stage's position increment A_i qvel_(i-1)")                                      \
+  /* sensors (sim/sensors.h; every row but sensordata is empty unless a sensor needs it)                      */     \
+  X(sensordata, nsensordata, compute_sensors,                                                                        \
+    "sensor outputs (Model::sensor_id, sensor_adr, sensor_dim), of the state at the start of the last substep, "     \
+    "as MuJoCo's after mj_step")                                                                                     \
+  X(subtree_com, 3 * nsubtree, compute_sensors, "center of mass of each body's subtree, world")                      \
+  X(subtree_linvel, 3 * nsubtree, compute_sensors, "linear velocity of each subtree's center of mass")               \
+  X(subtree_angmom, 3 * nsubtree, compute_sensors, "angular momentum of each subtree about its center of mass")      \
+  X(subtree_mass, nsubtree, compute_sensors, "mass of each subtree")                                                 \
+  X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                    \
+  X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")            \
   X(sensor_cfrc_ext, 6 * nbody_acc, compute_sensors, "contact wrench on each body, as cfrc, at the substep's start") \
   X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")
 
@@ -151,7 +151,8 @@ template <class T>
 RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
-  const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc, nv_acc = m.nbody_acc ? m.nv : 0;
+  const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
+            nv_acc = m.nbody_acc ? m.nv : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
@@ -164,7 +165,9 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
 
 // Scalars per env row.
 template <class T>
-RLT_HD inline int data_size(const ModelView<T>& m) { return data_layout(m).size; }
+RLT_HD inline int data_size(const ModelView<T>& m) {
+  return data_layout(m).size;
+}
 
 // The fields of the env whose row starts at `row` (data_size(m) scalars).
 template <class T>
@@ -475,7 +478,7 @@ RLT_HD void solve_mass(const ModelView<T>& m, const DataView<T>& d, T* x) {
   for (int i = nv - 1; i >= 0; --i)  // L^T y = x
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= ld[i * nv + j] * x[i];
   for (int i = 0; i < nv; ++i) x[i] /= ld[i * nv + i];  // z = D^-1 y
-  for (int i = 0; i < nv; ++i)  // L x = z
+  for (int i = 0; i < nv; ++i)                          // L x = z
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= ld[i * nv + j] * x[j];
 }
 

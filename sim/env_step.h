@@ -16,10 +16,10 @@ namespace rlt {
 
 // Per-env bookkeeping that is the same for every env type.
 struct EnvCounters {
-  std::int32_t step;     // steps taken in the current episode
-  std::uint32_t episode; // episodes started by this env (keys its random stream)
-  float ret;             // return accumulated in the current episode
-  float x0;              // robot tasks with a forward_position: its value at the episode's start
+  std::int32_t step;      // steps taken in the current episode
+  std::uint32_t episode;  // episodes started by this env (keys its random stream)
+  float ret;              // return accumulated in the current episode
+  float x0;               // robot tasks with a forward_position: its value at the episode's start
 };
 static_assert(sizeof(EnvCounters) == 16, "EnvCounters crosses the host/device boundary");
 

@@ -30,7 +30,9 @@ std::string format_message(const std::string& file, int line, const std::string&
 
 MjcfError::MjcfError(const std::string& file, int line, const std::string& element, const std::string& name,
                      const std::string& what)
-    : std::runtime_error(format_message(file, line, element, name, what)), m_file(file), m_line(line),
+    : std::runtime_error(format_message(file, line, element, name, what)),
+      m_file(file),
+      m_line(line),
       m_element(element) {}
 
 namespace mjcf_detail {
@@ -76,7 +78,10 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
     else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
-    else unsupported_element(s, "compiler, option, default, worldbody, contact, equality, actuator, sensor, keyframe, custom; ignored: asset, visual, statistic, size");
+    else
+      unsupported_element(s,
+                          "compiler, option, default, worldbody, contact, equality, actuator, sensor, keyframe, "
+                          "custom; ignored: asset, visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
   for (const XMLElement* s : options) read_option(s);
@@ -122,15 +127,17 @@ void MjcfCompiler::fail(const XMLElement* e, const std::string& what) const {
 
 void MjcfCompiler::unsupported_element(const XMLElement* e, const char* expected) const {
   const XMLElement* parent = e->Parent() ? e->Parent()->ToElement() : nullptr;
-  fail(e, std::string("unsupported element") + (parent ? " in <" + std::string(parent->Name()) + ">" : "") +
-              (*expected ? std::string(" (supported: ") + expected + ")" : std::string(" (it takes no child elements)")));
+  fail(e,
+       std::string("unsupported element") + (parent ? " in <" + std::string(parent->Name()) + ">" : "") +
+           (*expected ? std::string(" (supported: ") + expected + ")" : std::string(" (it takes no child elements)")));
 }
 
 void MjcfCompiler::no_children(const XMLElement* e) const {
   if (const XMLElement* c = e->FirstChildElement()) unsupported_element(c, "");
 }
 
-void MjcfCompiler::check_name(std::map<std::string, int>& seen, const char* what, const XMLElement* e, const std::string& name) {
+void MjcfCompiler::check_name(std::map<std::string, int>& seen, const char* what, const XMLElement* e,
+                              const std::string& name) {
   if (name.empty()) return;
   const auto [it, inserted] = seen.emplace(name, e ? line_of(e) : 0);
   if (!inserted) {
@@ -165,7 +172,8 @@ void MjcfCompiler::read_compiler(const XMLElement* e) {
     m_opt.inertiagrouprange[1] = static_cast<int>(r[1]);
   }
   if (a.keyword("coordinate", {"local", "global"}) == 1) a.fail("coordinate=\"global\" is not supported (local only)");
-  if (a.number("boundmass", &m_opt.boundmass) && m_opt.boundmass < 0) a.fail("attribute \"boundmass\" must be non-negative");
+  if (a.number("boundmass", &m_opt.boundmass) && m_opt.boundmass < 0)
+    a.fail("attribute \"boundmass\" must be non-negative");
   if (a.number("boundinertia", &m_opt.boundinertia) && m_opt.boundinertia < 0)
     a.fail("attribute \"boundinertia\" must be non-negative");
   a.number("settotalmass", &m_opt.settotalmass);
@@ -241,17 +249,21 @@ void MjcfCompiler::read_custom(const XMLElement* e) {
     const std::string key = name.substr(prefix.size());
     for (const char* removed : kRemoved)
       if (key == removed)
-        a.fail(name + ": the spring-damper contact and limit law was removed; contacts and joint limits follow "
+        a.fail(name +
+               ": the spring-damper contact and limit law was removed; contacts and joint limits follow "
                "MuJoCo's soft constraints (default solref/solimp), which take no such parameter");
     if (key != "soft_constraints")
       a.fail("unknown rltrain parameter " + quoted(name) + " (known: " + prefix + "soft_constraints)");
     double value = 0;
     if (!a.number("data", &value)) a.fail("attribute \"data\" is required (one number)");
     int size = 1;
-    if (a.integer("size", &size) && size != 1) a.fail("attribute \"size\": rltrain parameters take one number, got " + std::to_string(size));
+    if (a.integer("size", &size) && size != 1)
+      a.fail("attribute \"size\": rltrain parameters take one number, got " + std::to_string(size));
     if (value != 1)
-      a.fail(name + ": expected 1 (MuJoCo's soft constraints, the only contact and limit law; the spring-damper "
-             "law was removed), got " + quoted(c->Attribute("data")));
+      a.fail(name +
+             ": expected 1 (MuJoCo's soft constraints, the only contact and limit law; the spring-damper "
+             "law was removed), got " +
+             quoted(c->Attribute("data")));
     a.finish();
     no_children(c);
   }

@@ -18,7 +18,8 @@
 // become Model::meshdir/texturedir. A few physics attributes are
 // accepted at MuJoCo's default value only (joint frictionloss/margin 0, geom gap/priority 0, option
 // integrator Euler, compiler discardvisual/fusestatic false). Anything else (tendon, equality,
-// sensor, contact, mesh/cylinder/ellipsoid geoms, replicate, an unknown attribute, ...) stops with an MjcfError naming the file, line and element.
+// sensor, contact, mesh/cylinder/ellipsoid geoms, replicate, an unknown attribute, ...) stops with an MjcfError naming
+// the file, line and element.
 //
 // Conventions the dynamics relies on (all MuJoCo's): hinge/slide displacement is qpos - qpos0
 // (qpos0 = the joint's ref), so body_pos/body_quat place the body at qpos = qpos0; free joints

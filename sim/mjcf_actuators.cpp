@@ -40,7 +40,8 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (s.dyntype == kDynNone || s.dyntype == kDynFilterExact) range = s.ctrlrange;
       else if (s.dyntype == kDynIntegrator) range = s.actrange;
       else a.fail("inheritrange only available for position and intvelocity actuators");
-      const double lo = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid], hi = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid + 1];
+      const double lo = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid],
+                   hi = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid + 1];
       if (lo == hi) a.fail("inheritrange used but joint " + quoted(*joint) + " has no range defined");
       const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
       range[0] = mean - radius, range[1] = mean + radius;

@@ -67,7 +67,9 @@ inline void quat_mul(const double a[4], const double b[4], double out[4]) {
 
 inline double norm3(const double v[3]) { return norm(Vec3<double>::load(v)); }
 
-inline void cross3(const double a[3], const double b[3], double out[3]) { cross(Vec3<double>::load(a), Vec3<double>::load(b)).store(out); }
+inline void cross3(const double a[3], const double b[3], double out[3]) {
+  cross(Vec3<double>::load(a), Vec3<double>::load(b)).store(out);
+}
 
 // Rotation matrix (row-major) of a unit quaternion.
 inline Eigen::Matrix3d quat_to_mat(const double q[4]) {
@@ -190,8 +192,8 @@ class Attrs {
     if (!values) return 0;
     const int n = static_cast<int>(values->size());
     if (n < min_n || n > max_n) {
-      const std::string want = min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " +
-                                                                             std::to_string(max_n);
+      const std::string want =
+          min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n);
       fail("attribute " + quoted(name) + ": expected " + want + (max_n == 1 ? " number" : " numbers") + ", got " +
            std::to_string(n));
     }
@@ -259,8 +261,7 @@ class Attrs {
     for (double v : *values) {
       if (v != value) {
         std::ostringstream os;
-        os << "attribute " << quoted(name) << " is not supported (only its default value " << value
-           << " is accepted)";
+        os << "attribute " << quoted(name) << " is not supported (only its default value " << value << " is accepted)";
         fail(os.str());
       }
     }
@@ -356,7 +357,7 @@ struct DefaultClass {
 struct CompilerOptions {
   bool degree = true;  // MuJoCo's default angle unit
   char eulerseq[4] = "xyz";
-  bool autolimits = true;  // MuJoCo 3's default (2.2.2 had false)
+  bool autolimits = true;   // MuJoCo 3's default (2.2.2 had false)
   int inertiafromgeom = 2;  // 0 false, 1 true, 2 auto
   int inertiagrouprange[2] = {0, 5};
   // compiler structure options (sim/mjcf.cpp read_compiler, apply_mass_bounds)
@@ -402,9 +403,9 @@ class MjcfCompiler {
   // refused. `file`: the file `parent` comes from; `chain`: its " (included from ...)" suffix.
   void expand_includes(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent, const std::string& file,
                        const std::string& chain);
-  std::string m_main_dir;                                 // the main file's directory ("" for the cwd)
-  std::set<std::string> m_included;                       // files included so far (as opened)
-  std::vector<std::unique_ptr<XmlOrigin>> m_origins;      // user data of the spliced elements
+  std::string m_main_dir;                             // the main file's directory ("" for the cwd)
+  std::set<std::string> m_included;                   // files included so far (as opened)
+  std::vector<std::unique_ptr<XmlOrigin>> m_origins;  // user data of the spliced elements
 
   // ---- compiler, option ----
   void read_compiler(const XMLElement* e);

@@ -62,7 +62,8 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   // SDF collisions of meshes, sleeping): no effect here.
   a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "ccd_iterations", "ccd_tolerance",
             "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});
-  if (const auto groups = a.text("actuatorgroupdisable"); groups && groups->find_first_not_of(" \t\r\n") != std::string::npos)
+  if (const auto groups = a.text("actuatorgroupdisable");
+      groups && groups->find_first_not_of(" \t\r\n") != std::string::npos)
     a.fail("attribute \"actuatorgroupdisable\" is not supported");
 }
 
@@ -90,13 +91,15 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     // constraints yet), warmstart and island (the solver's path, not its answer), midphase,
     // nativeccd and multiccd (mesh collisions), autoreset, and the diagnostics energy, fwdinv,
     // invdiscrete.
-    for (const char* n : {"equality", "warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset",
-                          "energy", "fwdinv", "invdiscrete"})
+    for (const char* n : {"equality", "warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy",
+                          "fwdinv", "invdiscrete"})
       flag(n, nullptr);
     // Not supported away from MuJoCo's default.
-    const struct { const char* name; const char* def; } kRefused[] = {
-        {"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
-        {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
+    const struct {
+      const char* name;
+      const char* def;
+    } kRefused[] = {{"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
+                    {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
     for (const auto& r : kRefused) {
       const char* t = c->Attribute(r.name);
       flag(r.name, nullptr);
@@ -121,8 +124,9 @@ void MjcfCompiler::compile_constraints() {
     bool limited = s.actfrclimited == Tri::kTrue;
     if (s.actfrclimited == Tri::kAuto && has_range) {
       if (!m_opt.autolimits)
-        fail(m_joint_elem[j], "has \"actuatorfrcrange\" but not \"actuatorfrclimited\": set actuatorfrclimited="
-                              "\"true\" or \"false\", or <compiler autolimits=\"true\"/>");
+        fail(m_joint_elem[j],
+             "has \"actuatorfrcrange\" but not \"actuatorfrclimited\": set actuatorfrclimited="
+             "\"true\" or \"false\", or <compiler autolimits=\"true\"/>");
       limited = true;
     }
     if (limited && s.actfrcrange[0] > s.actfrcrange[1])
@@ -227,7 +231,8 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     int type = 0, o1 = -1, o2 = -1;
     if (n == "connect") {
       type = kEqConnect;
-      if (a.has("site1") || a.has("site2")) a.fail("site semantics (site1, site2) are not supported yet (body1, anchor)");
+      if (a.has("site1") || a.has("site2"))
+        a.fail("site semantics (site1, site2) are not supported yet (body1, anchor)");
       o1 = find(a, m.body_name, "body1", "body");
       if (o1 < 0) a.fail("attribute \"body1\" is required");
       o2 = std::max(0, find(a, m.body_name, "body2", "body"));
@@ -246,7 +251,8 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
       if (o1 < 0) a.fail("attribute \"joint1\" is required");
       o2 = find(a, m.jnt_name, "joint2", "joint");
       for (int o : {o1, o2})
-        if (o >= 0 && m.jnt_type[static_cast<size_t>(o)] != kJointHinge && m.jnt_type[static_cast<size_t>(o)] != kJointSlide)
+        if (o >= 0 && m.jnt_type[static_cast<size_t>(o)] != kJointHinge &&
+            m.jnt_type[static_cast<size_t>(o)] != kJointSlide)
           a.fail("a joint equality takes hinge and slide joints only");
       double poly[5] = {0, 1, 0, 0, 0};
       a.numbers("polycoef", poly, 1, 5);

@@ -35,7 +35,9 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
       continue;  // visual
     } else {
-      unsupported_element(c, "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; ignored: camera, light, material, mesh, texture");
+      unsupported_element(c,
+                          "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; "
+                          "ignored: camera, light, material, mesh, texture");
     }
     ca.finish();
     no_children(c);
@@ -110,7 +112,8 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     const int n = a.numbers(name, v, 1, 10);
     if (!n) return;
     for (int k = 3; k < n; ++k)
-      if (v[k] != 0) a.fail("attribute " + quoted(name) + ": only the first 3 parameters are supported (the rest must be 0)");
+      if (v[k] != 0)
+        a.fail("attribute " + quoted(name) + ": only the first 3 parameters are supported (the rest must be 0)");
     for (int k = 0; k < 3; ++k) out[k] = v[k];
   };
   if (kind == "general") {
@@ -146,7 +149,8 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
       s->dyntype = tc == 0 ? kDynNone : kDynFilterExact;
     }
     if (a.number("inheritrange", &s->inheritrange) && s->inheritrange > 0 &&
-        (kind == "position" ? (s->ctrlrange[0] != 0 || s->ctrlrange[1] != 0) : (s->actrange[0] != 0 || s->actrange[1] != 0)))
+        (kind == "position" ? (s->ctrlrange[0] != 0 || s->ctrlrange[1] != 0)
+                            : (s->actrange[0] != 0 || s->actrange[1] != 0)))
       a.fail(std::string(kind == "position" ? "ctrlrange" : "actrange") + " and inheritrange cannot both be defined");
     s->gaintype = kGainFixed, s->biastype = kBiasAffine;
     if (kind == "intvelocity") s->dyntype = kDynIntegrator;
@@ -175,7 +179,8 @@ void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f, bool element) {
   own.has_orientation = read_orientation(a, own.quat);
   own.has_fromto = a.numbers("fromto", own.fromto, 6, 6) > 0;
   if (own.has_fromto && own.has_pos) a.fail("both \"pos\" and \"fromto\" given");
-  if (own.has_fromto && own.has_orientation) a.fail("\"fromto\" fixes the orientation; remove the orientation attribute");
+  if (own.has_fromto && own.has_orientation)
+    a.fail("\"fromto\" fixes the orientation; remove the orientation attribute");
   if (own.has_pos) {
     std::copy_n(own.pos, 3, f->pos);
     f->has_pos = true;
@@ -213,7 +218,8 @@ void MjcfCompiler::apply_frame(FrameSpec* f) {
   const Eigen::Vector3d p = quat_to_mat(fq) * Eigen::Vector3d(f->pos[0], f->pos[1], f->pos[2]);
   for (int k = 0; k < 3; ++k) f->pos[k] = f->frame_pos[k] + p(k);
   quat_mul(fq, f->quat, f->quat);
-  const double n = std::sqrt(f->quat[0] * f->quat[0] + f->quat[1] * f->quat[1] + f->quat[2] * f->quat[2] + f->quat[3] * f->quat[3]);
+  const double n =
+      std::sqrt(f->quat[0] * f->quat[0] + f->quat[1] * f->quat[1] + f->quat[2] * f->quat[2] + f->quat[3] * f->quat[3]);
   for (double& q : f->quat) q /= n;
 }
 

@@ -71,7 +71,8 @@ void MjcfCompiler::expand_includes(tinyxml2::XMLDocument* doc, tinyxml2::XMLElem
     const char* name = c->Attribute("file");
     if (!name || !*name) refuse("attribute \"file\" is required");
     for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next()) {
-      if (std::strcmp(a->Name(), "file") != 0) refuse("unsupported attribute " + quoted(a->Name()) + " (supported: file)");
+      if (std::strcmp(a->Name(), "file") != 0)
+        refuse("unsupported attribute " + quoted(a->Name()) + " (supported: file)");
     }
     if (c->FirstChildElement()) refuse("<include> takes no child elements");
 
@@ -117,12 +118,13 @@ void MjcfCompiler::expand_includes(tinyxml2::XMLDocument* doc, tinyxml2::XMLElem
     tinyxml2::XMLElement* root = sub->RootElement();
     if (!root) throw MjcfError(path, 1, "xml", "", "no root element" + sub_chain);
     if (std::strcmp(root->Name(), "mujoco") != 0) {
-      throw MjcfError(path, root->GetLineNum(), root->Name(), "", "the root element of an included file must be <mujoco>" + sub_chain);
+      throw MjcfError(path, root->GetLineNum(), root->Name(), "",
+                      "the root element of an included file must be <mujoco>" + sub_chain);
     }
     for (const tinyxml2::XMLAttribute* a = root->FirstAttribute(); a; a = a->Next()) {
       if (std::strcmp(a->Name(), "model") != 0) {
-        throw MjcfError(path, root->GetLineNum(), "mujoco", "", "unsupported attribute " + quoted(a->Name()) +
-                                                                    " (supported: model)" + sub_chain);
+        throw MjcfError(path, root->GetLineNum(), "mujoco", "",
+                        "unsupported attribute " + quoted(a->Name()) + " (supported: model)" + sub_chain);
       }
     }
     expand_includes(sub.get(), root, path, sub_chain);

@@ -42,8 +42,9 @@ void MjcfCompiler::compile_geoms() {
     m.geom_quat.insert(m.geom_quat.end(), f.quat, f.quat + 4);
     m.geom_friction.insert(m.geom_friction.end(), g.friction, g.friction + 3);
     if (g.condim > 3)
-      fail(e, "condim " + std::to_string(g.condim) + ": MuJoCo's soft-constraint law takes condim 1 or 3 here "
-              "(no torsional or rolling friction)");
+      fail(e, "condim " + std::to_string(g.condim) +
+                  ": MuJoCo's soft-constraint law takes condim 1 or 3 here "
+                  "(no torsional or rolling friction)");
     m.geom_condim.push_back(g.condim);
     m.geom_margin.push_back(g.margin);
     m.geom_contype.push_back(g.contype);
@@ -66,12 +67,23 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
   const double* s = g.size;
   double volume = 0;
   switch (g.type) {
-    case kGeomSphere: volume = 4 * kPi * s[0] * s[0] * s[0] / 3; break;
-    case kGeomCapsule: volume = kPi * s[0] * s[0] * (2 * s[1] + 4 * s[0] / 3); break;
-    case kGeomBox: volume = 8 * s[0] * s[1] * s[2]; break;
-    case kGeomCylinder: volume = kPi * s[0] * s[0] * 2 * s[1]; break;
-    case kGeomEllipsoid: volume = 4 * kPi * s[0] * s[1] * s[2] / 3; break;
-    default: volume = 0;  // a plane has no mass
+    case kGeomSphere:
+      volume = 4 * kPi * s[0] * s[0] * s[0] / 3;
+      break;
+    case kGeomCapsule:
+      volume = kPi * s[0] * s[0] * (2 * s[1] + 4 * s[0] / 3);
+      break;
+    case kGeomBox:
+      volume = 8 * s[0] * s[1] * s[2];
+      break;
+    case kGeomCylinder:
+      volume = kPi * s[0] * s[0] * 2 * s[1];
+      break;
+    case kGeomEllipsoid:
+      volume = 4 * kPi * s[0] * s[1] * s[2] / 3;
+      break;
+    default:
+      volume = 0;  // a plane has no mass
   }
   if (volume == 0) {
     *mass = 0;
@@ -113,7 +125,8 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
       inertia[1] = *mass * (s[0] * s[0] + s[2] * s[2]) / 5;
       inertia[2] = *mass * (s[0] * s[0] + s[1] * s[1]) / 5;
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

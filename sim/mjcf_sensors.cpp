@@ -102,7 +102,8 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     for (const SensorKind& k : kSensorKinds)
       if (n == k.name) kind = &k;
     if (!kind) {
-      if (n == "rangefinder") fail(e, "rangefinder sensors are not supported (they need ray casting against every geom)");
+      if (n == "rangefinder")
+        fail(e, "rangefinder sensors are not supported (they need ray casting against every geom)");
       if (n == "contact") {
         read_contact_sensor(e);
         continue;
@@ -185,7 +186,8 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   int num = 1;
   if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
   const auto g1 = a.text("geom1"), g2 = a.text("geom2");
-  if (!g1 || !g2) a.fail("attributes \"geom1\" and \"geom2\" are required (body, subtree and site matching are not supported)");
+  if (!g1 || !g2)
+    a.fail("attributes \"geom1\" and \"geom2\" are required (body, subtree and site matching are not supported)");
   const int id1 = find_name(m.geom_name, *g1), id2 = find_name(m.geom_name, *g2);
   if (id1 < 0) a.fail("attribute \"geom1\": unknown object " + quoted(*g1));
   if (id2 < 0) a.fail("attribute \"geom2\": unknown object " + quoted(*g2));

@@ -260,8 +260,9 @@ void MjcfCompiler::compile_joints() {
       bool limited = s.limited == Tri::kTrue;
       if (s.limited == Tri::kAuto && has_range) {
         if (!m_opt.autolimits) {
-          fail(e, "has \"range\" but not \"limited\": set limited=\"true\" or \"false\", or <compiler "
-                  "autolimits=\"true\"/>");
+          fail(e,
+               "has \"range\" but not \"limited\": set limited=\"true\" or \"false\", or <compiler "
+               "autolimits=\"true\"/>");
         }
         limited = true;
       }
@@ -326,8 +327,9 @@ void MjcfCompiler::check_moving_bodies() const {
     bool ok = false;
     for (int c = b + 1; c < m.nbody && !ok; ++c) ok = m.body_parentid[c] == b && m.body_jntnum[c] == 0 && solid(c);
     if (!ok) {
-      fail(m_body_elem[b], "a body with joints needs mass and inertia of at least 1e-15 (add an <inertial> or a "
-                           "geom with mass, here or in a jointless child body)");
+      fail(m_body_elem[b],
+           "a body with joints needs mass and inertia of at least 1e-15 (add an <inertial> or a "
+           "geom with mass, here or in a jointless child body)");
     }
   }
 }

@@ -24,7 +24,12 @@ namespace rlt {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
-  kGeomPlane = 0, kGeomSphere = 2, kGeomCapsule = 3, kGeomEllipsoid = 4, kGeomCylinder = 5, kGeomBox = 6
+  kGeomPlane = 0,
+  kGeomSphere = 2,
+  kGeomCapsule = 3,
+  kGeomEllipsoid = 4,
+  kGeomCylinder = 5,
+  kGeomBox = 6
 };
 enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
@@ -38,13 +43,39 @@ enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2 };
 // Sensors (sim/sensors.h computes them, sim/mjcf_sensors.cpp compiles them): what each measures,
 // and the kinds of object one reads (MuJoCo's mjtSensor / mjtObj meanings, rltrain's numbers).
 enum SensorType : int {
-  kSensJointPos = 0, kSensJointVel, kSensActuatorPos, kSensActuatorVel, kSensActuatorFrc,
-  kSensFramePos, kSensFrameQuat, kSensFrameXAxis, kSensFrameYAxis, kSensFrameZAxis,
-  kSensFrameLinVel, kSensFrameAngVel, kSensGyro, kSensVelocimeter, kSensAccelerometer,
-  kSensForce, kSensTorque, kSensTouch, kSensMagnetometer, kSensSubtreeCom, kSensSubtreeLinVel,
-  kSensSubtreeAngMom, kSensContactFound
+  kSensJointPos = 0,
+  kSensJointVel,
+  kSensActuatorPos,
+  kSensActuatorVel,
+  kSensActuatorFrc,
+  kSensFramePos,
+  kSensFrameQuat,
+  kSensFrameXAxis,
+  kSensFrameYAxis,
+  kSensFrameZAxis,
+  kSensFrameLinVel,
+  kSensFrameAngVel,
+  kSensGyro,
+  kSensVelocimeter,
+  kSensAccelerometer,
+  kSensForce,
+  kSensTorque,
+  kSensTouch,
+  kSensMagnetometer,
+  kSensSubtreeCom,
+  kSensSubtreeLinVel,
+  kSensSubtreeAngMom,
+  kSensContactFound
 };
-enum SensorObj : int { kSensObjNone = 0, kSensObjBody, kSensObjXBody, kSensObjGeom, kSensObjSite, kSensObjJoint, kSensObjActuator };
+enum SensorObj : int {
+  kSensObjNone = 0,
+  kSensObjBody,
+  kSensObjXBody,
+  kSensObjGeom,
+  kSensObjSite,
+  kSensObjJoint,
+  kSensObjActuator
+};
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
 inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBall ? 3 : 1; }
@@ -52,18 +83,18 @@ inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBa
 struct Model {
   // sizes
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
-  int neq = 0;  // equality constraints (MJCF <equality>: connect, joint)
+  int neq = 0;                       // equality constraints (MJCF <equality>: connect, joint)
   int nsensor = 0, nsensordata = 0;  // sensors, and the scalars of their outputs (sum of sensor_dim)
 
   // options
-  double timestep = 0.002;                   // s (MJCF option/timestep)
-  double gravity[3] = {0, 0, -9.81};         // m/s^2
-  int integrator = kIntEuler;                // Integrator (MJCF option/integrator)
+  double timestep = 0.002;            // s (MJCF option/timestep)
+  double gravity[3] = {0, 0, -9.81};  // m/s^2
+  int integrator = kIntEuler;         // Integrator (MJCF option/integrator)
   // Contacts, joint limits and friction loss follow MuJoCo's soft constraints (sim/constraints.h)
   // with the per-object solref/solimp of sim/model_fields.h and these model-wide options:
-  double impratio = 1;                       // MJCF option/impratio
-  bool refsafe = true;                       // MJCF flag refsafe (disable: false)
-  bool eulerdamp = true;                     // MJCF flag eulerdamp (disable: joint damping explicit)
+  double impratio = 1;    // MJCF option/impratio
+  bool refsafe = true;    // MJCF flag refsafe (disable: false)
+  bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.
@@ -72,16 +103,16 @@ struct Model {
 #undef RLT_DECLARE_MODEL_FIELD
 
   // Host-only arrays (the compiler, the viewer and the envs read them; the dynamics do not).
-  std::vector<int> dof_jntid;                // (nv) joint of the dof
-  std::vector<float> geom_rgba;              // (ngeom x 4)
-  std::vector<double> sensor_noise;          // (nsensor) MJCF noise, kept as information: not applied
-                                             // (MuJoCo's mj_step does not add it either)
+  std::vector<int> dof_jntid;        // (nv) joint of the dof
+  std::vector<float> geom_rgba;      // (ngeom x 4)
+  std::vector<double> sensor_noise;  // (nsensor) MJCF noise, kept as information: not applied
+                                     // (MuJoCo's mj_step does not add it either)
 
   // keyframes (nkey)
-  std::vector<double> key_time;              // (nkey) s
-  std::vector<double> key_qpos;              // (nkey x nq)
-  std::vector<double> key_qvel;              // (nkey x nv)
-  std::vector<double> key_ctrl;              // (nkey x nu)
+  std::vector<double> key_time;  // (nkey) s
+  std::vector<double> key_qpos;  // (nkey x nq)
+  std::vector<double> key_qvel;  // (nkey x nv)
+  std::vector<double> key_ctrl;  // (nkey x nu)
 
   // asset directories (MJCF <compiler> meshdir / texturedir, else assetdir) resolved against the
   // main file's directory, ending in '/' ("" for the working directory): the mesh and texture
@@ -91,7 +122,7 @@ struct Model {
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name, sensor_name;
 
-  int body_id(const std::string& name) const;   // -1 when absent
+  int body_id(const std::string& name) const;  // -1 when absent
   int joint_id(const std::string& name) const;
   int key_id(const std::string& name) const;
   int sensor_id(const std::string& name) const;  // its output: sensordata + sensor_adr[id], sensor_dim[id] scalars

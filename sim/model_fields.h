@@ -18,116 +18,115 @@
 #define RLT_FIELD_VIEW_TYPE_int int
 
 // Copied from the compiled Model (sim/model.h) into the view.
-#define RLT_MODEL_FIELDS(X)                                                                                         \
-  /* bodies; body 0 is the world */                                                                               \
-  X(int, body_parentid, nbody, required, "parent body (tree order: body_parentid[b] < b)")                        \
-  X(real, body_pos, 3 * nbody, required, "frame position in the parent frame")                                    \
-  X(real, body_quat, 4 * nbody, required, "frame orientation in the parent frame")                                \
-  X(real, body_ipos, 3 * nbody, required, "center of mass in the body frame")                                     \
-  X(real, body_iquat, 4 * nbody, required, "principal axes of inertia in the body frame")                         \
-  X(real, body_mass, nbody, required, "kg")                                                                       \
-  X(real, body_inertia, 3 * nbody, required, "diagonal inertia in the principal frame (principal moments)")       \
-  X(int, body_jntadr, nbody, required, "first joint of the body, -1 if none")                                     \
-  X(int, body_jntnum, nbody, required, "joints of the body")                                                      \
-  X(int, body_dofadr, nbody, required, "first dof of the body, -1 if none")                                       \
-  X(int, body_dofnum, nbody, required, "dofs of the body")                                                        \
-  /* joints */                                                                                                    \
-  X(int, jnt_type, njnt, required, "JointType")                                                                   \
-  X(int, jnt_bodyid, njnt, required, "body the joint moves")                                                      \
-  X(int, jnt_qposadr, njnt, required, "first qpos entry of the joint")                                            \
-  X(int, jnt_dofadr, njnt, required, "first dof of the joint")                                                    \
-  X(real, jnt_pos, 3 * njnt, required, "anchor in the body frame")                                                \
-  X(real, jnt_axis, 3 * njnt, required, "unit axis in the body frame (hinge, slide)")                             \
-  X(real, jnt_stiffness, njnt, required,                                                                          \
-    "joint spring, N m/rad (hinge, ball, free rotation) or N/m (slide, free translation); 0: no spring")          \
-  X(int, jnt_limited, njnt, optional, "0/1 (hinge and slide only; given with jnt_range)")                         \
-  X(real, jnt_range, 2 * njnt, optional, "rad or m, in qpos units (hinge, slide)")                                \
-  /* dofs */                                                                                                      \
-  X(int, dof_bodyid, nv, required, "body the dof moves")                                                          \
-  X(int, dof_parentid, nv, required, "previous dof in the kinematic tree, -1 at a root")                          \
-  X(real, dof_damping, nv, required, "N m s/rad (or N s/m), integrated implicitly (eulerdamp)")                   \
-  X(real, dof_armature, nv, required, "added diagonal inertia")                                                   \
-  /* geoms: poses (kinematics places them), then shapes and contact parameters */                                \
-  X(int, geom_bodyid, ngeom, required, "body the geom is fixed to")                                               \
-  X(real, geom_pos, 3 * ngeom, required, "position in the body frame")                                            \
-  X(real, geom_quat, 4 * ngeom, required, "orientation in the body frame")                                        \
-  X(int, geom_type, ngeom, optional, "GeomType")                                                                  \
-  X(real, geom_size, 3 * ngeom, optional, "MuJoCo's meaning per type")                                            \
-  X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional, rolling (only sliding acts: condim 1 or 3)")    \
-  X(int, geom_contype, ngeom, optional, "contact type bits (absent: no contacts)")                                \
-  X(int, geom_conaffinity, ngeom, optional, "contact affinity bits (absent: no contacts)")                        \
-  X(int, geom_condim, ngeom, optional, "1 frictionless, 3 sliding friction; a pair takes the larger (absent: 3)") \
-  X(real, geom_margin, ngeom, optional,                                                                           \
-    "m, MuJoCo's meaning: a pair's contact acts from max(both) apart (absent: 0)")                                \
-  /* sites */                                                                                                     \
-  X(int, site_bodyid, nsite, required, "body the site is fixed to")                                               \
-  X(real, site_pos, 3 * nsite, required, "position in the body frame")                                            \
-  X(real, site_quat, 4 * nsite, required, "orientation in the body frame")                                        \
-  /* actuators, each driving one hinge or slide joint */                                                          \
-  X(int, actuator_kind, nu, required, "ActuatorKind")                                                             \
-  X(int, actuator_trnid, nu, required, "joint id")                                                                \
-  X(real, actuator_gear, nu, required, "force = gear * (gain term + bias term)")                                  \
-  X(int, actuator_ctrllimited, nu, required, "0/1")                                                               \
-  X(real, actuator_ctrlrange, 2 * nu, required, "control range (when ctrllimited)")                               \
-  X(int, actuator_forcelimited, nu, required, "0/1")                                                              \
-  X(real, actuator_forcerange, 2 * nu, required, "force range (when forcelimited)")                               \
-  X(real, actuator_kp, nu, required, "position servo gain")                                                       \
-  X(real, actuator_kv, nu, required, "velocity gain (velocity servo; damping of a position servo)")               \
-  /* actuators: MuJoCo's general form (kActGeneral; optional, zeros for the other kinds) */                      \
-  X(int, actuator_dyntype, nu, optional, "ActuatorDyn: none, integrator, filter, filterexact")                     \
-  X(int, actuator_gaintype, nu, optional, "ActuatorGain: fixed, affine")                                          \
-  X(int, actuator_biastype, nu, optional, "ActuatorBias: none, affine")                                           \
-  X(real, actuator_dynprm, 3 * nu, optional, "dynamics parameters (filter: time constant first)")                 \
-  X(real, actuator_gainprm, 3 * nu, optional, "gain: fixed prm[0]; affine prm[0] + prm[1] length + prm[2] velocity") \
-  X(real, actuator_biasprm, 3 * nu, optional, "bias: affine prm[0] + prm[1] length + prm[2] velocity")            \
-  X(int, actuator_actlimited, nu, optional, "0/1: activation clamped to actrange after each step")               \
-  X(real, actuator_actrange, 2 * nu, optional, "activation range (when actlimited)")                              \
-  X(int, actuator_actearly, nu, optional, "0/1: the force uses the next step's activation")                      \
-  /* configurations */                                                                                            \
-  X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                   \
-  X(real, qpos_spring, nq, required,                                                                              \
+#define RLT_MODEL_FIELDS(X)                                                                                            \
+  /* bodies; body 0 is the world */                                                                                    \
+  X(int, body_parentid, nbody, required, "parent body (tree order: body_parentid[b] < b)")                             \
+  X(real, body_pos, 3 * nbody, required, "frame position in the parent frame")                                         \
+  X(real, body_quat, 4 * nbody, required, "frame orientation in the parent frame")                                     \
+  X(real, body_ipos, 3 * nbody, required, "center of mass in the body frame")                                          \
+  X(real, body_iquat, 4 * nbody, required, "principal axes of inertia in the body frame")                              \
+  X(real, body_mass, nbody, required, "kg")                                                                            \
+  X(real, body_inertia, 3 * nbody, required, "diagonal inertia in the principal frame (principal moments)")            \
+  X(int, body_jntadr, nbody, required, "first joint of the body, -1 if none")                                          \
+  X(int, body_jntnum, nbody, required, "joints of the body")                                                           \
+  X(int, body_dofadr, nbody, required, "first dof of the body, -1 if none")                                            \
+  X(int, body_dofnum, nbody, required, "dofs of the body")                                                             \
+  /* joints */                                                                                                         \
+  X(int, jnt_type, njnt, required, "JointType")                                                                        \
+  X(int, jnt_bodyid, njnt, required, "body the joint moves")                                                           \
+  X(int, jnt_qposadr, njnt, required, "first qpos entry of the joint")                                                 \
+  X(int, jnt_dofadr, njnt, required, "first dof of the joint")                                                         \
+  X(real, jnt_pos, 3 * njnt, required, "anchor in the body frame")                                                     \
+  X(real, jnt_axis, 3 * njnt, required, "unit axis in the body frame (hinge, slide)")                                  \
+  X(real, jnt_stiffness, njnt, required,                                                                               \
+    "joint spring, N m/rad (hinge, ball, free rotation) or N/m (slide, free translation); 0: no spring")               \
+  X(int, jnt_limited, njnt, optional, "0/1 (hinge and slide only; given with jnt_range)")                              \
+  X(real, jnt_range, 2 * njnt, optional, "rad or m, in qpos units (hinge, slide)")                                     \
+  /* dofs */                                                                                                           \
+  X(int, dof_bodyid, nv, required, "body the dof moves")                                                               \
+  X(int, dof_parentid, nv, required, "previous dof in the kinematic tree, -1 at a root")                               \
+  X(real, dof_damping, nv, required, "N m s/rad (or N s/m), integrated implicitly (eulerdamp)")                        \
+  X(real, dof_armature, nv, required, "added diagonal inertia")                                                        \
+  /* geoms: poses (kinematics places them), then shapes and contact parameters */                                      \
+  X(int, geom_bodyid, ngeom, required, "body the geom is fixed to")                                                    \
+  X(real, geom_pos, 3 * ngeom, required, "position in the body frame")                                                 \
+  X(real, geom_quat, 4 * ngeom, required, "orientation in the body frame")                                             \
+  X(int, geom_type, ngeom, optional, "GeomType")                                                                       \
+  X(real, geom_size, 3 * ngeom, optional, "MuJoCo's meaning per type")                                                 \
+  X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional, rolling (only sliding acts: condim 1 or 3)")        \
+  X(int, geom_contype, ngeom, optional, "contact type bits (absent: no contacts)")                                     \
+  X(int, geom_conaffinity, ngeom, optional, "contact affinity bits (absent: no contacts)")                             \
+  X(int, geom_condim, ngeom, optional, "1 frictionless, 3 sliding friction; a pair takes the larger (absent: 3)")      \
+  X(real, geom_margin, ngeom, optional, "m, MuJoCo's meaning: a pair's contact acts from max(both) apart (absent: 0)") \
+  /* sites */                                                                                                          \
+  X(int, site_bodyid, nsite, required, "body the site is fixed to")                                                    \
+  X(real, site_pos, 3 * nsite, required, "position in the body frame")                                                 \
+  X(real, site_quat, 4 * nsite, required, "orientation in the body frame")                                             \
+  /* actuators, each driving one hinge or slide joint */                                                               \
+  X(int, actuator_kind, nu, required, "ActuatorKind")                                                                  \
+  X(int, actuator_trnid, nu, required, "joint id")                                                                     \
+  X(real, actuator_gear, nu, required, "force = gear * (gain term + bias term)")                                       \
+  X(int, actuator_ctrllimited, nu, required, "0/1")                                                                    \
+  X(real, actuator_ctrlrange, 2 * nu, required, "control range (when ctrllimited)")                                    \
+  X(int, actuator_forcelimited, nu, required, "0/1")                                                                   \
+  X(real, actuator_forcerange, 2 * nu, required, "force range (when forcelimited)")                                    \
+  X(real, actuator_kp, nu, required, "position servo gain")                                                            \
+  X(real, actuator_kv, nu, required, "velocity gain (velocity servo; damping of a position servo)")                    \
+  /* actuators: MuJoCo's general form (kActGeneral; optional, zeros for the other kinds) */                            \
+  X(int, actuator_dyntype, nu, optional, "ActuatorDyn: none, integrator, filter, filterexact")                         \
+  X(int, actuator_gaintype, nu, optional, "ActuatorGain: fixed, affine")                                               \
+  X(int, actuator_biastype, nu, optional, "ActuatorBias: none, affine")                                                \
+  X(real, actuator_dynprm, 3 * nu, optional, "dynamics parameters (filter: time constant first)")                      \
+  X(real, actuator_gainprm, 3 * nu, optional, "gain: fixed prm[0]; affine prm[0] + prm[1] length + prm[2] velocity")   \
+  X(real, actuator_biasprm, 3 * nu, optional, "bias: affine prm[0] + prm[1] length + prm[2] velocity")                 \
+  X(int, actuator_actlimited, nu, optional, "0/1: activation clamped to actrange after each step")                     \
+  X(real, actuator_actrange, 2 * nu, optional, "activation range (when actlimited)")                                   \
+  X(int, actuator_actearly, nu, optional, "0/1: the force uses the next step's activation")                            \
+  /* configurations */                                                                                                 \
+  X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                        \
+  X(real, qpos_spring, nq, required,                                                                                   \
     "rest configuration of the joint springs (MuJoCo's qpos_spring): springref for hinge/slide, qpos0 for free/ball")  \
-  /* constraint parameters (sim/constraints.h; absent: MuJoCo's defaults, HostModel fills them) */                \
-  X(real, jnt_solref, 2 * njnt, optional, "limit solref (timeconst, dampratio; or -stiffness, -damping)")        \
-  X(real, jnt_solimp, 5 * njnt, optional, "limit solimp (dmin, dmax, width, midpoint, power)")                    \
-  X(real, jnt_margin, njnt, optional, "a limit acts from this far inside its range (rad or m)")                   \
-  X(int, jnt_actfrclimited, njnt, optional, "0/1: qfrc_actuator at the joint's dofs clamped to jnt_actfrcrange")  \
-  X(real, jnt_actfrcrange, 2 * njnt, optional, "actuator force range at the joint (MuJoCo's actuatorfrcrange)")   \
-  X(real, dof_frictionloss, nv, optional, "dry friction of the dof: a friction-loss row bounded by it (N m or N)") \
-  X(real, dof_solref, 2 * nv, optional, "friction-loss solref (joint solreffriction)")                           \
-  X(real, dof_solimp, 5 * nv, optional, "friction-loss solimp (joint solimpfriction)")                           \
-  X(real, geom_solref, 2 * ngeom, optional, "contact solref, mixed per pair (MuJoCo's mj_contactParam)")         \
-  X(real, geom_solimp, 5 * ngeom, optional, "contact solimp, mixed per pair")                                    \
-  X(real, geom_solmix, ngeom, optional, "weight of this geom's solref/solimp in a pair of equal priority")       \
-  X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*") \
-  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded: no force")  \
-  X(int, body_exclude, nbody * nbody, optional,                                                                  \
-    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")  \
-  /* equality constraints (sim/constraints.h; MJCF <equality>) */                                               \
-  X(int, eq_type, neq, required, "EqualityType: connect (3 rows) or joint (1 row)")                              \
-  X(int, eq_obj1id, neq, required, "connect: body 1; joint: joint 1")                                            \
-  X(int, eq_obj2id, neq, required, "connect: body 2 (0: the world); joint: joint 2, -1 if none")                \
-  X(int, eq_active, neq, required, "0/1: whether the constraint acts")                                           \
-  X(real, eq_data, 11 * neq, required,                                                                           \
-    "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                       \
-  X(real, eq_solref, 2 * neq, required, "solref")                                                                \
-  X(real, eq_solimp, 5 * neq, required, "solimp")  \
-  /* sensors (sim/sensors.h, sim/mjcf_sensors.cpp); site shapes for touch sensors */                          \
-  X(int, site_type, nsite, optional, "GeomType of the site's zone (touch sensors; absent: sphere)")              \
-  X(real, site_size, 3 * nsite, optional, "size of the site's zone, MuJoCo's meaning per type (touch sensors)")  \
-  X(int, sensor_type, nsensor, required, "SensorType (sim/sensors.h)")                                           \
-  X(int, sensor_objtype, nsensor, required, "SensorObj of the sensed object")                                    \
-  X(int, sensor_objid, nsensor, required, "id of the sensed object")                                             \
-  X(int, sensor_reftype, nsensor, required, "SensorObj of the reference frame (frame sensors), kSensObjNone")    \
-  X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                      \
-  X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                        \
-  X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                     \
+  /* constraint parameters (sim/constraints.h; absent: MuJoCo's defaults, HostModel fills them) */                     \
+  X(real, jnt_solref, 2 * njnt, optional, "limit solref (timeconst, dampratio; or -stiffness, -damping)")              \
+  X(real, jnt_solimp, 5 * njnt, optional, "limit solimp (dmin, dmax, width, midpoint, power)")                         \
+  X(real, jnt_margin, njnt, optional, "a limit acts from this far inside its range (rad or m)")                        \
+  X(int, jnt_actfrclimited, njnt, optional, "0/1: qfrc_actuator at the joint's dofs clamped to jnt_actfrcrange")       \
+  X(real, jnt_actfrcrange, 2 * njnt, optional, "actuator force range at the joint (MuJoCo's actuatorfrcrange)")        \
+  X(real, dof_frictionloss, nv, optional, "dry friction of the dof: a friction-loss row bounded by it (N m or N)")     \
+  X(real, dof_solref, 2 * nv, optional, "friction-loss solref (joint solreffriction)")                                 \
+  X(real, dof_solimp, 5 * nv, optional, "friction-loss solimp (joint solimpfriction)")                                 \
+  X(real, geom_solref, 2 * ngeom, optional, "contact solref, mixed per pair (MuJoCo's mj_contactParam)")               \
+  X(real, geom_solimp, 5 * ngeom, optional, "contact solimp, mixed per pair")                                          \
+  X(real, geom_solmix, ngeom, optional, "weight of this geom's solref/solimp in a pair of equal priority")             \
+  X(int, geom_priority, ngeom, optional, "the geom of higher priority gives the pair its condim, friction, sol*")      \
+  X(real, geom_gap, ngeom, optional, "m: MuJoCo 3 lists contacts up to margin + gap apart, excluded: no force")        \
+  X(int, body_exclude, nbody* nbody, optional,                                                                         \
+    "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")                  \
+  /* equality constraints (sim/constraints.h; MJCF <equality>) */                                                      \
+  X(int, eq_type, neq, required, "EqualityType: connect (3 rows) or joint (1 row)")                                    \
+  X(int, eq_obj1id, neq, required, "connect: body 1; joint: joint 1")                                                  \
+  X(int, eq_obj2id, neq, required, "connect: body 2 (0: the world); joint: joint 2, -1 if none")                       \
+  X(int, eq_active, neq, required, "0/1: whether the constraint acts")                                                 \
+  X(real, eq_data, 11 * neq, required,                                                                                 \
+    "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                             \
+  X(real, eq_solref, 2 * neq, required, "solref")                                                                      \
+  X(real, eq_solimp, 5 * neq, required, "solimp")                                                                      \
+  /* sensors (sim/sensors.h, sim/mjcf_sensors.cpp); site shapes for touch sensors */                                   \
+  X(int, site_type, nsite, optional, "GeomType of the site's zone (touch sensors; absent: sphere)")                    \
+  X(real, site_size, 3 * nsite, optional, "size of the site's zone, MuJoCo's meaning per type (touch sensors)")        \
+  X(int, sensor_type, nsensor, required, "SensorType (sim/sensors.h)")                                                 \
+  X(int, sensor_objtype, nsensor, required, "SensorObj of the sensed object")                                          \
+  X(int, sensor_objid, nsensor, required, "id of the sensed object")                                                   \
+  X(int, sensor_reftype, nsensor, required, "SensorObj of the reference frame (frame sensors), kSensObjNone")          \
+  X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                            \
+  X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                              \
+  X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                           \
   X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.
-#define RLT_MODEL_DERIVED_FIELDS(X)                                                                                \
-  X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")             \
-  X(real, body_invweight0, nbody, required,                                                                       \
-    "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com")   \
+#define RLT_MODEL_DERIVED_FIELDS(X)                                                                             \
+  X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")           \
+  X(real, body_invweight0, nbody, required,                                                                     \
+    "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com") \
   X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)")

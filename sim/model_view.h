@@ -32,7 +32,7 @@ struct ModelOffsets {
 };
 
 inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                 int neq_ = 0, int nsensor_ = 0) {
+                                  int neq_ = 0, int nsensor_ = 0) {
   const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
   const i64 nsensor = nsensor_;
   ModelOffsets o{};
@@ -49,8 +49,8 @@ template <class T>
 struct ModelView {
   // sizes
   int nq, nv, nbody, njnt, ngeom, nsite;
-  int nu;                // actuators (sim/actuators.h)
-  int neq;               // equality constraints (sim/constraints.h)
+  int nu;   // actuators (sim/actuators.h)
+  int neq;  // equality constraints (sim/constraints.h)
   // sensors (sim/sensors.h): their number, the scalars of their outputs (DataView::sensordata), and
   // the work rows they need (0 unless a sensor needs them, so models without pay nothing):
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
@@ -58,8 +58,8 @@ struct ModelView {
   int nsensor, nsensordata, nsubtree, nbody_acc;
 
   // options
-  T timestep;            // s
-  T gravity[3];          // m/s^2
+  T timestep;    // s
+  T gravity[3];  // m/s^2
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
@@ -105,22 +105,25 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   if (m.body_exclude[m.geom_bodyid[g1] * m.nbody + m.geom_bodyid[g2]]) return false;  // <contact><exclude>
   const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
   if (w1 == w2) return false;
-  if (w1 != 0 && w2 != 0 &&
-      (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
+  if (w1 != 0 && w2 != 0 && (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
     return false;
   return true;
 }
 
 // Most contact points one geom pair makes (sim/contact.h, detect_contacts), by type.
 RLT_HD inline int pair_contact_capacity(int t1, int t2) {
-  if (t1 > t2) { const int t = t1; t1 = t2; t2 = t; }
+  if (t1 > t2) {
+    const int t = t1;
+    t1 = t2;
+    t2 = t;
+  }
   if (t1 == kGeomPlane)
     return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : t2 == kGeomCylinder ? 4 : 1;
-  if (t1 == kGeomSphere) return 1;                        // sphere-sphere, -capsule, -box, -cylinder, convex
+  if (t1 == kGeomSphere) return 1;                         // sphere-sphere, -capsule, -box, -cylinder, convex
   if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
   if (t1 == kGeomCapsule && t2 == kGeomBox) return 4;
-  if (t1 == kGeomBox && t2 == kGeomBox) return 8;         // a clipped face polygon (<= 8) or one edge point
-  return 1;                                               // the convex collider (sim/convex.h): one point
+  if (t1 == kGeomBox && t2 == kGeomBox) return 8;  // a clipped face polygon (<= 8) or one edge point
+  return 1;                                        // the convex collider (sim/convex.h): one point
 }
 
 template <class T>
@@ -138,8 +141,10 @@ template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int n = 4 * m.ncon_max;
   for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
-    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) ? (m.jnt_margin[j] > 0 ? 2 : 1) : 0;
-  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;  // friction-loss rows
+    n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide)
+             ? (m.jnt_margin[j] > 0 ? 2 : 1)
+             : 0;
+  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;                           // friction-loss rows
   for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
   return n;
 }
@@ -163,9 +168,8 @@ class HostModel {
  public:
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
-    const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq,
-                      model.nsensor);
+    const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite,
+                                         model.nu, model.neq, model.nsensor);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -333,7 +337,8 @@ class HostModel {
       const int type = m.jnt_type[js];
       if (type != kJointFree && type != kJointBall && type != kJointSlide && type != kJointHinge)
         fail("joint " + str(j) + " has unknown type " + str(type));
-      if (m.jnt_qposadr[js] != qadr || m.jnt_dofadr[js] != dadr) fail("joint " + str(j) + " qpos/dof address out of order");
+      if (m.jnt_qposadr[js] != qadr || m.jnt_dofadr[js] != dadr)
+        fail("joint " + str(j) + " qpos/dof address out of order");
       const int b = m.jnt_bodyid[js];
       if (b < 1 || b >= m.nbody) fail("joint " + str(j) + " on body " + str(b));
       if (type == kJointFree && m.body_parentid[static_cast<size_t>(b)] != 0)
@@ -349,7 +354,8 @@ class HostModel {
     for (long b = 0; b < m.nbody; ++b) {
       const size_t bs = static_cast<size_t>(b);
       const int num = m.body_jntnum[bs], adr = m.body_jntadr[bs];
-      if (num < 0 || (num > 0 && (adr < 0 || adr + num > m.njnt))) fail("body " + str(b) + " joint range out of bounds");
+      if (num < 0 || (num > 0 && (adr < 0 || adr + num > m.njnt)))
+        fail("body " + str(b) + " joint range out of bounds");
       int dofs = 0;
       for (int k = 0; k < num; ++k) {
         if (m.jnt_bodyid[static_cast<size_t>(adr + k)] != b) fail("body " + str(b) + " joint list mismatch");
@@ -411,7 +417,8 @@ class HostModel {
     for (long a = 0; a < m.nu; ++a) {
       const size_t as = static_cast<size_t>(a);
       const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
-      if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral) fail("actuator " + str(a) + " has unknown kind " + str(k));
+      if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral)
+        fail("actuator " + str(a) + " has unknown kind " + str(k));
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
       if (type != kJointHinge && type != kJointSlide)
@@ -423,8 +430,12 @@ class HostModel {
   static void check_sensors(const Model& m) {
     int adr = 0;
     auto count = [&](int type) {
-      return type == kSensObjBody || type == kSensObjXBody ? m.nbody : type == kSensObjGeom ? m.ngeom
-             : type == kSensObjSite ? m.nsite : type == kSensObjJoint ? m.njnt : type == kSensObjActuator ? m.nu : 0;
+      return type == kSensObjBody || type == kSensObjXBody ? m.nbody
+             : type == kSensObjGeom                        ? m.ngeom
+             : type == kSensObjSite                        ? m.nsite
+             : type == kSensObjJoint                       ? m.njnt
+             : type == kSensObjActuator                    ? m.nu
+                                                           : 0;
     };
     for (long i = 0; i < m.nsensor; ++i) {
       const size_t is = static_cast<size_t>(i);

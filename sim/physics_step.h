@@ -80,7 +80,8 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
   physics_forward(m, d, ctrl, T(0));
   if (sensors) compute_sensors(m, d);
   for (int i = 0; i < nq; ++i) d.rk_qpos[i] = d.qpos[i];
-  for (int i = 0; i < nv; ++i) d.rk_qvel[i] = d.qvel[i], d.rk_dvel[i] = B[0] * d.qvel[i], d.rk_dacc[i] = B[0] * d.qacc[i];
+  for (int i = 0; i < nv; ++i)
+    d.rk_qvel[i] = d.qvel[i], d.rk_dvel[i] = B[0] * d.qvel[i], d.rk_dacc[i] = B[0] * d.qacc[i];
   for (int i = 0; i < nu; ++i) d.rk_act[i] = d.act[i], d.rk_dact[i] = B[0] * d.act_dot[i];
   for (int s = 1; s < 4; ++s) {
     // X_s = X_0 + h A_s F_(s-1) (A has one entry per row, so the sum over j < s is that term alone).

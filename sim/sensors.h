@@ -25,15 +25,15 @@
 #pragma once
 
 #include "sim/common.h"
-#include "sim/dynamics.h"
 #include "sim/contact.h"
+#include "sim/dynamics.h"
 
 namespace rlt {
 
 namespace sensor_detail {
 
 constexpr int kZoneSphere = 2, kZoneCapsule = 3, kZoneEllipsoid = 4, kZoneCylinder = 5, kZoneBox = 6;  // MuJoCo's
-constexpr double kMinVal = 1e-15;                                                                       // mjMINVAL
+constexpr double kMinVal = 1e-15;                                                                      // mjMINVAL
 
 template <class T>
 RLT_HD RLT_INLINE Vec3<T> mat_t_vec(const T* mat, const Vec3<T>& v) {  // mat^T v, mat row-major
@@ -50,10 +50,18 @@ RLT_HD RLT_INLINE int object_body(const ModelView<T>& m, int type, int id) {
 template <class T>
 RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, int id, Vec3<T>* pos, const T** mat) {
   switch (type) {
-    case kSensObjBody: *pos = Vec3<T>::load(d.xipos + 3 * id), *mat = d.ximat + 9 * id; break;
-    case kSensObjGeom: *pos = Vec3<T>::load(d.geom_xpos + 3 * id), *mat = d.geom_xmat + 9 * id; break;
-    case kSensObjSite: *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = d.site_xmat + 9 * id; break;
-    default: *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = d.xmat + 9 * id; break;  // xbody
+    case kSensObjBody:
+      *pos = Vec3<T>::load(d.xipos + 3 * id), *mat = d.ximat + 9 * id;
+      break;
+    case kSensObjGeom:
+      *pos = Vec3<T>::load(d.geom_xpos + 3 * id), *mat = d.geom_xmat + 9 * id;
+      break;
+    case kSensObjSite:
+      *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = d.site_xmat + 9 * id;
+      break;
+    default:
+      *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = d.xmat + 9 * id;
+      break;  // xbody
   }
 }
 
@@ -62,10 +70,14 @@ template <class T>
 RLT_HD Quat<T> object_quat(const ModelView<T>& m, const DataView<T>& d, int type, int id) {
   const Quat<T> xquat = Quat<T>::load(d.xquat + 4 * object_body(m, type, id));
   switch (type) {
-    case kSensObjBody: return quat_mul(xquat, Quat<T>::load(m.body_iquat + 4 * id));
-    case kSensObjGeom: return quat_mul(xquat, Quat<T>::load(m.geom_quat + 4 * id));
-    case kSensObjSite: return quat_mul(xquat, Quat<T>::load(m.site_quat + 4 * id));
-    default: return xquat;
+    case kSensObjBody:
+      return quat_mul(xquat, Quat<T>::load(m.body_iquat + 4 * id));
+    case kSensObjGeom:
+      return quat_mul(xquat, Quat<T>::load(m.geom_quat + 4 * id));
+    case kSensObjSite:
+      return quat_mul(xquat, Quat<T>::load(m.site_quat + 4 * id));
+    default:
+      return xquat;
   }
 }
 
@@ -128,7 +140,8 @@ RLT_HD bool ray_cylinder_side(const Vec3<T>& p, const Vec3<T>& v, T r, T h) {
 
 // Whether the ray from pnt along vec (world) meets the site's zone, MuJoCo's mju_rayGeom >= 0.
 template <class T>
-RLT_HD bool ray_meets_zone(const ModelView<T>& m, const DataView<T>& d, int site, const Vec3<T>& pnt, const Vec3<T>& vec) {
+RLT_HD bool ray_meets_zone(const ModelView<T>& m, const DataView<T>& d, int site, const Vec3<T>& pnt,
+                           const Vec3<T>& vec) {
   const T* mat = d.site_xmat + 9 * site;
   const Vec3<T> p = mat_t_vec(mat, pnt - Vec3<T>::load(d.site_xpos + 3 * site)), v = mat_t_vec(mat, vec);
   const int type = m.site_type ? m.site_type[site] : kZoneSphere;
@@ -147,7 +160,11 @@ RLT_HD bool ray_meets_zone(const ModelView<T>& m, const DataView<T>& d, int site
           continue;
         }
         T a = (-s[k] - pp[k]) / vv[k], b = (s[k] - pp[k]) / vv[k];
-        if (a > b) { const T x = a; a = b; b = x; }
+        if (a > b) {
+          const T x = a;
+          a = b;
+          b = x;
+        }
         t0 = a > t0 ? a : t0, t1 = b < t1 ? b : t1;
       }
       return t0 <= t1;
@@ -194,10 +211,8 @@ RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
     (Vec3<T>::load(d.subtree_com + 3 * p) + Vec3<T>::load(d.subtree_com + 3 * b)).store(d.subtree_com + 3 * p);
   }
   for (int b = 0; b < nb; ++b) {
-    if (d.subtree_mass[b] < T(kMinVal))
-      Vec3<T>::load(d.xipos + 3 * b).store(d.subtree_com + 3 * b);
-    else
-      ((T(1) / d.subtree_mass[b]) * Vec3<T>::load(d.subtree_com + 3 * b)).store(d.subtree_com + 3 * b);
+    if (d.subtree_mass[b] < T(kMinVal)) Vec3<T>::load(d.xipos + 3 * b).store(d.subtree_com + 3 * b);
+    else ((T(1) / d.subtree_mass[b]) * Vec3<T>::load(d.subtree_com + 3 * b)).store(d.subtree_com + 3 * b);
   }
   // Each body's momentum (linear; angular about its com).
   for (int b = 0; b < nb; ++b) {
@@ -211,7 +226,8 @@ RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
   for (int b = nb - 1; b >= 0; --b) {
     if (b > 0) {
       const int p = m.body_parentid[b];
-      (Vec3<T>::load(d.subtree_linvel + 3 * p) + Vec3<T>::load(d.subtree_linvel + 3 * b)).store(d.subtree_linvel + 3 * p);
+      (Vec3<T>::load(d.subtree_linvel + 3 * p) + Vec3<T>::load(d.subtree_linvel + 3 * b))
+          .store(d.subtree_linvel + 3 * p);
     }
     const T mass = d.subtree_mass[b] > T(kMinVal) ? d.subtree_mass[b] : T(kMinVal);
     ((T(1) / mass) * Vec3<T>::load(d.subtree_linvel + 3 * b)).store(d.subtree_linvel + 3 * b);
@@ -238,7 +254,8 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
   factor_mass_load(m, d, T(0));
   factor_mass_eliminate(m, d);
   for (int i = 0; i < nv; ++i)
-    d.sensor_qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
+    d.sensor_qacc[i] =
+        d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
   solve_mass(m, d, d.sensor_qacc);
   // contact wrenches, about each tree's reference point
   for (int k = 0; k < 6 * nb; ++k) d.sensor_cfrc_ext[k] = T(0);
@@ -247,7 +264,8 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
     const T* con = d.contact + kContactStride * c;
     if (con[kConActive] == T(0)) continue;
     const Vec3<T> p = Vec3<T>::load(con + kConPos);
-    const Vec3<T> f = con[kConForce] * Vec3<T>::load(con + kConNormal) + Vec3<T>::load(con + kConFriction);  // on body 2
+    const Vec3<T> f =
+        con[kConForce] * Vec3<T>::load(con + kConNormal) + Vec3<T>::load(con + kConFriction);  // on body 2
     for (int side = 0; side < 2; ++side) {
       const int b = m.geom_bodyid[static_cast<int>(con[side == 0 ? kConGeom1 : kConGeom2])];
       if (b == 0) continue;
@@ -293,8 +311,12 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
     Vec3<T> v = Vec3<T>::zero();
     bool vec3 = true;  // the output is v (3 scalars)
     switch (type) {
-      case kSensJointPos: out[0] = d.qpos[m.jnt_qposadr[id]], vec3 = false; break;
-      case kSensJointVel: out[0] = d.qvel[m.jnt_dofadr[id]], vec3 = false; break;
+      case kSensJointPos:
+        out[0] = d.qpos[m.jnt_qposadr[id]], vec3 = false;
+        break;
+      case kSensJointVel:
+        out[0] = d.qvel[m.jnt_dofadr[id]], vec3 = false;
+        break;
       case kSensActuatorPos: {
         const int j = m.actuator_trnid[id];
         out[0] = m.actuator_gear[id] * d.qpos[m.jnt_qposadr[j]], vec3 = false;
@@ -305,7 +327,9 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         out[0] = m.actuator_gear[id] * d.qvel[m.jnt_dofadr[j]], vec3 = false;
         break;
       }
-      case kSensActuatorFrc: out[0] = d.actuator_force[id], vec3 = false; break;
+      case kSensActuatorFrc:
+        out[0] = d.actuator_force[id], vec3 = false;
+        break;
       case kSensFramePos:
       case kSensFrameXAxis:
       case kSensFrameYAxis:
@@ -351,12 +375,24 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         v = mat_t_vec(rmat, v);
         break;
       }
-      case kSensGyro: v = object_velocity(m, d, kSensObjSite, id, true).ang; break;
-      case kSensVelocimeter: v = object_velocity(m, d, kSensObjSite, id, true).lin; break;
-      case kSensMagnetometer: v = mat_t_vec(d.site_xmat + 9 * id, Vec3<T>{T(0), T(-0.5), T(0)}); break;  // MuJoCo's default field
-      case kSensSubtreeCom: v = Vec3<T>::load(d.subtree_com + 3 * id); break;
-      case kSensSubtreeLinVel: v = Vec3<T>::load(d.subtree_linvel + 3 * id); break;
-      case kSensSubtreeAngMom: v = Vec3<T>::load(d.subtree_angmom + 3 * id); break;
+      case kSensGyro:
+        v = object_velocity(m, d, kSensObjSite, id, true).ang;
+        break;
+      case kSensVelocimeter:
+        v = object_velocity(m, d, kSensObjSite, id, true).lin;
+        break;
+      case kSensMagnetometer:
+        v = mat_t_vec(d.site_xmat + 9 * id, Vec3<T>{T(0), T(-0.5), T(0)});
+        break;  // MuJoCo's default field
+      case kSensSubtreeCom:
+        v = Vec3<T>::load(d.subtree_com + 3 * id);
+        break;
+      case kSensSubtreeLinVel:
+        v = Vec3<T>::load(d.subtree_linvel + 3 * id);
+        break;
+      case kSensSubtreeAngMom:
+        v = Vec3<T>::load(d.subtree_angmom + 3 * id);
+        break;
       case kSensAccelerometer: {
         const SVec<T> vel = object_velocity(m, d, kSensObjSite, id, true);
         const int b = m.site_bodyid[id];
@@ -368,8 +404,8 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensForce:
       case kSensTorque: {
         const int b = m.site_bodyid[id];
-        const SVec<T> f = spatial_at(m, d, d.cfrc_int + 6 * b, b, Vec3<T>::load(d.site_xpos + 3 * id),
-                                     d.site_xmat + 9 * id, true);
+        const SVec<T> f =
+            spatial_at(m, d, d.cfrc_int + 6 * b, b, Vec3<T>::load(d.site_xpos + 3 * id), d.site_xmat + 9 * id, true);
         v = type == kSensForce ? f.lin : f.ang;
         break;
       }
@@ -379,7 +415,8 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         const int ncon = static_cast<int>(d.ncon[0]);
         for (int c = 0; c < ncon; ++c) {
           const T* con = d.contact + kContactStride * c;
-          const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+          const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])],
+                    b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
           if (con[kConActive] == T(0) || (b != b1 && b != b2) || !(con[kConForce] > T(0))) continue;
           Vec3<T> ray = Vec3<T>::load(con + kConNormal);
           if (b == b2) ray = -ray;
@@ -402,14 +439,15 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         vec3 = false;
         break;
       }
-      default: break;
+      default:
+        break;
     }
     if (vec3) v.store(out);
     // cutoff (MuJoCo's apply_cutoff): real outputs both ways, touch from above, quaternions and
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
-    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensFrameXAxis && type != kSensFrameYAxis &&
-        type != kSensFrameZAxis) {
+    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensFrameXAxis &&
+        type != kSensFrameYAxis && type != kSensFrameZAxis) {
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];
         if (x > cutoff) x = cutoff;

@@ -7,10 +7,10 @@
 namespace rlt {
 
 struct Space {
-  int dim = 0;               // length of the vector (1 for a discrete action)
-  bool discrete = false;     // a discrete space holds one index in [0, num_actions)
-  int num_actions = 0;       // discrete only
-  std::vector<float> low;    // per-component bounds (dim entries; +-inf where unbounded)
+  int dim = 0;             // length of the vector (1 for a discrete action)
+  bool discrete = false;   // a discrete space holds one index in [0, num_actions)
+  int num_actions = 0;     // discrete only
+  std::vector<float> low;  // per-component bounds (dim entries; +-inf where unbounded)
   std::vector<float> high;
   std::string describe() const;
 };

@@ -38,23 +38,38 @@ struct Vec3 {
 };
 
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> operator+(const Vec3<T>& a, const Vec3<T>& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+RLT_HD RLT_INLINE Vec3<T> operator+(const Vec3<T>& a, const Vec3<T>& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> operator-(const Vec3<T>& a, const Vec3<T>& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+RLT_HD RLT_INLINE Vec3<T> operator-(const Vec3<T>& a, const Vec3<T>& b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> operator-(const Vec3<T>& a) { return {-a.x, -a.y, -a.z}; }
+RLT_HD RLT_INLINE Vec3<T> operator-(const Vec3<T>& a) {
+  return {-a.x, -a.y, -a.z};
+}
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> operator*(T s, const Vec3<T>& a) { return {s * a.x, s * a.y, s * a.z}; }
+RLT_HD RLT_INLINE Vec3<T> operator*(T s, const Vec3<T>& a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
 template <class T>
-RLT_HD RLT_INLINE Vec3<T>& operator+=(Vec3<T>& a, const Vec3<T>& b) { a.x += b.x, a.y += b.y, a.z += b.z; return a; }
+RLT_HD RLT_INLINE Vec3<T>& operator+=(Vec3<T>& a, const Vec3<T>& b) {
+  a.x += b.x, a.y += b.y, a.z += b.z;
+  return a;
+}
 template <class T>
-RLT_HD RLT_INLINE T dot(const Vec3<T>& a, const Vec3<T>& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+RLT_HD RLT_INLINE T dot(const Vec3<T>& a, const Vec3<T>& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 template <class T>
 RLT_HD RLT_INLINE Vec3<T> cross(const Vec3<T>& a, const Vec3<T>& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 template <class T>
-RLT_HD RLT_INLINE T norm(const Vec3<T>& a) { return m_sqrt(dot(a, a)); }
+RLT_HD RLT_INLINE T norm(const Vec3<T>& a) {
+  return m_sqrt(dot(a, a));
+}
 
 // ---- 3x3 matrices (row-major) ---------------------------------------------------------------------
 
@@ -153,14 +168,23 @@ struct SVec {
 };
 
 template <class T>
-RLT_HD RLT_INLINE SVec<T> operator+(const SVec<T>& a, const SVec<T>& b) { return {a.ang + b.ang, a.lin + b.lin}; }
+RLT_HD RLT_INLINE SVec<T> operator+(const SVec<T>& a, const SVec<T>& b) {
+  return {a.ang + b.ang, a.lin + b.lin};
+}
 template <class T>
-RLT_HD RLT_INLINE SVec<T> operator*(T s, const SVec<T>& a) { return {s * a.ang, s * a.lin}; }
+RLT_HD RLT_INLINE SVec<T> operator*(T s, const SVec<T>& a) {
+  return {s * a.ang, s * a.lin};
+}
 template <class T>
-RLT_HD RLT_INLINE SVec<T>& operator+=(SVec<T>& a, const SVec<T>& b) { a.ang += b.ang, a.lin += b.lin; return a; }
+RLT_HD RLT_INLINE SVec<T>& operator+=(SVec<T>& a, const SVec<T>& b) {
+  a.ang += b.ang, a.lin += b.lin;
+  return a;
+}
 // Pairing of a motion and a force vector (power), or the plain 6-D dot product.
 template <class T>
-RLT_HD RLT_INLINE T dot(const SVec<T>& a, const SVec<T>& b) { return dot(a.ang, b.ang) + dot(a.lin, b.lin); }
+RLT_HD RLT_INLINE T dot(const SVec<T>& a, const SVec<T>& b) {
+  return dot(a.ang, b.ang) + dot(a.lin, b.lin);
+}
 
 // v x u for motion vectors (the derivative of u carried by the motion v).
 template <class T>
@@ -182,7 +206,9 @@ RLT_HD RLT_INLINE SVec<T> rotation_dof(const Vec3<T>& axis, const Vec3<T>& ancho
 }
 // Motion subspace of a translation along the unit axis.
 template <class T>
-RLT_HD RLT_INLINE SVec<T> translation_dof(const Vec3<T>& axis) { return {Vec3<T>::zero(), axis}; }
+RLT_HD RLT_INLINE SVec<T> translation_dof(const Vec3<T>& axis) {
+  return {Vec3<T>::zero(), axis};
+}
 
 // ---- rigid-body inertia (10 numbers, see the header) ---------------------------------------------
 

@@ -30,7 +30,7 @@ namespace rlt {
 // One shape the viewer (viewer/) draws for every env; sim/ knows nothing of rendering, it only says
 // what the env is made of. Poses come from VecEnv::request_draw_poses / wait_draw_poses.
 struct DrawGeom {
-  int type = 0;            // GeomType (sim/model.h): 0 plane, 2 sphere, 3 capsule, 6 box
+  int type = 0;               // GeomType (sim/model.h): 0 plane, 2 sphere, 3 capsule, 6 box
   float size[3] = {0, 0, 0};  // MuJoCo's meaning: plane half-extents, sphere radius, capsule
                               // (radius, half-length along local z), box half-extents
   float rgba[4] = {0.8f, 0.6f, 0.4f, 1.0f};

@@ -50,9 +50,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
-#include <type_traits>
 
 #include "sim/env_step.h"  // EnvCounters, finish_env_step, blob helpers
 #include "sim/philox.h"
@@ -90,15 +90,15 @@ template <class Exec>
 struct EnvOutputs {
   template <class T>
   using Buffer = typename Exec::template Buffer<T>;
-  Buffer<EnvCounters> counters;         // (num_envs) step/episode/return
-  Buffer<float> obs, final_obs;         // (num_envs x obs_dim)
-  Buffer<float> reward;                 // (num_envs)
+  Buffer<EnvCounters> counters;                // (num_envs) step/episode/return
+  Buffer<float> obs, final_obs;                // (num_envs x obs_dim)
+  Buffer<float> reward;                        // (num_envs)
   Buffer<std::uint8_t> terminated, truncated;  // (num_envs)
-  Buffer<float> ep_return;              // (num_envs) valid where done
-  Buffer<std::int32_t> ep_length;       // (num_envs) valid where done
-  Buffer<std::uint32_t> nonfinite;      // (num_envs) non-finite resets
-  Buffer<float> random_actions;         // (num_envs x act_dim) sample_actions()
-  Buffer<float> act_low, act_high;      // (act_dim) action bounds
+  Buffer<float> ep_return;                     // (num_envs) valid where done
+  Buffer<std::int32_t> ep_length;              // (num_envs) valid where done
+  Buffer<std::uint32_t> nonfinite;             // (num_envs) non-finite resets
+  Buffer<float> random_actions;                // (num_envs x act_dim) sample_actions()
+  Buffer<float> act_low, act_high;             // (act_dim) action bounds
 
   void resize(i64 num_envs, int obs_dim, int act_dim) {
     counters.resize(num_envs);
@@ -128,8 +128,8 @@ struct EnvOutputs {
   // VecEnv::sample_actions: uniform over the declared action space.
   const float* sample_actions(Exec& exec, i64 num_envs, const Space& act, std::uint64_t seed, std::uint32_t step) {
     const i64 components = num_envs * act.dim;
-    RandomActions f{random_actions.data(), components, act.dim, act.discrete, act.num_actions,
-                    act_low.data(),       act_high.data(), seed,    step};
+    RandomActions f{random_actions.data(), components,      act.dim, act.discrete, act.num_actions,
+                    act_low.data(),        act_high.data(), seed,    step};
     parallel_for(exec, (components + 3) / 4, f);
     return random_actions.data();
   }
@@ -141,8 +141,8 @@ struct EnvOutputs {
     return total;
   }
   StepOutputs step_outputs() {
-    return StepOutputs{reward.data(), terminated.data(), truncated.data(), ep_return.data(), ep_length.data(),
-                       nonfinite.data()};
+    return StepOutputs{reward.data(),    terminated.data(), truncated.data(),
+                       ep_return.data(), ep_length.data(),  nonfinite.data()};
   }
 };
 
@@ -152,8 +152,9 @@ struct EnvOutputs {
 template <class Env, class = void>
 struct EnvHasDraw : std::false_type {};
 template <class Env>
-struct EnvHasDraw<Env, std::void_t<decltype(Env::draw_geoms(std::declval<const typename Env::Params&>())),
-                                   decltype(&Env::draw)>> : std::true_type {};
+struct EnvHasDraw<
+    Env, std::void_t<decltype(Env::draw_geoms(std::declval<const typename Env::Params&>())), decltype(&Env::draw)>>
+    : std::true_type {};
 
 // Env first + k's geom poses into out + k * floats_per_env.
 template <class Env>
@@ -217,7 +218,8 @@ class NoWorld {
   }
   void gather_poses(const Exec& exec, const typename Env::Params& p, const typename Env::State* states, i64 first,
                     i64 count, int floats_per_env, float* out) const {
-    if constexpr (EnvHasDraw<Env>::value) parallel_for(exec, count, DrawPosesOne<Env>{p, states, first, floats_per_env, out});
+    if constexpr (EnvHasDraw<Env>::value)
+      parallel_for(exec, count, DrawPosesOne<Env>{p, states, first, floats_per_env, out});
   }
 
   void save(const Exec&, std::vector<StateBlob>&) const {}
@@ -384,8 +386,11 @@ class VecEnvT final : public VecEnv {
   }
 
   std::vector<ParamInfo> params() const override {
-    std::vector<ParamInfo> out{{"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
-    auto get = [&](const char* n, auto& field, const char* doc) { out.push_back({n, static_cast<double>(field), doc}); };
+    std::vector<ParamInfo> out{
+        {"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
+    auto get = [&](const char* n, auto& field, const char* doc) {
+      out.push_back({n, static_cast<double>(field), doc});
+    };
     auto p = m_params;
     p.visit(get);
     auto w = m_world.params();
@@ -404,7 +409,8 @@ class VecEnvT final : public VecEnv {
 
   void reset_one(i64 env) override {
     if (env < 0 || env >= m_num_envs)
-      throw std::out_of_range("reset_one: env " + std::to_string(env) + " outside [0, " + std::to_string(m_num_envs) + ")");
+      throw std::out_of_range("reset_one: env " + std::to_string(env) + " outside [0, " + std::to_string(m_num_envs) +
+                              ")");
     parallel_for(m_exec, 1, RestartOne<Kernel>{kernel(nullptr), env});
   }
 
@@ -479,12 +485,19 @@ class VecEnvT final : public VecEnv {
 
   // The per-env functors' data for this call (actions: step's, else null).
   Kernel kernel(const float* actions) {
-    return Kernel{m_params,          m_world.kernel(m_out),   m_seed,       m_max_steps,          m_states.data(),
-                  m_out.counters.data(), actions,           m_out.obs.data(), m_out.final_obs.data(), m_out.step_outputs()};
+    return Kernel{m_params,
+                  m_world.kernel(m_out),
+                  m_seed,
+                  m_max_steps,
+                  m_states.data(),
+                  m_out.counters.data(),
+                  actions,
+                  m_out.obs.data(),
+                  m_out.final_obs.data(),
+                  m_out.step_outputs()};
   }
 
   void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
-
 
   Exec m_exec;
   i64 m_num_envs;
@@ -492,11 +505,11 @@ class VecEnvT final : public VecEnv {
   int m_max_steps = Env::kMaxEpisodeSteps;
   std::uint64_t m_seed = 0;
   Params m_params;
-  World m_world;                                       // what the env simulates besides its State
-  typename Exec::template Buffer<State> m_states;      // (num_envs) env state
+  World m_world;                                   // what the env simulates besides its State
+  typename Exec::template Buffer<State> m_states;  // (num_envs) env state
   EnvOutputs<Exec> m_out;  // counters, obs, final_obs, reward, flags, episode totals, random actions
   // Drawing scratch (the pose requests are const: filled on demand, hold no simulation state).
-  mutable int m_num_draw_geoms = -1;                                 // draw_geoms().size(), cached
+  mutable int m_num_draw_geoms = -1;                                // draw_geoms().size(), cached
   mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses
   mutable bool m_draw_requested = false;
 };

@@ -108,7 +108,8 @@ Result bench_rltrain(const rlt::Model& model, double control_dt, double seconds,
 }
 
 void usage() {
-  std::fprintf(stderr, "usage: bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep S] [--seconds 2] [--seed 7]\n");
+  std::fprintf(stderr,
+               "usage: bench_mujoco MODEL.xml [--control-dt 0.05] [--mj-timestep S] [--seconds 2] [--seed 7]\n");
   std::exit(2);
 }
 

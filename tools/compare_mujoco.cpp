@@ -69,7 +69,8 @@ struct Controls {
     }
     for (int u = 0; u < nu; ++u) {
       const double lo = range[2 * u], hi = range[2 * u + 1];
-      ctrl[u] = kind == kZero ? 0.0 : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::sin(2 * kPi * hz * t * control_dt + phase[u]);
+      ctrl[u] =
+          kind == kZero ? 0.0 : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::sin(2 * kPi * hz * t * control_dt + phase[u]);
     }
   }
 };
@@ -166,9 +167,10 @@ class RltrainSim {
 };
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]\n"
-               "                      [--gaits 16] [--seconds 5] [--seed 1] [--expect-within E]\n");
+  std::fprintf(
+      stderr,
+      "usage: compare_mujoco MODEL.xml [--key NAME] [--control-dt 0.05] [--timestep S] [--mj-integrator euler|rk4]\n"
+      "                      [--gaits 16] [--seconds 5] [--seed 1] [--expect-within E]\n");
   std::exit(2);
 }
 
@@ -225,7 +227,8 @@ int main(int argc, char** argv) {
     else usage();
   }
   if (path.empty()) usage();
-  if (integrator != "euler" && integrator != "rk4") fail("--mj-integrator: expected euler or rk4, got '" + integrator + "'");
+  if (integrator != "euler" && integrator != "rk4")
+    fail("--mj-integrator: expected euler or rk4, got '" + integrator + "'");
 
   rlt::Model model;
   try {
@@ -253,10 +256,11 @@ int main(int argc, char** argv) {
   bool finite = true;
   int mujoco_resets = 0;
 
-  std::printf("compare_mujoco %s%s%s: MuJoCo %s (%s) against rltrain (double), timestep %g s, controls held %g s\n"
-              "contacts and limits: MuJoCo's soft constraints on both sides\n",
-              path.c_str(), key.empty() ? "" : ", keyframe ", key.c_str(), mj_versionString(), integrator.c_str(),
-              model.timestep, control_dt);
+  std::printf(
+      "compare_mujoco %s%s%s: MuJoCo %s (%s) against rltrain (double), timestep %g s, controls held %g s\n"
+      "contacts and limits: MuJoCo's soft constraints on both sides\n",
+      path.c_str(), key.empty() ? "" : ", keyframe ", key.c_str(), mj_versionString(), integrator.c_str(),
+      model.timestep, control_dt);
   const long rest_steps = std::max(1L, std::lround(3.0 / control_dt));
   const Track rest_mj = mj.run(zero, rest_steps, substeps, 0), rest_rl = rl.run(zero, rest_steps);
   finite = finite && rest_rl.ok;
@@ -295,7 +299,8 @@ int main(int argc, char** argv) {
       if (u % 3 == 0 && u > 0) bits = rng.next4();
       sine.phase.push_back(2 * kPi * rlt::u32_to_unit_float(bits.v[1 + u % 3]));
     }
-    const Track a = mj.run(sine, steps, substeps, 0), b = rl.run(sine, steps), a2 = mj.run(sine, steps, substeps, kNudge);
+    const Track a = mj.run(sine, steps, substeps, 0), b = rl.run(sine, steps),
+                a2 = mj.run(sine, steps, substeps, kNudge);
     finite = finite && b.ok;
     mujoco_resets += (a.ok ? 0 : 1) + (a2.ok ? 0 : 1);
     std::printf("%-5ld %6.2f %11.3f %11.3f %11.3f %11.3f %9.3f %9.3f%s\n", g, sine.hz, a.dx(), b.dx(), a.dy(), b.dy(),
@@ -314,10 +319,14 @@ int main(int argc, char** argv) {
     std::printf("%-34s %18s %18s\n", "mean |displacement| (m)", disp.mj.text().c_str(), disp.rl.text().c_str());
     std::printf("%-34s %18s %18s\n", "mean root height (m)", height.mj.text().c_str(), height.rl.text().c_str());
     std::printf("%-34s %18.3f %18.3f\n", "path length / MuJoCo's", 1.0, path_ratio.mean());
-    std::printf("%-34s %18.3f %18.3f\n", "|d - d_MuJoCo| / mean |d_MuJoCo|", floor_err.sum / std::fmax(disp.mj.sum, 1e-12), rel_err);
-    std::printf("(MuJoCo column of the last row: MuJoCo against itself, its last joint started %g off: the floor chaos sets)\n", kNudge);
+    std::printf("%-34s %18.3f %18.3f\n", "|d - d_MuJoCo| / mean |d_MuJoCo|",
+                floor_err.sum / std::fmax(disp.mj.sum, 1e-12), rel_err);
+    std::printf(
+        "(MuJoCo column of the last row: MuJoCo against itself, its last joint started %g off: the floor chaos sets)\n",
+        kNudge);
   }
-  if (mujoco_resets > 0) std::printf("MuJoCo blew up and reset itself in %d runs (left out of the averages)\n", mujoco_resets);
+  if (mujoco_resets > 0)
+    std::printf("MuJoCo blew up and reset itself in %d runs (left out of the averages)\n", mujoco_resets);
   if (!finite) {
     std::printf("rltrain's state became non-finite in some run\n");
     return 1;
@@ -327,7 +336,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (expect_within >= 0 && !(rel_err <= expect_within)) {
-    std::printf("compare_mujoco: relative displacement error %.3g is above --expect-within %g\n", rel_err, expect_within);
+    std::printf("compare_mujoco: relative displacement error %.3g is above --expect-within %g\n", rel_err,
+                expect_within);
     return 1;
   }
   return 0;

@@ -11,7 +11,8 @@ EnvGrid EnvGrid::make(std::int64_t num_envs, float spacing_x, float spacing_y) {
   // About 1.8 times wider than deep in metres (a landscape image of a grid seen at a slant), not
   // square in cells: long thin envs (CartPole's rail) get more rows than columns.
   const double ratio = std::max(0.1, static_cast<double>(spacing_y) / std::max(1e-3f, spacing_x));
-  g.columns = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(g.num_envs) * ratio * 1.8))));
+  g.columns = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(g.num_envs) * ratio * 1.8))));
   g.columns = std::min(g.columns, g.num_envs);
   g.spacing_x = spacing_x;
   g.spacing_y = spacing_y;
@@ -57,8 +58,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> visible_env_ranges(const EnvG
     if (!inside) continue;
     if (!ranges.empty() && i - (ranges.back().first + ranges.back().second) <= merge_gap)
       ranges.back().second = i + 1 - ranges.back().first;
-    else
-      ranges.push_back({i, 1});
+    else ranges.push_back({i, 1});
   }
   return ranges;
 }

@@ -29,7 +29,8 @@ struct EnvGrid {
 // Envs whose cell (a sphere of radius `radius` around origin + centre) intersects the view frustum
 // of view_proj, as sorted [first, first + count) ranges; ranges closer than `merge_gap` envs are
 // merged (fewer, larger copies).
-std::vector<std::pair<std::int64_t, std::int64_t>> visible_env_ranges(const EnvGrid& grid, const Mat4& view_proj, Vec3 centre,
-                                                                      float radius, std::int64_t merge_gap = 4);
+std::vector<std::pair<std::int64_t, std::int64_t>> visible_env_ranges(const EnvGrid& grid, const Mat4& view_proj,
+                                                                      Vec3 centre, float radius,
+                                                                      std::int64_t merge_gap = 4);
 
 }  // namespace rlt::view

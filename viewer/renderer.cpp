@@ -212,7 +212,9 @@ void box_mesh(std::vector<float>& v, std::vector<unsigned>& idx) {
 void set_mat4(unsigned program, const char* name, const Mat4& m) {
   glUniformMatrix4fv(glGetUniformLocation(program, name), 1, GL_FALSE, m.m);
 }
-void set_vec3(unsigned program, const char* name, Vec3 v) { glUniform3f(glGetUniformLocation(program, name), v.x, v.y, v.z); }
+void set_vec3(unsigned program, const char* name, Vec3 v) {
+  glUniform3f(glGetUniformLocation(program, name), v.x, v.y, v.z);
+}
 
 }  // namespace
 
@@ -242,7 +244,8 @@ Renderer::Renderer() {
 
   glGenTextures(1, &m_shadow_tex);
   glBindTexture(GL_TEXTURE_2D, m_shadow_tex);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, m_shadow_size, m_shadow_size, 0, GL_DEPTH_COMPONENT, GL_FLOAT, nullptr);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, m_shadow_size, m_shadow_size, 0, GL_DEPTH_COMPONENT, GL_FLOAT,
+               nullptr);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -278,7 +281,8 @@ Renderer::~Renderer() {
   glDeleteProgram(m_ground_program);
 }
 
-void Renderer::build_mesh(Mesh& mesh, const std::vector<float>& verts, const std::vector<unsigned>& idx, unsigned instance_vbo) {
+void Renderer::build_mesh(Mesh& mesh, const std::vector<float>& verts, const std::vector<unsigned>& idx,
+                          unsigned instance_vbo) {
   glGenVertexArrays(1, &mesh.vao);
   glGenBuffers(1, &mesh.vbo);
   glGenBuffers(1, &mesh.ibo);
@@ -293,7 +297,8 @@ void Renderer::build_mesh(Mesh& mesh, const std::vector<float>& verts, const std
   glEnableVertexAttribArray(2);
   glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, vs, reinterpret_cast<void*>(6 * sizeof(float)));
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, mesh.ibo);
-  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(idx.size() * sizeof(unsigned)), idx.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(idx.size() * sizeof(unsigned)), idx.data(),
+               GL_STATIC_DRAW);
   mesh.num_indices = static_cast<int>(idx.size());
   glBindBuffer(GL_ARRAY_BUFFER, instance_vbo);
   const GLsizei is = kInstanceFloats * sizeof(float);
@@ -329,7 +334,8 @@ void Renderer::draw_geoms(unsigned program) {
       glUniform1i(kind_loc, k);
       const Mesh& mesh = m_mesh[k][lod];
       glBindVertexArray(mesh.vao);
-      glDrawElementsInstanced(GL_TRIANGLES, mesh.num_indices, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(m_count[k][lod]));
+      glDrawElementsInstanced(GL_TRIANGLES, mesh.num_indices, GL_UNSIGNED_INT, nullptr,
+                              static_cast<GLsizei>(m_count[k][lod]));
       ++m_draw_calls;
     }
   glBindVertexArray(0);
@@ -339,8 +345,8 @@ void Renderer::render(const RenderSettings& s, unsigned fbo, int width, int heig
   m_draw_calls = 0;
   const Vec3 l = normalize(s.light_dir);
   const float r = s.shadow_radius;
-  const Mat4 light_vp = ortho(-r, r, -r, r, 0.05f, 6.0f * r) *
-                        look_at(s.shadow_centre + l * (3.0f * r), s.shadow_centre, Vec3{0, 0, 1});
+  const Mat4 light_vp =
+      ortho(-r, r, -r, r, 0.05f, 6.0f * r) * look_at(s.shadow_centre + l * (3.0f * r), s.shadow_centre, Vec3{0, 0, 1});
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glDisable(GL_BLEND);
@@ -415,7 +421,9 @@ OffscreenTarget::~OffscreenTarget() {
   glDeleteRenderbuffers(1, &m_depth);
 }
 
-void OffscreenTarget::read_rgb(std::vector<std::uint8_t>& out) const { read_framebuffer_rgb(m_fbo, m_width, m_height, out); }
+void OffscreenTarget::read_rgb(std::vector<std::uint8_t>& out) const {
+  read_framebuffer_rgb(m_fbo, m_width, m_height, out);
+}
 
 void read_framebuffer_rgb(unsigned fbo, int width, int height, std::vector<std::uint8_t>& out) {
   const size_t row = static_cast<size_t>(width) * 3;
@@ -426,7 +434,8 @@ void read_framebuffer_rgb(unsigned fbo, int width, int height, std::vector<std::
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   out.resize(flipped.size());
   for (int y = 0; y < height; ++y)  // OpenGL's rows start at the bottom
-    std::memcpy(out.data() + row * static_cast<size_t>(y), flipped.data() + row * static_cast<size_t>(height - 1 - y), row);
+    std::memcpy(out.data() + row * static_cast<size_t>(y), flipped.data() + row * static_cast<size_t>(height - 1 - y),
+                row);
 }
 
 }  // namespace rlt::view

@@ -19,12 +19,12 @@ constexpr int kInstanceFloats = 19;
 constexpr int kNumLods = 3;
 
 struct RenderSettings {
-  Mat4 view_proj;                 // camera
-  Vec3 eye;                       // camera position (specular)
+  Mat4 view_proj;                       // camera
+  Vec3 eye;                             // camera position (specular)
   Vec3 light_dir{0.45f, -0.35f, 1.0f};  // towards the light (normalized inside)
-  Vec3 shadow_centre;             // the shadow map covers a square of half-size shadow_radius around it
+  Vec3 shadow_centre;                   // the shadow map covers a square of half-size shadow_radius around it
   float shadow_radius = 10.0f;
-  float ground_half = 50.0f;      // the ground quad spans [-ground_half, ground_half]^2 around ground_centre
+  float ground_half = 50.0f;  // the ground quad spans [-ground_half, ground_half]^2 around ground_centre
   Vec3 ground_centre;
   bool shadows = true;
   bool ground = true;
@@ -53,7 +53,7 @@ class Renderer {
   void build_mesh(Mesh& mesh, const std::vector<float>& verts, const std::vector<unsigned>& idx, unsigned instance_vbo);
   void draw_geoms(unsigned program);
 
-  Mesh m_mesh[kNumKinds][kNumLods];          // mesh of a level, bound to that bucket's instances
+  Mesh m_mesh[kNumKinds][kNumLods];  // mesh of a level, bound to that bucket's instances
   unsigned m_instances[kNumKinds][kNumLods] = {};
   std::int64_t m_count[kNumKinds][kNumLods] = {};
   std::int64_t m_capacity[kNumKinds][kNumLods] = {};

@@ -46,9 +46,11 @@ void EnvSim::step(ControlMode mode, bool deterministic, const std::vector<float>
     // executor-memory array the actions go through (VecEnv offers no other scratch on its device).
     for (i64 i = 0; i < n; ++i)
       for (int k = 0; k < act.dim; ++k) {
-        float v = mode == ControlMode::kManual && k < static_cast<int>(manual.size()) ? manual[static_cast<size_t>(k)] : 0.0f;
+        float v =
+            mode == ControlMode::kManual && k < static_cast<int>(manual.size()) ? manual[static_cast<size_t>(k)] : 0.0f;
         if (act.discrete) v = std::floor(std::clamp(v, 0.0f, static_cast<float>(act.num_actions - 1)));
-        else if (mode == ControlMode::kZero) v = std::clamp(0.0f, act.low[static_cast<size_t>(k)], act.high[static_cast<size_t>(k)]);
+        else if (mode == ControlMode::kZero)
+          v = std::clamp(0.0f, act.low[static_cast<size_t>(k)], act.high[static_cast<size_t>(k)]);
         m_manual_host[static_cast<size_t>(i * act.dim + k)] = v;
       }
     float* scratch = const_cast<float*>(m_env->sample_actions(m_seed, m_step));
@@ -104,7 +106,8 @@ void EnvSim::finished(std::vector<std::pair<i64, float>>& out) {
 
 // ---- ModelSim -------------------------------------------------------------------------------------
 
-ModelSim::ModelSim(std::unique_ptr<PhysicsBatch> batch, std::string title) : m_batch(std::move(batch)), m_title(std::move(title)) {
+ModelSim::ModelSim(std::unique_ptr<PhysicsBatch> batch, std::string title)
+    : m_batch(std::move(batch)), m_title(std::move(title)) {
   const std::vector<double> range = ctrl_sample_range(m_batch->model());
   m_space.dim = m_batch->model().nu;
   for (size_t u = 0; u < static_cast<size_t>(m_space.dim); ++u) {

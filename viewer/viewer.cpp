@@ -5,9 +5,9 @@
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/gl.h>
 
-#include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
 #include <stb_image_write.h>
 
 #include <algorithm>
@@ -57,11 +57,16 @@ void on_glfw_error(int code, const char* what) { g_glfw_error = std::to_string(c
 
 int kind_of(int geom_type) {
   switch (geom_type) {
-    case 2: return kKindSphere;
-    case 3: return kKindCapsule;
-    case 5: return kKindCapsule;  // cylinder: drawn as a capsule
-    case 6: return kKindBox;
-    default: return -1;           // plane (the ground is drawn anyway) and unsupported types
+    case 2:
+      return kKindSphere;
+    case 3:
+      return kKindCapsule;
+    case 5:
+      return kKindCapsule;  // cylinder: drawn as a capsule
+    case 6:
+      return kKindBox;
+    default:
+      return -1;  // plane (the ground is drawn anyway) and unsupported types
   }
 }
 
@@ -70,8 +75,8 @@ struct Scene {
   std::vector<DrawGeom> geoms;
   std::vector<int> kinds;
   EnvGrid grid;
-  Vec3 env_centre;        // centre of env 0's initial bounding box, in its own frame
-  float env_radius = 1;   // half its diagonal
+  Vec3 env_centre;       // centre of env 0's initial bounding box, in its own frame
+  float env_radius = 1;  // half its diagonal
   std::vector<float> poses;
   std::vector<float> inst[kNumKinds][kNumLods];  // instances per geom kind and level of detail
   std::int64_t visible_envs = 0;
@@ -115,12 +120,13 @@ struct Scene {
   // poses into instances, env `highlight` brightened. Between the two the frame loop does its other
   // work (the panel, input, PNG writing), which overlaps a device's copy.
   std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // the requested (first, count) envs
-  Vec3 eye{0, 0, 0};                                           // the eye they were picked for
+  Vec3 eye{0, 0, 0};                                          // the eye they were picked for
   bool requested = false;
 
   void request(ViewSim& sim, const Mat4& view_proj, Vec3 eye_, bool cull) {
     const std::int64_t n = sim.num_envs();
-    ranges = cull ? visible_env_ranges(grid, view_proj, env_centre, env_radius) : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, n}};
+    ranges = cull ? visible_env_ranges(grid, view_proj, env_centre, env_radius)
+                  : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, n}};
     eye = eye_;
     sim.request_poses(ranges);
     requested = true;
@@ -201,7 +207,7 @@ struct Session {
   Ring<float> rewards{600}, returns{200};
   float running_return = 0, last_return = NAN;
   EnvInfo info;
-  std::int64_t env_steps = 0;         // steps of the batch (x num_envs for env steps)
+  std::int64_t env_steps = 0;  // steps of the batch (x num_envs for env steps)
   double steps_per_s = 0, frame_ms = 0, sim_ms = 0, render_ms = 0;
   // --returns: the first finished episode of every env.
   std::vector<float> first_return;
@@ -224,7 +230,8 @@ struct Session {
     camera.yaw = opts.yaw;
     camera.pitch = opts.pitch;
     const float tan_y = std::tan(0.5f * camera.fovy), tan_x = tan_y * aspect;
-    const float d = std::max({hw / tan_x, (hd * std::sin(camera.pitch) + scene.env_radius) / tan_y, scene.env_radius / tan_y});
+    const float d =
+        std::max({hw / tan_x, (hd * std::sin(camera.pitch) + scene.env_radius) / tan_y, scene.env_radius / tan_y});
     camera.distance = std::max(1.0f, 1.1f * d + 0.5f * hd * std::cos(camera.pitch)) / std::max(0.05f, opts.zoom);
   }
 
@@ -234,7 +241,8 @@ struct Session {
     if (!opts.returns_path.empty()) {
       sim->finished(finished_scratch);
       for (const auto& [i, r] : finished_scratch)
-        if (!has_return[static_cast<size_t>(i)]) has_return[static_cast<size_t>(i)] = 1, first_return[static_cast<size_t>(i)] = r, ++num_first;
+        if (!has_return[static_cast<size_t>(i)])
+          has_return[static_cast<size_t>(i)] = 1, first_return[static_cast<size_t>(i)] = r, ++num_first;
     }
     if (!opts.headless) {  // the panel's numbers: one env's few floats
       info = sim->inspect(selected);
@@ -317,7 +325,9 @@ void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w
   j["spacing"] = {s.scene.grid.spacing_x, s.scene.grid.spacing_y};
   j["geoms"] = nlohmann::json::array();
   for (const auto& g : s.scene.geoms)
-    j["geoms"].push_back({{"type", g.type}, {"size", {g.size[0], g.size[1], g.size[2]}}, {"rgba", {g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3]}}});
+    j["geoms"].push_back({{"type", g.type},
+                          {"size", {g.size[0], g.size[1], g.size[2]}},
+                          {"rgba", {g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3]}}});
   j["envs"] = nlohmann::json::array();
   const std::int64_t n = std::min<std::int64_t>(s.sim->num_envs(), 256);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -345,14 +355,16 @@ void require_display() {
 GLFWwindow* open_window(const ViewOptions& opts, const std::string& title) {
   glfwSetErrorCallback(on_glfw_error);
   require_display();
-  if (!glfwInit()) throw ConfigError("rltrain view: GLFW could not start (" + g_glfw_error + "): " + viewer_no_display_hint());
+  if (!glfwInit())
+    throw ConfigError("rltrain view: GLFW could not start (" + g_glfw_error + "): " + viewer_no_display_hint());
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_VISIBLE, opts.headless ? GLFW_FALSE : GLFW_TRUE);
   glfwWindowHint(GLFW_SAMPLES, opts.headless ? 0 : 4);
-  GLFWwindow* win = glfwCreateWindow(opts.headless ? 64 : opts.width, opts.headless ? 64 : opts.height, title.c_str(), nullptr, nullptr);
+  GLFWwindow* win = glfwCreateWindow(opts.headless ? 64 : opts.width, opts.headless ? 64 : opts.height, title.c_str(),
+                                     nullptr, nullptr);
   if (!win) {
     glfwTerminate();
     throw ConfigError("rltrain view: no OpenGL 3.3 core context (" + g_glfw_error + "); " + viewer_no_display_hint());
@@ -392,8 +404,11 @@ void print_returns(Session& s) {
   const double mean = k > 0 ? sum / k : std::nan("");
   const double sd = k > 0 ? std::sqrt(std::max(0.0, sum2 / k - mean * mean)) : std::nan("");
   const auto stat = [&](double x) { return k > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
-  std::ofstream(s.opts.returns_path) << nlohmann::json{{"returns", r}, {"finished", s.num_first}, {"mean_return", stat(mean)},
-                                                       {"std_return", stat(sd)}}.dump()
+  std::ofstream(s.opts.returns_path) << nlohmann::json{{"returns", r},
+                                                       {"finished", s.num_first},
+                                                       {"mean_return", stat(mean)},
+                                                       {"std_return", stat(sd)}}
+                                            .dump()
                                      << "\n";
   std::printf("%s: %lld of %lld envs finished an episode: mean return %.3f, std %.3f\n", s.sim->title().c_str(),
               static_cast<long long>(s.num_first), static_cast<long long>(n), mean, sd);
@@ -403,10 +418,11 @@ void panel(Session& s, GLFWwindow* win, const Renderer& r) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(390, 0), ImGuiCond_FirstUseEver);
   ImGui::Begin("rltrain view");
-  ImGui::Text("%s  |  %lld envs on %s  |  %lld visible", s.sim->title().c_str(), static_cast<long long>(s.sim->num_envs()),
-              s.sim->device().c_str(), static_cast<long long>(s.scene.visible_envs));
-  ImGui::Text("frame %.1f ms (%.0f fps)  sim %.1f ms  render %.1f ms", s.frame_ms, s.frame_ms > 0 ? 1e3 / s.frame_ms : 0.0,
-              s.sim_ms, s.render_ms);
+  ImGui::Text("%s  |  %lld envs on %s  |  %lld visible", s.sim->title().c_str(),
+              static_cast<long long>(s.sim->num_envs()), s.sim->device().c_str(),
+              static_cast<long long>(s.scene.visible_envs));
+  ImGui::Text("frame %.1f ms (%.0f fps)  sim %.1f ms  render %.1f ms", s.frame_ms,
+              s.frame_ms > 0 ? 1e3 / s.frame_ms : 0.0, s.sim_ms, s.render_ms);
   ImGui::Text("%.3g env steps/s  |  %d draw calls", s.steps_per_s, r.last_draw_calls());
   if (!s.watch_status.empty()) ImGui::TextWrapped("training: %s", s.watch_status.c_str());
   ImGui::Separator();
@@ -432,7 +448,8 @@ void panel(Session& s, GLFWwindow* win, const Renderer& r) {
   s.mode = static_cast<ControlMode>(mode);
   if (s.sim->has_policy()) ImGui::Checkbox("deterministic (mode of the policy)", &s.deterministic);
   const Space& act = s.sim->action_space();
-  if (s.mode == ControlMode::kManual && ImGui::CollapsingHeader("actuators (every env)", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (s.mode == ControlMode::kManual &&
+      ImGui::CollapsingHeader("actuators (every env)", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (int k = 0; k < act.dim; ++k) {
       char label[32];
       std::snprintf(label, sizeof label, "a[%d]", k);
@@ -471,10 +488,11 @@ void panel(Session& s, GLFWwindow* win, const Renderer& r) {
     }
     ImGui::TextWrapped("action: %s", line.c_str());
     if (!s.rewards.v.empty())
-      ImGui::PlotLines("reward", s.rewards.v.data(), static_cast<int>(s.rewards.v.size()), 0, nullptr, FLT_MAX, FLT_MAX, ImVec2(0, 60));
-    if (!s.returns.v.empty())
-      ImGui::PlotLines("episode\nreturns", s.returns.v.data(), static_cast<int>(s.returns.v.size()), 0, nullptr, FLT_MAX, FLT_MAX,
+      ImGui::PlotLines("reward", s.rewards.v.data(), static_cast<int>(s.rewards.v.size()), 0, nullptr, FLT_MAX, FLT_MAX,
                        ImVec2(0, 60));
+    if (!s.returns.v.empty())
+      ImGui::PlotLines("episode\nreturns", s.returns.v.data(), static_cast<int>(s.returns.v.size()), 0, nullptr,
+                       FLT_MAX, FLT_MAX, ImVec2(0, 60));
   }
   ImGui::TextDisabled("drag: orbit  right/middle drag: pan  wheel: zoom");
   ImGui::End();
@@ -498,7 +516,8 @@ struct WindowInput {
         const bool down = glfwGetMouseButton(win, b) == GLFW_PRESS;
         if (down && !was_down[b]) press_x = mx, press_y = my;
         if (down && was_down[b]) {
-          if (b == GLFW_MOUSE_BUTTON_LEFT) s.camera.orbit(static_cast<float>(mx - last_x), static_cast<float>(my - last_y));
+          if (b == GLFW_MOUSE_BUTTON_LEFT)
+            s.camera.orbit(static_cast<float>(mx - last_x), static_cast<float>(my - last_y));
           else s.camera.pan(static_cast<float>(mx - last_x), static_cast<float>(my - last_y), static_cast<float>(wh));
         }
         if (!down && was_down[b] && b == GLFW_MOUSE_BUTTON_LEFT && std::abs(mx - press_x) + std::abs(my - press_y) < 4)
@@ -616,11 +635,14 @@ void window_loop(Session& s, GLFWwindow* win, Renderer& renderer) {
     ++frame;
   }
   if (frame > 1) {
-    const double per = 1e3 * std::chrono::duration<double>(Clock::now() - second_t).count() / static_cast<double>(frame - 1);
-    std::fprintf(stderr, "rltrain view: %lld frames, %lld envs (%lld drawn last): %.1f ms/frame (%.1f fps): sim %.1f ms, render %.1f ms%s\n",
-                 static_cast<long long>(frame), static_cast<long long>(s.sim->num_envs()), static_cast<long long>(s.scene.visible_envs),
-                 per, 1e3 / per, sum_sim / static_cast<double>(frame - 1), sum_render / static_cast<double>(frame - 1),
-                 s.opts.out_dir.empty() ? "" : " (PNG writing included)");
+    const double per =
+        1e3 * std::chrono::duration<double>(Clock::now() - second_t).count() / static_cast<double>(frame - 1);
+    std::fprintf(stderr,
+                 "rltrain view: %lld frames, %lld envs (%lld drawn last): %.1f ms/frame (%.1f fps): sim %.1f ms, "
+                 "render %.1f ms%s\n",
+                 static_cast<long long>(frame), static_cast<long long>(s.sim->num_envs()),
+                 static_cast<long long>(s.scene.visible_envs), per, 1e3 / per, sum_sim / static_cast<double>(frame - 1),
+                 sum_render / static_cast<double>(frame - 1), s.opts.out_dir.empty() ? "" : " (PNG writing included)");
   }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
@@ -667,7 +689,8 @@ void headless_loop(Session& s, Renderer& renderer) {
         throw std::runtime_error(base + ".png: cannot write");
       if (o.frame_info) write_frame_info(base + ".json", s, vp, w, h);
     }
-    if (video && std::fwrite(rgb.data(), 1, rgb.size(), video) != rgb.size()) throw std::runtime_error("--video: ffmpeg stopped reading");
+    if (video && std::fwrite(rgb.data(), 1, rgb.size(), video) != rgb.size())
+      throw std::runtime_error("--video: ffmpeg stopped reading");
     if (f + 1 < o.frames) {
       s.advance();
       vp = s.request_frame(aspect);
@@ -697,9 +720,11 @@ void check_options(const ViewOptions& o) {
     throw ConfigError("--headless: needs --out DIR, --video FILE or --returns FILE");
   if (!o.video_path.empty() && !o.headless) throw ConfigError("--video: only with --headless");
   if (!o.video_path.empty() && !have_program("ffmpeg"))
-    throw ConfigError("--video: ffmpeg is not installed (apt-get install ffmpeg); --out DIR writes PNG frames without it");
+    throw ConfigError(
+        "--video: ffmpeg is not installed (apt-get install ffmpeg); --out DIR writes PNG frames without it");
   if (o.width < 16 || o.height < 16 || o.width > 8192 || o.height > 8192)
-    throw ConfigError("--width/--height: expected 16..8192 pixels, got " + std::to_string(o.width) + "x" + std::to_string(o.height));
+    throw ConfigError("--width/--height: expected 16..8192 pixels, got " + std::to_string(o.width) + "x" +
+                      std::to_string(o.height));
   if (!(o.speed >= 0) || o.speed > 1000) throw ConfigError("--speed: expected 0..1000 env steps per frame");
   if (!o.out_dir.empty()) {
     std::error_code ec;
@@ -712,7 +737,8 @@ int run_session(Session& s) {
   const ViewOptions& o = s.opts;
   s.scene.init(*s.sim);
   s.mode = parse_control(o.control, s.sim->has_policy() || !o.watch_run_dir.empty());
-  if (s.mode == ControlMode::kPolicy && !s.sim->has_policy()) s.mode = ControlMode::kRandom;  // until the first checkpoint
+  if (s.mode == ControlMode::kPolicy && !s.sim->has_policy())
+    s.mode = ControlMode::kRandom;  // until the first checkpoint
   s.deterministic = o.deterministic;
   s.speed = o.speed;
   s.shadows = o.shadows;

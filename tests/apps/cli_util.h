@@ -69,7 +69,8 @@ inline std::string describe(const std::vector<std::string>& args, const CliResul
 class CliProcess {
  public:
   CliProcess(const std::vector<std::string>& args, const std::string& cwd, const std::string& capture_dir)
-      : m_out(capture_dir + "/.stdout." + std::to_string(s_counter)), m_err(capture_dir + "/.stderr." + std::to_string(s_counter)) {
+      : m_out(capture_dir + "/.stdout." + std::to_string(s_counter)),
+        m_err(capture_dir + "/.stderr." + std::to_string(s_counter)) {
     ++s_counter;
     std::vector<std::string> argv_s;
     argv_s.push_back(RLTRAIN_BIN);

@@ -24,10 +24,10 @@ namespace {
 using Args = std::vector<std::string>;
 
 // The columns the trainer writes to metrics.csv (apps/trainer.cpp), in order.
-const Args kMetricsColumns = {"iteration",   "env_steps",  "wall_seconds",       "mean_return",
-                              "mean_length", "episodes",   "policy_loss",        "value_loss",
-                              "entropy",     "approx_kl",  "clip_frac",          "explained_variance",
-                              "learning_rate", "env_steps_per_second"};
+const Args kMetricsColumns = {
+    "iteration",     "env_steps",           "wall_seconds", "mean_return", "mean_length", "episodes",
+    "policy_loss",   "value_loss",          "entropy",      "approx_kl",   "clip_frac",   "explained_variance",
+    "learning_rate", "env_steps_per_second"};
 
 // CartPole's batch with the shipped config: 16 envs x 32 steps.
 constexpr std::int64_t kCartpoleBatch = 512;
@@ -40,8 +40,11 @@ Args concat(Args a, const Args& b) {
 // A tiny CartPole training of `iterations` iterations that never stops early. On the CPU wherever
 // a GPU answers too: thread counts and bit-for-bit resumes are checked on the CPU executor.
 Args tiny_cartpole(std::int64_t iterations) {
-  return {"train", "--config", cartpole_config(), "--quiet", "--device", "cpu", "--set",
-          "train.total_env_steps=" + std::to_string(iterations * kCartpoleBatch), "--set", "train.stop_at_target=false"};
+  return {"train",           "--config",
+          cartpole_config(), "--quiet",
+          "--device",        "cpu",
+          "--set",           "train.total_env_steps=" + std::to_string(iterations * kCartpoleBatch),
+          "--set",           "train.stop_at_target=false"};
 }
 
 // Bad input: exit code 2, nothing on stdout, exactly one line on stderr that holds every needle.
@@ -111,8 +114,8 @@ class CliBadInput : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     s_tmp = new TempDir;
-    const Args args = concat(tiny_cartpole(4), {"--set", "train.checkpoint_every=1", "--iterations", "2", "--run-dir",
-                                                run_dir()});
+    const Args args =
+        concat(tiny_cartpole(4), {"--set", "train.checkpoint_every=1", "--iterations", "2", "--run-dir", run_dir()});
     const CliResult r = run_cli(args, s_tmp->path());
     ASSERT_EQ(r.exit_code, 0) << describe(args, r);
     s_before = new Snapshot(snapshot(run_dir()));
@@ -171,8 +174,10 @@ TEST_F(CliBadInput, UnknownConfigKey) {
 }
 
 TEST_F(CliBadInput, WrongType) {
-  bad_config("type1.toml", "[ppo]\nnum_steps = \"a\"\n", {"ppo.num_steps", "expected a positive integer", "got string \"a\""});
-  bad_config("type2.toml", "[train]\nstop_at_target = 1\n", {"train.stop_at_target", "expected a boolean", "got integer 1"});
+  bad_config("type1.toml", "[ppo]\nnum_steps = \"a\"\n",
+             {"ppo.num_steps", "expected a positive integer", "got string \"a\""});
+  bad_config("type2.toml", "[train]\nstop_at_target = 1\n",
+             {"train.stop_at_target", "expected a boolean", "got integer 1"});
   bad_config("type3.toml", "[policy]\nhidden = 64\n", {"policy.hidden", "expected an array of integers"});
   bad_config("type4.toml", "[env]\nnum_envs = 16.0\n", {"env.num_envs", "expected a positive integer", "float"});
 }
@@ -180,7 +185,8 @@ TEST_F(CliBadInput, WrongType) {
 TEST_F(CliBadInput, OutOfRangeValue) {
   bad_config("range1.toml", "[ppo]\ngamma = 1.5\n", {"ppo.gamma", "expected a number in [0, 1]", "1.5"});
   bad_config("range2.toml", "[env]\nnum_envs = 0\n", {"env.num_envs", "expected a positive integer", "got 0"});
-  bad_config("range3.toml", "[policy]\nactivation = \"sigmoid\"\n", {"policy.activation", "expected one of tanh, elu, relu", "sigmoid"});
+  bad_config("range3.toml", "[policy]\nactivation = \"sigmoid\"\n",
+             {"policy.activation", "expected one of tanh, elu, relu", "sigmoid"});
   // Consistency: 16 envs x 128 steps (the defaults) is not divisible into 5 minibatches.
   bad_config("range4.toml", "[ppo]\nnum_minibatches = 5\n", {"ppo.num_minibatches", "expected a divisor", "got 5"});
 }
@@ -193,7 +199,8 @@ TEST_F(CliBadInput, UnknownEnv) {
 TEST_F(CliBadInput, UnknownEnvParam) {
   bad_config("param1.toml", "[env]\nname = \"cartpole\"\ngravty = 9.8\n",
              {"env.gravty", "not a parameter of env 'cartpole'", "gravity"});
-  bad_config("param2.toml", "[env]\nname = \"cartpole\"\ngravity = \"high\"\n", {"env.gravity", "expected a number or boolean"});
+  bad_config("param2.toml", "[env]\nname = \"cartpole\"\ngravity = \"high\"\n",
+             {"env.gravity", "expected a number or boolean"});
   bad_set("env.gravty=3", {"env.gravty", "not a parameter of env 'cartpole'"});
 }
 
@@ -252,7 +259,8 @@ TEST_F(CliBadInput, DeviceBogus) {
 
 TEST_F(CliBadInput, DeviceCudaWithoutGpu) {
   const CudaProbe probe = probe_cuda();
-  if (probe.device_count > 0) GTEST_SKIP() << "a GPU answers (" << probe.reason << "): --device cuda is not bad input here";
+  if (probe.device_count > 0)
+    GTEST_SKIP() << "a GPU answers (" << probe.reason << "): --device cuda is not bad input here";
   bad({"train", "--resume", run_dir(), "--device", "cuda"}, {"--device", "cuda"});
   bad({"eval", "--checkpoint", run_dir(), "--device", "cuda"}, {"--device", "cuda"});
   // From the config file, the message names the file and the key.
@@ -273,8 +281,8 @@ TEST_F(CliBadInput, CorruptCheckpoint) {
   std::memcpy(&header_len, good.data(), 8);
   // Truncated at several places: inside the length, inside the JSON header, inside the data, the
   // last byte.
-  const std::vector<std::size_t> cuts = {0, 3, 8, 8 + header_len / 2, 8 + header_len, 8 + header_len + 100,
-                                         good.size() / 2, good.size() - 1};
+  const std::vector<std::size_t> cuts = {
+      0, 3, 8, 8 + header_len / 2, 8 + header_len, 8 + header_len + 100, good.size() / 2, good.size() - 1};
   for (std::size_t cut : cuts) {
     const std::string path = tmp("trunc_" + std::to_string(cut) + ".safetensors");
     write_file(path, good.substr(0, cut));
@@ -310,11 +318,13 @@ TEST_F(CliBadInput, CorruptCheckpoint) {
 }
 
 TEST_F(CliBadInput, CheckpointOfAnotherEnv) {
-  const Args pend = {"train", "--config", cartpole_config(), "--quiet", "--device", "cpu", "--set", "env.name=pendulum", "--set",
-                     "train.total_env_steps=1024", "--run-dir", tmp("pend")};
+  const Args pend = {"train",     "--config", cartpole_config(),   "--quiet", "--device",
+                     "cpu",       "--set",    "env.name=pendulum", "--set",   "train.total_env_steps=1024",
+                     "--run-dir", tmp("pend")};
   const CliResult r = run_cli(pend, s_tmp->path());
   ASSERT_EQ(r.exit_code, 0) << describe(pend, r);
-  bad({"eval", "--checkpoint", tmp("pend"), "--config", cartpole_config()}, {"env", "'pendulum'", "'cartpole'", cartpole_config()});
+  bad({"eval", "--checkpoint", tmp("pend"), "--config", cartpole_config()},
+      {"env", "'pendulum'", "'cartpole'", cartpole_config()});
   const std::string file = tmp("pend") + "/checkpoints/latest.safetensors";
   bad({"eval", "--checkpoint", file, "--config", cartpole_config()}, {file, "env", "'pendulum'", "'cartpole'"});
 
@@ -383,7 +393,8 @@ TEST_F(CliBadInput, UnknownSubcommandOrFlag) {
 
 TEST_F(CliBadInput, BenchBadNumEnvs) {
   for (const std::string sizes : {"0,x", "4,x", "", "4,,8", "-1", "1.5"})
-    bad({"bench", "--num-envs", sizes, "--no-ppo"}, {"--num-envs", "expected a comma-separated list of positive integers"});
+    bad({"bench", "--num-envs", sizes, "--no-ppo"},
+        {"--num-envs", "expected a comma-separated list of positive integers"});
   bad({"bench", "--env", "cartpol", "--num-envs", "1"}, {"--env", "unknown env 'cartpol'"});
 }
 
@@ -412,7 +423,8 @@ class CliResume : public ::testing::Test {
     expect_same_tensors(ca, cb, {"learner/"});
     expect_same_tensors(ca, cb, {"env/", "progress/counters", "progress/recent_"});
     const auto sa = read_json(a + "/summary.json"), sb = read_json(b + "/summary.json");
-    for (const char* key : {"final_mean_return", "final_mean_length", "episodes", "env_steps", "iterations", "finished"})
+    for (const char* key :
+         {"final_mean_return", "final_mean_length", "episodes", "env_steps", "iterations", "finished"})
       EXPECT_EQ(sa[key], sb[key]) << "summary.json " << key;
   }
 };
@@ -435,10 +447,16 @@ TEST_F(CliResume, ContinuesBitForBit) {
 // running statistics must travel through the checkpoint too).
 TEST_F(CliResume, ContinuesBitForBitInChunksWithNormalizers) {
   const std::int64_t n = 10;
-  const Args base = {"train", "--config", cartpole_config(), "--quiet", "--device", "cpu", "--set", "env.name=pendulum",
-                     "--set", "env.num_envs=8", "--set", "ppo.num_steps=16", "--set", "ppo.normalize_obs=true", "--set",
-                     "ppo.normalize_reward=true", "--set", "train.total_env_steps=" + std::to_string(n * 128),
-                     "--set", "train.stop_at_target=false"};
+  const Args base = {"train",           "--config",
+                     cartpole_config(), "--quiet",
+                     "--device",        "cpu",
+                     "--set",           "env.name=pendulum",
+                     "--set",           "env.num_envs=8",
+                     "--set",           "ppo.num_steps=16",
+                     "--set",           "ppo.normalize_obs=true",
+                     "--set",           "ppo.normalize_reward=true",
+                     "--set",           "train.total_env_steps=" + std::to_string(n * 128),
+                     "--set",           "train.stop_at_target=false"};
   ok(concat(base, {"--iterations", "3", "--run-dir", tmp("A")}));
   for (int k = 0; k < 2; ++k) ok({"train", "--resume", tmp("A"), "--iterations", "3", "--quiet"});
   EXPECT_EQ(read_metrics(tmp("A/metrics.csv")).rows.size(), 9u);
@@ -495,7 +513,8 @@ TEST_F(CliResume, KilledRunResumesBitForBit) {
   }
   const std::size_t rows = read_metrics(tmp("A/metrics.csv")).rows.size();
   const std::int64_t ckpt = checkpoint_iteration(tmp("A/checkpoints/latest.safetensors"));
-  std::printf("killed after %zu metrics rows; latest checkpoint at iteration %lld\n", rows, static_cast<long long>(ckpt));
+  std::printf("killed after %zu metrics rows; latest checkpoint at iteration %lld\n", rows,
+              static_cast<long long>(ckpt));
   EXPECT_LE(ckpt, static_cast<std::int64_t>(rows));
   ok({"train", "--resume", tmp("A"), "--quiet"});
   ok(concat(base, {"--run-dir", tmp("B")}));
@@ -512,8 +531,7 @@ TEST_F(CliDeterminism, SameSeedSameMetricsWhateverTheThreads) {
     const Args base = concat(tiny_cartpole(8), {"--set", "env.name=" + env, "--set", "ppo.normalize_obs=true"});
     for (const std::string threads : {"1", "2", "3"})
       ok(concat(base, {"--set", "train.threads=" + threads, "--run-dir", tmp(env + "_t" + threads)}));
-    for (const std::string threads : {"2", "3"})
-      expect_same_run(tmp(env + "_t1"), tmp(env + "_t" + threads), 8);
+    for (const std::string threads : {"2", "3"}) expect_same_run(tmp(env + "_t1"), tmp(env + "_t" + threads), 8);
   }
 }
 
@@ -539,9 +557,15 @@ TEST_F(CliDeterminism, OtherSeedOtherMetrics) {
 TEST(CliRunDir, HoldsResolvedConfigMetricsSummaryAndCheckpoints) {
   TempDir tmp;
   const std::string run = tmp / "run";
-  const Args sets = {"env.num_envs=8", "env.max_episode_steps=200", "ppo.num_steps=16", "ppo.num_minibatches=2",
-                     "policy.hidden=[32, 16]", "ppo.learning_rate=1e-3", "train.total_env_steps=1280",
-                     "train.stop_at_target=false", "train.checkpoint_every=5"};
+  const Args sets = {"env.num_envs=8",
+                     "env.max_episode_steps=200",
+                     "ppo.num_steps=16",
+                     "ppo.num_minibatches=2",
+                     "policy.hidden=[32, 16]",
+                     "ppo.learning_rate=1e-3",
+                     "train.total_env_steps=1280",
+                     "train.stop_at_target=false",
+                     "train.checkpoint_every=5"};
   Args args = {"train", "--config", cartpole_config(), "--seed", "7", "--device", "cpu", "--run-dir", run};
   for (const auto& s : sets) args.insert(args.end(), {"--set", s});
   const CliResult r = run_cli(args, tmp.path());
@@ -578,7 +602,8 @@ TEST(CliRunDir, HoldsResolvedConfigMetricsSummaryAndCheckpoints) {
   // summary.json.
   const auto s = read_json(run + "/summary.json");
   ASSERT_TRUE(s.contains("final_mean_return") && s["final_mean_return"].is_number()) << s.dump();
-  EXPECT_NEAR(s["final_mean_return"].get<double>(), std::stod(m.rows.back()[3]), 1e-6 * std::fabs(std::stod(m.rows.back()[3])));
+  EXPECT_NEAR(s["final_mean_return"].get<double>(), std::stod(m.rows.back()[3]),
+              1e-6 * std::fabs(std::stod(m.rows.back()[3])));
   EXPECT_EQ(s["env_steps"], 1280);
   EXPECT_EQ(s["iterations"], 10);
   ASSERT_TRUE(s.contains("wall_seconds"));
@@ -633,7 +658,8 @@ TEST_F(CliEval, DeterministicPrintsMeanAndStd) {
   const Snapshot before = snapshot(run_dir());
   const CliResult r = eval({"--checkpoint", run_dir(), "--episodes", "20", "--deterministic"}, "auto");
   std::smatch m;
-  const std::regex line(R"(^cartpole: 20 episodes \(deterministic, (cpu|cuda)\): mean return ([0-9.]+), std ([0-9.]+), mean length ([0-9.]+)\n$)");
+  const std::regex line(
+      R"(^cartpole: 20 episodes \(deterministic, (cpu|cuda)\): mean return ([0-9.]+), std ([0-9.]+), mean length ([0-9.]+)\n$)");
   ASSERT_TRUE(std::regex_match(r.out, m, line)) << r.out;
   const double mean = std::stod(m[2]), std_ = std::stod(m[3]), length = std::stod(m[4]);
   EXPECT_GE(mean, 8.0);  // CartPole returns 1 per step and no episode ends before step 8
@@ -666,17 +692,32 @@ TEST_F(CliEval, RunDirAndCheckpointFileAgree) {
 TEST(CliEvalRobot, PrintsTheMeanForwardSpeedOfLocomotionTasks) {
   TempDir tmp;
   const std::string run = tmp / "cheetah";
-  const Args train = {"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/halfcheetah.toml", "--quiet",
-                      "--device", "cpu", "--run-dir", run, "--set", "env.num_envs=4", "--set", "ppo.num_steps=8",
-                      "--set", "train.total_env_steps=64", "--set", "env.ctrl_cost_weight=0",
-                      "--set", "env.max_episode_steps=100"};
+  const Args train = {"train",
+                      "--config",
+                      std::string(RLTRAIN_SOURCE_DIR) + "/configs/halfcheetah.toml",
+                      "--quiet",
+                      "--device",
+                      "cpu",
+                      "--run-dir",
+                      run,
+                      "--set",
+                      "env.num_envs=4",
+                      "--set",
+                      "ppo.num_steps=8",
+                      "--set",
+                      "train.total_env_steps=64",
+                      "--set",
+                      "env.ctrl_cost_weight=0",
+                      "--set",
+                      "env.max_episode_steps=100"};
   const CliResult t = run_cli(train, tmp.path());
   ASSERT_EQ(t.exit_code, 0) << describe(train, t);
   const Args args = {"eval", "--checkpoint", run, "--episodes", "6", "--device", "cpu"};
   const CliResult r = run_cli(args, tmp.path());
   ASSERT_EQ(r.exit_code, 0) << describe(args, r);
   std::smatch m;
-  const std::regex line(R"(^halfcheetah: 6 episodes \(sampled, cpu\): mean return (-?[0-9.]+), std [0-9.]+, mean length 100\.0, mean forward speed (-?[0-9.]+) m/s\n$)");
+  const std::regex line(
+      R"(^halfcheetah: 6 episodes \(sampled, cpu\): mean return (-?[0-9.]+), std [0-9.]+, mean length 100\.0, mean forward speed (-?[0-9.]+) m/s\n$)");
   ASSERT_TRUE(std::regex_match(r.out, m, line)) << r.out;
   // reward = 1 * x velocity (control cost off): return = sum of velocities = speed x 100 steps.
   const double ret = std::stod(m[1]), speed = std::stod(m[2]);
@@ -684,7 +725,8 @@ TEST(CliEvalRobot, PrintsTheMeanForwardSpeedOfLocomotionTasks) {
   // A task without a forward direction prints no speed.
   const Args cartpole = concat(tiny_cartpole(1), {"--run-dir", tmp / "cartpole"});
   ASSERT_EQ(run_cli(cartpole, tmp.path()).exit_code, 0);
-  const CliResult c = run_cli({"eval", "--checkpoint", tmp / "cartpole", "--episodes", "2", "--device", "cpu"}, tmp.path());
+  const CliResult c =
+      run_cli({"eval", "--checkpoint", tmp / "cartpole", "--episodes", "2", "--device", "cpu"}, tmp.path());
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out.find("forward speed"), std::string::npos) << c.out;
 }
@@ -737,7 +779,8 @@ TEST(CliHelp, EverySubcommandHasHelp) {
   const std::vector<std::pair<Args, Args>> cases = {
       {{"--help"}, {"train", "eval", "bench", "envs"}},
       {{"--help-all"}, {"train", "eval", "bench", "envs", "--checkpoint", "--num-envs"}},
-      {{"train", "--help"}, {"--config", "--set", "--device", "--seed", "--run-dir", "--resume", "--iterations", "--quiet"}},
+      {{"train", "--help"},
+       {"--config", "--set", "--device", "--seed", "--run-dir", "--resume", "--iterations", "--quiet"}},
       {{"eval", "--help"}, {"--checkpoint", "--episodes", "--deterministic", "--config", "--seed", "--device"}},
       {{"bench", "--help"}, {"--env", "--num-envs", "--steps", "--device", "--json", "--no-ppo"}},
       {{"envs", "--help"}, {"--names"}},

@@ -13,7 +13,8 @@ namespace {
 TEST(CliLearning, CartPoleShippedConfigReachesTarget) {
   TempDir tmp;
   const std::string run = tmp / "run";
-  const std::vector<std::string> train = {"train", "--config", cartpole_config(), "--seed", "1", "--device", "cpu", "--run-dir", run, "--quiet"};
+  const std::vector<std::string> train = {"train",    "--config", cartpole_config(), "--seed", "1",
+                                          "--device", "cpu",      "--run-dir",       run,      "--quiet"};
   const CliResult t = run_cli(train, tmp.path());
   ASSERT_EQ(t.exit_code, 0) << describe(train, t);
   const auto s = nlohmann::json::parse(read_file(run + "/summary.json"));
@@ -21,7 +22,8 @@ TEST(CliLearning, CartPoleShippedConfigReachesTarget) {
   ASSERT_TRUE(s["final_mean_return"].is_number()) << s.dump(2);
   EXPECT_GE(s["final_mean_return"].get<double>(), 475.0) << s.dump(2);
 
-  const std::vector<std::string> eval = {"eval", "--checkpoint", run, "--deterministic", "--episodes", "100", "--device", "cpu"};
+  const std::vector<std::string> eval = {"eval",       "--checkpoint", run,        "--deterministic",
+                                         "--episodes", "100",          "--device", "cpu"};
   const CliResult e = run_cli(eval, tmp.path());
   ASSERT_EQ(e.exit_code, 0) << describe(eval, e);
   std::smatch m;

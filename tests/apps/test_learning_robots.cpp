@@ -117,9 +117,9 @@ void expect_improves(const SmokeCase& c) {
   ASSERT_GE(ret.size(), static_cast<size_t>(2 * kRows)) << "too few rows with a mean return";
   const double first = mean_of(ret.begin(), ret.begin() + kRows);
   const double last = mean_of(ret.end() - kRows, ret.end());
-  std::printf("%s: %lld env steps in %.2f s, mean return %.1f (first %d rows) -> %.1f (last %d rows), %+.1f (need +%.1f)\n",
-              c.env, static_cast<long long>(r.env_steps), r.wall_seconds, first, kRows, last, kRows, last - first,
-              c.margin);
+  std::printf(
+      "%s: %lld env steps in %.2f s, mean return %.1f (first %d rows) -> %.1f (last %d rows), %+.1f (need +%.1f)\n",
+      c.env, static_cast<long long>(r.env_steps), r.wall_seconds, first, kRows, last, kRows, last - first, c.margin);
   EXPECT_GE(last - first, c.margin) << c.env << ": mean return " << first << " -> " << last;
 }
 

@@ -81,9 +81,9 @@ double mean_of(std::vector<double>::const_iterator b, std::vector<double>::const
 }
 
 struct SmokeCase {
-  const char* env;              // configs/<env>.toml
-  std::int64_t total_env_steps; // the reduced budget
-  double margin;                // required improvement of the mean return, last rows over first
+  const char* env;               // configs/<env>.toml
+  std::int64_t total_env_steps;  // the reduced budget
+  double margin;                 // required improvement of the mean return, last rows over first
 };
 
 void expect_learns(const SmokeCase& c) {
@@ -102,9 +102,9 @@ void expect_learns(const SmokeCase& c) {
   ASSERT_GE(ret.size(), static_cast<size_t>(2 * kRows)) << "too few rows with a mean return";
   const double first = mean_of(ret.begin(), ret.begin() + kRows);
   const double last = mean_of(ret.end() - kRows, ret.end());
-  std::printf("%s: %lld env steps in %.2f s, mean return %.1f (first %d rows) -> %.1f (last %d rows), +%.1f (need +%.1f)\n",
-              c.env, static_cast<long long>(r.env_steps), r.wall_seconds, first, kRows, last, kRows, last - first,
-              c.margin);
+  std::printf(
+      "%s: %lld env steps in %.2f s, mean return %.1f (first %d rows) -> %.1f (last %d rows), +%.1f (need +%.1f)\n",
+      c.env, static_cast<long long>(r.env_steps), r.wall_seconds, first, kRows, last, kRows, last - first, c.margin);
   EXPECT_GE(last - first, c.margin) << c.env << ": mean return " << first << " -> " << last;
 }
 

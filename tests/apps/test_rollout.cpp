@@ -25,8 +25,8 @@ std::string asset(const std::string& name) { return std::string(RLTRAIN_SOURCE_D
 
 // The robot models shipped in envs/assets/ (the test below also checks no other file is there
 // untested).
-const Args kAssets = {"ant.xml", "halfcheetah.xml", "hopper.xml", "humanoid.xml", "reacher.xml", "walker2d.xml",
-                       "quadruped.xml"};
+const Args kAssets = {"ant.xml",     "halfcheetah.xml", "hopper.xml",   "humanoid.xml",
+                      "reacher.xml", "walker2d.xml",    "quadruped.xml"};
 
 // Bad input: exit 2, nothing on stdout, one line on stderr starting "rltrain: error: " with every needle.
 void expect_bad_input(const Args& args, const CliResult& r, const Args& needles) {
@@ -48,8 +48,8 @@ TEST(RolloutAssets, DirectoryHoldsExactlyTheTestedModels) {
 
 TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
   TempDir dir;
-  const Args args = {"rollout", "--model", asset("ant.xml"), "--steps", "25", "--ctrl", "random", "--seed", "3",
-                     "--substeps", "5", "--out", dir / "traj.csv"};
+  const Args args = {"rollout", "--model", asset("ant.xml"), "--steps", "25",    "--ctrl",        "random",
+                     "--seed",  "3",       "--substeps",     "5",       "--out", dir / "traj.csv"};
   const CliResult r = run_cli(args, dir.path());
   ASSERT_EQ(r.exit_code, 0) << describe(args, r);
   const auto lines = lines_of(read_file(dir / "traj.csv"));
@@ -57,8 +57,8 @@ TEST(RolloutCli, CsvNamesJointsAndHasOneRowPerControlStepPlusTheStart) {
   const auto header = split(lines[0], ',');
   // time, 7 free-joint qpos, 8 hinges, 6 free-joint qvel, 8 hinge velocities, 8 ctrl, ncon.
   ASSERT_EQ(header.size(), 1u + 15u + 14u + 8u + 1u);
-  const Args expect_start = {"time", "root_x", "root_y", "root_z", "root_qw", "root_qx", "root_qy", "root_qz",
-                             "hip_front_left", "ankle_front_left"};
+  const Args expect_start = {"time",    "root_x",  "root_y",  "root_z",         "root_qw",
+                             "root_qx", "root_qy", "root_qz", "hip_front_left", "ankle_front_left"};
   for (size_t i = 0; i < expect_start.size(); ++i) EXPECT_EQ(header[i], expect_start[i]) << "column " << i;
   const Args expect_vel = {"root_vx", "root_vy", "root_vz", "root_wx", "root_wy", "root_wz", "hip_front_left_v"};
   for (size_t i = 0; i < expect_vel.size(); ++i) EXPECT_EQ(header[16 + i], expect_vel[i]) << "column " << 16 + i;
@@ -98,9 +98,9 @@ TEST(RolloutCli, KeyframeSetsTheStartStateAndItsTime) {
   const auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 4u);
   const auto header = split(lines[0], ',');
-  const Args expect = {"time", "rootx", "rootz", "rooty", "thigh", "leg", "foot",
-                       "rootx_v", "rootz_v", "rooty_v", "thigh_v", "leg_v", "foot_v",
-                       "ctrl_thigh", "ctrl_leg", "ctrl_foot", "ncon"};
+  const Args expect = {"time",   "rootx",      "rootz",    "rooty",     "thigh",   "leg",
+                       "foot",   "rootx_v",    "rootz_v",  "rooty_v",   "thigh_v", "leg_v",
+                       "foot_v", "ctrl_thigh", "ctrl_leg", "ctrl_foot", "ncon"};
   EXPECT_EQ(header, expect);
   const auto first = split(lines[1], ',');
   EXPECT_EQ(std::strtod(first[2].c_str(), nullptr), -0.04);  // the keyframe's rootz
@@ -132,8 +132,9 @@ TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {
 
 TEST(RolloutCli, ModelBenchWritesJson) {
   TempDir dir;
-  const Args args = {"bench", "--model", asset("reacher.xml"), "--num-envs", "1,8", "--device", "cpu",
-                     "--threads", "1", "--steps", "4", "--json", dir / "bench.json"};
+  const Args args = {"bench",    "--model", asset("reacher.xml"), "--num-envs", "1,8",
+                     "--device", "cpu",     "--threads",          "1",          "--steps",
+                     "4",        "--json",  dir / "bench.json"};
   const CliResult r = run_cli(args, dir.path());
   ASSERT_EQ(r.exit_code, 0) << describe(args, r);
   const std::string json = read_file(dir / "bench.json");
@@ -201,7 +202,8 @@ TEST(RolloutAssets, SteppingWithGivenControlsMatchesTheRandomMode) {
   }
   for (int i = 0; i < model.nq; ++i) EXPECT_EQ(given.data().qpos[i], drawn.data().qpos[i]) << "qpos " << i;
   for (int i = 0; i < model.nv; ++i) EXPECT_EQ(given.data().qvel[i], drawn.data().qvel[i]) << "qvel " << i;
-  EXPECT_GT(std::fabs(other.data().qpos[7] - given.data().qpos[7]), 1e-3) << "negated controls left the hip where it was";
+  EXPECT_GT(std::fabs(other.data().qpos[7] - given.data().qpos[7]), 1e-3)
+      << "negated controls left the hip where it was";
 }
 
 TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
@@ -233,8 +235,10 @@ TEST(RolloutAssets, TenThousandRandomControlStepsStayFiniteAndBounded) {
       contact_steps += rollout.num_contacts() > 0 ? 1 : 0;
     }
     EXPECT_GT(min_z, -0.2) << "a robot geom centre went through the floor";
-    std::printf("  %-16s max kinetic energy after 1 s %10.3f J (bound %8.1f J), lowest geom centre %7.3f m, steps in contact %lld\n",
-                name.c_str(), max_ke, bound, min_z, static_cast<long long>(contact_steps));
+    std::printf(
+        "  %-16s max kinetic energy after 1 s %10.3f J (bound %8.1f J), lowest geom centre %7.3f m, steps in contact "
+        "%lld\n",
+        name.c_str(), max_ke, bound, min_z, static_cast<long long>(contact_steps));
   }
 }
 
@@ -254,7 +258,9 @@ TEST(RolloutAssets, EveryAssetLoadsInMujocoWithTheSameSizesAndMasses) {
     EXPECT_EQ(m->ngeom, ours.ngeom);
     EXPECT_EQ(m->nkey, ours.nkey);
     EXPECT_DOUBLE_EQ(m->opt.timestep, ours.timestep);
-    for (int b = 0; b < m->nbody; ++b) EXPECT_NEAR(m->body_mass[b], ours.body_mass[static_cast<size_t>(b)], 1e-9 * (1 + m->body_mass[b])) << "body " << b;
+    for (int b = 0; b < m->nbody; ++b)
+      EXPECT_NEAR(m->body_mass[b], ours.body_mass[static_cast<size_t>(b)], 1e-9 * (1 + m->body_mass[b]))
+          << "body " << b;
     for (int j = 0; j < m->njnt; ++j) {
       EXPECT_EQ(m->jnt_limited[j], ours.jnt_limited[static_cast<size_t>(j)]) << "joint " << j;
       EXPECT_EQ(m->jnt_type[j], ours.jnt_type[static_cast<size_t>(j)]) << "joint " << j;
@@ -264,7 +270,8 @@ TEST(RolloutAssets, EveryAssetLoadsInMujocoWithTheSameSizesAndMasses) {
     for (int g = 0; g < m->ngeom; ++g)
       if (m->geom_bodyid[g] == 0 && m->geom_type[g] == mjGEOM_PLANE)
         for (int h = 0; h < m->ngeom; ++h)
-          if (m->geom_bodyid[h] > 0 && ((m->geom_contype[g] & m->geom_conaffinity[h]) || (m->geom_contype[h] & m->geom_conaffinity[g])))
+          if (m->geom_bodyid[h] > 0 &&
+              ((m->geom_contype[g] & m->geom_conaffinity[h]) || (m->geom_contype[h] & m->geom_conaffinity[g])))
             robot_hits_floor = true;
     EXPECT_EQ(robot_hits_floor, name != "reacher.xml") << "only the planar reacher stays off the floor";
     mj_deleteModel(m);

@@ -20,8 +20,8 @@ namespace testing_util {
 inline ::testing::AssertionResult close(double x, double ref, double atol, double rtol) {
   const double err = std::abs(x - ref);
   if (err <= atol + rtol * std::abs(ref)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "got " << x << ", expected " << ref << " (error " << err
-                                       << " > " << atol << " + " << rtol << " * |ref|)";
+  return ::testing::AssertionFailure() << "got " << x << ", expected " << ref << " (error " << err << " > " << atol
+                                       << " + " << rtol << " * |ref|)";
 }
 
 // close() that also remembers the worst error and the largest fraction of the tolerance it used,
@@ -68,8 +68,8 @@ struct Trace {
   std::vector<float> obs, final_obs, reward;
   std::vector<std::uint8_t> terminated, truncated;
   bool operator==(const Trace& o) const {
-    return obs == o.obs && final_obs == o.final_obs && reward == o.reward &&
-           terminated == o.terminated && truncated == o.truncated;
+    return obs == o.obs && final_obs == o.final_obs && reward == o.reward && terminated == o.terminated &&
+           truncated == o.truncated;
   }
 };
 
@@ -125,9 +125,9 @@ void expect_obs_in_bounds(i64 n, int steps) {
       const float x = (*v)[j];
       const bool ok = std::isfinite(x) && x >= spec.observation.low[k] && x <= spec.observation.high[k];
       if (!ok && reported++ < 5)
-        ADD_FAILURE() << (v == &tr.obs ? "obs" : "final_obs") << " row " << j / Env::kObsDim
-                      << " component " << k << " = " << x << " outside [" << spec.observation.low[k]
-                      << ", " << spec.observation.high[k] << "]";
+        ADD_FAILURE() << (v == &tr.obs ? "obs" : "final_obs") << " row " << j / Env::kObsDim << " component " << k
+                      << " = " << x << " outside [" << spec.observation.low[k] << ", " << spec.observation.high[k]
+                      << "]";
     }
   }
   EXPECT_EQ(reported, 0) << "observations outside the declared bounds";

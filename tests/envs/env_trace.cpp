@@ -62,8 +62,8 @@ struct GymState<MountainCarContinuous> {
 template <class Env>
 typename Env::State parse_state(const json& j, const char* what) {
   if (!j.is_array() || static_cast<int>(j.size()) != GymState<Env>::kDim)
-    throw std::invalid_argument(std::string(what) + ": expected an array of " +
-                                std::to_string(GymState<Env>::kDim) + " numbers for " + Env::kName);
+    throw std::invalid_argument(std::string(what) + ": expected an array of " + std::to_string(GymState<Env>::kDim) +
+                                " numbers for " + Env::kName);
   std::vector<float> v;
   for (const auto& x : j) v.push_back(x.get<float>());
   return GymState<Env>::make(v);
@@ -76,8 +76,8 @@ std::vector<float> parse_action(const json& j, size_t k) {
   else if (j.is_array())
     for (const auto& x : j) a.push_back(x.get<float>());
   if (static_cast<int>(a.size()) != Env::kActDim)
-    throw std::invalid_argument("actions[" + std::to_string(k) + "]: expected " +
-                                std::to_string(Env::kActDim) + " number(s)");
+    throw std::invalid_argument("actions[" + std::to_string(k) + "]: expected " + std::to_string(Env::kActDim) +
+                                " number(s)");
   return a;
 }
 
@@ -89,8 +89,7 @@ json run(const json& req) {
     throw std::invalid_argument("'states' and 'actions' must have the same length");
   CpuExecutor exec(1);
   VecEnvT<Env, CpuExecutor> env(exec, 1);
-  if (req.contains("max_episode_steps"))
-    env.set_param("max_episode_steps", req.at("max_episode_steps").get<double>());
+  if (req.contains("max_episode_steps")) env.set_param("max_episode_steps", req.at("max_episode_steps").get<double>());
   env.reset(0);
   if (!resync) env.states()[0] = parse_state<Env>(req.at("state"), "state");
   json obs = json::array(), reward = json::array(), terminated = json::array(), truncated = json::array();

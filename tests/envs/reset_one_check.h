@@ -38,8 +38,8 @@ inline EnvCounters counters_of(const std::vector<StateBlob>& blobs, i64 num_envs
 // next step recomputes them; they differ between the two, so `same_physics_state(a, b, target)`
 // compares the row's state (qpos, qvel) instead of its bytes.
 using PhysicsStateCheck = std::function<void(VecEnv&, VecEnv&, i64)>;
-inline void expect_reset_one_is_an_auto_reset(const std::function<std::unique_ptr<VecEnv>()>& make,
-                                              std::uint64_t seed, i64 target, int steps,
+inline void expect_reset_one_is_an_auto_reset(const std::function<std::unique_ptr<VecEnv>()>& make, std::uint64_t seed,
+                                              i64 target, int steps,
                                               const PhysicsStateCheck& same_physics_state = nullptr) {
   auto a = make(), b = make();
   const i64 n = a->num_envs();
@@ -50,12 +50,14 @@ inline void expect_reset_one_is_an_auto_reset(const std::function<std::unique_pt
     a->step(a->sample_actions(77, static_cast<std::uint32_t>(t)));
     b->step(b->sample_actions(77, static_cast<std::uint32_t>(t)));
   }
-  auto copy = [](const auto* p, i64 count) { return std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(p),
-                                                                               reinterpret_cast<const std::uint8_t*>(p + count)); };
+  auto copy = [](const auto* p, i64 count) {
+    return std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(p),
+                                     reinterpret_cast<const std::uint8_t*>(p + count));
+  };
   auto outputs = [&](const VecEnv& e) {
-    return std::vector<std::vector<std::uint8_t>>{copy(e.reward(), n), copy(e.terminated(), n), copy(e.truncated(), n),
-                                                  copy(e.ep_return(), n), copy(e.ep_length(), n),
-                                                  copy(e.final_obs(), n * od)};
+    return std::vector<std::vector<std::uint8_t>>{copy(e.reward(), n),    copy(e.terminated(), n),
+                                                  copy(e.truncated(), n), copy(e.ep_return(), n),
+                                                  copy(e.ep_length(), n), copy(e.final_obs(), n * od)};
   };
   const auto before = a->save_state();
   const auto outputs_before = outputs(*a);

@@ -171,8 +171,8 @@ TEST(Acrobot, SwingUpEpisodesTerminateWithTheReference) {
     RefAcrobot ref{{0.02 * start - 0.05, -0.03, 0.01 * start, -0.02}};
     bool ended = false;
     for (int t = 0; t < 500 && !ended; ++t) {
-      Acrobot::State s{static_cast<float>(ref.s[0]), static_cast<float>(ref.s[1]),
-                       static_cast<float>(ref.s[2]), static_cast<float>(ref.s[3])};
+      Acrobot::State s{static_cast<float>(ref.s[0]), static_cast<float>(ref.s[1]), static_cast<float>(ref.s[2]),
+                       static_cast<float>(ref.s[3])};
       ref = RefAcrobot{{s.theta1, s.theta2, s.dtheta1, s.dtheta2}};  // both start from the same values
       const int action = pump_action(ref.s[3]);
       const StepResult r = step_once(s, action);
@@ -238,18 +238,14 @@ TEST(Acrobot, TruncatesAt500StepsAndKeepsTerminationApart) {
   EXPECT_EQ(one.reward()[0], 0.0f);
   EXPECT_EQ(one.ep_return()[0], 0.0f);
   EXPECT_NEAR(one.final_obs()[0], -1.0f, 1e-6);  // cos(theta1) of the terminal state
-  one.step(&act);  // the fresh episode (reset near hanging) hits the limit after one step
+  one.step(&act);                                // the fresh episode (reset near hanging) hits the limit after one step
   EXPECT_FALSE(one.terminated()[0]);
   EXPECT_TRUE(one.truncated()[0]);
 }
 
-TEST(Acrobot, SameSeedIsIdenticalOtherSeedDiffers) {
-  testing_util::expect_seed_determinism<Acrobot>(64, 600);
-}
+TEST(Acrobot, SameSeedIsIdenticalOtherSeedDiffers) { testing_util::expect_seed_determinism<Acrobot>(64, 600); }
 
-TEST(Acrobot, ObservationsStayInsideDeclaredBounds) {
-  testing_util::expect_obs_in_bounds<Acrobot>(256, 1200);
-}
+TEST(Acrobot, ObservationsStayInsideDeclaredBounds) { testing_util::expect_obs_in_bounds<Acrobot>(256, 1200); }
 
 TEST(Acrobot, ResetDistributionCoversItsRange) {
   CpuExecutor exec(1);

@@ -105,8 +105,7 @@ TEST(MountainCarContinuous, TrajectoryMatchesGymnasiumEquations) {
 TEST(MountainCarContinuous, OneStepMatchesGymnasiumEquationsOverTheStateSpace) {
   Philox rng(77, RngStream::kBench, 0, 0);
   int terminal = 0, wall = 0;
-  testing_util::ErrorStats pos_err{"one-step position"}, vel_err{"one-step velocity"},
-      reward_err{"one-step reward"};
+  testing_util::ErrorStats pos_err{"one-step position"}, vel_err{"one-step velocity"}, reward_err{"one-step reward"};
   for (int k = 0; k < 30000; ++k) {
     float u[4];
     uniform4(rng, 0.0f, 1.0f, u, 4);

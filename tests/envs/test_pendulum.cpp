@@ -162,13 +162,9 @@ TEST(Pendulum, NeverTerminatesAndTruncatesAt200Steps) {
   }
 }
 
-TEST(Pendulum, SameSeedIsIdenticalOtherSeedDiffers) {
-  testing_util::expect_seed_determinism<Pendulum>(64, 450);
-}
+TEST(Pendulum, SameSeedIsIdenticalOtherSeedDiffers) { testing_util::expect_seed_determinism<Pendulum>(64, 450); }
 
-TEST(Pendulum, ObservationsStayInsideDeclaredBounds) {
-  testing_util::expect_obs_in_bounds<Pendulum>(256, 1000);
-}
+TEST(Pendulum, ObservationsStayInsideDeclaredBounds) { testing_util::expect_obs_in_bounds<Pendulum>(256, 1000); }
 
 TEST(Pendulum, ResetDistributionCoversItsRange) {
   CpuExecutor exec(1);

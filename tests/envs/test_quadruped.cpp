@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "apps/evaluate.h"
+#include "apps/runtime.h"
 #include "envs/all_envs.h"
 #include "envs/registry.h"
 #include "envs/robot_env.h"
 #include "rl/checkpoint.h"
 #include "rl/config.h"
-#include "apps/evaluate.h"
-#include "apps/runtime.h"
 
 namespace rlt {
 namespace {
@@ -263,7 +263,8 @@ TEST(Quadruped, StandsOnTheFieldOfSteps) {
     const float* r = m.row(i);
     EXPECT_LE(std::abs(r[m.q->world().layout().qpos] - 17.0f), 2.5f) << "env " << i << " is not on the field";
     for (int f = 0; f < 4; ++f)
-      on_steps += m.state(i).contact[f] > 0 && r[m.q->world().layout().geom_xpos + 3 * Quadruped::foot_geom(f) + 2] > 0.035f;
+      on_steps +=
+          m.state(i).contact[f] > 0 && r[m.q->world().layout().geom_xpos + 3 * Quadruped::foot_geom(f) + 2] > 0.035f;
   }
   std::printf("[ terrain  ] %d of %lld feet rest on steps after 2 s; %d base-contact terminations\n", on_steps,
               static_cast<long long>(4 * n), terminated);
@@ -285,7 +286,8 @@ TEST(Quadruped, TenThousandRandomStepsStayFinite) {
   i64 episodes = 0, terminations = 0;
   for (u32 t = 0; t < 10000; ++t) {
     m.env->step(m.env->sample_actions(5, t));
-    for (int i = 0; i < 2; ++i) episodes += m.env->terminated()[i] || m.env->truncated()[i], terminations += m.env->terminated()[i];
+    for (int i = 0; i < 2; ++i)
+      episodes += m.env->terminated()[i] || m.env->truncated()[i], terminations += m.env->terminated()[i];
     ASSERT_TRUE(all_finite(m.env->obs(), 2 * 45)) << "step " << t;
     ASSERT_TRUE(all_finite(m.env->critic_obs(), 2 * 61)) << "step " << t;
   }
@@ -298,8 +300,13 @@ TEST(Quadruped, TenThousandRandomStepsStayFinite) {
 // velocity, height, foot contacts and air times, and the env's domain randomization draw.
 TEST(Quadruped, CriticObservationContent) {
   const i64 n = 8;
-  Made m(n, {{"obs_noise", 1.0}, {"dr_friction_min", 0.5}, {"dr_friction_max", 1.5}, {"dr_added_mass_min", -1.0},
-             {"dr_added_mass_max", 2.0}, {"dr_motor_strength_min", 0.8}, {"dr_motor_strength_max", 1.2}});
+  Made m(n, {{"obs_noise", 1.0},
+             {"dr_friction_min", 0.5},
+             {"dr_friction_max", 1.5},
+             {"dr_added_mass_min", -1.0},
+             {"dr_added_mass_max", 2.0},
+             {"dr_motor_strength_min", 0.8},
+             {"dr_motor_strength_max", 1.2}});
   m.env->reset(kSeed);
   const DataLayout& l = m.q->world().layout();
   std::vector<float> zero(static_cast<size_t>(12 * n), 0.0f);
@@ -379,7 +386,8 @@ TEST(Quadruped, ShortTrainingImprovesReturn) {
   ASSERT_GT(nf, 0);
   ASSERT_GT(nl, 0);
   first /= nf, last /= nl;
-  std::printf("[ learning ] quadruped: mean return %.3f (iterations 5-12) -> %.3f (last 8 of %d)\n", first, last, iterations);
+  std::printf("[ learning ] quadruped: mean return %.3f (iterations 5-12) -> %.3f (last 8 of %d)\n", first, last,
+              iterations);
   EXPECT_GT(last, first);
 }
 
@@ -422,10 +430,11 @@ TEST(Quadruped, TrackingErrorOfACheckpoint) {
       ++count;
     }
   }
-  std::printf("[ tracking ] %s: planar velocity RMS error %.3f m/s (mean commanded speed %.3f m/s), yaw rate RMS "
-              "error %.3f rad/s, %lld samples, %lld base-contact terminations in 64 x 500 steps\n",
-              ck_path, std::sqrt(se / count), speed / count, std::sqrt(se_yaw / count), static_cast<long long>(count),
-              static_cast<long long>(terminations));
+  std::printf(
+      "[ tracking ] %s: planar velocity RMS error %.3f m/s (mean commanded speed %.3f m/s), yaw rate RMS "
+      "error %.3f rad/s, %lld samples, %lld base-contact terminations in 64 x 500 steps\n",
+      ck_path, std::sqrt(se / count), speed / count, std::sqrt(se_yaw / count), static_cast<long long>(count),
+      static_cast<long long>(terminations));
 }
 
 }  // namespace

@@ -74,8 +74,16 @@ bool view_as(VecEnv* env, RobotView& v) {
   auto* e = dynamic_cast<VecEnvT<Task, CpuExecutor>*>(env);
   if (!e) return false;
   auto& w = e->world();
-  v = RobotView{env, &w.model(), &w.host_model_view(), w.layout(), w.randomization_layout(), w.physics_rows(),
-                w.randomization_rows(), e->counters(), w.control_dt(), nullptr};
+  v = RobotView{env,
+                &w.model(),
+                &w.host_model_view(),
+                w.layout(),
+                w.randomization_layout(),
+                w.physics_rows(),
+                w.randomization_rows(),
+                e->counters(),
+                w.control_dt(),
+                nullptr};
   return true;
 }
 
@@ -120,14 +128,19 @@ TEST_P(GymTask, SpacesAndBounds) {
     EXPECT_EQ(spec.observation.low[static_cast<size_t>(k)], -INFINITY);
     EXPECT_EQ(spec.observation.high[static_cast<size_t>(k)], INFINITY);
   }
-  const int want_obs = GetParam() == "reacher" ? 11 : GetParam() == "ant" ? 27 : GetParam() == "hopper" ? 11
-                       : GetParam() == "humanoid" ? 332 : 17;
+  const int want_obs = GetParam() == "reacher"    ? 11
+                       : GetParam() == "ant"      ? 27
+                       : GetParam() == "hopper"   ? 11
+                       : GetParam() == "humanoid" ? 332
+                                                  : 17;
   EXPECT_EQ(spec.observation.dim, want_obs);
   EXPECT_EQ(spec.max_episode_steps, GetParam() == "reacher" ? 50 : 1000);
   EXPECT_EQ(spec.critic_obs_dim, 0);
   EXPECT_EQ(m.env->critic_obs(), nullptr);
-  const double want_dt = GetParam() == "reacher" ? 0.02 : (GetParam() == "hopper" || GetParam() == "walker2d") ? 0.008
-                         : GetParam() == "humanoid" ? 0.015 : 0.05;
+  const double want_dt = GetParam() == "reacher"                                ? 0.02
+                         : (GetParam() == "hopper" || GetParam() == "walker2d") ? 0.008
+                         : GetParam() == "humanoid"                             ? 0.015
+                                                                                : 0.05;
   EXPECT_NEAR(m.v.dt, want_dt, 1e-7);
 }
 
@@ -180,8 +193,9 @@ TEST_P(GymTask, ResetNoiseWithinDocumentedRange) {
   m.env->reset(kSeed);
   const std::string name = GetParam();
   const Model& model = *m.v.model;
-  const double s = name == "reacher" ? 0.1 : (name == "ant" || name == "halfcheetah") ? 0.1
-                                         : (name == "humanoid" ? 1e-2 : 5e-3);
+  const double s = name == "reacher"                          ? 0.1
+                   : (name == "ant" || name == "halfcheetah") ? 0.1
+                                                              : (name == "humanoid" ? 1e-2 : 5e-3);
   double max_dev = 0, sum_v2 = 0, max_v = 0;
   for (i64 i = 0; i < n; ++i) {
     const float* q = m.qpos(i);
@@ -214,7 +228,7 @@ TEST_P(GymTask, ResetNoiseWithinDocumentedRange) {
       }
     }
   }
-  EXPECT_GT(max_dev, 0.8 * s);  // the noise is there, and uses its range
+  EXPECT_GT(max_dev, 0.8 * s);                   // the noise is there, and uses its range
   if (name == "ant" || name == "halfcheetah") {  // qvel = 0.1 N(0, 1): its std
     const double std_v = std::sqrt(sum_v2 / static_cast<double>(n * model.nv));
     EXPECT_NEAR(std_v, s, 0.1 * s);
@@ -353,8 +367,8 @@ TEST_P(GymTask, UnhealthyStateTerminates) {
     return;
   }
   if (name == "ant" || name == "humanoid") m.qpos(0)[2] = 5.0f;  // far above healthy_z_max
-  if (name == "hopper") m.qpos(0)[2] = 0.6f;                       // pitch beyond 0.2 rad
-  if (name == "walker2d") m.qpos(0)[2] = 1.5f;                     // pitch beyond 1 rad
+  if (name == "hopper") m.qpos(0)[2] = 0.6f;                     // pitch beyond 0.2 rad
+  if (name == "walker2d") m.qpos(0)[2] = 1.5f;                   // pitch beyond 1 rad
   std::vector<float> act(static_cast<size_t>(m.env->spec().action.dim), 0.0f);
   m.env->step(act.data());
   EXPECT_EQ(m.env->terminated()[0], 1);
@@ -375,7 +389,8 @@ TEST_P(RobotEnv, TenThousandRandomStepsStayFinite) {
     ASSERT_TRUE(all_finite(m.env->obs(), 2 * dim)) << "step " << t;
   }
   EXPECT_EQ(m.env->num_nonfinite_resets(), 0);
-  std::printf("[ random   ] %s: 2 x 10^4 steps, %lld episodes ended\n", GetParam().c_str(), static_cast<long long>(episodes));
+  std::printf("[ random   ] %s: 2 x 10^4 steps, %lld episodes ended\n", GetParam().c_str(),
+              static_cast<long long>(episodes));
 }
 
 TEST_P(RobotEnv, TruncatesAtTheTimeLimitWithFinalObs) {
@@ -472,7 +487,8 @@ TEST_P(RobotEnv, DrawGeomsAndPoses) {
   const float* got = m.env->wait_draw_poses();
   ASSERT_NE(got, nullptr);
   EXPECT_EQ(std::vector<float>(got, got + per_env), std::vector<float>(all.begin() + 2 * per_env, all.end()));
-  EXPECT_EQ(std::vector<float>(got + per_env, got + 2 * per_env), std::vector<float>(all.begin(), all.begin() + per_env));
+  EXPECT_EQ(std::vector<float>(got + per_env, got + 2 * per_env),
+            std::vector<float>(all.begin(), all.begin() + per_env));
 }
 
 // ep_forward_speed: with the forward velocity the reward's only term (weight 1, no healthy reward,
@@ -519,9 +535,13 @@ TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
     CpuExecutor exec(2);
     auto make = [&] {
       auto env = make_vec_env(name, 4, exec);
-      for (const auto& [k, x] : std::vector<std::pair<const char*, double>>{
-               {"dr_friction_min", 0.7}, {"dr_friction_max", 1.3}, {"dr_damping_min", 0.8}, {"dr_damping_max", 1.2},
-               {"obs_noise", 0.02}, {"push_interval_s", 0.1}, {"push_velocity", 0.3}})
+      for (const auto& [k, x] : std::vector<std::pair<const char*, double>>{{"dr_friction_min", 0.7},
+                                                                            {"dr_friction_max", 1.3},
+                                                                            {"dr_damping_min", 0.8},
+                                                                            {"dr_damping_max", 1.2},
+                                                                            {"obs_noise", 0.02},
+                                                                            {"push_interval_s", 0.1},
+                                                                            {"push_velocity", 0.3}})
         EXPECT_TRUE(env->set_param(k, x)) << k;
       return env;
     };
@@ -531,7 +551,8 @@ TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
       const float* rb = vb.data + i * vb.layout.size;
       EXPECT_EQ(0, std::memcmp(ra + va.layout.qpos, rb + vb.layout.qpos, sizeof(float) * va.model->nq)) << "qpos";
       EXPECT_EQ(0, std::memcmp(ra + va.layout.qvel, rb + vb.layout.qvel, sizeof(float) * va.model->nv)) << "qvel";
-      EXPECT_EQ(0, std::memcmp(ra + va.layout.xpos, rb + vb.layout.xpos, sizeof(float) * 3 * va.model->nbody)) << "xpos";
+      EXPECT_EQ(0, std::memcmp(ra + va.layout.xpos, rb + vb.layout.xpos, sizeof(float) * 3 * va.model->nbody))
+          << "xpos";
     };
     testing_util::expect_reset_one_is_an_auto_reset(make, kSeed, 2, 12, same_physics_state);
   }
@@ -547,10 +568,10 @@ INSTANTIATE_TEST_SUITE_P(Gymnasium, GymTask, ::testing::ValuesIn(gym_names()),
 // ---- domain randomization and noise -------------------------------------------------------------
 
 TEST(RobotDomainRandomization, ValuesWithinRangesReproducibleAndPerEnv) {
-  const std::vector<std::pair<std::string, double>> p = {
-      {"dr_friction_min", 0.5}, {"dr_friction_max", 1.25}, {"dr_added_mass_min", -0.2},
-      {"dr_added_mass_max", 0.4}, {"dr_motor_strength_min", 0.8}, {"dr_motor_strength_max", 1.2},
-      {"dr_damping_min", 0.5}, {"dr_damping_max", 2.0}};
+  const std::vector<std::pair<std::string, double>> p = {{"dr_friction_min", 0.5},       {"dr_friction_max", 1.25},
+                                                         {"dr_added_mass_min", -0.2},    {"dr_added_mass_max", 0.4},
+                                                         {"dr_motor_strength_min", 0.8}, {"dr_motor_strength_max", 1.2},
+                                                         {"dr_damping_min", 0.5},        {"dr_damping_max", 2.0}};
   const i64 n = 64;
   Made a("ant", n, p), b("ant", n, p);
   a.env->reset(kSeed), b.env->reset(kSeed);
@@ -563,9 +584,11 @@ TEST(RobotDomainRandomization, ValuesWithinRangesReproducibleAndPerEnv) {
     for (int k = 0; k < 4; ++k) lo[k] = std::min(lo[k], double(r[k])), hi[k] = std::max(hi[k], double(r[k]));
     EXPECT_FLOAT_EQ(r[l.body_mass + 1], base.body_mass[1] + r[kDrAddedMass]);
     EXPECT_FLOAT_EQ(r[l.body_mass + 2], base.body_mass[2]);
-    for (int g = 0; g < 3 * base.ngeom; ++g) EXPECT_FLOAT_EQ(r[l.geom_friction + g], base.geom_friction[g] * r[kDrFriction]);
+    for (int g = 0; g < 3 * base.ngeom; ++g)
+      EXPECT_FLOAT_EQ(r[l.geom_friction + g], base.geom_friction[g] * r[kDrFriction]);
     for (int k = 0; k < base.nv; ++k) EXPECT_FLOAT_EQ(r[l.dof_damping + k], base.dof_damping[k] * r[kDrDamping]);
-    for (int u = 0; u < base.nu; ++u) EXPECT_FLOAT_EQ(r[l.actuator_gear + u], base.actuator_gear[u] * r[kDrMotorStrength]);
+    for (int u = 0; u < base.nu; ++u)
+      EXPECT_FLOAT_EQ(r[l.actuator_gear + u], base.actuator_gear[u] * r[kDrMotorStrength]);
   }
   const double want_lo[4] = {0.5, -0.2, 0.8, 0.5}, want_hi[4] = {1.25, 0.4, 1.2, 2.0};  // the torso: 0.48 kg
   for (int k = 0; k < 4; ++k) {
@@ -588,7 +611,8 @@ TEST(RobotDomainRandomization, OffByDefault) {
   for (const auto& info : m.env->params()) {
     const bool scale = info.name == "dr_friction_min" || info.name == "dr_friction_max" ||
                        info.name.rfind("dr_motor_strength", 0) == 0 || info.name.rfind("dr_damping", 0) == 0;
-    const bool zero = info.name.rfind("dr_added_mass", 0) == 0 || info.name == "obs_noise" || info.name.rfind("push_", 0) == 0;
+    const bool zero =
+        info.name.rfind("dr_added_mass", 0) == 0 || info.name == "obs_noise" || info.name.rfind("push_", 0) == 0;
     if (scale || zero) {
       EXPECT_EQ(info.value, scale ? 1.0 : 0.0) << info.name;
       ++seen;
@@ -687,7 +711,8 @@ TEST(HumanoidContactWrench, ObservedPerBodyAndCarriesTheWeight) {
     ASSERT_FALSE(m.env->terminated()[0] || m.env->truncated()[0]) << t;
     const float* row = m.row(0);
     const float* obs = m.env->obs();
-    for (int k = 0; k < 6 * nbody; ++k) ASSERT_EQ(obs[260 + k], row[l.cfrc_ext + k]) << "step " << t << " idx " << 260 + k;
+    for (int k = 0; k < 6 * nbody; ++k)
+      ASSERT_EQ(obs[260 + k], row[l.cfrc_ext + k]) << "step " << t << " idx " << 260 + k;
     bool touching[Humanoid::kNumBodies] = {};
     const int ncon = static_cast<int>(row[l.ncon]);
     for (int c = 0; c < ncon; ++c) {
@@ -730,8 +755,10 @@ TEST(HumanoidContactWrench, ObservedPerBodyAndCarriesTheWeight) {
     mass += mv.body_mass[b];
   }
   const double g = 9.81, weight = mass * g;
-  std::printf("[ measured ] humanoid lying (torso max |qvel| %.3g): sum Fz / weight %.4f, |F_xy| %.3g N, torque (%.3g %.3g %.3g) vs (%.3g %.3g 0) N m\n",
-              speed, f[2] / weight, std::hypot(f[0], f[1]), tau[0], tau[1], tau[2], mr[1] * g, -mr[0] * g);
+  std::printf(
+      "[ measured ] humanoid lying (torso max |qvel| %.3g): sum Fz / weight %.4f, |F_xy| %.3g N, torque (%.3g %.3g "
+      "%.3g) vs (%.3g %.3g 0) N m\n",
+      speed, f[2] / weight, std::hypot(f[0], f[1]), tau[0], tau[1], tau[2], mr[1] * g, -mr[0] * g);
   ASSERT_LT(speed, 0.1) << "the torso is not at rest: the balance checks below assume it";
   EXPECT_NEAR(f[2] / weight, 1.0, 0.03);
   EXPECT_LT(std::hypot(f[0], f[1]), 0.03 * weight);

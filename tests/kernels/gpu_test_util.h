@@ -16,9 +16,9 @@
 
 // First statement of every GPU test (DESIGN.md D1): without a device the test is skipped, with
 // the reason (no driver, no device, built without CUDA).
-#define RLT_REQUIRE_GPU()                                    \
-  do {                                                       \
-    const ::rlt::CudaProbe rlt_probe_ = ::rlt::probe_cuda(); \
+#define RLT_REQUIRE_GPU()                                                \
+  do {                                                                   \
+    const ::rlt::CudaProbe rlt_probe_ = ::rlt::probe_cuda();             \
     if (rlt_probe_.device_count == 0) GTEST_SKIP() << rlt_probe_.reason; \
   } while (0)
 

@@ -74,11 +74,11 @@ double run_adam(const Exec& exec, const std::vector<float>& grads, const AdamHyp
   auto lr = upload(exec, std::vector<float>{h.lr});
   typename Exec::template Buffer<double> grad_sq(1);
   reduce_sum(exec, p, SquareOf<float>{g.data()}, grad_sq.data());
-  parallel_for(exec, p,
-               AdamStep<float>{params.data(), g.data(), m.data(), v.data(), grad_sq.data(), lr.data(), h.beta1, h.beta2,
-                               h.eps, h.max_grad_norm,
-                               static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(h.step))),
-                               static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step)))});
+  parallel_for(
+      exec, p,
+      AdamStep<float>{params.data(), g.data(), m.data(), v.data(), grad_sq.data(), lr.data(), h.beta1, h.beta2, h.eps,
+                      h.max_grad_norm, static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(h.step))),
+                      static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step)))});
   s.params = download(exec, params.data(), p);
   s.m = download(exec, m.data(), p);
   s.v = download(exec, v.data(), p);
@@ -157,7 +157,8 @@ std::vector<float> run_normalize_obs(const Exec& exec, const std::vector<float>&
   const int dim = static_cast<int>(mean.size());
   auto dx = upload(exec, x), dm = upload(exec, mean), dv = upload(exec, var);
   typename Exec::template Buffer<float> out(static_cast<i64>(x.size()));
-  parallel_for(exec, static_cast<i64>(x.size()), NormalizeObs{dx.data(), dm.data(), dv.data(), out.data(), dim, clip, enabled});
+  parallel_for(exec, static_cast<i64>(x.size()),
+               NormalizeObs{dx.data(), dm.data(), dv.data(), out.data(), dim, clip, enabled});
   return download(exec, out.data(), static_cast<i64>(x.size()));
 }
 
@@ -185,17 +186,18 @@ UpdateResult run_update(const Exec& exec, const PolicySpec& spec, const Minibatc
   auto lr = upload(exec, std::vector<float>{h.lr});
   typename Exec::template Buffer<float> grads(p);
   typename Exec::template Buffer<double> stat_sums(kNumPpoStats), grad_sq(1);
-  const MinibatchView<float> view{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), mb.rows};
+  const MinibatchView<float> view{obs.data(), action.data(),    old_logp.data(), adv.data(),
+                                  ret.data(), old_value.data(), mb.rows};
   ac.loss_and_grad(exec, params.data(), view, coefs, grads.data(), stat_sums.data());
   UpdateResult r;
   r.grads = download(exec, grads.data(), p);
   r.stat_sums = download(exec, stat_sums.data(), kNumPpoStats);
   reduce_sum(exec, p, SquareOf<float>{grads.data()}, grad_sq.data());
-  parallel_for(exec, p,
-               AdamStep<float>{params.data(), grads.data(), m.data(), v.data(), grad_sq.data(), lr.data(), h.beta1, h.beta2,
-                               h.eps, h.max_grad_norm,
-                               static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(h.step))),
-                               static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step)))});
+  parallel_for(
+      exec, p,
+      AdamStep<float>{params.data(), grads.data(), m.data(), v.data(), grad_sq.data(), lr.data(), h.beta1, h.beta2,
+                      h.eps, h.max_grad_norm, static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(h.step))),
+                      static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step)))});
   r.grad_sq = download(exec, grad_sq.data(), 1)[0];
   r.after.params = download(exec, params.data(), p);
   r.after.m = download(exec, m.data(), p);
@@ -209,9 +211,12 @@ UpdateResult run_update(const Exec& exec, const PolicySpec& spec, const Minibatc
 // The CUDA instantiations live in tests/kernels/learner_twins.cu (nvcc); host code only calls them.
 namespace twins {
 extern template GaeResult run_gae<CudaExecutor>(const CudaExecutor&, const GaeCase&);
-extern template double run_adam<CudaExecutor>(const CudaExecutor&, const std::vector<float>&, const AdamHyper&, AdamState&);
-extern template MomentsResult run_moments<CudaExecutor>(const CudaExecutor&, int, const std::vector<std::vector<float>>&);
-extern template SelectResult run_select_last_flagged<CudaExecutor>(const CudaExecutor&, const std::vector<std::uint8_t>&,
+extern template double run_adam<CudaExecutor>(const CudaExecutor&, const std::vector<float>&, const AdamHyper&,
+                                              AdamState&);
+extern template MomentsResult run_moments<CudaExecutor>(const CudaExecutor&, int,
+                                                        const std::vector<std::vector<float>>&);
+extern template SelectResult run_select_last_flagged<CudaExecutor>(const CudaExecutor&,
+                                                                   const std::vector<std::uint8_t>&,
                                                                    const std::vector<float>&,
                                                                    const std::vector<std::int32_t>&, i64, double);
 extern template SampleResult run_sample_action<CudaExecutor>(const CudaExecutor&, const SampleCase&);

@@ -27,7 +27,8 @@ void write_twice_index(const CudaExecutor& exec, i64 n, float* out) {
 }
 
 void sum_of_squares(const CudaExecutor& exec, i64 n, const float* x, double* out) {
-  reduce_sum(exec, n, [=] RLT_HD(i64 i) { return x[i] * x[i]; }, out);  // float terms, summed in double
+  reduce_sum(
+      exec, n, [=] RLT_HD(i64 i) { return x[i] * x[i]; }, out);  // float terms, summed in double
 }
 
 }  // namespace gpu_test_detail
@@ -133,8 +134,8 @@ TEST(CudaExecutor, CopiesRoundTripAndCountTransfers) {
   const i64 n = static_cast<i64>(h.size());
   DeviceBuffer<std::int32_t> d1(n), d2(n);
   exec.copy_from_host(d1.data(), h.data(), n);
-  alias.copy(d2.data(), d1.data(), n);              // device to device: not a transfer
-  exec.copy(d2.data(), d2.data(), n);               // same pointer: nothing to do
+  alias.copy(d2.data(), d1.data(), n);               // device to device: not a transfer
+  exec.copy(d2.data(), d2.data(), n);                // same pointer: nothing to do
   exec.copy_from_host(d1.data(), h.data(), i64{0});  // empty: not counted
   std::vector<std::int32_t> back(h.size(), 0);
   alias.copy_to_host(back.data(), d2.data(), n);
@@ -344,8 +345,8 @@ __global__ void curand_block_kernel(const PhiloxCase* cases, int n, U32x4* out) 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const PhiloxCase c = cases[i];
-  const uint4 r = curand_Philox4x32_10(make_uint4(c.ctr.v[0], c.ctr.v[1], c.ctr.v[2], c.ctr.v[3]),
-                                       make_uint2(c.k0, c.k1));
+  const uint4 r =
+      curand_Philox4x32_10(make_uint4(c.ctr.v[0], c.ctr.v[1], c.ctr.v[2], c.ctr.v[3]), make_uint2(c.k0, c.k1));
   out[i] = U32x4{{r.x, r.y, r.z, r.w}};
 }
 
@@ -416,7 +417,7 @@ TEST(CudaPhilox, CurandInitMapsOntoKeyAndCounter) {
   std::vector<std::vector<u32>> want;
   for (const PhiloxCase& c : kPhiloxCases) {
     if (c.ctr.v[1] >= (1u << 30)) continue;  // outside the mapping's range (offset overflows)
-    for (u32 word : {0u, 2u}) {  // start on a block boundary, and two words into the block
+    for (u32 word : {0u, 2u}) {              // start on a block boundary, and two words into the block
       CurandPhiloxInit init = curand_philox_init_for(c.ctr, c.k0, c.k1);
       init.offset += word;
       inits.push_back(init);

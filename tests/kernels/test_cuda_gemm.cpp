@@ -49,8 +49,8 @@ float op_b(const std::vector<float>& b, bool t, i64 k, i64 n, i64 p, i64 j) {
 }
 
 // Runs both gemms on the same inputs and compares; C starts as `c0` on both sides.
-void check_gemm(const CudaExecutor& exec, const CpuExecutor& cpu, bool ta, bool tb, GemmCase s, float alpha,
-                float beta, const std::vector<float>& c0, double rtol) {
+void check_gemm(const CudaExecutor& exec, const CpuExecutor& cpu, bool ta, bool tb, GemmCase s, float alpha, float beta,
+                const std::vector<float>& c0, double rtol) {
   const i64 m = s.m, n = s.n, k = s.k;
   const auto a = random_matrix(m * k, 1 + 4 * static_cast<u32>(m));
   const auto b = random_matrix(k * n, 2 + 4 * static_cast<u32>(n));
@@ -69,7 +69,8 @@ void check_gemm(const CudaExecutor& exec, const CpuExecutor& cpu, bool ta, bool 
   for (i64 i = 0; i < m; ++i)
     for (i64 j = 0; j < n; ++j) {
       double s_ij = 0.0;
-      for (i64 p = 0; p < k; ++p) s_ij += std::abs(static_cast<double>(op_a(a, ta, m, k, i, p)) * op_b(b, tb, k, n, p, j));
+      for (i64 p = 0; p < k; ++p)
+        s_ij += std::abs(static_cast<double>(op_a(a, ta, m, k, i, p)) * op_b(b, tb, k, n, p, j));
       s_ij *= std::abs(alpha);
       if (beta != 0.0f) s_ij += std::abs(static_cast<double>(beta) * c0[static_cast<size_t>(i * n + j)]);
       scale[static_cast<size_t>(i * n + j)] = s_ij;
@@ -77,13 +78,12 @@ void check_gemm(const CudaExecutor& exec, const CpuExecutor& cpu, bool ta, bool 
   const std::string what = "C (" + std::to_string(m) + "x" + std::to_string(n) + ", k " + std::to_string(k) +
                            ", trans_a " + std::to_string(ta) + ", trans_b " + std::to_string(tb) + ", alpha " +
                            std::to_string(alpha) + ", beta " + std::to_string(beta) + ")";
-  EXPECT_TRUE(all_close(what, got.data(), ref.data(), got.size(), 0.0, rtol,
-                        [&](size_t idx) { return scale[idx]; }));
+  EXPECT_TRUE(all_close(what, got.data(), ref.data(), got.size(), 0.0, rtol, [&](size_t idx) { return scale[idx]; }));
 }
 
 // Sizes: degenerate, odd, one above and below powers of two, a long k with a small C (the CPU's
 // k-chunked path: m < 512, k > 1024), many rows (the CPU's row-block path, m > 256), and k == 0.
-const GemmCase kCases[] = {{1, 1, 1},    {3, 5, 7},   {17, 33, 9},  {64, 1, 129},  {1, 65, 300},
+const GemmCase kCases[] = {{1, 1, 1},      {3, 5, 7},      {17, 33, 9},    {64, 1, 129}, {1, 65, 300},
                            {127, 255, 63}, {300, 7, 1031}, {513, 129, 31}, {5, 4, 0}};
 
 TEST(CudaGemm, MatchesCpuGemmForAllTransposesAndOddSizes) {

@@ -138,7 +138,8 @@ TEST(CudaLearnerTwins, AdamStepWithClippingMatchesTheCpu) {
       // few ulp of the terms (|beta1 m| + |(1-beta1) g|, the scale below), 1e-6 is 8 ulp; v has no
       // cancellation (all terms >= 0), so 1e-6 of itself.
       EXPECT_TRUE(all_close("m", got.m.data(), ref.m.data(), ref.m.size(), 0.0, 1e-6, [&](size_t i) {
-        const double g = grads[i] * (max_norm > 0 && ref_sq > double(max_norm) * max_norm ? max_norm / std::sqrt(ref_sq) : 1.0);
+        const double g =
+            grads[i] * (max_norm > 0 && ref_sq > double(max_norm) * max_norm ? max_norm / std::sqrt(ref_sq) : 1.0);
         return std::abs(0.9 * (step == 1 ? 0.0 : start.m[i])) + std::abs(0.1 * g);
       }));
       EXPECT_TRUE(all_close("v", got.v.data(), ref.v.data(), ref.v.size(), 0.0, 1e-6));
@@ -243,7 +244,8 @@ TEST(CudaLearnerTwins, SampleActionDeterministicMatchesTheCpu) {
       c.step = 5;
       TestRng rng(5 + static_cast<u32>(dim) + (discrete ? 100u : 0u));
       for (i64 r = 0; r < rows; ++r)
-        for (int j = 0; j < dim; ++j) c.head.push_back(r % 10 == 0 ? 0.25f : rng.uniform(-3.0f, 3.0f));  // every 10th row: all tied
+        for (int j = 0; j < dim; ++j)
+          c.head.push_back(r % 10 == 0 ? 0.25f : rng.uniform(-3.0f, 3.0f));  // every 10th row: all tied
       for (int k = 0; k < std::max(1, c.act_dim); ++k) c.log_std.push_back(rng.uniform(-1.5f, 0.5f));
       SCOPED_TRACE(std::string(discrete ? "discrete, " : "continuous, ") + std::to_string(dim));
       const twins::SampleResult ref = twins::run_sample_action(cpu, c);
@@ -361,13 +363,15 @@ UpdateCase make_update_case(bool discrete, i64 rows) {
     float log_ratio;  // logp - old_logp
     do {
       log_ratio = 0.15f * rng.normal();
-    } while (std::abs(std::exp(log_ratio) - (1.0f + clip)) < 2e-3f || std::abs(std::exp(log_ratio) - (1.0f - clip)) < 2e-3f);
+    } while (std::abs(std::exp(log_ratio) - (1.0f + clip)) < 2e-3f ||
+             std::abs(std::exp(log_ratio) - (1.0f - clip)) < 2e-3f);
     mb.old_logp.push_back(logp[static_cast<size_t>(i)] - log_ratio);
     mb.advantage.push_back(2.0f * rng.normal() + 0.3f);
     const float v = value_h[static_cast<size_t>(i)];
     float old_v, r;
     for (;;) {
-      const float off = i % 2 ? rng.uniform(-0.15f, 0.15f) : (rng.bernoulli(0.5f) ? 1.0f : -1.0f) * rng.uniform(0.3f, 1.0f);
+      const float off =
+          i % 2 ? rng.uniform(-0.15f, 0.15f) : (rng.bernoulli(0.5f) ? 1.0f : -1.0f) * rng.uniform(0.3f, 1.0f);
       old_v = v - off;  // v - old_v = off
       r = v + rng.normal();
       // Inside the clip range both value losses are the same function; outside, the larger one
@@ -422,7 +426,8 @@ void check_update(bool discrete) {
                         1e-9, 1e-4));
   EXPECT_TRUE(all_close("Adam m", got.after.m.data(), ref.after.m.data(), ref.after.m.size(), 1e-5 * 0.1 * gmax, 1e-4));
   // v = beta2 v + (1 - beta2) g^2: g's absolute tolerance enters as (1 - beta2) * 2|g| * atol_g.
-  EXPECT_TRUE(all_close("Adam v", got.after.v.data(), ref.after.v.data(), ref.after.v.size(), 2e-8 * gmax * gmax, 2e-4));
+  EXPECT_TRUE(
+      all_close("Adam v", got.after.v.data(), ref.after.v.data(), ref.after.v.size(), 2e-8 * gmax * gmax, 2e-4));
 }
 
 TEST(CudaLearnerTwins, OnePpoUpdateDiscreteHeadMatchesTheCpu) {

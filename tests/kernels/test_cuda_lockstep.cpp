@@ -105,8 +105,8 @@ TEST_P(CudaLockstep, MatchesTheCpuEveryStepFor1000Steps) {
 
   cpu->reset(kSeed);
   gpu->reset(kSeed);
-  ASSERT_TRUE(all_close("obs after reset", from_device(cuda_exec, gpu->obs(), obs_n).data(),
-                        cpu->obs(), static_cast<size_t>(obs_n), kAtol, kRtol));
+  ASSERT_TRUE(all_close("obs after reset", from_device(cuda_exec, gpu->obs(), obs_n).data(), cpu->obs(),
+                        static_cast<size_t>(obs_n), kAtol, kRtol));
   cpu->load_state(gpu->save_state());  // reset draws agree to an ulp (FMA); start from the same bits
 
   std::vector<float> actions(static_cast<size_t>(act_n));
@@ -219,8 +219,8 @@ TEST(CudaEnvs, ResetOneMatchesTheCpuAndTouchesNoOtherEnv) {
     for (i64 i = 0; i < n; ++i) {
       const size_t r = static_cast<size_t>(i * od);
       if (i == target) {
-        EXPECT_TRUE(all_close("restarted obs", obs.data() + r, cpu->obs() + r, static_cast<size_t>(od), kRobotTol,
-                              kRobotTol));
+        EXPECT_TRUE(
+            all_close("restarted obs", obs.data() + r, cpu->obs() + r, static_cast<size_t>(od), kRobotTol, kRobotTol));
         EXPECT_EQ(counters[static_cast<size_t>(i)].episode, counters_before[static_cast<size_t>(i)].episode + 1);
         EXPECT_EQ(counters[static_cast<size_t>(i)].step, 0);
       } else {

@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "envs/registry.h"
-#include "kernels/cuda_executor.h"
-#include "rl/ppo_cuda.h"
-#include "rl/config.h"
 #include "apps/evaluate.h"
-#include "rl/ppo.h"
 #include "apps/runtime.h"
 #include "apps/trainer.h"
+#include "envs/registry.h"
+#include "kernels/cuda_executor.h"
+#include "rl/config.h"
+#include "rl/ppo.h"
+#include "rl/ppo_cuda.h"
 #include "tests/kernels/gpu_test_util.h"
 
 #ifndef RLTRAIN_SOURCE_DIR
@@ -50,7 +50,8 @@ class TempDir {
  public:
   explicit TempDir(const std::string& name) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_path = fs::path(::testing::TempDir()) / ("rlt_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + name);
+    m_path = fs::path(::testing::TempDir()) /
+             ("rlt_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + name);
     fs::remove_all(m_path);
     fs::create_directories(m_path);
   }
@@ -94,11 +95,11 @@ const NamedArray& find_array(const std::vector<NamedArray>& arrays, const std::s
 struct StatTolerance {
   double policy_loss_atol, policy_loss_rtol;  // a mean of +-ratio*adv terms that nearly cancel
   double value_loss_rtol, entropy_rtol;
-  double kl_atol, kl_rtol;                     // a small second-order quantity (~1e-3)
-  double ev_atol;                              // explained variance
+  double kl_atol, kl_rtol;  // a small second-order quantity (~1e-3)
+  double ev_atol;           // explained variance
   double return_rtol;
-  double weight_atol_of_max;                   // final params: atol = this * max|w|
-  double obs_atol, obs_rtol;                   // final observation normalizer (mean, var)
+  double weight_atol_of_max;  // final params: atol = this * max|w|
+  double obs_atol, obs_rtol;  // final observation normalizer (mean, var)
 };
 constexpr StatTolerance kCartPoleTolerance{1e-6, 1e-4, 1e-4, 1e-4, 1e-7, 1e-3, 1e-5, 0.0, 1e-5, 1e-6, 1e-5};
 constexpr StatTolerance kPendulumTolerance{2e-5, 1e-3, 2e-3, 1e-4, 1e-6, 1e-2, 1e-3, 2e-3, 2e-3, 5e-4, 1e-3};
@@ -140,7 +141,9 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
     SCOPED_TRACE(env_name + " iteration " + std::to_string(it));
     const IterationStats r = cpu_ppo.iterate(it, num_iterations);
     const IterationStats g = cuda_ppo->iterate(it, num_iterations);
-    auto near = [](double got, double ref, double atol, double rtol) { return std::abs(got - ref) <= atol + rtol * std::abs(ref); };
+    auto near = [](double got, double ref, double atol, double rtol) {
+      return std::abs(got - ref) <= atol + rtol * std::abs(ref);
+    };
     EXPECT_PRED4(near, g.policy_loss, r.policy_loss, tol.policy_loss_atol, tol.policy_loss_rtol);
     EXPECT_PRED4(near, g.value_loss, r.value_loss, 0.0, tol.value_loss_rtol);
     EXPECT_PRED4(near, g.entropy, r.entropy, 0.0, tol.entropy_rtol);
@@ -297,8 +300,8 @@ TEST(CudaPpo, OneDeviceToHostCopyPerIteration) {
 
 TEST(CudaPpo, EarlyStoppingReadsTheKlOncePerEpoch) {
   RLT_REQUIRE_GPU();
-  check_transfers("cartpole", 1e9);   // never stops: num_epochs reads
-  check_transfers("cartpole", 1e-12); // stops after the first epoch: one read
+  check_transfers("cartpole", 1e9);    // never stops: num_epochs reads
+  check_transfers("cartpole", 1e-12);  // stops after the first epoch: one read
 }
 
 // The same count through the Runtime, as `rltrain bench` reports it.

@@ -90,11 +90,17 @@ std::vector<EnvCounters> counters_of(const std::vector<StateBlob>& blobs) {
 }
 
 void randomize(VecEnv& env) {
-  for (const auto& [k, v] : std::vector<std::pair<const char*, double>>{
-           {"dr_friction_min", 0.7}, {"dr_friction_max", 1.3}, {"dr_added_mass_min", -0.5},
-           {"dr_added_mass_max", 1.0}, {"dr_motor_strength_min", 0.9}, {"dr_motor_strength_max", 1.1},
-           {"dr_damping_min", 0.8}, {"dr_damping_max", 1.2}, {"obs_noise", 0.01},
-           {"push_interval_s", 1.0}, {"push_velocity", 0.3}})
+  for (const auto& [k, v] : std::vector<std::pair<const char*, double>>{{"dr_friction_min", 0.7},
+                                                                        {"dr_friction_max", 1.3},
+                                                                        {"dr_added_mass_min", -0.5},
+                                                                        {"dr_added_mass_max", 1.0},
+                                                                        {"dr_motor_strength_min", 0.9},
+                                                                        {"dr_motor_strength_max", 1.1},
+                                                                        {"dr_damping_min", 0.8},
+                                                                        {"dr_damping_max", 1.2},
+                                                                        {"obs_noise", 0.01},
+                                                                        {"push_interval_s", 1.0},
+                                                                        {"push_velocity", 0.3}})
     ASSERT_TRUE(env.set_param(k, v)) << k;
 }
 

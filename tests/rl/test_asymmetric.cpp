@@ -99,13 +99,15 @@ class HiddenBias final : public VecEnv {
   i64 num_nonfinite_resets() const override { return 0; }
 
   std::vector<StateBlob> save_state() const override {
-    return {blob("h", m_h), blob("x", m_x), blob("t", m_t), blob("episode", m_episode), blob("ret", m_ret),
-            blob("obs", m_obs), blob("cobs", m_cobs), blob("seed", std::vector<std::uint64_t>{m_seed})};
+    return {
+        blob("h", m_h),     blob("x", m_x),     blob("t", m_t),       blob("episode", m_episode),
+        blob("ret", m_ret), blob("obs", m_obs), blob("cobs", m_cobs), blob("seed", std::vector<std::uint64_t>{m_seed})};
   }
   void load_state(const std::vector<StateBlob>& blobs) override {
     std::vector<std::uint64_t> seed(1);
     unblob(blobs, "h", m_h), unblob(blobs, "x", m_x), unblob(blobs, "t", m_t), unblob(blobs, "episode", m_episode);
-    unblob(blobs, "ret", m_ret), unblob(blobs, "obs", m_obs), unblob(blobs, "cobs", m_cobs), unblob(blobs, "seed", seed);
+    unblob(blobs, "ret", m_ret), unblob(blobs, "obs", m_obs), unblob(blobs, "cobs", m_cobs),
+        unblob(blobs, "seed", seed);
     m_seed = seed[0];
   }
 
@@ -195,16 +197,18 @@ TEST(AsymmetricActorCritic, CriticReadsCriticObsGradientsMatchFiniteDifferences)
   Philox rng(11, RngStream::kBench, 0, 0);
   auto uni = [&](double lo, double hi) { return lo + (hi - lo) * u32_to_unit_float(rng.next4().v[0]); };
   for (auto& p : params) p += uni(-0.3, 0.3);
-  std::vector<double> obs(rows * 3), cobs(rows * 4), action(rows * 2), old_logp(rows), adv(rows), ret(rows), old_value(rows);
+  std::vector<double> obs(rows * 3), cobs(rows * 4), action(rows * 2), old_logp(rows), adv(rows), ret(rows),
+      old_value(rows);
   for (auto& x : obs) x = uni(-1.5, 1.5);
   for (auto& x : cobs) x = uni(-1.5, 1.5);
   for (auto& x : action) x = uni(-1, 1);
-  for (i64 i = 0; i < rows; ++i) adv[i] = uni(-2, 2), ret[i] = uni(-1, 1), old_value[i] = uni(-1, 1), old_logp[i] = uni(-3, -1);
+  for (i64 i = 0; i < rows; ++i)
+    adv[i] = uni(-2, 2), ret[i] = uni(-1, 1), old_value[i] = uni(-1, 1), old_logp[i] = uni(-3, -1);
   const PpoCoefs<double> coefs{0.2, 0.5, 0.01, false, true};
   auto loss = [&](const std::vector<double>& p, const std::vector<double>& o, const std::vector<double>& co,
                   std::vector<double>* grad) {
-    MinibatchView<double> mb{o.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows,
-                             co.data()};
+    MinibatchView<double> mb{o.data(),         action.data(), old_logp.data(), adv.data(), ret.data(),
+                             old_value.data(), rows,          co.data()};
     std::vector<double> g(static_cast<size_t>(ac.num_params())), sums(kNumPpoStats);
     ac.loss_and_grad(exec, p.data(), mb, coefs, g.data(), sums.data());
     if (grad) *grad = g;
@@ -242,7 +246,8 @@ TEST(AsymmetricActorCritic, CriticReadsCriticObsGradientsMatchFiniteDifferences)
   EXPECT_GT(actor_diff_o, 1e-3);
   EXPECT_EQ(critic_diff_o, 0.0);
   // Missing critic obs in an asymmetric minibatch is a programming error, reported.
-  MinibatchView<double> no_cobs{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows};
+  MinibatchView<double> no_cobs{obs.data(),       action.data(), old_logp.data(), adv.data(), ret.data(),
+                                old_value.data(), rows};
   std::vector<double> g(static_cast<size_t>(ac.num_params())), sums(kNumPpoStats);
   EXPECT_THROW(ac.loss_and_grad(exec, params.data(), no_cobs, coefs, g.data(), sums.data()), std::invalid_argument);
   v = ac.critic_forward(exec, params.data(), cobs.data(), rows);
@@ -277,7 +282,8 @@ TEST(AsymmetricActorCritic, RolloutValuesAndTruncationBootstrapUseCriticObs) {
   auto values_of = [&](const std::vector<float>& raw) {
     std::vector<float> normed(raw.size());
     parallel_for(exec, static_cast<i64>(raw.size()),
-                 NormalizeObs{raw.data(), mean.data(), var.data(), normed.data(), 3, static_cast<float>(cfg.ppo.clip_obs), true});
+                 NormalizeObs{raw.data(), mean.data(), var.data(), normed.data(), 3,
+                              static_cast<float>(cfg.ppo.clip_obs), true});
     const float* v = ac.critic_forward(exec, params.data(), normed.data(), static_cast<i64>(raw.size() / 3));
     return std::vector<float>(v, v + raw.size() / 3);
   };
@@ -296,8 +302,10 @@ TEST(AsymmetricActorCritic, RolloutValuesAndTruncationBootstrapUseCriticObs) {
     worst_v = std::max(worst_v, static_cast<double>(std::abs(values[k] - v_ref[k])) / (1e-6 + std::abs(v_ref[k])));
     if (env.log_trunc[k]) {
       ++truncations;
-      worst_b = std::max(worst_b, static_cast<double>(std::abs(boot[k] - gamma * v_final[k])) / (1e-6 + std::abs(v_final[k])));
-      if (k + n < rows) min_gap_wrong = std::min(min_gap_wrong, static_cast<double>(std::abs(boot[k] - gamma * v_after[k])));
+      worst_b = std::max(worst_b,
+                         static_cast<double>(std::abs(boot[k] - gamma * v_final[k])) / (1e-6 + std::abs(v_final[k])));
+      if (k + n < rows)
+        min_gap_wrong = std::min(min_gap_wrong, static_cast<double>(std::abs(boot[k] - gamma * v_after[k])));
     } else {
       EXPECT_EQ(boot[k], 0.0f) << "row " << k;
     }

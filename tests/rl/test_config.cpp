@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
-#include <unistd.h>
 
 namespace rlt {
 namespace {
@@ -38,8 +38,9 @@ std::string override_error(const std::string& assignment) {
   return error_of([&] { apply_override(cfg, assignment); });
 }
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "missing \"" << (needle) << "\" in: " << (haystack)
+#define EXPECT_CONTAINS(haystack, needle)                          \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) \
+      << "missing \"" << (needle) << "\" in: " << (haystack)
 
 // Exact equality of every field (doubles bitwise, so -0.0 and 0.0 differ).
 void expect_same(const Config& a, const Config& b) {
@@ -296,8 +297,7 @@ TEST(Config, WrongType) {
   EXPECT_CONTAINS(parse_error("[train]\ntotal_env_steps = 1e6\n"),
                   "cfg.toml: train.total_env_steps: expected a positive integer, got float 1000000.0 "
                   "(write it as an integer: 1000000)");
-  EXPECT_EQ(parse_error("[ppo]\ntf32 = 1\n"),
-            "cfg.toml: ppo.tf32: expected a boolean (true or false), got integer 1");
+  EXPECT_EQ(parse_error("[ppo]\ntf32 = 1\n"), "cfg.toml: ppo.tf32: expected a boolean (true or false), got integer 1");
   EXPECT_EQ(parse_error("[ppo]\ngamma = \"0.9\"\n"),
             "cfg.toml: ppo.gamma: expected a number in [0, 1], got string \"0.9\"");
   EXPECT_EQ(parse_error("[policy]\nactivation = 1\n"),
@@ -307,14 +307,17 @@ TEST(Config, WrongType) {
   EXPECT_CONTAINS(parse_error("[policy]\nhidden = [64, \"64\"]\n"),
                   "cfg.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear "
                   "policy), got array [64, \"64\"]");
-  EXPECT_CONTAINS(parse_error("[train]\nseed = -1\n"), "cfg.toml: train.seed: expected a non-negative integer, got integer -1");
+  EXPECT_CONTAINS(parse_error("[train]\nseed = -1\n"),
+                  "cfg.toml: train.seed: expected a non-negative integer, got integer -1");
   EXPECT_CONTAINS(parse_error("[train]\nseed = \"12ab\"\n"), "cfg.toml: train.seed: expected a non-negative integer");
   EXPECT_CONTAINS(parse_error("[train]\nseed = \"18446744073709551616\"\n"), "cfg.toml: train.seed:");
-  EXPECT_CONTAINS(parse_error("[train]\nthreads = 4294967296\n"),
-                  "cfg.toml: train.threads: expected a non-negative integer, got integer 4294967296 (does not fit in 32 bits)");
+  EXPECT_CONTAINS(
+      parse_error("[train]\nthreads = 4294967296\n"),
+      "cfg.toml: train.threads: expected a non-negative integer, got integer 4294967296 (does not fit in 32 bits)");
   EXPECT_EQ(parse_error("[env]\nterrain = \"hills\"\n"),
             "cfg.toml: env.terrain: expected a number or boolean (env parameter), got string \"hills\"");
-  EXPECT_CONTAINS(parse_error("[env]\nsub.key = 1\n"), "cfg.toml: env.sub: expected a number or boolean (env parameter), got table");
+  EXPECT_CONTAINS(parse_error("[env]\nsub.key = 1\n"),
+                  "cfg.toml: env.sub: expected a number or boolean (env parameter), got table");
 }
 
 TEST(Config, IntegerAcceptedForFloatKey) {
@@ -331,16 +334,20 @@ TEST(Config, OutOfRange) {
   const Case cases[] = {
       {"[env]\nnum_envs = 0", "r.toml: env.num_envs: expected a positive integer, got 0"},
       {"[env]\nname = \"\"", "r.toml: env.name: expected a non-empty string (a registered env name), got \"\""},
-      {"[policy]\nhidden = [64, 0]", "r.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got array [64, 0]"},
-      {"[policy]\nhidden = [4097]", "r.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got array [4097]"},
-      {"[policy]\nactivation = \"sigmoid\"", "r.toml: policy.activation: expected one of tanh, elu, relu, got \"sigmoid\""},
+      {"[policy]\nhidden = [64, 0]",
+       "r.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got array [64, 0]"},
+      {"[policy]\nhidden = [4097]",
+       "r.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got array [4097]"},
+      {"[policy]\nactivation = \"sigmoid\"",
+       "r.toml: policy.activation: expected one of tanh, elu, relu, got \"sigmoid\""},
       {"[policy]\ninit_log_std = nan", "r.toml: policy.init_log_std: expected a finite number, got nan"},
       {"[ppo]\nnum_steps = 0", "r.toml: ppo.num_steps: expected a positive integer, got 0"},
       {"[ppo]\nnum_epochs = -1", "r.toml: ppo.num_epochs: expected a positive integer, got -1"},
       {"[ppo]\nnum_minibatches = 0", "r.toml: ppo.num_minibatches: expected a positive integer, got 0"},
       {"[ppo]\nlearning_rate = 0", "r.toml: ppo.learning_rate: expected a positive number, got 0.0"},
       {"[ppo]\nlearning_rate = inf", "r.toml: ppo.learning_rate: expected a positive number, got inf"},
-      {"[ppo]\nlr_schedule = \"cosine\"", "r.toml: ppo.lr_schedule: expected one of constant, linear, adaptive_kl, got \"cosine\""},
+      {"[ppo]\nlr_schedule = \"cosine\"",
+       "r.toml: ppo.lr_schedule: expected one of constant, linear, adaptive_kl, got \"cosine\""},
       {"[ppo]\ndesired_kl = 0.0", "r.toml: ppo.desired_kl: expected a positive number, got 0.0"},
       {"[ppo]\ngamma = 1.5", "r.toml: ppo.gamma: expected a number in [0, 1], got 1.5"},
       {"[ppo]\ngamma = -0.1", "r.toml: ppo.gamma: expected a number in [0, 1], got -0.1"},
@@ -374,7 +381,8 @@ TEST(Config, RangeEdgesAccepted) {
 
 TEST(Config, NonDividingMinibatches) {
   std::string msg = parse_error("[env]\nnum_envs = 6\n[ppo]\nnum_steps = 8\nnum_minibatches = 5\n", "mb.toml");
-  EXPECT_EQ(msg, "mb.toml: ppo.num_minibatches: expected a divisor of env.num_envs * ppo.num_steps = 6 * 8 = 48, got 5");
+  EXPECT_EQ(msg,
+            "mb.toml: ppo.num_minibatches: expected a divisor of env.num_envs * ppo.num_steps = 6 * 8 = 48, got 5");
   EXPECT_NO_THROW(parse_config("[env]\nnum_envs = 6\n[ppo]\nnum_steps = 8\nnum_minibatches = 48\n", "mb.toml"));
 
   // validate() names the config's source.
@@ -390,23 +398,26 @@ TEST(Config, BatchOverflowIsAnError) {
   Config c;
   c.env.num_envs = std::numeric_limits<std::int64_t>::max() / 2;
   c.ppo.num_steps = 4;
-  EXPECT_CONTAINS(error_of([&] { validate(c); }), "<config>: env.num_envs: expected env.num_envs * ppo.num_steps to fit");
+  EXPECT_CONTAINS(error_of([&] { validate(c); }),
+                  "<config>: env.num_envs: expected env.num_envs * ppo.num_steps to fit");
 }
 
 TEST(Config, ValidateChecksProgrammaticValues) {
   Config c;
   c.source = "x.toml";
   c.policy.hidden = {64, 0, 32};
-  EXPECT_EQ(error_of([&] { validate(c); }),
-            "x.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got [64, 0, 32] "
-            "(element 1 is 0)");
+  EXPECT_EQ(
+      error_of([&] { validate(c); }),
+      "x.toml: policy.hidden: expected an array of integers in [1, 4096] (empty = linear policy), got [64, 0, 32] "
+      "(element 1 is 0)");
   c = Config{};
   c.env.params["g"] = std::nan("");
   EXPECT_CONTAINS(error_of([&] { validate(c); }), "<config>: env.g: expected a number or boolean");
 }
 
 TEST(Config, EnvParamsCaptured) {
-  Config c = parse_config("[env]\nname = \"cartpole\"\nmax_episode_steps = 300\nforce_mag = 12.5\nsparse = false\n", "e.toml");
+  Config c =
+      parse_config("[env]\nname = \"cartpole\"\nmax_episode_steps = 300\nforce_mag = 12.5\nsparse = false\n", "e.toml");
   EXPECT_EQ(c.env.name, "cartpole");
   ASSERT_EQ(c.env.params.size(), 3u);
   EXPECT_EQ(c.env.params.at("max_episode_steps"), 300.0);
@@ -440,17 +451,20 @@ TEST(Override, Malformed) {
 
 TEST(Override, UnknownSectionOrKey) {
   EXPECT_EQ(override_error("optim.lr=1"), "--set optim.lr=1: unknown section (sections: env, policy, ppo, train)");
-  EXPECT_EQ(override_error("ppo.lr=1"), "--set ppo.lr=1: unknown key (keys of [ppo]: num_steps, num_epochs, num_minibatches, "
-                                         "learning_rate, lr_schedule, desired_kl, gamma, gae_lambda, clip_coef, clip_value_loss, "
-                                         "vf_coef, ent_coef, max_grad_norm, normalize_advantages, normalize_obs, "
-                                         "normalize_reward, clip_obs, adam_eps, target_kl, tf32)");
+  EXPECT_EQ(override_error("ppo.lr=1"),
+            "--set ppo.lr=1: unknown key (keys of [ppo]: num_steps, num_epochs, num_minibatches, "
+            "learning_rate, lr_schedule, desired_kl, gamma, gae_lambda, clip_coef, clip_value_loss, "
+            "vf_coef, ent_coef, max_grad_norm, normalize_advantages, normalize_obs, "
+            "normalize_reward, clip_obs, adam_eps, target_kl, tf32)");
   EXPECT_EQ(override_error("train.devce=cpu"), "--set train.devce=cpu: unknown key (did you mean train.device?)");
 }
 
 TEST(Override, WrongTypeNamesTheOverride) {
-  EXPECT_EQ(override_error("ppo.num_steps=abc"), "--set ppo.num_steps=abc: expected a positive integer, got string \"abc\"");
+  EXPECT_EQ(override_error("ppo.num_steps=abc"),
+            "--set ppo.num_steps=abc: expected a positive integer, got string \"abc\"");
   EXPECT_EQ(override_error("ppo.gamma=2"), "--set ppo.gamma=2: expected a number in [0, 1], got 2.0");
-  EXPECT_EQ(override_error("ppo.tf32=yes"), "--set ppo.tf32=yes: expected a boolean (true or false), got string \"yes\"");
+  EXPECT_EQ(override_error("ppo.tf32=yes"),
+            "--set ppo.tf32=yes: expected a boolean (true or false), got string \"yes\"");
   EXPECT_EQ(override_error("train.device=gpu"), "--set train.device=gpu: expected one of auto, cpu, cuda, got \"gpu\"");
   EXPECT_EQ(override_error("env.gravity=strong"),
             "--set env.gravity=strong: expected a number or boolean (env parameter), got string \"strong\"");
@@ -519,7 +533,8 @@ TEST(Override, CallerValidatesCrossFieldRules) {
   Config c;
   c.source = "base.toml";
   apply_override(c, "ppo.num_minibatches=3");  // fine on its own...
-  EXPECT_CONTAINS(error_of([&] { validate(c); }), "base.toml: ppo.num_minibatches: expected a divisor");  // ...not with the batch
+  EXPECT_CONTAINS(error_of([&] { validate(c); }),
+                  "base.toml: ppo.num_minibatches: expected a divisor");  // ...not with the batch
 }
 
 }  // namespace

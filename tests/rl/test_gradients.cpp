@@ -54,8 +54,12 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
     const double* val = ac.critic_forward(exec, params.data(), obs.data(), rows);
     for (i64 i = 0; i < rows; ++i) {
       double lp, ent;
-      if (c.discrete) categorical<double>(head + i * spec.num_actions, spec.num_actions, static_cast<int>(action[i]), lp, ent, nullptr, nullptr);
-      else gaussian<double>(head + i * spec.act_dim, params.data() + ac.log_std_offset(), action.data() + i * spec.act_dim, spec.act_dim, lp, ent, nullptr, nullptr);
+      if (c.discrete)
+        categorical<double>(head + i * spec.num_actions, spec.num_actions, static_cast<int>(action[i]), lp, ent,
+                            nullptr, nullptr);
+      else
+        gaussian<double>(head + i * spec.act_dim, params.data() + ac.log_std_offset(), action.data() + i * spec.act_dim,
+                         spec.act_dim, lp, ent, nullptr, nullptr);
       old_logp[i] = lp + uni(-0.4, 0.4);
       old_value[i] = val[i] + uni(-0.4, 0.4);
     }

@@ -27,7 +27,9 @@ TEST(Gae, FastVersionEqualsThePlainLoopExactly) {
   for (auto& d : done) d = uniform(rng, 0, 1) < 0.1f;
   const float gamma = 0.99f, lambda = 0.95f;
   CpuExecutor exec(3);
-  parallel_for(exec, N, GaeOneEnv<float>{reward.data(), value.data(), done.data(), next_value.data(), adv.data(), ret.data(), T, N, gamma, lambda});
+  parallel_for(exec, N,
+               GaeOneEnv<float>{reward.data(), value.data(), done.data(), next_value.data(), adv.data(), ret.data(), T,
+                                N, gamma, lambda});
   // CleanRL's loop, over all envs at once, in the same float arithmetic.
   std::vector<float> ref(T * N), lastgaelam(N, 0.0f);
   for (int t = T - 1; t >= 0; --t)
@@ -54,8 +56,9 @@ TEST(Adam, MatchesHandComputationWithGradientClipping) {
     const auto& g = grads[t - 1];
     double sq = 0;
     for (double x : g) sq += x * x;
-    parallel_for(exec, 3, AdamStep<double>{p.data(), g.data(), m.data(), v.data(), &sq, &lr, b1, b2, eps, max_norm,
-                                           1 - std::pow(b1, t), 1 - std::pow(b2, t)});
+    parallel_for(exec, 3,
+                 AdamStep<double>{p.data(), g.data(), m.data(), v.data(), &sq, &lr, b1, b2, eps, max_norm,
+                                  1 - std::pow(b1, t), 1 - std::pow(b2, t)});
     const double norm = std::sqrt(sq), scale = norm > max_norm ? max_norm / (norm + 1e-6) : 1.0;
     for (int i = 0; i < 3; ++i) {
       const double gi = g[i] * scale;
@@ -133,7 +136,8 @@ TEST(Gemm, MatchesNaiveProductAndIsThreadCountInvariant) {
         gemm(CpuExecutor(3), ta, tb, s.m, s.n, s.k, 0.5f, a.data(), b.data(), 0.25f, c2.data());
         EXPECT_EQ(c1, c2) << "thread count changed the result";
         for (i64 i = 0; i < s.m * s.n; ++i)  // fp32 accumulation over k terms of size <= 1
-          ASSERT_NEAR(c1[i], ref[i], 1e-6 * s.k + 1e-5) << s.m << "x" << s.n << "x" << s.k << " ta" << ta << " tb" << tb;
+          ASSERT_NEAR(c1[i], ref[i], 1e-6 * s.k + 1e-5)
+              << s.m << "x" << s.n << "x" << s.k << " ta" << ta << " tb" << tb;
       }
   }
 }

@@ -19,8 +19,9 @@
 namespace rlt {
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "missing \"" << (needle) << "\" in: " << (haystack)
+#define EXPECT_CONTAINS(haystack, needle)                          \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) \
+      << "missing \"" << (needle) << "\" in: " << (haystack)
 
 // A fresh empty directory per test, removed (with its files) afterwards.
 class SafetensorsTest : public ::testing::Test {
@@ -301,7 +302,8 @@ TEST_F(SafetensorsTest, FailedWriteInUnwritableDirectory) {
 // ---- corrupt files -------------------------------------------------------------------------------
 
 TEST_F(SafetensorsTest, MissingFile) {
-  EXPECT_EQ(read_error(path("nope.safetensors")), path("nope.safetensors") + ": cannot open (No such file or directory)");
+  EXPECT_EQ(read_error(path("nope.safetensors")),
+            path("nope.safetensors") + ": cannot open (No such file or directory)");
   EXPECT_EQ(read_error(m_dir), m_dir + ": cannot open (Is a directory)");
 }
 
@@ -354,12 +356,18 @@ TEST_F(SafetensorsTest, BadJson) {
   EXPECT_CONTAINS(read_error(path("j")), "bad JSON header (");
   put_raw(path("j"), "[1, 2, 3]", 0);
   EXPECT_CONTAINS(read_error(path("j")), "bad header: expected a JSON object, got array");
-  put_raw(path("j"), R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", 8);
+  put_raw(
+      path("j"),
+      R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+      8);
   EXPECT_CONTAINS(read_error(path("j")), "duplicate key \"a\"");
   put_raw(path("j"), R"({"a": {"dtype": "F32", "dtype": "F64", "shape": [1], "data_offsets": [0, 4]}})", 4);
   EXPECT_CONTAINS(read_error(path("j")), "duplicate key \"dtype\"");
   // The same key in different objects is fine.
-  put_raw(path("j"), R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", 8);
+  put_raw(
+      path("j"),
+      R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+      8);
   EXPECT_EQ(read_safetensors(path("j")).tensors.size(), 2u);
 }
 
@@ -370,23 +378,37 @@ TEST_F(SafetensorsTest, BadTensorEntries) {
     std::string message;
   };
   const Case cases[] = {
-      {R"({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})", 4, "tensor \"w\": unsupported dtype \"BF16\""},
+      {R"({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})", 4,
+       "tensor \"w\": unsupported dtype \"BF16\""},
       {R"({"w": {"dtype": 5, "shape": [2], "data_offsets": [0, 8]}})", 8, "tensor \"w\": dtype: expected a string"},
-      {R"({"w": {"shape": [2], "data_offsets": [0, 8]}})", 8, "tensor \"w\": expected fields dtype, shape and data_offsets"},
-      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "extra": 1}})", 8, "tensor \"w\": unexpected field \"extra\""},
+      {R"({"w": {"shape": [2], "data_offsets": [0, 8]}})", 8,
+       "tensor \"w\": expected fields dtype, shape and data_offsets"},
+      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "extra": 1}})", 8,
+       "tensor \"w\": unexpected field \"extra\""},
       {R"({"w": [1, 2]})", 0, "tensor \"w\": expected an object, got array"},
-      {R"({"w": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}})", 8, "tensor \"w\": shape: expected a non-negative integer, got -2"},
+      {R"({"w": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}})", 8,
+       "tensor \"w\": shape: expected a non-negative integer, got -2"},
       {R"({"w": {"dtype": "F32", "shape": 2, "data_offsets": [0, 8]}})", 8, "tensor \"w\": shape: expected an array"},
-      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0]}})", 8, "tensor \"w\": data_offsets: expected [begin, end]"},
-      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8.0]}})", 8, "tensor \"w\": data_offsets: expected a non-negative integer, got 8.0"},
-      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})", 8, "tensor \"w\": data_offsets [8, 0] end before begin"},
-      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 16]}})", 8, "tensor \"w\": data_offsets [0, 16] beyond the 8 data bytes"},
-      {R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8, "tensor \"w\": data_offsets [0, 8] span 8 bytes, F32 [3] needs 12"},
-      {R"({"w": {"dtype": "F64", "shape": [2305843009213693952], "data_offsets": [0, 8]}})", 8, "tensor \"w\": data_offsets [0, 8] span 8 bytes"},
-      {R"({"w": {"dtype": "F32", "shape": [9223372036854775807, 2], "data_offsets": [0, 8]}})", 8, "tensor \"w\": shape [9223372036854775807, 2] is too large"},
-      {R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})", 12, "tensor \"b\": data_offsets [4, 12] overlap tensor \"a\""},
-      {R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", 8, "tensor \"a\": data_offsets [4, 8] leave data bytes [0, 4) unused"},
-      {R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", 8, "4 trailing bytes after the last tensor's data"},
+      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0]}})", 8,
+       "tensor \"w\": data_offsets: expected [begin, end]"},
+      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8.0]}})", 8,
+       "tensor \"w\": data_offsets: expected a non-negative integer, got 8.0"},
+      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})", 8,
+       "tensor \"w\": data_offsets [8, 0] end before begin"},
+      {R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 16]}})", 8,
+       "tensor \"w\": data_offsets [0, 16] beyond the 8 data bytes"},
+      {R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8,
+       "tensor \"w\": data_offsets [0, 8] span 8 bytes, F32 [3] needs 12"},
+      {R"({"w": {"dtype": "F64", "shape": [2305843009213693952], "data_offsets": [0, 8]}})", 8,
+       "tensor \"w\": data_offsets [0, 8] span 8 bytes"},
+      {R"({"w": {"dtype": "F32", "shape": [9223372036854775807, 2], "data_offsets": [0, 8]}})", 8,
+       "tensor \"w\": shape [9223372036854775807, 2] is too large"},
+      {R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})",
+       12, "tensor \"b\": data_offsets [4, 12] overlap tensor \"a\""},
+      {R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", 8,
+       "tensor \"a\": data_offsets [4, 8] leave data bytes [0, 4) unused"},
+      {R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", 8,
+       "4 trailing bytes after the last tensor's data"},
       {R"({"__metadata__": {"step": 5}})", 0, "metadata \"step\": expected a string, got 5"},
       {R"({"__metadata__": ["x"]})", 0, "__metadata__: expected an object of strings"},
   };
@@ -407,10 +429,11 @@ TEST_F(SafetensorsTest, TrailingGarbage) {
 
 TEST_F(SafetensorsTest, ReadsHeadersInAnyOrderAndPadding) {
   // Tensors listed out of data order, zero-size tensors, and a header without padding all read.
-  put_raw(path("o"),
-          R"({"z": {"dtype": "U8", "shape": [0], "data_offsets": [4, 4]}, "b": {"dtype": "U8", "shape": [2], "data_offsets": [2, 4]},)"
-          R"( "a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}, "__metadata__": {}})",
-          4);
+  put_raw(
+      path("o"),
+      R"({"z": {"dtype": "U8", "shape": [0], "data_offsets": [4, 4]}, "b": {"dtype": "U8", "shape": [2], "data_offsets": [2, 4]},)"
+      R"( "a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}, "__metadata__": {}})",
+      4);
   TensorFile f = read_safetensors(path("o"));
   ASSERT_EQ(f.tensors.size(), 3u);
   EXPECT_EQ(f.tensors[0].name, "a");

@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
     std::printf("]");
   };
   std::printf("{\"names\":[");
-  for (int i = 0; i < model.nsensor; ++i) std::printf("%s\"%s\"", i ? "," : "", model.sensor_name[static_cast<size_t>(i)].c_str());
+  for (int i = 0; i < model.nsensor; ++i)
+    std::printf("%s\"%s\"", i ? "," : "", model.sensor_name[static_cast<size_t>(i)].c_str());
   std::printf("],\"adr\":[");
   for (int i = 0; i < model.nsensor; ++i) std::printf("%s%d", i ? "," : "", model.sensor_adr[static_cast<size_t>(i)]);
   std::printf("],\"dim\":[");

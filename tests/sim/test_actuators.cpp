@@ -21,7 +21,8 @@ std::string pendulum(const std::string& option, const std::string& actuators, co
   return "<mujoco><compiler autolimits=\"true\"/><option " + option +
          "/><worldbody><body pos=\"0 0 1\"><joint name=\"j\" type=\"hinge\" axis=\"0 1 0\" " + joint_attrs +
          "/><geom type=\"sphere\" size=\"0.05\" pos=\"0 0 -0.5\" mass=\"1\" contype=\"0\" conaffinity=\"0\"/>"
-         "</body></worldbody><actuator>" + actuators + "</actuator></mujoco>";
+         "</body></worldbody><actuator>" +
+         actuators + "</actuator></mujoco>";
 }
 
 void run(Sim<double>& s, const std::vector<double>& ctrl, int steps) {
@@ -46,9 +47,9 @@ TEST(Actuators, PositionServoSettlesAtItsTarget) {
 TEST(Actuators, FilterFollowsExponential) {
   const double tau = 0.1, h = 0.002;
   for (const char* dyn : {"filter", "filterexact"}) {
-    const Model model = parse_mjcf(
-        pendulum("gravity=\"0 0 0\"", "<general joint=\"j\" dyntype=\"" + std::string(dyn) + "\" dynprm=\"0.1\" gainprm=\"0\"/>"),
-        "filter.xml");
+    const Model model = parse_mjcf(pendulum("gravity=\"0 0 0\"", "<general joint=\"j\" dyntype=\"" + std::string(dyn) +
+                                                                     "\" dynprm=\"0.1\" gainprm=\"0\"/>"),
+                                   "filter.xml");
     Sim<double> s(model);
     double worst = 0;
     for (int n = 1; n <= 500; ++n) {
@@ -68,9 +69,10 @@ TEST(Actuators, FilterFollowsExponential) {
 }
 
 TEST(Actuators, IntVelocityIntegratesCtrlWithinActrange) {
-  const Model model = parse_mjcf(
-      pendulum("gravity=\"0 0 0\"", "<intvelocity joint=\"j\" kp=\"50\" kv=\"5\" actrange=\"-0.3 0.3\" ctrlrange=\"-1 1\"/>"),
-      "intvelocity.xml");
+  const Model model =
+      parse_mjcf(pendulum("gravity=\"0 0 0\"",
+                          "<intvelocity joint=\"j\" kp=\"50\" kv=\"5\" actrange=\"-0.3 0.3\" ctrlrange=\"-1 1\"/>"),
+                 "intvelocity.xml");
   Sim<double> s(model);
   run(s, {0.5}, 100);  // act = 0.5 * 0.2 s
   EXPECT_NEAR(s.d.act[0], 0.1, 1e-12);
@@ -95,7 +97,8 @@ TEST(Integrators, Rk4EnergyDriftBelowEuler) {
   double drift[2];
   int i = 0;
   for (const char* integrator : {"Euler", "RK4"}) {
-    const Model model = parse_mjcf(pendulum("timestep=\"0.01\" integrator=\"" + std::string(integrator) + "\"", ""), "pendulum.xml");
+    const Model model =
+        parse_mjcf(pendulum("timestep=\"0.01\" integrator=\"" + std::string(integrator) + "\"", ""), "pendulum.xml");
     Sim<double> s(model);
     s.d.qpos[0] = 1.0;
     auto energy = [&] {
@@ -117,9 +120,10 @@ TEST(Integrators, Rk4EnergyDriftBelowEuler) {
 // (M - h dforce/dqvel) stays bounded and settles.
 TEST(Integrators, ImplicitFastStableUnderStiffVelocityServo) {
   for (const char* integrator : {"Euler", "implicitfast"}) {
-    const Model model = parse_mjcf(pendulum("timestep=\"0.01\" gravity=\"0 0 0\" integrator=\"" + std::string(integrator) + "\"",
-                                            "<velocity joint=\"j\" kv=\"1000\" ctrlrange=\"-1 1\"/>"),
-                                   "stiff.xml");
+    const Model model =
+        parse_mjcf(pendulum("timestep=\"0.01\" gravity=\"0 0 0\" integrator=\"" + std::string(integrator) + "\"",
+                            "<velocity joint=\"j\" kv=\"1000\" ctrlrange=\"-1 1\"/>"),
+                   "stiff.xml");
     Sim<double> s(model);
     run(s, {0.5}, 200);
     if (std::string(integrator) == "Euler") {

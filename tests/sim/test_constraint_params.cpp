@@ -22,10 +22,13 @@ std::string data(const std::string& name) { return std::string(RLT_SOURCE_DIR) +
 
 // A horizontal arm on a vertical hinge (no gravity torque) driven by a motor with torque `tau`.
 Model hinge_arm(const std::string& joint_attrs, const std::string& option = "") {
-  return parse_mjcf("<mujoco><option timestep='0.002'>" + option + "</option><worldbody><body>"
-                    "<joint name='j' type='hinge' axis='0 0 1' " + joint_attrs + "/>"
-                    "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' mass='1' contype='0' conaffinity='0'/>"
-                    "</body></worldbody><actuator><motor joint='j'/></actuator></mujoco>",
+  return parse_mjcf("<mujoco><option timestep='0.002'>" + option +
+                        "</option><worldbody><body>"
+                        "<joint name='j' type='hinge' axis='0 0 1' " +
+                        joint_attrs +
+                        "/>"
+                        "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' mass='1' contype='0' conaffinity='0'/>"
+                        "</body></worldbody><actuator><motor joint='j'/></actuator></mujoco>",
                     "hinge_arm.xml");
 }
 
@@ -50,10 +53,10 @@ TEST(ConstraintParams, CompiledValues) {
   EXPECT_DOUBLE_EQ(m.jnt_actfrcrange[3], 0.6);
   const Model c = load_mjcf(data("constraints_contacts.xml"));
   EXPECT_DOUBLE_EQ(c.impratio, 3);
-  EXPECT_DOUBLE_EQ(c.geom_solref[0], 0.01);      // the ground: the main class
-  EXPECT_DOUBLE_EQ(c.geom_solref[2], 0.05);      // the soft box: its class
+  EXPECT_DOUBLE_EQ(c.geom_solref[0], 0.01);  // the ground: the main class
+  EXPECT_DOUBLE_EQ(c.geom_solref[2], 0.05);  // the soft box: its class
   EXPECT_DOUBLE_EQ(c.geom_solimp[5 + 2], 0.01);
-  EXPECT_DOUBLE_EQ(c.geom_solimp[5 + 4], 3);     // the rest inherited from main
+  EXPECT_DOUBLE_EQ(c.geom_solimp[5 + 4], 3);  // the rest inherited from main
   EXPECT_DOUBLE_EQ(c.geom_solmix[1], 3);
   EXPECT_EQ(c.geom_priority[2], 1);
   EXPECT_DOUBLE_EQ(c.geom_gap[3], 0.01);
@@ -65,7 +68,7 @@ TEST(ConstraintParams, FrictionLossHoldsBelowAndGivesWayAbove) {
   EXPECT_NEAR(spin(m, 0.4, 500), 0.004650840879375618, 1e-8);
   EXPECT_NEAR(spin(m, 0.8, 500), 1.6698635732374856, 1e-6);  // slips (MuJoCo 3.17: 1.66986357)
   const double free_turn = spin(hinge_arm(""), 0.8, 500);
-  EXPECT_LT(spin(m, 0.8, 500), free_turn);         // slower than without friction
+  EXPECT_LT(spin(m, 0.8, 500), free_turn);  // slower than without friction
   // <flag frictionloss="disable"/> turns it off.
   EXPECT_NEAR(spin(hinge_arm("frictionloss='0.5'", "<flag frictionloss='disable'/>"), 0.8, 500), free_turn, 1e-12);
 }
@@ -106,8 +109,8 @@ TEST(ConstraintParams, LimitActsFromItsMargin) {
 // A 1 kg ball resting on the floor: its steady height with the given geom attributes.
 double rest_height(const std::string& ball_attrs, const std::string& floor_attrs = "") {
   test::Sim<double> env(parse_mjcf("<mujoco><worldbody><geom type='plane' size='5 5 0.1' " + floor_attrs +
-                                   "/><body pos='0 0 0.1'><freejoint/><geom type='sphere' size='0.1' mass='1' " +
-                                   ball_attrs + "/></body></worldbody></mujoco>",
+                                       "/><body pos='0 0 0.1'><freejoint/><geom type='sphere' size='0.1' mass='1' " +
+                                       ball_attrs + "/></body></worldbody></mujoco>",
                                    "ball.xml"));
   for (int s = 0; s < 2000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
   return env.d.qpos[2];
@@ -133,8 +136,8 @@ TEST(ConstraintParams, PriorityGivesFriction) {
   // A box sliding at 2 m/s: the floor's friction 0.2 at higher priority wins over the box's 1.
   auto slide = [](const std::string& floor) {
     test::Sim<double> env(parse_mjcf("<mujoco><worldbody><geom type='plane' size='50 50 0.1' " + floor +
-                                     "/><body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' "
-                                     "mass='1'/></body></worldbody></mujoco>",
+                                         "/><body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' "
+                                         "mass='1'/></body></worldbody></mujoco>",
                                      "slide.xml"));
     env.d.qvel[0] = 2;
     for (int s = 0; s < 2000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
@@ -151,9 +154,10 @@ TEST(ConstraintParams, FlagsSwitchTheirPartOff) {
   EXPECT_EQ(m.jnt_limited[0], 0);
   EXPECT_EQ(m.dof_damping[0], 0);
   EXPECT_FALSE(m.refsafe);
-  const Model nc = parse_mjcf("<mujoco><option><flag contact='disable'/></option><worldbody><geom type='plane' "
-                              "size='1 1 1'/><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
-                              "nocontact.xml");
+  const Model nc = parse_mjcf(
+      "<mujoco><option><flag contact='disable'/></option><worldbody><geom type='plane' "
+      "size='1 1 1'/><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
+      "nocontact.xml");
   EXPECT_EQ(nc.geom_contype[0] | nc.geom_conaffinity[1], 0);
 }
 
@@ -175,15 +179,19 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
   expect_refused("<mujoco><option><flag override='enable'/></option>" + body, "flag \"override\"");
   expect_refused("<mujoco><option solver='Jacobi'/>" + body, "not one of");
   // Without autolimits a range needs its limited flag (with MuJoCo 3's default autolimits it is implied).
-  expect_refused("<mujoco><compiler autolimits='false'/><worldbody><body><joint actuatorfrcrange='-1 1'/>"
-                 "<geom size='1'/></body></worldbody></mujoco>",
-                 "actuatorfrclimited");
+  expect_refused(
+      "<mujoco><compiler autolimits='false'/><worldbody><body><joint actuatorfrcrange='-1 1'/>"
+      "<geom size='1'/></body></worldbody></mujoco>",
+      "actuatorfrclimited");
   parse_mjcf("<mujoco><worldbody><body><joint actuatorfrcrange='-1 1'/><geom size='1'/></body></worldbody></mujoco>",
              "autolimits.xml");
   // accepted: the solver options MuJoCo's files carry
-  parse_mjcf("<mujoco><option solver='PGS' iterations='100' tolerance='1e-8' ls_iterations='10' "
-             "ls_tolerance='0.01' noslip_iterations='0' jacobian='sparse'><flag warmstart='disable' "
-             "energy='enable' equality='disable'/></option>" + body, "accepted.xml");
+  parse_mjcf(
+      "<mujoco><option solver='PGS' iterations='100' tolerance='1e-8' ls_iterations='10' "
+      "ls_tolerance='0.01' noslip_iterations='0' jacobian='sparse'><flag warmstart='disable' "
+      "energy='enable' equality='disable'/></option>" +
+          body,
+      "accepted.xml");
 }
 
 }  // namespace
@@ -196,14 +204,16 @@ TEST(ConstraintParams, ExcludeRemovesContacts) {
   const Model m = load_mjcf(data("constraints_exclude.xml"));
   test::Sim<double> env(m);
   for (int s = 0; s < 1000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
-  EXPECT_NEAR(env.d.qpos[2], 0.1, 2e-3);         // the box fell through the shelf to the floor
+  EXPECT_NEAR(env.d.qpos[2], 0.1, 2e-3);             // the box fell through the shelf to the floor
   EXPECT_NEAR(env.d.qpos[7 + 2], 0.32 + 0.1, 2e-3);  // the ball rests on the shelf
-  expect_refused("<mujoco><worldbody><body name='a'><geom size='1'/></body></worldbody><contact><exclude "
-                 "body1='a' body2='b'/></contact></mujoco>",
-                 "unknown body \"b\"");
-  expect_refused("<mujoco><worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact><pair "
-                 "geom1='a' geom2='b'/></contact></mujoco>",
-                 "<pair>) are not supported");
+  expect_refused(
+      "<mujoco><worldbody><body name='a'><geom size='1'/></body></worldbody><contact><exclude "
+      "body1='a' body2='b'/></contact></mujoco>",
+      "unknown body \"b\"");
+  expect_refused(
+      "<mujoco><worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact><pair "
+      "geom1='a' geom2='b'/></contact></mujoco>",
+      "<pair>) are not supported");
 }
 
 }  // namespace
@@ -219,7 +229,9 @@ TEST(ConstraintParams, JointEqualityCouplesTwoHinges) {
   EXPECT_EQ(m.eq_active[2], 0);
   EXPECT_DOUBLE_EQ(m.eq_data[11 + 1], 1);
   EXPECT_DOUBLE_EQ(parse_mjcf("<mujoco><worldbody><body><joint name='a'/><geom size='1'/></body></worldbody>"
-                              "<equality><joint joint1='a' polycoef='0.2'/></equality></mujoco>", "p.xml").eq_data[1],
+                              "<equality><joint joint1='a' polycoef='0.2'/></equality></mujoco>",
+                              "p.xml")
+                       .eq_data[1],
                    1);  // fewer than 5 numbers (MuJoCo 3): the default slope 1 kept
   test::Sim<double> env(m);
   const double ctrl[2] = {0.5, 0};
@@ -228,9 +240,10 @@ TEST(ConstraintParams, JointEqualityCouplesTwoHinges) {
   const double x = env.d.qpos[1] - m.qpos0[1];
   EXPECT_NEAR(env.d.qpos[0], 0.1 - 0.5 * x + 0.3 * x * x + 0.2 * x * x * x, 2e-2);
   EXPECT_NEAR(env.d.qpos[2], 0.05, 1e-2);  // the slider held at 0.05 against gravity
-  expect_refused("<mujoco><worldbody><body name='a'><joint/><geom size='1'/></body></worldbody><equality><weld "
-                 "body1='a'/></equality></mujoco>",
-                 "\"weld\" is not supported yet");
+  expect_refused(
+      "<mujoco><worldbody><body name='a'><joint/><geom size='1'/></body></worldbody><equality><weld "
+      "body1='a'/></equality></mujoco>",
+      "\"weld\" is not supported yet");
 }
 
 }  // namespace

@@ -31,12 +31,16 @@ using Env = test::Sim<T>;
 
 // A box (0.2 m cube, 8 kg) on the floor with friction mu, timestep h.
 Model box_scene(double mu, double h, double z) {
-  const std::string xml =
-      "<mujoco><option timestep='" + std::to_string(h) + "'/>"
-      "<worldbody><geom type='plane' size='5 5 0.1' friction='" + std::to_string(mu) + " 0.005 0.0001'/>"
-      "<body pos='0 0 " + std::to_string(z) + "'><freejoint/>"
-      "<geom type='box' size='0.1 0.1 0.1' mass='8' friction='" +
-      std::to_string(mu) + " 0.005 0.0001'/></body></worldbody></mujoco>";
+  const std::string xml = "<mujoco><option timestep='" + std::to_string(h) +
+                          "'/>"
+                          "<worldbody><geom type='plane' size='5 5 0.1' friction='" +
+                          std::to_string(mu) +
+                          " 0.005 0.0001'/>"
+                          "<body pos='0 0 " +
+                          std::to_string(z) +
+                          "'><freejoint/>"
+                          "<geom type='box' size='0.1 0.1 0.1' mass='8' friction='" +
+                          std::to_string(mu) + " 0.005 0.0001'/></body></worldbody></mujoco>";
   return parse_mjcf(xml, "box_scene.xml");
 }
 
@@ -45,7 +49,7 @@ TEST(SoftConstraints, RestingBoxCarriesItsWeight) {
   for (int s = 0; s < 1000; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
   int contacts = 0;
   physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, &contacts);
-  EXPECT_EQ(contacts, 4);  // the four bottom corners push
+  EXPECT_EQ(contacts, 4);                                         // the four bottom corners push
   EXPECT_NEAR(env.d.cfrc_ext[6 + 5], 8 * 9.81, 1e-6 * 8 * 9.81);  // body 1's force z: the weight
   EXPECT_NEAR(env.d.cfrc_ext[6 + 3], 0, 1e-9);
   EXPECT_NEAR(env.d.cfrc_ext[6 + 4], 0, 1e-9);
@@ -119,7 +123,8 @@ TEST(SoftConstraints, FloatFollowsDouble) {
   const Model model = load_mjcf(asset("ant"));
   Env<double> a(model);
   Env<float> b(model);
-  for (int i = 0; i < model.nq; ++i) a.d.qpos[i] = model.key_qpos[i], b.d.qpos[i] = static_cast<float>(model.key_qpos[i]);
+  for (int i = 0; i < model.nq; ++i)
+    a.d.qpos[i] = model.key_qpos[i], b.d.qpos[i] = static_cast<float>(model.key_qpos[i]);
   std::vector<double> ca(static_cast<size_t>(model.nu));
   std::vector<float> cb(ca.size());
   for (int s = 0; s < 50; ++s) {

@@ -38,9 +38,10 @@ void report(const char* key, double value) {
 
 // One free body (or several) above a ground plane.
 std::string scene(const std::string& option, const std::string& bodies, const std::string& ground_friction = "1") {
-  return "<mujoco><option timestep=\"0.002\" " + option + "/><worldbody>"
-         "<geom name=\"ground\" type=\"plane\" size=\"5 5 0.1\" friction=\"" + ground_friction + " 0.005 0.0001\"/>" +
-         bodies + "</worldbody></mujoco>";
+  return "<mujoco><option timestep=\"0.002\" " + option +
+         "/><worldbody>"
+         "<geom name=\"ground\" type=\"plane\" size=\"5 5 0.1\" friction=\"" +
+         ground_friction + " 0.005 0.0001\"/>" + bodies + "</worldbody></mujoco>";
 }
 
 template <class T>
@@ -94,8 +95,8 @@ void box_settles(double max_drift) {
     run(s, 1, static_cast<const T*>(nullptr), &ncon);
     if (k % 50 == 0) {
       worst_depth = std::max(worst_depth, max_penetration(s));
-      worst_drift = std::max(worst_drift, std::hypot(static_cast<double>(s.d.qpos[0]) - x0,
-                                                     static_cast<double>(s.d.qpos[1]) - y0));
+      worst_drift = std::max(worst_drift,
+                             std::hypot(static_cast<double>(s.d.qpos[0]) - x0, static_cast<double>(s.d.qpos[1]) - y0));
     }
   }
   ASSERT_TRUE(finite_state(s));
@@ -174,7 +175,7 @@ void capsule_gains_little_energy(double tol) {
   ASSERT_TRUE(finite_state(s));
   EXPECT_GT(contact_steps, 100);
   EXPECT_LT(worst_rise, tol);
-  EXPECT_LT(e, e0 - 0.5 * 0.7 * 9.81 * 0.2);  // it fell and stopped: most of the drop is gone
+  EXPECT_LT(e, e0 - 0.5 * 0.7 * 9.81 * 0.2);                  // it fell and stopped: most of the drop is gone
   EXPECT_NEAR(static_cast<double>(s.d.qpos[2]), 0.05, 2e-3);  // lying on the plane
   report(sizeof(T) == 8 ? "capsule_worst_energy_rise_J" : "capsule_worst_energy_rise_J_float", worst_rise);
 }
@@ -208,10 +209,13 @@ TEST(PhysicsContacts, SphereRestsOnBoxFloat) { sphere_rests_on_box<float>(); }
 // Geom pair filtering: contype/conaffinity, and a body never touches its parent.
 TEST(PhysicsContacts, PairFilterFollowsMujoco) {
   const std::string bodies =
-      "<body name=\"a\" pos=\"0 0 0.05\"><freejoint/><geom name=\"a\" type=\"sphere\" size=\"0.1\" contype=\"2\" conaffinity=\"0\"/>"
-      "  <body name=\"child\" pos=\"0.05 0 0\"><joint type=\"hinge\"/><geom name=\"child\" type=\"sphere\" size=\"0.1\"/></body>"
+      "<body name=\"a\" pos=\"0 0 0.05\"><freejoint/><geom name=\"a\" type=\"sphere\" size=\"0.1\" contype=\"2\" "
+      "conaffinity=\"0\"/>"
+      "  <body name=\"child\" pos=\"0.05 0 0\"><joint type=\"hinge\"/><geom name=\"child\" type=\"sphere\" "
+      "size=\"0.1\"/></body>"
       "</body>"
-      "<body name=\"b\" pos=\"0.15 0 0.05\"><freejoint/><geom name=\"b\" type=\"sphere\" size=\"0.1\" contype=\"4\" conaffinity=\"2\"/></body>";
+      "<body name=\"b\" pos=\"0.15 0 0.05\"><freejoint/><geom name=\"b\" type=\"sphere\" size=\"0.1\" contype=\"4\" "
+      "conaffinity=\"2\"/></body>";
   const Model model = parse_mjcf(scene("", bodies), "filter");
   HostModel<double> host(model);
   const ModelView<double>& m = host.view();
@@ -293,16 +297,17 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
   long next_real = 0, next_int = 0;
-  auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr,
-                         const void* block, size_t elem) {
+  auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
+                         size_t elem) {
     EXPECT_EQ(offset, next) << name;
-    EXPECT_EQ(view_ptr, static_cast<const void*>(static_cast<const char*>(block) + elem * static_cast<size_t>(offset))) << name;
+    EXPECT_EQ(view_ptr, static_cast<const void*>(static_cast<const char*>(block) + elem * static_cast<size_t>(offset)))
+        << name;
     next += count;
   };
-#define RLT_TEST_FIELD(type, name, count, need, doc)                                                         \
-  check_field(#name, next_##type, o.name, (count), v.name,                                                   \
-              std::is_same_v<RLT_FIELD_HOST_TYPE_##type, int> ? static_cast<const void*>(host.ints().data()) \
-                                                               : static_cast<const void*>(host.reals().data()), \
+#define RLT_TEST_FIELD(type, name, count, need, doc)                                                           \
+  check_field(#name, next_##type, o.name, (count), v.name,                                                     \
+              std::is_same_v<RLT_FIELD_HOST_TYPE_##type, int> ? static_cast<const void*>(host.ints().data())   \
+                                                              : static_cast<const void*>(host.reals().data()), \
               std::is_same_v<RLT_FIELD_HOST_TYPE_##type, int> ? sizeof(int) : sizeof(float));
   RLT_MODEL_FIELDS(RLT_TEST_FIELD)
   RLT_MODEL_DERIVED_FIELDS(RLT_TEST_FIELD)
@@ -312,8 +317,8 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   EXPECT_EQ(static_cast<long>(host.reals().size()), o.num_reals);
   EXPECT_EQ(static_cast<long>(host.ints().size()), o.num_ints);
   int copied = 0;
-#define RLT_TEST_COPY(type, name, count, need, doc)                                               \
-  for (size_t k = 0; k < model.name.size(); ++k)                                                  \
+#define RLT_TEST_COPY(type, name, count, need, doc)                                             \
+  for (size_t k = 0; k < model.name.size(); ++k)                                                \
     ASSERT_EQ(v.name[k], static_cast<RLT_FIELD_VIEW_TYPE_##type>(model.name[k])) << #name << k; \
   copied += model.name.empty() ? 0 : 1;
   using T = float;
@@ -328,7 +333,8 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   at += static_cast<int>(count);
   {
     const int ncon_max = nco, nefc_max = nefc;
-    const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc, nv_acc = v.nbody_acc ? nv : 0;
+    const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
+              nv_acc = v.nbody_acc ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
   }
 #undef RLT_TEST_ROW
@@ -340,11 +346,13 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
 // Each geom-pair kind gives contacts with sensible normals and depths at a known overlap.
 TEST(PhysicsContacts, DetectionGeometry) {
   const std::string bodies =
-      "<body pos=\"0 0 0.09\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"                 // 10 mm in
-      "<body pos=\"1 0 0.04\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\"/></body>"  // 10 mm in, 2 ends
-      "<body pos=\"-1 0 0.045\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\"/></body>"          // 5 mm in, 4 corners
+      "<body pos=\"0 0 0.09\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"  // 10 mm in
+      "<body pos=\"1 0 0.04\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\"/></body>"  // 10 mm
+                                                                                                               // in, 2
+                                                                                                               // ends
+      "<body pos=\"-1 0 0.045\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\"/></body>"  // 5 mm in, 4 corners
       "<body pos=\"0 2 0.5\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"
-      "<body pos=\"0 2 0.69\"><freejoint/><geom type=\"box\" size=\"0.2 0.2 0.1\"/></body>";             // sphere-box 10 mm
+      "<body pos=\"0 2 0.69\"><freejoint/><geom type=\"box\" size=\"0.2 0.2 0.1\"/></body>";  // sphere-box 10 mm
   Sim<double> s(parse_mjcf(scene("gravity=\"0 0 0\"", bodies), "detect"));
   kinematics(s.m(), s.d);
   detect_contacts(s.m(), s.d);
@@ -386,8 +394,11 @@ TEST(PhysicsContacts, BoxBoxEdgeOnEdgeDetection) {
   const double top = 0.1 * std::sqrt(2.0);  // height of the lower cube's top edge above its center
   const std::string bodies =
       "<body pos=\"0 0 0\" euler=\"45 0 0\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>"
-      "<body pos=\"0 0 " + std::to_string(2 * top - 0.005) + "\" euler=\"0 45 0\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>";
-  Sim<double> s(parse_mjcf("<mujoco><option gravity=\"0 0 0\"/><worldbody>" + bodies + "</worldbody></mujoco>", "edges"));
+      "<body pos=\"0 0 " +
+      std::to_string(2 * top - 0.005) +
+      "\" euler=\"0 45 0\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>";
+  Sim<double> s(
+      parse_mjcf("<mujoco><option gravity=\"0 0 0\"/><worldbody>" + bodies + "</worldbody></mujoco>", "edges"));
   kinematics(s.m(), s.d);
   detect_contacts(s.m(), s.d);
   int touching = 0;
@@ -395,7 +406,7 @@ TEST(PhysicsContacts, BoxBoxEdgeOnEdgeDetection) {
     const double* con = s.d.contact + kContactStride * c;
     if (con[kConDepth] <= 0) continue;
     ++touching;
-    EXPECT_NEAR(con[kConDepth], 0.005, 1e-6);  // std::to_string rounds the height to 1e-6
+    EXPECT_NEAR(con[kConDepth], 0.005, 1e-6);    // std::to_string rounds the height to 1e-6
     EXPECT_NEAR(con[kConNormal + 2], 1, 1e-12);  // from the lower (geom 0) up to the upper
     EXPECT_NEAR(con[kConPos + 0], 0, 1e-12);
     EXPECT_NEAR(con[kConPos + 1], 0, 1e-12);
@@ -414,7 +425,8 @@ void crossed_bars_rest() {
   for (const char* euler : {"0 0 45", "0 0 90"}) {
     const std::string bodies =
         "<geom type=\"box\" pos=\"0 0 0.05\" size=\"0.4 0.05 0.05\"/>"
-        "<body pos=\"0 0 0.16\" euler=\"" + std::string(euler) + "\"><freejoint/><geom type=\"box\" size=\"0.4 0.05 0.05\" mass=\"2\"/></body>";
+        "<body pos=\"0 0 0.16\" euler=\"" +
+        std::string(euler) + "\"><freejoint/><geom type=\"box\" size=\"0.4 0.05 0.05\" mass=\"2\"/></body>";
     Sim<T> s(parse_mjcf(scene("", bodies), "crossed"));
     double lowest = 1;
     for (int k = 0; k < 1500; ++k) {  // 3 s
@@ -474,9 +486,11 @@ template <class T>
 void parallel_capsules_rest() {
   const std::string bodies =
       "<geom type=\"capsule\" fromto=\"-0.2 0 0.05 0.2 0 0.05\" size=\"0.05\"/>"
-      "<body pos=\"0.1 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" mass=\"1\"/></body>"
+      "<body pos=\"0.1 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" "
+      "mass=\"1\"/></body>"
       "<geom type=\"box\" pos=\"2 0 0.05\" size=\"0.1 0.1 0.05\"/>"
-      "<body pos=\"2.05 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\" mass=\"1\"/></body>";
+      "<body pos=\"2.05 0 0.151\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.3\" "
+      "mass=\"1\"/></body>";
   Sim<T> s(parse_mjcf(scene("", bodies), "parallel"));
   // geoms (the world's own first): 0 ground, 1 static capsule, 2 static box, 3 and 4 the free capsules
   kinematics(s.m(), s.d);
@@ -515,14 +529,15 @@ TEST(PhysicsContacts, GeomMarginMovesWhereContactsStart) {
   auto detect_sphere = [](double gap, double margin) {
     const std::string xml =
         "<mujoco><option gravity=\"0 0 0\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/><body pos=\"0 0 " +
-        std::to_string(0.1 + gap) + "\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"" + std::to_string(margin) +
-        "\"/></body></worldbody></mujoco>";
+        std::to_string(0.1 + gap) + "\"><freejoint/><geom type=\"sphere\" size=\"0.1\" margin=\"" +
+        std::to_string(margin) + "\"/></body></worldbody></mujoco>";
     Sim<double> s(parse_mjcf(xml, "margin"));
     kinematics(s.m(), s.d);
     com_position(s.m(), s.d);
     com_velocity(s.m(), s.d);
     detect_contacts(s.m(), s.d);
-    return std::make_pair(static_cast<int>(s.d.ncon[0]), s.d.ncon[0] > 0 ? static_cast<double>(s.d.contact[kConDepth]) : 0.0);
+    return std::make_pair(static_cast<int>(s.d.ncon[0]),
+                          s.d.ncon[0] > 0 ? static_cast<double>(s.d.contact[kConDepth]) : 0.0);
   };
   // 5 cm above the floor: no candidate with the 2 cm default (speculative) margin; with geom margin
   // 0.1 an acting contact whose depth is the overlap plus the margin, -0.05 + 0.1.
@@ -576,15 +591,16 @@ TEST(PhysicsContacts, ContactParamsFileRests) {
   EXPECT_EQ(s.m().geom_condim[6], 3);
   const int key = model.key_id("spinning");
   ASSERT_GE(key, 0);
-  std::vector<double> qpos(model.qpos0), qvel(model.key_qvel.begin() + key * model.nv, model.key_qvel.begin() + (key + 1) * model.nv);
+  std::vector<double> qpos(model.qpos0),
+      qvel(model.key_qvel.begin() + key * model.nv, model.key_qvel.begin() + (key + 1) * model.nv);
   s.set_state(qpos, qvel);
   run(s, 1000);  // 2 s
   ASSERT_TRUE(finite_state(s));
   // Each rests its pair's geom margin above touching (MuJoCo's meaning; MuJoCo 3 adds the two
   // geoms' margins): 0.01 for the bars, 0.035 for the capsules. MuJoCo 3.17 from this file's
   // start: 0.15989 and 0.18446 after 2 s.
-  EXPECT_NEAR(s.d.qpos[2], 0.16, 1e-3);     // bar across bar
-  EXPECT_NEAR(s.d.qpos[9], 0.185, 1e-3);    // capsule on capsule
+  EXPECT_NEAR(s.d.qpos[2], 0.16, 1e-3);   // bar across bar
+  EXPECT_NEAR(s.d.qpos[9], 0.185, 1e-3);  // capsule on capsule
 }
 
 // Degenerate geometry (second read of sim/contact.h): where the distance vector vanishes the normal
@@ -608,7 +624,8 @@ TEST(PhysicsContacts, DegenerateGeometryGivesSensibleNormals) {
   com_position(s.m(), s.d);
   com_velocity(s.m(), s.d);
   detect_contacts(s.m(), s.d);
-  const Vec3<double> d1 = Mat3<double>::load(s.d.geom_xmat + 9 * 2).col(2), d2 = Mat3<double>::load(s.d.geom_xmat + 9 * 3).col(2);
+  const Vec3<double> d1 = Mat3<double>::load(s.d.geom_xmat + 9 * 2).col(2),
+                     d2 = Mat3<double>::load(s.d.geom_xmat + 9 * 3).col(2);
   const Vec3<double> d5 = Mat3<double>::load(s.d.geom_xmat + 9 * 5).col(2);
   int seen = 0;
   for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
@@ -651,8 +668,11 @@ void contacts_within_capacity() {
   for (const auto& kind : kinds) {
     const std::string xml = std::string("<mujoco><option gravity=\"0 0 0\"/><worldbody>") +
                             "<geom type=\"plane\" size=\"5 5 0.1\"/>"
-                            "<body><freejoint/><geom type=\"" + kind[0] + "\"/></body>"
-                            "<body><freejoint/><geom type=\"" + kind[1] + "\"/></body></worldbody></mujoco>";
+                            "<body><freejoint/><geom type=\"" +
+                            kind[0] +
+                            "\"/></body>"
+                            "<body><freejoint/><geom type=\"" +
+                            kind[1] + "\"/></body></worldbody></mujoco>";
     const Model model = parse_mjcf(xml, "capacity");
     HostModel<T> host(model);
     ModelView<T> m = host.view();
@@ -692,14 +712,16 @@ void contacts_within_capacity() {
         ++per_pair[g1 + g2 - 1];  // (0,1) -> 0, (0,2) -> 1, (1,2) -> 2
         const double nx = static_cast<double>(con[kConNormal]), ny = static_cast<double>(con[kConNormal + 1]),
                      nz = static_cast<double>(con[kConNormal + 2]);
-        ASSERT_NEAR(std::sqrt(nx * nx + ny * ny + nz * nz), 1.0, 1e-5) << kind[0] << " / " << kind[1] << " trial " << trial;
+        ASSERT_NEAR(std::sqrt(nx * nx + ny * ny + nz * nz), 1.0, 1e-5)
+            << kind[0] << " / " << kind[1] << " trial " << trial;
         ASSERT_TRUE(std::isfinite(static_cast<double>(con[kConDepth])));
         ASSERT_LT(static_cast<double>(con[kConDepth]), 0.6);
         ++checked;
       }
       EXPECT_LE(per_pair[0], pair_contact_capacity(model.geom_type[0], model.geom_type[1]));
       EXPECT_LE(per_pair[1], pair_contact_capacity(model.geom_type[0], model.geom_type[2]));
-      EXPECT_LE(per_pair[2], pair_contact_capacity(model.geom_type[1], model.geom_type[2])) << kind[0] << " / " << kind[1];
+      EXPECT_LE(per_pair[2], pair_contact_capacity(model.geom_type[1], model.geom_type[2]))
+          << kind[0] << " / " << kind[1];
     }
   }
   EXPECT_GT(checked, 1000);
@@ -711,10 +733,13 @@ TEST(PhysicsContacts, ContactsWithinCapacityAndFiniteFloat) { contacts_within_ca
 // A non-finite pose gives no contact candidates (a NaN depth used to pass the margin test and put
 // NaN contacts in the list).
 TEST(PhysicsContacts, NonFiniteStateGivesNoContacts) {
-  Sim<double> s(parse_mjcf(scene("", kBox +
-                                         "<body pos=\"1 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"
-                                         "<body pos=\"1 0 0.25\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.1\"/></body>"),
-                           "nan"));
+  Sim<double> s(parse_mjcf(
+      scene(
+          "",
+          kBox +
+              "<body pos=\"1 0 0.1\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>"
+              "<body pos=\"1 0 0.25\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.1\"/></body>"),
+      "nan"));
   kinematics(s.m(), s.d);
   com_position(s.m(), s.d);
   com_velocity(s.m(), s.d);
@@ -732,9 +757,11 @@ TEST(PhysicsContacts, NonFiniteStateGivesNoContacts) {
 TEST(PhysicsContacts, BoxStackAndCapsuleOnBoxRest) {
   const std::string bodies =
       "<body pos=\"0 0 0.1\"><freejoint/><geom type=\"box\" size=\"0.3 0.3 0.1\" mass=\"4\"/></body>"
-      "<body pos=\"0.02 0.01 0.26\" euler=\"0 0 30\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\" mass=\"1\"/></body>"
+      "<body pos=\"0.02 0.01 0.26\" euler=\"0 0 30\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.05\" "
+      "mass=\"1\"/></body>"
       "<body pos=\"2 0 0.1\"><freejoint/><geom type=\"box\" size=\"0.3 0.3 0.1\" mass=\"4\"/></body>"
-      "<body pos=\"2 0 0.26\" euler=\"90 0 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" mass=\"1\"/></body>";
+      "<body pos=\"2 0 0.26\" euler=\"90 0 0\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\" "
+      "mass=\"1\"/></body>";
   for (int precision = 0; precision < 2; ++precision) {
     const Model model = parse_mjcf(scene("", bodies), "stack2");
     auto check = [&](auto& s) {
@@ -761,7 +788,8 @@ TEST(PhysicsContacts, StableAtLargeStepsAndLightBodies) {
   const std::string bodies =
       "<body pos=\"0 0 0.3\"><freejoint/><geom type=\"sphere\" size=\"0.03\" mass=\"0.05\"/></body>"
       "<body pos=\"1 0 0.3\" euler=\"10 20 0\"><freejoint/><geom type=\"box\" size=\"0.2 0.2 0.1\" mass=\"10\"/></body>"
-      "<body pos=\"-1 0 0.3\" euler=\"0 80 0\"><freejoint/><geom type=\"capsule\" size=\"0.04 0.1\" mass=\"0.3\"/></body>";
+      "<body pos=\"-1 0 0.3\" euler=\"0 80 0\"><freejoint/><geom type=\"capsule\" size=\"0.04 0.1\" "
+      "mass=\"0.3\"/></body>";
   for (double h : {0.002, 0.005, 0.01}) {
     Model model = parse_mjcf(scene("", bodies), "steps");
     model.timestep = h;
@@ -791,7 +819,8 @@ void limits_hold() {
   const std::string xml =
       "<mujoco><option timestep=\"0.002\"/><worldbody>"
       "<body pos=\"0 0 1\"><joint name=\"h\" type=\"hinge\" axis=\"0 0 1\" limited=\"true\" range=\"-30 30\"/>"
-      "  <geom type=\"capsule\" fromto=\"0 0 0 0.5 0 0\" size=\"0.05\" mass=\"1\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "  <geom type=\"capsule\" fromto=\"0 0 0 0.5 0 0\" size=\"0.05\" mass=\"1\" contype=\"0\" "
+      "conaffinity=\"0\"/></body>"
       "<body pos=\"2 0 1\"><joint name=\"s\" type=\"slide\" axis=\"1 0 0\" limited=\"true\" range=\"-0.1 0.2\"/>"
       "  <geom type=\"box\" size=\"0.05 0.05 0.05\" mass=\"0.3\" contype=\"0\" conaffinity=\"0\"/></body>"
       "</worldbody><actuator>"
@@ -894,7 +923,8 @@ TEST(PhysicsStep, ContactFreeEqualsStepEuler) {
       "<mujoco><option timestep=\"0.002\"/><worldbody>"
       "<body pos=\"0 0 1\"><joint type=\"hinge\" axis=\"0 1 0\" damping=\"0.3\"/>"
       "  <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.03\" contype=\"0\" conaffinity=\"0\"/>"
-      "  <body pos=\"0.3 0 0\"><joint type=\"ball\"/><geom type=\"box\" size=\"0.1 0.05 0.02\" contype=\"0\" conaffinity=\"0\"/></body>"
+      "  <body pos=\"0.3 0 0\"><joint type=\"ball\"/><geom type=\"box\" size=\"0.1 0.05 0.02\" contype=\"0\" "
+      "conaffinity=\"0\"/></body>"
       "</body>"
       "<body pos=\"1 0 1\"><freejoint/><geom type=\"sphere\" size=\"0.1\" contype=\"0\" conaffinity=\"0\"/></body>"
       "</worldbody></mujoco>";
@@ -989,11 +1019,12 @@ void resting_bodies_external_wrench(double rel_tol) {
       "<body name=\"top\" pos=\"0.4 -0.15 0.14\" euler=\"0 0 30\"><freejoint/>"
       "  <geom type=\"box\" pos=\"0.05 0.02 0\" size=\"0.05 0.04 0.025\" density=\"1000\"/></body>";
   Sim<T> s(parse_mjcf(scene("", bodies), "stack"));
-  for (int k = 0; k < 1500; ++k) physics_step(s.m(), s.d, static_cast<const T*>(nullptr), 1, static_cast<int*>(nullptr));
+  for (int k = 0; k < 1500; ++k)
+    physics_step(s.m(), s.d, static_cast<const T*>(nullptr), 1, static_cast<int*>(nullptr));
   int ncon = 0;
   physics_step(s.m(), s.d, static_cast<const T*>(nullptr), 4, &ncon);
   ASSERT_TRUE(finite_state(s));
-  EXPECT_GE(ncon, 8);  // four corners on the ground, four of the top box on the base
+  EXPECT_GE(ncon, 8);      // four corners on the ground, four of the top box on the base
   kinematics(s.m(), s.d);  // post-step poses, which the torque's reference point matches
   const double g = 9.81;
   double tau[3], f[3];
@@ -1034,8 +1065,9 @@ TEST(PhysicsContacts, ExternalWrenchOfRestingBodiesFloat) { resting_bodies_exter
 TEST(PhysicsContacts, ExternalWrenchIsTheAppliedContactWrench) {
   for (const char* condim : {"3", "1"}) {
     const std::string body =
-        std::string("<body name=\"box\" pos=\"0 0 0.06\"><freejoint/>"
-                    "<geom type=\"box\" pos=\"0.04 -0.03 0.01\" size=\"0.2 0.1 0.05\" density=\"1000\" condim=\"") +
+        std::string(
+            "<body name=\"box\" pos=\"0 0 0.06\"><freejoint/>"
+            "<geom type=\"box\" pos=\"0.04 -0.03 0.01\" size=\"0.2 0.1 0.05\" density=\"1000\" condim=\"") +
         condim + "\" friction=\"0.8 0.05 0.01\"/></body>";
     const Model model = parse_mjcf(scene("", body), "box");
     Sim<double> s(model), ref(model);

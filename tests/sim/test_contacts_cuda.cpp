@@ -51,8 +51,10 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
     const DataView<float> d = data_view(layout, cpu.data() + row * static_cast<size_t>(e));
     reset_data(m, d);
     for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(qpos[static_cast<size_t>(i)]);
-    for (int i = 0; i < m.nv; ++i) d.qvel[i] = static_cast<float>(qvel[static_cast<size_t>(i)]) * (1.0f + 0.05f * static_cast<float>(e));
-    for (int a = 0; a < m.nu; ++a) ctrl[static_cast<size_t>(e * m.nu + a)] = 0.3f * static_cast<float>((e + a) % 5) - 0.6f;
+    for (int i = 0; i < m.nv; ++i)
+      d.qvel[i] = static_cast<float>(qvel[static_cast<size_t>(i)]) * (1.0f + 0.05f * static_cast<float>(e));
+    for (int a = 0; a < m.nu; ++a)
+      ctrl[static_cast<size_t>(e * m.nu + a)] = 0.3f * static_cast<float>((e + a) % 5) - 0.6f;
   }
   DeviceBuffer<float> gpu(static_cast<i64>(cpu.size()));
   DeviceBuffer<float> gpu_ctrl(static_cast<i64>(ctrl.size()));
@@ -63,9 +65,11 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
   CpuExecutor cpu_exec(2);
   std::vector<float> got(cpu.size());
   for (int k = 0; k < steps; ++k) {
-    parallel_for(cpu_exec, num_envs,
-                 PhysicsStepEnvs<float>{m, layout, cpu.data(), ctrl.empty() ? nullptr : ctrl.data(), substeps, ncon_cpu.data()});
-    physics_step_cuda(exec, dm, gpu.data(), ctrl.empty() ? nullptr : gpu_ctrl.data(), num_envs, substeps, gpu_ncon.data());
+    parallel_for(
+        cpu_exec, num_envs,
+        PhysicsStepEnvs<float>{m, layout, cpu.data(), ctrl.empty() ? nullptr : ctrl.data(), substeps, ncon_cpu.data()});
+    physics_step_cuda(exec, dm, gpu.data(), ctrl.empty() ? nullptr : gpu_ctrl.data(), num_envs, substeps,
+                      gpu_ncon.data());
     exec.copy_to_host(got.data(), gpu.data(), gpu.size());
     exec.copy_to_host(ncon_gpu.data(), gpu_ncon.data(), num_envs);
     for (int e = 0; e < num_envs; ++e) {
@@ -82,7 +86,8 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
     }
   }
   int total_cpu = 0, total_gpu = 0;
-  for (int e = 0; e < num_envs; ++e) total_cpu += ncon_cpu[static_cast<size_t>(e)], total_gpu += ncon_gpu[static_cast<size_t>(e)];
+  for (int e = 0; e < num_envs; ++e)
+    total_cpu += ncon_cpu[static_cast<size_t>(e)], total_gpu += ncon_gpu[static_cast<size_t>(e)];
   EXPECT_NEAR(total_gpu, total_cpu, 1 + num_envs / 10);
 }
 
@@ -91,8 +96,10 @@ TEST(PhysicsCuda, ContactSceneMatchesCpu) {
   const Model model = load_mjcf(data_path("contact_scene.xml"));
   const int key = model.key_id("dropped");
   ASSERT_GE(key, 0);
-  const std::vector<double> qpos(model.key_qpos.begin() + key * model.nq, model.key_qpos.begin() + (key + 1) * model.nq);
-  const std::vector<double> qvel(model.key_qvel.begin() + key * model.nv, model.key_qvel.begin() + (key + 1) * model.nv);
+  const std::vector<double> qpos(model.key_qpos.begin() + key * model.nq,
+                                 model.key_qpos.begin() + (key + 1) * model.nq);
+  const std::vector<double> qvel(model.key_qvel.begin() + key * model.nv,
+                                 model.key_qvel.begin() + (key + 1) * model.nv);
   lockstep(model, qpos, qvel, 64, 20, 5);
 }
 
@@ -101,7 +108,8 @@ TEST(PhysicsCuda, ActuatedLimitedArmMatchesCpu) {
   const std::string xml =
       "<mujoco><option timestep=\"0.002\"/><worldbody>"
       "<geom type=\"plane\" size=\"5 5 0.1\"/>"
-      "<body pos=\"0 0 0.5\"><joint name=\"a\" type=\"hinge\" axis=\"0 1 0\" limited=\"true\" range=\"-60 60\" damping=\"0.1\"/>"
+      "<body pos=\"0 0 0.5\"><joint name=\"a\" type=\"hinge\" axis=\"0 1 0\" limited=\"true\" range=\"-60 60\" "
+      "damping=\"0.1\"/>"
       "  <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.04\"/>"
       "  <body pos=\"0.3 0 0\"><joint name=\"b\" type=\"hinge\" axis=\"0 1 0\" limited=\"true\" range=\"-90 10\"/>"
       "    <geom type=\"box\" size=\"0.15 0.04 0.04\" pos=\"0.15 0 0\"/></body></body>"
@@ -136,11 +144,13 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
   PhysicsBatch& gpu = *gpu_batch;
   std::vector<float> cpu(static_cast<size_t>(num_envs * layout.size), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
   std::vector<int> ncon_cpu(num_envs);
-  for (int e = 0; e < num_envs; ++e) reset_data(m, data_view(layout, cpu.data() + static_cast<size_t>(e * layout.size)));
+  for (int e = 0; e < num_envs; ++e)
+    reset_data(m, data_view(layout, cpu.data() + static_cast<size_t>(e * layout.size)));
   std::vector<float> got;
   std::vector<int> ncon_gpu;
   for (u32 k = 0; k < 10; ++k) {
-    for (int e = 0; e < num_envs; ++e) random_ctrl(range.data(), m.nu, 7, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
+    for (int e = 0; e < num_envs; ++e)
+      random_ctrl(range.data(), m.nu, 7, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
     CpuExecutor exec(2);
     parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, layout, cpu.data(), ctrl.data(), substeps, ncon_cpu.data()});
     gpu.control_step(CtrlMode::kRandom, k);

@@ -74,7 +74,8 @@ TEST(Convex, CompiledCylinderEllipsoidInertia) {
     <body name="c"><freejoint/><geom type="cylinder" size="0.1 0.2" density="500"/></body>
     <body name="e"><freejoint/><geom type="ellipsoid" size="0.1 0.2 0.3"/></body>
     <body name="f"><freejoint/><geom type="cylinder" fromto="0 0 0 0.3 0 0.4" size="0.05" mass="2"/></body>
-  </worldbody></mujoco>)", "inline.xml");
+  </worldbody></mujoco>)",
+                             "inline.xml");
   const double mc = 500 * M_PI * 0.01 * 0.4;
   EXPECT_NEAR(m.body_mass[1], mc, 1e-12);
   EXPECT_NEAR(m.body_inertia[3 * 1 + 2], mc * 0.01 / 2, 1e-12);

@@ -18,8 +18,8 @@ namespace rlt {
 namespace {
 
 using test::ModelBuilder;
-using test::random_state;
 using test::Q4;
+using test::random_state;
 using test::Sim;
 using test::V3;
 
@@ -75,7 +75,8 @@ Model branching_tree(V3 gravity = {0, 0, -9.81}) {
 // A planar-ish chain of hinges and a slide (qvel = d qpos / dt everywhere), for Lagrange's equations.
 Model hinge_slide_chain() {
   ModelBuilder b;
-  const int l1 = b.body(0, {0, 0, 1}, {1, 0, 0, 0}, 1.0, {0.02, 0, -0.2}, {0.02, 0.015, 0.004}, axis_angle({1, 1, 0}, 0.3));
+  const int l1 =
+      b.body(0, {0, 0, 1}, {1, 0, 0, 0}, 1.0, {0.02, 0, -0.2}, {0.02, 0.015, 0.004}, axis_angle({1, 1, 0}, 0.3));
   b.joint(kJointHinge, {0, 1, 0}, {0, 0, 0.05}, 0.1, 0.01);
   const int l2 = b.body(l1, {0, 0, -0.4}, axis_angle({1, 0, 0}, 0.3), 0.8, {0, 0.01, -0.2}, {0.012, 0.01, 0.002});
   b.joint(kJointHinge, {1, 0, 0});
@@ -153,8 +154,9 @@ double double_pendulum_drift(double dt, double& max_speed) {
 TEST(PhysicsAnalytic, DoublePendulumEnergyDrift) {
   double speed_fine = 0, speed_coarse = 0;
   const double fine = double_pendulum_drift(2e-5, speed_fine), coarse = double_pendulum_drift(4e-5, speed_coarse);
-  std::printf("double pendulum: max relative energy drift over 10 s %.2e at dt 2e-5, %.2e at dt 4e-5 (max |qvel2| %.1f)\n",
-              fine, coarse, speed_fine);
+  std::printf(
+      "double pendulum: max relative energy drift over 10 s %.2e at dt 2e-5, %.2e at dt 4e-5 (max |qvel2| %.1f)\n",
+      fine, coarse, speed_fine);
   EXPECT_GT(speed_fine, 3.0);  // it really swings
   EXPECT_LT(fine, 0.005);
   EXPECT_NEAR(coarse / fine, 2.0, 0.2);
@@ -200,13 +202,14 @@ TEST(PhysicsAnalytic, HingeSpringPeriodAndEnergy) {
   }
   ASSERT_GE(crossings.size(), 11u);
   const double period = (crossings[10] - crossings[0]) / 10;
-  std::printf("hinge spring: period %.7f s, 2 pi sqrt(I/k) %.7f s (relative %.1e), discrete Euler %.7f s "
-              "(relative %.1e); energy over %d periods: max deviation %.2e, drift of the mean %.1e\n",
-              period, expected, std::abs(period / expected - 1), discrete, std::abs(period / discrete - 1), periods,
-              worst, std::abs(mean_last - mean_first) / e0);
+  std::printf(
+      "hinge spring: period %.7f s, 2 pi sqrt(I/k) %.7f s (relative %.1e), discrete Euler %.7f s "
+      "(relative %.1e); energy over %d periods: max deviation %.2e, drift of the mean %.1e\n",
+      period, expected, std::abs(period / expected - 1), discrete, std::abs(period / discrete - 1), periods, worst,
+      std::abs(mean_last - mean_first) / e0);
   EXPECT_LT(std::abs(period / expected - 1), 1e-4);
   EXPECT_LT(std::abs(period / discrete - 1), 1e-5);
-  EXPECT_LT(worst, w * dt);  // bounded: ~w dt / 2 = 1.4% oscillation at any time
+  EXPECT_LT(worst, w * dt);                                // bounded: ~w dt / 2 = 1.4% oscillation at any time
   EXPECT_LT(std::abs(mean_last - mean_first) / e0, 1e-4);  // and no drift
 }
 
@@ -287,7 +290,8 @@ TEST(PhysicsAnalytic, FreeBodyTorqueFreePrecession) {
   const Vec3<double> c0 = Vec3<double>::load(s.d.xipos + 3);
 
   RigidBodyRk4 ref{{inertia[0], inertia[1], inertia[2]}, {wp0.x, wp0.y, wp0.z}, {0, 0, 0, 0}};
-  const Quat<double> qp0 = quat_mul(Quat<double>{q0[0], q0[1], q0[2], q0[3]}, Quat<double>{iquat[0], iquat[1], iquat[2], iquat[3]});
+  const Quat<double> qp0 =
+      quat_mul(Quat<double>{q0[0], q0[1], q0[2], q0[3]}, Quat<double>{iquat[0], iquat[1], iquat[2], iquat[3]});
   ref.q[0] = qp0.w, ref.q[1] = qp0.x, ref.q[2] = qp0.y, ref.q[3] = qp0.z;
 
   double worst_l = 0, worst_p = 0, worst_com = 0, worst_w = 0, worst_rot = 0, min_wy = 1e9;
@@ -316,11 +320,12 @@ TEST(PhysicsAnalytic, FreeBodyTorqueFreePrecession) {
     for (int e = 0; e < 9; ++e) dr = std::max(dr, std::abs(rs.m[e] - rr.m[e]));
     worst_rot = std::max(worst_rot, dr);
   }
-  std::printf("free body (dt %.0e, %.1f s): |dL|/|L| %.2e, |dp|/|p| %.2e, com %.2e m, body rates %.2e, "
-              "orientation %.2e, min w_intermediate %.2f\n",
-              dt, duration, worst_l, worst_p, worst_com, worst_w, worst_rot, min_wy);
-  EXPECT_LT(min_wy, -0.5);      // it tumbles: the intermediate-axis rate reverses
-  EXPECT_LT(worst_l, 1e-3);     // semi-implicit Euler: first order in dt
+  std::printf(
+      "free body (dt %.0e, %.1f s): |dL|/|L| %.2e, |dp|/|p| %.2e, com %.2e m, body rates %.2e, "
+      "orientation %.2e, min w_intermediate %.2f\n",
+      dt, duration, worst_l, worst_p, worst_com, worst_w, worst_rot, min_wy);
+  EXPECT_LT(min_wy, -0.5);   // it tumbles: the intermediate-axis rate reverses
+  EXPECT_LT(worst_l, 1e-3);  // semi-implicit Euler: first order in dt
   // The body origin, not the center of mass, is integrated: momentum is kept to first order in dt.
   EXPECT_LT(worst_p, 1e-4);
   EXPECT_LT(worst_com, 1e-4);
@@ -365,9 +370,10 @@ TEST(PhysicsAnalytic, ProjectileWithSpin) {
       worst_parabola = std::max(worst_parabola, norm(c - parabola));
       worst_spin = std::max(worst_spin, norm(Vec3<double>::load(s.d.qvel + 3) - spin));
     }
-    std::printf("projectile (com offset %d, dt %.0e, 1 s): com vs discrete parabola %.2e m, vs parabola %.2e m "
-                "(bound g t dt / 2 = %.2e), spin change %.2e rad/s\n",
-                offset, dt, worst_discrete, worst_parabola, g * dt / 2, worst_spin);
+    std::printf(
+        "projectile (com offset %d, dt %.0e, 1 s): com vs discrete parabola %.2e m, vs parabola %.2e m "
+        "(bound g t dt / 2 = %.2e), spin change %.2e rad/s\n",
+        offset, dt, worst_discrete, worst_parabola, g * dt / 2, worst_spin);
     EXPECT_LT(worst_spin, 1e-10);
     if (!offset) {
       EXPECT_LT(worst_discrete, 1e-10);
@@ -430,7 +436,8 @@ TEST(PhysicsConsistency, SparseFactorizationSolvesLikeDense) {
     factor_mass(s.m(), s.d, h);
     Eigen::MatrixXd a(nv, nv);
     for (int i = 0; i < nv; ++i)
-      for (int j = 0; j < nv; ++j) a(i, j) = s.d.qM[i * nv + j] + (i == j ? h * model.dof_damping[static_cast<size_t>(i)] : 0);
+      for (int j = 0; j < nv; ++j)
+        a(i, j) = s.d.qM[i * nv + j] + (i == j ? h * model.dof_damping[static_cast<size_t>(i)] : 0);
     Eigen::VectorXd rhs(nv);
     std::vector<double> x(static_cast<size_t>(nv));
     for (int i = 0; i < nv; ++i) rhs(i) = x[static_cast<size_t>(i)] = u(rng);
@@ -466,7 +473,8 @@ TEST(PhysicsConsistency, KineticEnergyGradientIsMassTimesVelocity) {
     double ke = 0;
     for (int b = 1; b < model.nbody; ++b) {
       const size_t bs = static_cast<size_t>(b);
-      const Vec3<double> v = (1 / (2 * eps)) * (Vec3<double>::load(&com[1][3 * bs]) - Vec3<double>::load(&com[0][3 * bs]));
+      const Vec3<double> v =
+          (1 / (2 * eps)) * (Vec3<double>::load(&com[1][3 * bs]) - Vec3<double>::load(&com[0][3 * bs]));
       const Quat<double> qm = Quat<double>::load(&quat[0][4 * bs]), qp = Quat<double>::load(&quat[1][4 * bs]);
       const Quat<double> dq = quat_mul(qp, Quat<double>{qm.w, -qm.x, -qm.y, -qm.z});  // world frame rotation
       const double sign = dq.w < 0 ? -1.0 : 1.0;
@@ -474,9 +482,12 @@ TEST(PhysicsConsistency, KineticEnergyGradientIsMassTimesVelocity) {
       const Mat3<double> ri = Mat3<double>::load(probe.d.ximat + 9 * b);
       const Vec3<double> wp{dot(ri.col(0), w), dot(ri.col(1), w), dot(ri.col(2), w)};
       const double* in = &model.body_inertia[3 * bs];
-      ke += 0.5 * model.body_mass[bs] * dot(v, v) + 0.5 * (in[0] * wp.x * wp.x + in[1] * wp.y * wp.y + in[2] * wp.z * wp.z);
+      ke += 0.5 * model.body_mass[bs] * dot(v, v) +
+            0.5 * (in[0] * wp.x * wp.x + in[1] * wp.y * wp.y + in[2] * wp.z * wp.z);
     }
-    for (int i = 0; i < nv; ++i) ke += 0.5 * model.dof_armature[static_cast<size_t>(i)] * qvel[static_cast<size_t>(i)] * qvel[static_cast<size_t>(i)];
+    for (int i = 0; i < nv; ++i)
+      ke += 0.5 * model.dof_armature[static_cast<size_t>(i)] * qvel[static_cast<size_t>(i)] *
+            qvel[static_cast<size_t>(i)];
     return ke;
   };
   for (int trial = 0; trial < 5; ++trial) {
@@ -636,20 +647,26 @@ TEST(PhysicsConsistency, CoriolisMatchesLagrange) {
     const std::vector<double> gravity = s.get(s.d.qfrc_bias, nv);
     const double h = 1e-5;
     std::vector<double> qp = qpos, qm = qpos;
-    for (int i = 0; i < nv; ++i) qp[static_cast<size_t>(i)] += h * qvel[static_cast<size_t>(i)], qm[static_cast<size_t>(i)] -= h * qvel[static_cast<size_t>(i)];
+    for (int i = 0; i < nv; ++i)
+      qp[static_cast<size_t>(i)] += h * qvel[static_cast<size_t>(i)],
+          qm[static_cast<size_t>(i)] -= h * qvel[static_cast<size_t>(i)];
     const std::vector<double> mp = mass_at(qp), mm = mass_at(qm);
     std::vector<double> coriolis(static_cast<size_t>(nv), 0.0), lagrange(static_cast<size_t>(nv), 0.0);
     for (int i = 0; i < nv; ++i) {
       coriolis[static_cast<size_t>(i)] = bias[static_cast<size_t>(i)] - gravity[static_cast<size_t>(i)];
       for (int j = 0; j < nv; ++j)
-        lagrange[static_cast<size_t>(i)] += (mp[static_cast<size_t>(i * nv + j)] - mm[static_cast<size_t>(i * nv + j)]) / (2 * h) * qvel[static_cast<size_t>(j)];
+        lagrange[static_cast<size_t>(i)] +=
+            (mp[static_cast<size_t>(i * nv + j)] - mm[static_cast<size_t>(i * nv + j)]) / (2 * h) *
+            qvel[static_cast<size_t>(j)];
       std::vector<double> ei_p = qpos, ei_m = qpos;
       ei_p[static_cast<size_t>(i)] += h, ei_m[static_cast<size_t>(i)] -= h;
       const std::vector<double> a = mass_at(ei_p), b = mass_at(ei_m);
       double dke = 0;
       for (int r = 0; r < nv; ++r)
         for (int c = 0; c < nv; ++c)
-          dke += 0.5 * qvel[static_cast<size_t>(r)] * (a[static_cast<size_t>(r * nv + c)] - b[static_cast<size_t>(r * nv + c)]) / (2 * h) * qvel[static_cast<size_t>(c)];
+          dke += 0.5 * qvel[static_cast<size_t>(r)] *
+                 (a[static_cast<size_t>(r * nv + c)] - b[static_cast<size_t>(r * nv + c)]) / (2 * h) *
+                 qvel[static_cast<size_t>(c)];
       lagrange[static_cast<size_t>(i)] -= dke;
     }
     EXPECT_LT(rel_err(coriolis, lagrange), 1e-7) << "trial " << trial;
@@ -673,7 +690,8 @@ TEST(PhysicsConsistency, PowerBalance) {
     forward(s.m(), s.d);
     const std::vector<double> qacc = s.get(s.d.qacc, nv);
     double power = 0;
-    for (int i = 0; i < nv; ++i) power += qvel[static_cast<size_t>(i)] * (applied[static_cast<size_t>(i)] + s.d.qfrc_passive[i]);
+    for (int i = 0; i < nv; ++i)
+      power += qvel[static_cast<size_t>(i)] * (applied[static_cast<size_t>(i)] + s.d.qfrc_passive[i]);
     std::vector<double> zero(static_cast<size_t>(nv), 0.0);
     s.set_state(qpos, zero);
     forward(s.m(), s.d);
@@ -820,7 +838,8 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   std::vector<float> batch(static_cast<size_t>(num_envs) * static_cast<size_t>(layout.size), 0.0f);
   std::mt19937_64 rng(9);
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = data_view(layout, batch.data() + static_cast<size_t>(e) * static_cast<size_t>(layout.size));
+    const DataView<float> d =
+        data_view(layout, batch.data() + static_cast<size_t>(e) * static_cast<size_t>(layout.size));
     reset_data(m, d);
     std::vector<double> qpos, qvel;
     random_state(model, rng, qpos, qvel);
@@ -833,8 +852,10 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   parallel_for(exec, num_envs, StepEulerEnvs<float>{m, layout, batch.data(), 25});
   for (int e = 0; e < num_envs; ++e) {
     const size_t row = static_cast<size_t>(e) * static_cast<size_t>(layout.size);
-    for (int i = 0; i < m.nq; ++i) ASSERT_EQ(batch[row + static_cast<size_t>(layout.qpos + i)], serial[row + static_cast<size_t>(layout.qpos + i)]);
-    for (int i = 0; i < m.nv; ++i) ASSERT_EQ(batch[row + static_cast<size_t>(layout.qvel + i)], serial[row + static_cast<size_t>(layout.qvel + i)]);
+    for (int i = 0; i < m.nq; ++i)
+      ASSERT_EQ(batch[row + static_cast<size_t>(layout.qpos + i)], serial[row + static_cast<size_t>(layout.qpos + i)]);
+    for (int i = 0; i < m.nv; ++i)
+      ASSERT_EQ(batch[row + static_cast<size_t>(layout.qvel + i)], serial[row + static_cast<size_t>(layout.qvel + i)]);
   }
   // The envs really moved, and differently.
   EXPECT_NE(batch[static_cast<size_t>(layout.qpos)], batch[static_cast<size_t>(layout.size + layout.qpos)]);

@@ -126,11 +126,13 @@ Errors compare_forward(Sim<T>& s, const mjModel* mm, const mjData* md) {
                            rel_err(s.get(s.d.xanchor, 3 * mm->njnt), to_vec(md->xanchor, 3 * mm->njnt)),
                            rel_err(s.get(s.d.xaxis, 3 * mm->njnt), to_vec(md->xaxis, 3 * mm->njnt))});
   if (mm->ngeom)
-    e.kinematics = std::max({e.kinematics, rel_err(s.get(s.d.geom_xpos, 3 * mm->ngeom), to_vec(md->geom_xpos, 3 * mm->ngeom)),
-                             rel_err(s.get(s.d.geom_xmat, 9 * mm->ngeom), to_vec(md->geom_xmat, 9 * mm->ngeom))});
+    e.kinematics =
+        std::max({e.kinematics, rel_err(s.get(s.d.geom_xpos, 3 * mm->ngeom), to_vec(md->geom_xpos, 3 * mm->ngeom)),
+                  rel_err(s.get(s.d.geom_xmat, 9 * mm->ngeom), to_vec(md->geom_xmat, 9 * mm->ngeom))});
   if (mm->nsite)
-    e.kinematics = std::max({e.kinematics, rel_err(s.get(s.d.site_xpos, 3 * mm->nsite), to_vec(md->site_xpos, 3 * mm->nsite)),
-                             rel_err(s.get(s.d.site_xmat, 9 * mm->nsite), to_vec(md->site_xmat, 9 * mm->nsite))});
+    e.kinematics =
+        std::max({e.kinematics, rel_err(s.get(s.d.site_xpos, 3 * mm->nsite), to_vec(md->site_xpos, 3 * mm->nsite)),
+                  rel_err(s.get(s.d.site_xmat, 9 * mm->nsite), to_vec(md->site_xmat, 9 * mm->nsite))});
   std::vector<double> full(static_cast<size_t>(nv * nv));
   mj_fullM(mm, full.data(), md->qM);
   e.mass = rel_err(s.get(s.d.qM, nv * nv), full);
@@ -173,11 +175,12 @@ TEST_P(PhysicsMujoco, ForwardAgreesAtRandomStates) {
       worst_d.update(compare_forward(sd, mm.get(), md.get()));
       worst_f.update(compare_forward(sf, mm.get(), md.get()));
     }
-    std::printf("%s (%s) vs MuJoCo, relative: double kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e | "
-                "float kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e; max abs double: qfrc_passive %.1e qacc %.1e\n",
-                GetParam().c_str(), source.c_str(), worst_d.kinematics, worst_d.mass, worst_d.bias, worst_d.passive,
-                worst_d.acc, worst_f.kinematics, worst_f.mass, worst_f.bias, worst_f.passive, worst_f.acc,
-                worst_d.passive_abs, worst_d.acc_abs);
+    std::printf(
+        "%s (%s) vs MuJoCo, relative: double kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e | "
+        "float kin %.1e qM %.1e bias %.1e passive %.1e qacc %.1e; max abs double: qfrc_passive %.1e qacc %.1e\n",
+        GetParam().c_str(), source.c_str(), worst_d.kinematics, worst_d.mass, worst_d.bias, worst_d.passive,
+        worst_d.acc, worst_f.kinematics, worst_f.mass, worst_f.bias, worst_f.passive, worst_f.acc, worst_d.passive_abs,
+        worst_d.acc_abs);
     EXPECT_LT(worst_d.kinematics, 1e-9) << source;
     EXPECT_LT(worst_d.mass, 1e-9) << source;
     EXPECT_LT(worst_d.bias, 1e-9) << source;
@@ -225,14 +228,17 @@ TEST_P(PhysicsMujoco, EulerTrajectoriesAgree) {
       step_euler(sf.m(), sf.d);
       ASSERT_EQ(md->nefc, 0);
       const std::vector<double> ref_q = to_vec(md->qpos, mm->nq), ref_v = to_vec(md->qvel, mm->nv);
-      worst_d = std::max({worst_d, rel_err(sd.get(sd.d.qpos, mm->nq), ref_q), rel_err(sd.get(sd.d.qvel, mm->nv), ref_v)});
-      worst_f = std::max({worst_f, rel_err(sf.get(sf.d.qpos, mm->nq), ref_q), rel_err(sf.get(sf.d.qvel, mm->nv), ref_v)});
+      worst_d =
+          std::max({worst_d, rel_err(sd.get(sd.d.qpos, mm->nq), ref_q), rel_err(sd.get(sd.d.qvel, mm->nv), ref_v)});
+      worst_f =
+          std::max({worst_f, rel_err(sf.get(sf.d.qpos, mm->nq), ref_q), rel_err(sf.get(sf.d.qvel, mm->nv), ref_v)});
       worst_abs_d = std::max({worst_abs_d, max_abs_diff(sd.get(sd.d.qpos, mm->nq), ref_q),
                               max_abs_diff(sd.get(sd.d.qvel, mm->nv), ref_v)});
     }
-    std::printf("%s (%s) Euler trajectory vs MuJoCo, 1000 steps of %.0e s: worst relative error double %.1e, "
-                "float %.1e; max abs qpos/qvel difference double %.1e\n",
-                GetParam().c_str(), source.c_str(), mm->opt.timestep, worst_d, worst_f, worst_abs_d);
+    std::printf(
+        "%s (%s) Euler trajectory vs MuJoCo, 1000 steps of %.0e s: worst relative error double %.1e, "
+        "float %.1e; max abs qpos/qvel difference double %.1e\n",
+        GetParam().c_str(), source.c_str(), mm->opt.timestep, worst_d, worst_f, worst_abs_d);
     EXPECT_LT(worst_d, 1e-3) << source;
     EXPECT_LT(worst_f, 1e-3) << source;  // these models are not chaotic enough to amplify float rounding past it
   }

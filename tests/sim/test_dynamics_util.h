@@ -26,7 +26,10 @@ class ModelBuilder {
     add_body_arrays(0, {0, 0, 0}, {1, 0, 0, 0}, 0, {0, 0, 0}, {0, 0, 0}, {1, 0, 0, 0});
   }
 
-  ModelBuilder& timestep(double dt) { m_model.timestep = dt; return *this; }
+  ModelBuilder& timestep(double dt) {
+    m_model.timestep = dt;
+    return *this;
+  }
   ModelBuilder& gravity(V3 g) {
     for (int k = 0; k < 3; ++k) m_model.gravity[k] = g[static_cast<size_t>(k)];
     return *this;
@@ -85,7 +88,8 @@ class ModelBuilder {
     Model& m = m_model;
     m.jnt_stiffness[static_cast<size_t>(j)] = k;
     const int type = m.jnt_type[static_cast<size_t>(j)];
-    if (type == kJointHinge || type == kJointSlide) m.qpos_spring[static_cast<size_t>(m.jnt_qposadr[static_cast<size_t>(j)])] = springref;
+    if (type == kJointHinge || type == kJointSlide)
+      m.qpos_spring[static_cast<size_t>(m.jnt_qposadr[static_cast<size_t>(j)])] = springref;
     return *this;
   }
 
@@ -133,7 +137,9 @@ class ModelBuilder {
 
  private:
   template <size_t N>
-  static void append(std::vector<double>& v, const std::array<double, N>& x) { v.insert(v.end(), x.begin(), x.end()); }
+  static void append(std::vector<double>& v, const std::array<double, N>& x) {
+    v.insert(v.end(), x.begin(), x.end());
+  }
   static Q4 unit(Q4 q) {
     const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
@@ -196,7 +202,7 @@ class Sim {
 
 // A random state: hinge/slide uniform, ball/free quaternions uniform on the sphere, velocities uniform.
 inline void random_state(const Model& model, std::mt19937_64& rng, std::vector<double>& qpos, std::vector<double>& qvel,
-                  double speed = 2.0) {
+                         double speed = 2.0) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::normal_distribution<double> n01(0.0, 1.0);
   qpos.assign(static_cast<size_t>(model.nq), 0.0);

@@ -56,7 +56,8 @@ TEST(CpuExecutor, SelectLastFlaggedKeepsTheNewestInOrder) {
   for (i64 k : {0, 1, 3, 5, 9}) {
     double count = -1;
     std::vector<double> oa(9, -1), ob(9, -1);
-    select_last_flagged(exec, static_cast<i64>(flags.size()), flags.data(), a.data(), b.data(), k, &count, oa.data(), ob.data());
+    select_last_flagged(exec, static_cast<i64>(flags.size()), flags.data(), a.data(), b.data(), k, &count, oa.data(),
+                        ob.data());
     EXPECT_EQ(count, 5.0);
     const std::vector<int> flagged = {1, 2, 5, 7, 8};
     const i64 kept = std::min<i64>(k, 5);

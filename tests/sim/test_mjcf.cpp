@@ -124,10 +124,12 @@ class Diff {
     for (int i = 0; i < n; ++i) exact(field, i, ours[i], theirs[i * stride]);
   }
   void size(const std::string& field, int ours, int theirs) {
-    if (ours != theirs) m_out.push_back(field + ": size " + std::to_string(ours) + " vs MuJoCo's " + std::to_string(theirs));
+    if (ours != theirs)
+      m_out.push_back(field + ": size " + std::to_string(ours) + " vs MuJoCo's " + std::to_string(theirs));
   }
   void text(const std::string& field, int i, const std::string& ours, const std::string& theirs) {
-    if (ours != theirs) m_out.push_back(field + "[" + std::to_string(i) + "]: \"" + ours + "\" vs MuJoCo's \"" + theirs + "\"");
+    if (ours != theirs)
+      m_out.push_back(field + "[" + std::to_string(i) + "]: \"" + ours + "\" vs MuJoCo's \"" + theirs + "\"");
   }
   void note(const std::string& s) { m_out.push_back(s); }
   const std::vector<std::string>& out() const { return m_out; }
@@ -149,7 +151,8 @@ Eigen::Matrix3d rotation(const double* q) { return Eigen::Quaterniond(q[0], q[1]
 // where two moments coincide only the inertia tensor R diag(I) R^T is defined, and compared.
 void compare_inertial_frame(Diff& d, const Model& ours, const mjModel* mj, int b) {
   const bool massless = ours.body_mass[b] == 0 && mj->body_mass[b] == 0;
-  for (int k = 0; k < 3; ++k) d.num("body_inertia", 3 * b + k, ours.body_inertia[3 * b + k], mj->body_inertia[3 * b + k]);
+  for (int k = 0; k < 3; ++k)
+    d.num("body_inertia", 3 * b + k, ours.body_inertia[3 * b + k], mj->body_inertia[3 * b + k]);
   // A massless body's inertial frame means nothing; MuJoCo leaves the body's pos/quat there and
   // we leave 0 and identity (sim/mjcf.h), so it is not compared.
   if (massless) return;
@@ -159,7 +162,9 @@ void compare_inertial_frame(Diff& d, const Model& ours, const mjModel* mj, int b
   const Eigen::Matrix3d to = ro * io.asDiagonal() * ro.transpose(), tm = rm * im.asDiagonal() * rm.transpose();
   const double scale = std::max(1e-300, im.cwiseAbs().maxCoeff());
   for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 3; ++c) d.num("body inertia tensor (from body_iquat, body_inertia)", 9 * b + r * 3 + c, to(r, c) / scale, tm(r, c) / scale, kAxesTol);
+    for (int c = 0; c < 3; ++c)
+      d.num("body inertia tensor (from body_iquat, body_inertia)", 9 * b + r * 3 + c, to(r, c) / scale,
+            tm(r, c) / scale, kAxesTol);
   }
   const bool distinct = std::abs(im(0) - im(1)) > 1e-6 * scale && std::abs(im(1) - im(2)) > 1e-6 * scale &&
                         std::abs(im(0) - im(2)) > 1e-6 * scale;
@@ -169,7 +174,9 @@ void compare_inertial_frame(Diff& d, const Model& ours, const mjModel* mj, int b
   if (distinct) {  // each principal axis the same line: R_ours^T R_mujoco is diagonal with +-1
     const Eigen::Matrix3d p = ro.transpose() * rm;
     for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) d.num("body_iquat principal axes (|R^T R'|)", 9 * b + r * 3 + c, std::abs(p(r, c)), r == c ? 1.0 : 0.0, kAxesTol);
+      for (int c = 0; c < 3; ++c)
+        d.num("body_iquat principal axes (|R^T R'|)", 9 * b + r * 3 + c, std::abs(p(r, c)), r == c ? 1.0 : 0.0,
+              kAxesTol);
     }
   }
 }
@@ -202,7 +209,8 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
   d.ints("body_jntnum", m.body_jntnum, mj->body_jntnum, m.nbody);
   d.ints("body_dofadr", m.body_dofadr, mj->body_dofadr, m.nbody);
   d.ints("body_dofnum", m.body_dofnum, mj->body_dofnum, m.nbody);
-  if (m.body_ipos.size() == 3u * m.nbody && m.body_iquat.size() == 4u * m.nbody && m.body_inertia.size() == 3u * m.nbody) {
+  if (m.body_ipos.size() == 3u * m.nbody && m.body_iquat.size() == 4u * m.nbody &&
+      m.body_inertia.size() == 3u * m.nbody) {
     for (int b = 0; b < m.nbody; ++b) compare_inertial_frame(d, m, mj, b);
   } else {
     d.note("body_ipos / body_iquat / body_inertia: wrong sizes");
@@ -272,7 +280,8 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
           d.num("actuator biasprm[1] (velocity: 0)", u, 0.0, bias[1]);
           d.num("actuator_kp (velocity: 0)", u, m.actuator_kp[u], 0.0);
           break;
-        default: d.note("actuator_kind[" + std::to_string(u) + "]: unknown kind");
+        default:
+          d.note("actuator_kind[" + std::to_string(u) + "]: unknown kind");
       }
     }
   } else {
@@ -378,56 +387,113 @@ struct Variant {
 std::string wrap(const char* body) { return std::string("<mujoco>") + body + "</mujoco>"; }
 
 const Variant kAccepted[] = {
-    {"single_box_keeps_its_frame", "<worldbody><body><joint/><geom type='box' size='.3 .2 .1' euler='10 20 30'/></body></worldbody>"},
-    {"two_boxes_sorted_axes", "<worldbody><body><joint/><geom type='box' size='.3 .2 .1'/><geom type='box' size='.1 .1 .1' pos='0 0 .5'/></body></worldbody>"},
-    {"two_spheres_degenerate", "<worldbody><body><joint/><geom size='.1' pos='-.2 0 0'/><geom size='.1' pos='.2 0 0'/></body></worldbody>"},
-    {"capsules_every_direction", "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 -1'/><geom type='capsule' size='.1' fromto='0 0 0 0 0 1'/><geom type='capsule' size='.1 .3 .4' fromto='0 0 0 1 1 1'/><geom type='capsule' size='.1' fromto='0 0 0 1e-11 0 -1'/></body></worldbody>"},
+    {"single_box_keeps_its_frame",
+     "<worldbody><body><joint/><geom type='box' size='.3 .2 .1' euler='10 20 30'/></body></worldbody>"},
+    {"two_boxes_sorted_axes",
+     "<worldbody><body><joint/><geom type='box' size='.3 .2 .1'/><geom type='box' size='.1 .1 .1' pos='0 0 "
+     ".5'/></body></worldbody>"},
+    {"two_spheres_degenerate",
+     "<worldbody><body><joint/><geom size='.1' pos='-.2 0 0'/><geom size='.1' pos='.2 0 0'/></body></worldbody>"},
+    {"capsules_every_direction",
+     "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 -1'/><geom type='capsule' size='.1' "
+     "fromto='0 0 0 0 0 1'/><geom type='capsule' size='.1 .3 .4' fromto='0 0 0 1 1 1'/><geom type='capsule' size='.1' "
+     "fromto='0 0 0 1e-11 0 -1'/></body></worldbody>"},
     {"box_fromto", "<worldbody><body><joint/><geom type='box' size='.1 .2' fromto='0 0 0 0 1 0'/></body></worldbody>"},
-    {"orientation_forms", "<compiler eulerseq='zyX'/><worldbody><body euler='10 20 30'><joint/><geom size='.1' euler='10 20 30'/><geom size='.1' axisangle='1 1 0 30'/><geom size='.1' xyaxes='1 1 0 0 1 1'/><geom size='.1' zaxis='0 0 -1'/><geom size='.1' zaxis='1 0 0'/><geom size='.1' quat='1 1 1 1'/><geom size='.1' quat='-1 0 0 0'/></body></worldbody>"},
-    {"extrinsic_euler_radian", "<compiler angle='radian' eulerseq='XYZ'/><worldbody><body euler='0.1 0.2 0.3'><joint range='-1 1' limited='true' ref='0.5'/><geom size='.1' axisangle='0 0 1 1.5'/></body></worldbody>"},
-    {"massless_parent_welded_child", "<worldbody><body><joint/><body pos='1 0 0'><geom size='0.1'/></body></body></worldbody>"},
+    {"orientation_forms",
+     "<compiler eulerseq='zyX'/><worldbody><body euler='10 20 30'><joint/><geom size='.1' euler='10 20 30'/><geom "
+     "size='.1' axisangle='1 1 0 30'/><geom size='.1' xyaxes='1 1 0 0 1 1'/><geom size='.1' zaxis='0 0 -1'/><geom "
+     "size='.1' zaxis='1 0 0'/><geom size='.1' quat='1 1 1 1'/><geom size='.1' quat='-1 0 0 0'/></body></worldbody>"},
+    {"extrinsic_euler_radian",
+     "<compiler angle='radian' eulerseq='XYZ'/><worldbody><body euler='0.1 0.2 0.3'><joint range='-1 1' limited='true' "
+     "ref='0.5'/><geom size='.1' axisangle='0 0 1 1.5'/></body></worldbody>"},
+    {"massless_parent_welded_child",
+     "<worldbody><body><joint/><body pos='1 0 0'><geom size='0.1'/></body></body></worldbody>"},
     {"massless_welded_leaf", "<worldbody><body><joint/><geom size='0.1'/><body pos='1 0 0'/></body></worldbody>"},
-    {"static_massless", "<worldbody><body pos='0 0 1' euler='0 0 30'><body pos='1 2 3' euler='10 0 0'/></body></worldbody>"},
-    {"plane_in_static_body", "<worldbody><body pos='0 0 1'><geom type='plane' size='1 1 1' pos='1 2 3' euler='10 0 0'/></body></worldbody>"},
-    {"plane_has_no_mass", "<worldbody><body pos='0 0 1'><geom type='plane' size='1 1 1' mass='3'/><geom size='0.1'/></body></worldbody>"},
-    {"group_outside_inertia_range", "<worldbody><body pos='0 0 1'><geom size='.1' group='6'/><geom size='.2' pos='1 0 0'/></body></worldbody>"},
-    {"inertiafromgeom_false", "<compiler inertiafromgeom='false'/><worldbody><body><joint/><inertial pos='1 0 0' mass='2' diaginertia='1 1 1'/><geom size='.1'/></body></worldbody>"},
-    {"inertiafromgeom_true_overrides", "<compiler inertiafromgeom='true'/><worldbody><body><joint/><inertial pos='1 1 1' mass='3' diaginertia='1 1 1'/><geom size='.1'/></body><body><joint/><inertial pos='1 1 1' mass='3' diaginertia='1 1 1'/></body></worldbody>"},
-    {"fullinertia", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' fullinertia='1 1 1 0.1 0.2 -0.3'/></body></worldbody>"},
+    {"static_massless",
+     "<worldbody><body pos='0 0 1' euler='0 0 30'><body pos='1 2 3' euler='10 0 0'/></body></worldbody>"},
+    {"plane_in_static_body",
+     "<worldbody><body pos='0 0 1'><geom type='plane' size='1 1 1' pos='1 2 3' euler='10 0 0'/></body></worldbody>"},
+    {"plane_has_no_mass",
+     "<worldbody><body pos='0 0 1'><geom type='plane' size='1 1 1' mass='3'/><geom size='0.1'/></body></worldbody>"},
+    {"group_outside_inertia_range",
+     "<worldbody><body pos='0 0 1'><geom size='.1' group='6'/><geom size='.2' pos='1 0 0'/></body></worldbody>"},
+    {"inertiafromgeom_false",
+     "<compiler inertiafromgeom='false'/><worldbody><body><joint/><inertial pos='1 0 0' mass='2' diaginertia='1 1 "
+     "1'/><geom size='.1'/></body></worldbody>"},
+    {"inertiafromgeom_true_overrides",
+     "<compiler inertiafromgeom='true'/><worldbody><body><joint/><inertial pos='1 1 1' mass='3' diaginertia='1 1 "
+     "1'/><geom size='.1'/></body><body><joint/><inertial pos='1 1 1' mass='3' diaginertia='1 1 "
+     "1'/></body></worldbody>"},
+    {"fullinertia",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' fullinertia='1 1 1 0.1 0.2 -0.3'/></body></worldbody>"},
     {"triangle_equality", "<worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 2'/></body></worldbody>"},
     {"range_zero_without_limited", "<worldbody><body><joint range='0 0'/><geom size='.1'/></body></worldbody>"},
-    {"autolimits_class_range", "<compiler autolimits='true'/><default><joint range='-1 1'/></default><worldbody><body><joint/><geom size='.1'/></body></worldbody>"},
-    {"unlimited_range_degrees", "<worldbody><body><joint range='-30 30' limited='false' ref='10'/><joint type='slide' range='-1 2' limited='false' ref='0.3'/><geom size='.1'/></body></worldbody>"},
-    {"nested_default_order", "<default><default class='a'><joint axis='1 0 0'/></default><joint axis='0 1 0' damping='3'/></default><worldbody><body><joint class='a'/><geom size='.1'/></body></worldbody>"},
-    {"two_top_level_defaults", "<default class='main'><joint damping='1'/></default><default><joint armature='2'/><default class='a'/></default><worldbody><body><joint class='a'/><geom size='.1'/></body></worldbody>"},
-    {"childclass_and_main", "<default><joint damping='3'/><default class='a'><joint axis='1 0 0'/></default></default><worldbody><body childclass='a'><joint/><geom size='.1'/><body><joint class='main'/><geom size='.1'/></body></body></worldbody>"},
-    {"freejoint_ignores_defaults", "<default><joint damping='3' armature='.5' pos='1 2 3' type='slide'/></default><worldbody><body pos='1 2 3' quat='0 1 0 0'><freejoint/><geom size='.1'/></body></worldbody>"},
-    {"actuator_gain_defaults", "<default><velocity kv='5'/><default class='a'><motor gear='3'/></default></default><worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><position joint='h'/><motor joint='h'/><velocity joint='h'/><position class='a' joint='h'/><velocity class='a' joint='h'/></actuator>"},
-    {"ball_then_slide", "<worldbody><body><joint type='ball'/><joint type='slide'/><geom size='.1'/></body></worldbody>"},
+    {"autolimits_class_range",
+     "<compiler autolimits='true'/><default><joint range='-1 1'/></default><worldbody><body><joint/><geom "
+     "size='.1'/></body></worldbody>"},
+    {"unlimited_range_degrees",
+     "<worldbody><body><joint range='-30 30' limited='false' ref='10'/><joint type='slide' range='-1 2' "
+     "limited='false' ref='0.3'/><geom size='.1'/></body></worldbody>"},
+    {"nested_default_order",
+     "<default><default class='a'><joint axis='1 0 0'/></default><joint axis='0 1 0' "
+     "damping='3'/></default><worldbody><body><joint class='a'/><geom size='.1'/></body></worldbody>"},
+    {"two_top_level_defaults",
+     "<default class='main'><joint damping='1'/></default><default><joint armature='2'/><default "
+     "class='a'/></default><worldbody><body><joint class='a'/><geom size='.1'/></body></worldbody>"},
+    {"childclass_and_main",
+     "<default><joint damping='3'/><default class='a'><joint axis='1 0 0'/></default></default><worldbody><body "
+     "childclass='a'><joint/><geom size='.1'/><body><joint class='main'/><geom size='.1'/></body></body></worldbody>"},
+    {"freejoint_ignores_defaults",
+     "<default><joint damping='3' armature='.5' pos='1 2 3' type='slide'/></default><worldbody><body pos='1 2 3' "
+     "quat='0 1 0 0'><freejoint/><geom size='.1'/></body></worldbody>"},
+    {"actuator_gain_defaults",
+     "<default><velocity kv='5'/><default class='a'><motor gear='3'/></default></default><worldbody><body><joint "
+     "name='h'/><geom size='.1'/></body></worldbody><actuator><position joint='h'/><motor joint='h'/><velocity "
+     "joint='h'/><position class='a' joint='h'/><velocity class='a' joint='h'/></actuator>"},
+    {"ball_then_slide",
+     "<worldbody><body><joint type='ball'/><joint type='slide'/><geom size='.1'/></body></worldbody>"},
     {"hinge_then_ball", "<worldbody><body><joint/><joint type='ball'/><geom size='.1'/></body></worldbody>"},
-    {"six_dofs", "<worldbody><body><joint/><joint axis='1 0 0'/><joint axis='0 1 0'/><joint type='slide'/><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 1 0'/><geom size='.1'/></body></worldbody>"},
-    {"key_defaults", "<worldbody><body><freejoint/><geom size='.1'/></body><body><joint type='ball'/><joint type='slide' ref='.2'/><geom size='.1'/></body></worldbody><keyframe><key qvel='1 2 3 4 5 6 7 8 9 10'/><key time='2' name='k'/></keyframe>"},
-    {"mass_check_passes_welded_child", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
-    {"mass_check_at_minval", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 0 0' mass='1e-15' diaginertia='1 1 1'/></body></body></worldbody>"},
-    {"unlimited_reversed_ctrlrange_and_six_gears", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='1 -1' ctrllimited='false' gear='2 3 4 5 6 7'/></actuator>"},
-    {"contact_parameters", "<custom><numeric name='rltrain/soft_constraints' size='1' data='1'/>"
-                           "<numeric name='user_gain' size='3' data='1 2 3'/><text name='note' data='hello'/></custom>"
-                           "<default><geom margin='0.01' condim='1'/></default>"
-                           "<worldbody><geom type='plane' size='1 1 1' condim='1'/><body><freejoint/><geom size='.1' margin='0.05' condim='3' friction='1 0.02 0.001'/>"
-                           "<geom type='box' size='.1 .1 .1' pos='0 0 1'/></body></worldbody>"},
+    {"six_dofs",
+     "<worldbody><body><joint/><joint axis='1 0 0'/><joint axis='0 1 0'/><joint type='slide'/><joint type='slide' "
+     "axis='1 0 0'/><joint type='slide' axis='0 1 0'/><geom size='.1'/></body></worldbody>"},
+    {"key_defaults",
+     "<worldbody><body><freejoint/><geom size='.1'/></body><body><joint type='ball'/><joint type='slide' "
+     "ref='.2'/><geom size='.1'/></body></worldbody><keyframe><key qvel='1 2 3 4 5 6 7 8 9 10'/><key time='2' "
+     "name='k'/></keyframe>"},
+    {"mass_check_passes_welded_child",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 "
+     "0 0' mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
+    {"mass_check_at_minval",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 "
+     "0 0' mass='1e-15' diaginertia='1 1 1'/></body></body></worldbody>"},
+    {"unlimited_reversed_ctrlrange_and_six_gears",
+     "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='1 "
+     "-1' ctrllimited='false' gear='2 3 4 5 6 7'/></actuator>"},
+    {"contact_parameters",
+     "<custom><numeric name='rltrain/soft_constraints' size='1' data='1'/>"
+     "<numeric name='user_gain' size='3' data='1 2 3'/><text name='note' data='hello'/></custom>"
+     "<default><geom margin='0.01' condim='1'/></default>"
+     "<worldbody><geom type='plane' size='1 1 1' condim='1'/><body><freejoint/><geom size='.1' margin='0.05' "
+     "condim='3' friction='1 0.02 0.001'/>"
+     "<geom type='box' size='.1 .1 .1' pos='0 0 1'/></body></worldbody>"},
     // Joint springs: stiffness and springref from nested default classes, overridden per joint;
     // springref in degrees for hinges (not slides); free and ball springs rest at qpos0 (MuJoCo
     // ignores their springref); <freejoint> takes no defaults.
-    {"joint_springs", "<default><joint stiffness='3' springref='10'/><default class='a'><joint stiffness='7' damping='1'/>"
-                      "<default class='b'><joint springref='-20'/></default></default></default>"
-                      "<worldbody><body><joint ref='5'/><joint class='a' axis='1 0 0'/><joint class='b' axis='0 1 0' stiffness='0.5'/>"
-                      "<joint type='slide' springref='0.3'/><joint type='slide' class='b'/><geom size='.1'/></body>"
-                      "<body><joint type='ball' springref='5' stiffness='2'/><geom size='.1'/></body>"
-                      "<body pos='1 2 3' quat='0 1 1 0'><joint type='free' stiffness='4' springref='1'/><geom size='.1'/></body>"
-                      "<body><freejoint/><geom size='.1'/></body></worldbody>"},
-    {"joint_springs_radian", "<compiler angle='radian'/><default class='main'><joint stiffness='2' springref='0.5'/></default>"
-                             "<worldbody><body childclass='main'><joint/><joint type='slide' springref='-0.25'/><geom size='.1'/></body></worldbody>"},
-    {"mass_check_jointless_parent", "<worldbody><body><inertial pos='0 0 0' mass='0' diaginertia='0 0 0'/><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
+    {"joint_springs",
+     "<default><joint stiffness='3' springref='10'/><default class='a'><joint stiffness='7' damping='1'/>"
+     "<default class='b'><joint springref='-20'/></default></default></default>"
+     "<worldbody><body><joint ref='5'/><joint class='a' axis='1 0 0'/><joint class='b' axis='0 1 0' stiffness='0.5'/>"
+     "<joint type='slide' springref='0.3'/><joint type='slide' class='b'/><geom size='.1'/></body>"
+     "<body><joint type='ball' springref='5' stiffness='2'/><geom size='.1'/></body>"
+     "<body pos='1 2 3' quat='0 1 1 0'><joint type='free' stiffness='4' springref='1'/><geom size='.1'/></body>"
+     "<body><freejoint/><geom size='.1'/></body></worldbody>"},
+    {"joint_springs_radian",
+     "<compiler angle='radian'/><default class='main'><joint stiffness='2' springref='0.5'/></default>"
+     "<worldbody><body childclass='main'><joint/><joint type='slide' springref='-0.25'/><geom "
+     "size='.1'/></body></worldbody>"},
+    {"mass_check_jointless_parent",
+     "<worldbody><body><inertial pos='0 0 0' mass='0' diaginertia='0 0 0'/><body><joint/><inertial pos='0 0 0' "
+     "mass='1' diaginertia='1 1 1'/></body></body></worldbody>"},
 };
 
 class MjcfAccepted : public ::testing::TestWithParam<Variant> {};
@@ -446,42 +512,73 @@ INSTANTIATE_TEST_SUITE_P(Variants, MjcfAccepted, ::testing::ValuesIn(kAccepted),
 
 // Each of these is refused by MuJoCo 2.2.2 (checked here) and must be refused by us.
 const Variant kRefused[] = {
-    {"range_without_limited", "<compiler autolimits='false'/><worldbody><body><joint range='-30 30'/><geom size='.1'/></body></worldbody>"},
-    {"class_range_without_limited", "<compiler autolimits='false'/><default><joint range='-1 1'/></default><worldbody><body><joint/><geom size='.1'/></body></worldbody>"},
-    {"ctrlrange_without_ctrllimited", "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='-1 1'/></actuator>"},
-    {"forcerange_without_forcelimited", "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' forcerange='-1 1'/></actuator>"},
-    {"free_joint_below_root", "<worldbody><body><joint/><geom size='.1'/><body><freejoint/><geom size='.1'/></body></body></worldbody>"},
+    {"range_without_limited",
+     "<compiler autolimits='false'/><worldbody><body><joint range='-30 30'/><geom size='.1'/></body></worldbody>"},
+    {"class_range_without_limited",
+     "<compiler autolimits='false'/><default><joint range='-1 1'/></default><worldbody><body><joint/><geom "
+     "size='.1'/></body></worldbody>"},
+    {"ctrlrange_without_ctrllimited",
+     "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom "
+     "size='.1'/></body></worldbody><actuator><motor joint='h' ctrlrange='-1 1'/></actuator>"},
+    {"forcerange_without_forcelimited",
+     "<compiler autolimits='false'/><worldbody><body><joint name='h'/><geom "
+     "size='.1'/></body></worldbody><actuator><motor joint='h' forcerange='-1 1'/></actuator>"},
+    {"free_joint_below_root",
+     "<worldbody><body><joint/><geom size='.1'/><body><freejoint/><geom size='.1'/></body></body></worldbody>"},
     {"free_joint_plus_hinge", "<worldbody><body><freejoint/><joint/><geom size='.1'/></body></worldbody>"},
     {"ball_then_hinge", "<worldbody><body><joint type='ball'/><joint/><geom size='.1'/></body></worldbody>"},
     {"ball_then_ball", "<worldbody><body><joint type='ball'/><joint type='ball'/><geom size='.1'/></body></worldbody>"},
-    {"ball_slide_hinge", "<worldbody><body><joint type='ball'/><joint type='slide'/><joint/><geom size='.1'/></body></worldbody>"},
+    {"ball_slide_hinge",
+     "<worldbody><body><joint type='ball'/><joint type='slide'/><joint/><geom size='.1'/></body></worldbody>"},
     {"massless_moving_body", "<worldbody><body><joint/><geom size='0.1' mass='0'/></body></worldbody>"},
-    {"massless_body_moving_child", "<worldbody><body><joint/><body><joint/><geom size='0.1'/></body></body></worldbody>"},
-    {"zero_inertia_moving_body", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1e-20'/></body></worldbody>"},
-    {"mass_check_massless_child", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 0 0' mass='0' diaginertia='1 1 1'/></body></body></worldbody>"},
-    {"mass_check_grandchild", "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></body></worldbody>"},
-    {"mass_check_below_minval", "<worldbody><body><joint/><inertial pos='0 0 0' mass='0.5e-15' diaginertia='1 1 1'/><body><inertial pos='0 0 0' mass='0.6e-15' diaginertia='1 1 1'/></body></body></worldbody>"},
-    {"geoms_without_mass", "<worldbody><body><joint/><geom size='0.1' mass='0'/><geom size='0.1' mass='0'/></body></worldbody>"},
-    {"plane_in_moving_body", "<worldbody><body><joint/><geom size='0.1'/><geom type='plane' size='1 1 1'/></body></worldbody>"},
+    {"massless_body_moving_child",
+     "<worldbody><body><joint/><body><joint/><geom size='0.1'/></body></body></worldbody>"},
+    {"zero_inertia_moving_body",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1e-20'/></body></worldbody>"},
+    {"mass_check_massless_child",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><inertial pos='0 "
+     "0 0' mass='0' diaginertia='1 1 1'/></body></body></worldbody>"},
+    {"mass_check_grandchild",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='1' diaginertia='1e-20 1e-20 1e-20'/><body><body><inertial "
+     "pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></body></body></worldbody>"},
+    {"mass_check_below_minval",
+     "<worldbody><body><joint/><inertial pos='0 0 0' mass='0.5e-15' diaginertia='1 1 1'/><body><inertial pos='0 0 0' "
+     "mass='0.6e-15' diaginertia='1 1 1'/></body></body></worldbody>"},
+    {"geoms_without_mass",
+     "<worldbody><body><joint/><geom size='0.1' mass='0'/><geom size='0.1' mass='0'/></body></worldbody>"},
+    {"plane_in_moving_body",
+     "<worldbody><body><joint/><geom size='0.1'/><geom type='plane' size='1 1 1'/></body></worldbody>"},
     {"plane_zero_spacing", "<worldbody><geom type='plane' size='1 1 0'/></worldbody>"},
     {"sphere_zero_size", "<worldbody><geom size='0'/></worldbody>"},
     {"box_zero_size", "<worldbody><geom type='box' size='1 1 0'/></worldbody>"},
-    {"fromto_too_close", "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 1e-7'/></body></worldbody>"},
+    {"fromto_too_close",
+     "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 1e-7'/></body></worldbody>"},
     {"fromto_on_sphere", "<worldbody><body><joint/><geom size='.1' fromto='0 0 0 0 0 1'/></body></worldbody>"},
-    {"fromto_and_pos", "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 1' pos='1 1 1'/></body></worldbody>"},
-    {"ball_range_from_nonzero", "<worldbody><body><joint type='ball' range='-10 30' limited='true'/><geom size='.1'/></body></worldbody>"},
+    {"fromto_and_pos",
+     "<worldbody><body><joint/><geom type='capsule' size='.1' fromto='0 0 0 0 0 1' pos='1 1 1'/></body></worldbody>"},
+    {"ball_range_from_nonzero",
+     "<worldbody><body><joint type='ball' range='-10 30' limited='true'/><geom size='.1'/></body></worldbody>"},
     {"range_reversed", "<worldbody><body><joint range='30 -10' limited='true'/><geom size='.1'/></body></worldbody>"},
-    {"triangle_inequality", "<worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 2.00000000000001'/></body></worldbody>"},
-    {"fullinertia_not_positive", "<worldbody><body><inertial pos='0 0 0' mass='1' fullinertia='1 1 0 0 0 0'/></body></worldbody>"},
+    {"triangle_inequality",
+     "<worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 2.00000000000001'/></body></worldbody>"},
+    {"fullinertia_not_positive",
+     "<worldbody><body><inertial pos='0 0 0' mass='1' fullinertia='1 1 0 0 0 0'/></body></worldbody>"},
     {"inertial_without_pos", "<worldbody><body><joint/><inertial mass='1' diaginertia='1 1 1'/></body></worldbody>"},
     {"two_orientations", "<worldbody><body euler='0 0 1' quat='1 0 0 0'><joint/><geom size='.1'/></body></worldbody>"},
     {"joint_in_world", "<worldbody><joint/></worldbody>"},
     {"duplicate_joint", "<worldbody><body><joint name='h'/><joint name='h'/><geom size='.1'/></body></worldbody>"},
     {"duplicate_body", "<worldbody><body name='b'><joint/><geom size='.1'/></body><body name='b'/></worldbody>"},
-    {"key_qpos_size", "<worldbody><body><joint/><geom size='.1'/></body></worldbody><keyframe><key qpos='1 2'/></keyframe>"},
-    {"ctrlrange_reversed", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrllimited='true' ctrlrange='1 -1'/></actuator>"},
-    {"ctrllimited_without_range", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' ctrllimited='true'/></actuator>"},
-    {"forcerange_reversed", "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' forcelimited='true' forcerange='1 -1'/></actuator>"},
+    {"key_qpos_size",
+     "<worldbody><body><joint/><geom size='.1'/></body></worldbody><keyframe><key qpos='1 2'/></keyframe>"},
+    {"ctrlrange_reversed",
+     "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' "
+     "ctrllimited='true' ctrlrange='1 -1'/></actuator>"},
+    {"ctrllimited_without_range",
+     "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' "
+     "ctrllimited='true'/></actuator>"},
+    {"forcerange_reversed",
+     "<worldbody><body><joint name='h'/><geom size='.1'/></body></worldbody><actuator><motor joint='h' "
+     "forcelimited='true' forcerange='1 -1'/></actuator>"},
     {"rgba_short", "<worldbody><geom size='1' rgba='1 0 0'/></worldbody>"},
     {"condim_2", "<worldbody><geom size='1' condim='2'/></worldbody>"},
     {"numeric_without_name", "<custom><numeric data='1'/></custom><worldbody/>"},
@@ -530,7 +627,8 @@ TEST(MjcfMutation, ComparisonCatchesEachPlantedDifference) {
       {"dof_damping", [](Model& m) { m.dof_damping[0] += 1e-6; }},
       {"jnt_stiffness", [](Model& m) { m.jnt_stiffness[1] += 1e-6; }},
       {"qpos_spring", [](Model& m) { m.qpos_spring[m.nq - 1] += 1e-6; }},
-      {"geom_quat", [](Model& m) {
+      {"geom_quat",
+       [](Model& m) {
          const auto g = std::find(m.geom_name.begin(), m.geom_name.end(), "thigh_pad") - m.geom_name.begin();
          m.geom_quat[4 * g + 2] = -m.geom_quat[4 * g + 2];  // the box tilts about y: this component is not 0
        }},
@@ -555,12 +653,14 @@ TEST(MjcfMutation, ComparisonCatchesEachPlantedDifference) {
 // ---- bad input: one line naming file, line and element ----------------------------------------
 
 TEST(MjcfErrors, MalformedXmlNamesTheLine) {
-  const std::string xml = "<mujoco>\n  <worldbody>\n    <body>\n      <geom size='.1'>\n    </body>\n  </worldbody>\n</mujoco>\n";
+  const std::string xml =
+      "<mujoco>\n  <worldbody>\n    <body>\n      <geom size='.1'>\n    </body>\n  </worldbody>\n</mujoco>\n";
   const std::string msg = error_of(xml, "robot.xml");
   // tinyxml2 names the element left open: the geom on line 4
   EXPECT_TRUE(starts_with(msg, "robot.xml:4: xml: malformed XML (XML_ERROR_MISMATCHED_ELEMENT)")) << msg;
   EXPECT_NE(msg.find("geom"), std::string::npos) << msg;
-  const std::string quote = error_of("<mujoco>\n<worldbody>\n\n<body pos='0 0 1>\n</body></worldbody></mujoco>", "q.xml");
+  const std::string quote =
+      error_of("<mujoco>\n<worldbody>\n\n<body pos='0 0 1>\n</body></worldbody></mujoco>", "q.xml");
   EXPECT_TRUE(starts_with(quote, "q.xml:4: xml: malformed XML")) << quote;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
@@ -569,42 +669,58 @@ TEST(MjcfErrors, UnknownElement) {
   const std::string xml = "<mujoco>\n  <worldbody/>\n  <tendon>\n  </tendon>\n</mujoco>";
   const std::string msg = error_of(xml, "a.xml");
   EXPECT_TRUE(starts_with(msg, "a.xml:3: tendon: unsupported element in <mujoco>")) << msg;
-  const std::string in_body = error_of("<mujoco><worldbody>\n<body name='torso'>\n<composite/></body></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(in_body, "test.xml:3: composite: unsupported element in <body> (supported: body, inertial, joint")) << in_body;
+  const std::string in_body =
+      error_of("<mujoco><worldbody>\n<body name='torso'>\n<composite/></body></worldbody></mujoco>");
+  EXPECT_TRUE(
+      starts_with(in_body, "test.xml:3: composite: unsupported element in <body> (supported: body, inertial, joint"))
+      << in_body;
   const std::string equality = error_of("<mujoco>\n<equality><weld body1='a'/></equality></mujoco>");
   EXPECT_TRUE(starts_with(equality, "test.xml:2: weld: equality \"weld\" is not supported yet")) << equality;
-  const std::string nested = error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)")) << nested;
+  const std::string nested =
+      error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
+  EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)"))
+      << nested;
   const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder site='s'/></sensor></mujoco>");
   EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: rangefinder sensors are not supported")) << sensor;
   const std::string tendon_default = error_of("<mujoco><default>\n<tendon width='1'/></default></mujoco>");
   EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: tendon: unsupported element in <default>")) << tendon_default;
   // visual-only sections and elements are skipped whatever they hold
   EXPECT_EQ(error_of("<mujoco><visual><quality shadowsize='0'/></visual><asset><mesh name='m' file='m.stl'/></asset>"
-                     "<worldbody><light pos='0 0 1'/><camera name='c' pos='0 0 1'/></worldbody></mujoco>"), "");
+                     "<worldbody><light pos='0 0 1'/><camera name='c' pos='0 0 1'/></worldbody></mujoco>"),
+            "");
 }
 
 TEST(MjcfErrors, UnsupportedAttributeListsTheSupportedOnes) {
-  const std::string msg = error_of("<mujoco><worldbody><body>\n<joint name='hip' stifness='3'/></body></worldbody></mujoco>");
+  const std::string msg =
+      error_of("<mujoco><worldbody><body>\n<joint name='hip' stifness='3'/></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(msg, "test.xml:2: joint hip: unsupported attribute \"stifness\" (supported: ")) << msg;
   EXPECT_NE(msg.find("damping"), std::string::npos) << msg;
   // a physics attribute away from its default is unsupported too
   const std::string wind = error_of("<mujoco>\n\n<option wind='3 0 0'/><worldbody/></mujoco>");
   EXPECT_TRUE(starts_with(wind, "test.xml:3: option: attribute \"wind\" is not supported")) << wind;
-  EXPECT_EQ(error_of("<mujoco><option wind='0 0 0'/><worldbody><body><joint/><geom size='1'/></body></worldbody></mujoco>"), "");
+  EXPECT_EQ(
+      error_of("<mujoco><option wind='0 0 0'/><worldbody><body><joint/><geom size='1'/></body></worldbody></mujoco>"),
+      "");
 }
 
 TEST(MjcfErrors, NegativeStiffness) {
-  const std::string msg = error_of("<mujoco><worldbody><body>\n<joint name='knee' stiffness='-3'/><geom size='1'/></body></worldbody></mujoco>", "robot.xml");
+  const std::string msg = error_of(
+      "<mujoco><worldbody><body>\n<joint name='knee' stiffness='-3'/><geom size='1'/></body></worldbody></mujoco>",
+      "robot.xml");
   EXPECT_TRUE(starts_with(msg, "robot.xml:2: joint knee: attribute \"stiffness\" must be non-negative")) << msg;
-  const std::string cls = error_of("<mujoco><default>\n\n<joint stiffness='-1e-9'/></default><worldbody/></mujoco>", "robot.xml");
+  const std::string cls =
+      error_of("<mujoco><default>\n\n<joint stiffness='-1e-9'/></default><worldbody/></mujoco>", "robot.xml");
   EXPECT_TRUE(starts_with(cls, "robot.xml:3: joint: attribute \"stiffness\" must be non-negative")) << cls;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  EXPECT_EQ(error_of("<mujoco><worldbody><body><joint stiffness='0' springref='-7'/><geom size='1'/></body></worldbody></mujoco>"), "");
+  EXPECT_EQ(
+      error_of(
+          "<mujoco><worldbody><body><joint stiffness='0' springref='-7'/><geom size='1'/></body></worldbody></mujoco>"),
+      "");
 }
 
 TEST(MjcfErrors, UnsupportedGeomType) {
-  const std::string msg = error_of("<mujoco><worldbody>\n<geom name='hf' type='hfield' hfield='h'/></worldbody></mujoco>");
+  const std::string msg =
+      error_of("<mujoco><worldbody>\n<geom name='hf' type='hfield' hfield='h'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(msg, "test.xml:2: geom hf: geom type \"hfield\" is not supported")) << msg;
   const std::string mesh = error_of("<mujoco><worldbody>\n<geom type='mesh' mesh='m'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(mesh, "test.xml:2: geom: geom type \"mesh\" is not supported")) << mesh;
@@ -620,11 +736,13 @@ TEST(MjcfErrors, BadNumbers) {
   const std::string integer = error_of("<mujoco><worldbody>\n<geom size='1' contype='1.5'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(integer, "test.xml:2: geom: attribute \"contype\": \"1.5\" is not an integer")) << integer;
   const std::string word = error_of("<mujoco>\n<compiler angle='degrees'/></mujoco>");
-  EXPECT_TRUE(starts_with(word, "test.xml:2: compiler: attribute \"angle\": \"degrees\" is not one of degree, radian")) << word;
+  EXPECT_TRUE(starts_with(word, "test.xml:2: compiler: attribute \"angle\": \"degrees\" is not one of degree, radian"))
+      << word;
 }
 
 TEST(MjcfErrors, ActuatorJointMissing) {
-  const std::string base = "<mujoco><worldbody><body><joint name='hip'/><geom size='.1'/></body></worldbody>\n<actuator>\n";
+  const std::string base =
+      "<mujoco><worldbody><body><joint name='hip'/><geom size='.1'/></body></worldbody>\n<actuator>\n";
   const std::string unknown = error_of(base + "<motor name='m' joint='knee'/></actuator></mujoco>");
   EXPECT_TRUE(starts_with(unknown, "test.xml:3: motor m: unknown joint \"knee\"")) << unknown;
   const std::string absent = error_of(base + "<position kp='1'/></actuator></mujoco>");
@@ -634,20 +752,31 @@ TEST(MjcfErrors, ActuatorJointMissing) {
 }
 
 TEST(MjcfErrors, DuplicateNames) {
-  const std::string msg = error_of("<mujoco><worldbody>\n<body name='leg'><joint/><geom size='.1'/></body>\n<body name='leg'><joint/><geom size='.1'/></body></worldbody></mujoco>");
+  const std::string msg = error_of(
+      "<mujoco><worldbody>\n<body name='leg'><joint/><geom size='.1'/></body>\n<body name='leg'><joint/><geom "
+      "size='.1'/></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(msg, "test.xml:3: body leg: duplicate body name \"leg\" (first at line 2)")) << msg;
   const std::string world = error_of("<mujoco><worldbody>\n<body name='world'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(world, "test.xml:2: body world: duplicate body name \"world\" (the world body)")) << world;
   // names are unique per object type only
-  EXPECT_EQ(error_of("<mujoco><worldbody><body name='x'><joint name='x'/><geom name='x' size='.1'/></body></worldbody></mujoco>"), "");
+  EXPECT_EQ(
+      error_of(
+          "<mujoco><worldbody><body name='x'><joint name='x'/><geom name='x' size='.1'/></body></worldbody></mujoco>"),
+      "");
   const std::string cls = error_of("<mujoco><default>\n<default class='a'/>\n<default class='a'/></default></mujoco>");
   EXPECT_TRUE(starts_with(cls, "test.xml:3: default: duplicate default class \"a\"")) << cls;
 }
 
 TEST(MjcfErrors, FreeJointOnlyOnRootChildren) {
-  const std::string msg = error_of("<mujoco><worldbody><body name='a'><joint/><geom size='.1'/>\n<body name='b'>\n<freejoint name='float'/><geom size='.1'/></body></body></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(msg, "test.xml:3: freejoint float: a free joint can only be used in a body whose parent is the world")) << msg;
-  const std::string typed = error_of("<mujoco><worldbody><body><joint/><geom size='.1'/><body>\n<joint type='free'/><geom size='.1'/></body></body></worldbody></mujoco>");
+  const std::string msg = error_of(
+      "<mujoco><worldbody><body name='a'><joint/><geom size='.1'/>\n<body name='b'>\n<freejoint name='float'/><geom "
+      "size='.1'/></body></body></worldbody></mujoco>");
+  EXPECT_TRUE(starts_with(
+      msg, "test.xml:3: freejoint float: a free joint can only be used in a body whose parent is the world"))
+      << msg;
+  const std::string typed = error_of(
+      "<mujoco><worldbody><body><joint/><geom size='.1'/><body>\n<joint type='free'/><geom "
+      "size='.1'/></body></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(typed, "test.xml:2: joint: a free joint can only be used")) << typed;
 }
 
@@ -657,18 +786,22 @@ TEST(MjcfErrors, SemanticErrorsNameTheElement) {
     const char* prefix;
   };
   const Case cases[] = {
-      {"<compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/></body></worldbody>",
+      {"<compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom "
+       "size='1'/></body></worldbody>",
        "test.xml:2: joint j: has \"range\" but not \"limited\""},
       {"<worldbody><body name='b'>\n<joint/></body></worldbody>", "test.xml:1: body b: a body with joints needs mass"},
-      {"<worldbody><body><joint/>\n<geom name='g' type='capsule' size='.1' fromto='0 0 0 0 0 1' euler='0 0 1'/></body></worldbody>",
+      {"<worldbody><body><joint/>\n<geom name='g' type='capsule' size='.1' fromto='0 0 0 0 0 1' euler='0 0 "
+       "1'/></body></worldbody>",
        "test.xml:2: geom g: \"fromto\" fixes the orientation"},
       {"<worldbody><body>\n<freejoint/>\n<joint type='ball'/></body></worldbody>",
        "test.xml:3: joint: more than 6 degrees of freedom in one body"},
       {"<worldbody><body>\n<joint type='free' limited='true' range='0 1'/><geom size='1'/></body></worldbody>",
        "test.xml:2: joint: a free joint cannot be limited"},
-      {"<worldbody><body>\n<joint name='b' type='ball' range='0 1' limited='true'/>\n<joint name='h'/><geom size='1'/></body></worldbody>",
+      {"<worldbody><body>\n<joint name='b' type='ball' range='0 1' limited='true'/>\n<joint name='h'/><geom "
+       "size='1'/></body></worldbody>",
        "test.xml:3: joint h: a ball joint followed by a rotation"},
-      {"<worldbody><body><joint name='ball' type='ball'/><geom size='1'/></body></worldbody>\n<actuator><motor joint='ball'/></actuator>",
+      {"<worldbody><body><joint name='ball' type='ball'/><geom size='1'/></body></worldbody>\n<actuator><motor "
+       "joint='ball'/></actuator>",
        "test.xml:2: motor: joint \"ball\" is not a hinge or slide joint"},
       {"<worldbody><body childclass='nope'/></worldbody>", "test.xml:1: body: unknown default class \"nope\""},
       {"<compiler coordinate='global'/>", "test.xml:1: compiler: coordinate=\"global\" is not supported"},
@@ -677,7 +810,8 @@ TEST(MjcfErrors, SemanticErrorsNameTheElement) {
        "test.xml:2: key k: attribute \"qpos\": expected 1 numbers (nq), got 2"},
       {"<worldbody><body><joint/><geom size='1'/></body></worldbody>\n<keyframe><key act='1'/></keyframe>",
        "test.xml:2: key: attribute \"act\": expected 0 numbers"},
-      {"<worldbody><body>\n<inertial pos='0 0 0' mass='1' diaginertia='1 1 1' fullinertia='1 1 1 0 0 0'/></body></worldbody>",
+      {"<worldbody><body>\n<inertial pos='0 0 0' mass='1' diaginertia='1 1 1' fullinertia='1 1 1 0 0 "
+       "0'/></body></worldbody>",
        "test.xml:2: inertial: exactly one of \"diaginertia\" and \"fullinertia\" is required"},
   };
   for (const Case& c : cases) {
@@ -727,27 +861,38 @@ TEST(MjcfErrors, ContactParameterRefusals) {
     return "<mujoco>\n<custom>\n" + numeric + "\n</custom><worldbody><geom size='1'/></worldbody></mujoco>";
   };
   const std::string unknown = error_of(custom("<numeric name='rltrain/soft_constraint' data='1'/>"));
-  EXPECT_TRUE(starts_with(unknown, "test.xml:3: numeric rltrain/soft_constraint: unknown rltrain parameter "
-                                   "\"rltrain/soft_constraint\" (known: rltrain/soft_constraints)")) << unknown;
+  EXPECT_TRUE(starts_with(unknown,
+                          "test.xml:3: numeric rltrain/soft_constraint: unknown rltrain parameter "
+                          "\"rltrain/soft_constraint\" (known: rltrain/soft_constraints)"))
+      << unknown;
   for (const char* removed : {"contact_stiffness", "contact_damping", "friction_velocity", "limit_stiffness",
                               "limit_damping", "contact_margin"}) {
     const std::string name = std::string("rltrain/") + removed;
     const std::string what = error_of(custom("<numeric name='" + name + "' data='1'/>"));
-    EXPECT_TRUE(starts_with(what, "test.xml:3: numeric " + name + ": " + name +
-                                      ": the spring-damper contact and limit law was removed; contacts and joint limits "
-                                      "follow MuJoCo's soft constraints")) << what;
+    EXPECT_TRUE(
+        starts_with(what, "test.xml:3: numeric " + name + ": " + name +
+                              ": the spring-damper contact and limit law was removed; contacts and joint limits "
+                              "follow MuJoCo's soft constraints"))
+        << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
   const std::string zero = error_of(custom("<numeric name='rltrain/soft_constraints' data='0'/>"));
-  EXPECT_TRUE(starts_with(zero, "test.xml:3: numeric rltrain/soft_constraints: rltrain/soft_constraints: expected 1 "
-                                "(MuJoCo's soft constraints, the only contact and limit law; the spring-damper law was "
-                                "removed), got \"0\"")) << zero;
+  EXPECT_TRUE(starts_with(zero,
+                          "test.xml:3: numeric rltrain/soft_constraints: rltrain/soft_constraints: expected 1 "
+                          "(MuJoCo's soft constraints, the only contact and limit law; the spring-damper law was "
+                          "removed), got \"0\""))
+      << zero;
   const std::string two = error_of(custom("<numeric name='rltrain/soft_constraints' data='1 2'/>"));
-  EXPECT_TRUE(starts_with(two, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": expected 1 number, got 2")) << two;
+  EXPECT_TRUE(
+      starts_with(two, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": expected 1 number, got 2"))
+      << two;
   const std::string nan = error_of(custom("<numeric name='rltrain/soft_constraints' data='nan'/>"));
-  EXPECT_TRUE(starts_with(nan, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": \"nan\" is not a finite number")) << nan;
+  EXPECT_TRUE(starts_with(
+      nan, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\": \"nan\" is not a finite number"))
+      << nan;
   const std::string no_data = error_of(custom("<numeric name='rltrain/soft_constraints'/>"));
-  EXPECT_TRUE(starts_with(no_data, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\" is required")) << no_data;
+  EXPECT_TRUE(starts_with(no_data, "test.xml:3: numeric rltrain/soft_constraints: attribute \"data\" is required"))
+      << no_data;
   const std::string size = error_of(custom("<numeric name='rltrain/soft_constraints' size='2' data='1'/>"));
   EXPECT_TRUE(starts_with(size, "test.xml:3: numeric rltrain/soft_constraints: attribute \"size\"")) << size;
   const std::string other = error_of(custom("<tuple name='t'/><plugin/>"));
@@ -755,9 +900,11 @@ TEST(MjcfErrors, ContactParameterRefusals) {
   const std::string condim = error_of("<mujoco><worldbody>\n<geom size='1' condim='5'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(condim, "test.xml:2: geom: attribute \"condim\": expected 1, 3, 4 or 6, got 5")) << condim;
   for (const char* c : {"4", "6"}) {
-    const std::string what = error_of(std::string("<mujoco><worldbody>\n<geom size='1' condim='") + c + "'/></worldbody></mujoco>");
-    EXPECT_TRUE(starts_with(what, std::string("test.xml:2: geom: condim ") + c +
-                                      ": MuJoCo's soft-constraint law takes condim 1 or 3 here")) << what;
+    const std::string what =
+        error_of(std::string("<mujoco><worldbody>\n<geom size='1' condim='") + c + "'/></worldbody></mujoco>");
+    EXPECT_TRUE(starts_with(
+        what, std::string("test.xml:2: geom: condim ") + c + ": MuJoCo's soft-constraint law takes condim 1 or 3 here"))
+        << what;
   }
   const std::string margin = error_of("<mujoco><default>\n<geom margin='-0.1'/></default></mujoco>");
   EXPECT_TRUE(starts_with(margin, "test.xml:2: geom: attribute \"margin\" must be non-negative")) << margin;
@@ -773,7 +920,8 @@ TEST(MjcfValues, ContactParametersReachTheModel) {
   const Model m = parse_mjcf(
       "<mujoco><custom><numeric name='rltrain/soft_constraints' data='1'/></custom>"
       "<default><geom margin='0.01' condim='1'/></default>"
-      "<worldbody><geom size='1'/><geom size='1' margin='0.05' condim='3'/><geom size='1' condim='1'/></worldbody></mujoco>",
+      "<worldbody><geom size='1'/><geom size='1' margin='0.05' condim='3'/><geom size='1' "
+      "condim='1'/></worldbody></mujoco>",
       "p.xml");
   EXPECT_EQ(m.geom_margin, (std::vector<double>{0.01, 0.05, 0.01}));
   EXPECT_EQ(m.geom_condim, (std::vector<int>{1, 3, 1}));
@@ -852,7 +1000,8 @@ TEST(MjcfValues, AddressesUnitsAndQpos0) {
       "<mujoco><compiler autolimits='true'/><worldbody>"
       "<body name='root' pos='1 2 3' euler='0 0 90'><freejoint name='free'/><geom size='.1'/>"
       "  <body name='arm'><joint name='ball' type='ball' range='0 90'/><geom size='.1'/>"
-      "    <body name='hand'><joint name='hinge' range='-90 45' ref='30'/><joint name='slide' type='slide' ref='0.25' range='-1 1'/><geom size='.1'/></body>"
+      "    <body name='hand'><joint name='hinge' range='-90 45' ref='30'/><joint name='slide' type='slide' ref='0.25' "
+      "range='-1 1'/><geom size='.1'/></body>"
       "  </body>"
       "</body></worldbody>"
       "<keyframe><key name='rest'/></keyframe></mujoco>",
@@ -895,9 +1044,9 @@ TEST(MjcfValues, JointSpringsInheritAndConvert) {
       "inline");
   const double deg = kPi / 180;
   EXPECT_EQ(m.jnt_stiffness, (std::vector<double>{3, 7, 0.5, 3, 7, 3, 0}));
-  const std::vector<double> spring = {10 * deg, 10 * deg, -20 * deg, 0.3, -20,  // slides are not converted
-                                      1, 0, 0, 0,                               // ball: qpos0, springref ignored
-                                      4, 5, 6, 1, 0, 0, 0};                     // free: the body's pos/quat
+  const std::vector<double> spring = {10 * deg, 10 * deg, -20 * deg, 0.3, -20,         // slides are not converted
+                                      1,        0,        0,         0,                // ball: qpos0, springref ignored
+                                      4,        5,        6,         1,   0,   0, 0};  // free: the body's pos/quat
   ASSERT_EQ(m.qpos_spring.size(), spring.size());
   for (size_t i = 0; i < spring.size(); ++i) EXPECT_NEAR(m.qpos_spring[i], spring[i], 1e-15) << i;
   EXPECT_NEAR(m.qpos0[0], 5 * deg, 1e-15);  // ref and springref are independent
@@ -910,14 +1059,16 @@ TEST(MjcfValues, OurDataFilesLoadWithUnitQuaternions) {
     ASSERT_NO_THROW(m = load_mjcf(data_path(file)));
     auto unit = [](const std::vector<double>& q, const char* what) {
       for (size_t i = 0; i + 3 < q.size(); i += 4) {
-        EXPECT_NEAR(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2] + q[i + 3] * q[i + 3], 1, 1e-15) << what << " " << i / 4;
+        EXPECT_NEAR(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2] + q[i + 3] * q[i + 3], 1, 1e-15)
+            << what << " " << i / 4;
       }
     };
     unit(m.body_quat, "body_quat");
     unit(m.body_iquat, "body_iquat");
     unit(m.geom_quat, "geom_quat");
     unit(m.site_quat, "site_quat");
-    for (int j = 0; j < m.njnt; ++j) EXPECT_NEAR(std::hypot(m.jnt_axis[3 * j], m.jnt_axis[3 * j + 1], m.jnt_axis[3 * j + 2]), 1, 1e-15);
+    for (int j = 0; j < m.njnt; ++j)
+      EXPECT_NEAR(std::hypot(m.jnt_axis[3 * j], m.jnt_axis[3 * j + 1], m.jnt_axis[3 * j + 2]), 1, 1e-15);
   }
 }
 
@@ -949,9 +1100,11 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
       "<mujoco><default><default class='pad'><site type='box' size='.1 .2 .3'/></default></default>"
       "<worldbody><body name='b'><joint name='j'/><geom size='.1'/><site name='s' class='pad'/>"
       "<site name='t' size='.2'/></body></worldbody>";
-  const Model m = parse_mjcf(body + "<sensor><jointpos name='q' joint='j'/><framequat name='fq' objtype='site' "
-                                    "objname='s'/><touch name='touch' site='s' noise='0.1' cutoff='3' user='1'/>"
-                                    "<gyro site='t'/></sensor></mujoco>", "s.xml");
+  const Model m = parse_mjcf(body +
+                                 "<sensor><jointpos name='q' joint='j'/><framequat name='fq' objtype='site' "
+                                 "objname='s'/><touch name='touch' site='s' noise='0.1' cutoff='3' user='1'/>"
+                                 "<gyro site='t'/></sensor></mujoco>",
+                             "s.xml");
   ASSERT_EQ(m.nsensor, 4);
   EXPECT_EQ(m.nsensordata, 1 + 4 + 1 + 3);
   EXPECT_EQ(m.sensor_id("touch"), 2);
@@ -977,14 +1130,19 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
     }
     return std::string();
   };
-  EXPECT_NE(refusal("<contact body1='b' geom2='x' data='found'/>").find("\"geom1\" and \"geom2\" are required"), std::string::npos);
-  EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"), std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors")) << refusal("<tendonpos/>");
+  EXPECT_NE(refusal("<contact body1='b' geom2='x' data='found'/>").find("\"geom1\" and \"geom2\" are required"),
+            std::string::npos);
+  EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
+            std::string::npos);
+  EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors"))
+      << refusal("<tendonpos/>");
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
-  EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"), std::string::npos);
+  EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),
+            std::string::npos);
   EXPECT_NE(refusal("<framepos objname='s'/>").find("\"objtype\" and \"objname\" are required"), std::string::npos);
   EXPECT_NE(refusal("<gyro site='s' bogus='1'/>").find("unsupported attribute \"bogus\""), std::string::npos);
-  EXPECT_NE(refusal("<gyro name='g' site='s'/><gyro name='g' site='t'/>").find("duplicate sensor name"), std::string::npos);
+  EXPECT_NE(refusal("<gyro name='g' site='s'/><gyro name='g' site='t'/>").find("duplicate sensor name"),
+            std::string::npos);
 }
 
 }  // namespace

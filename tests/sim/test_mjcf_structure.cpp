@@ -43,8 +43,7 @@ TEST(MjcfInclude, NestedIncludesCompileAsMuJoCo3) {
               {0, 0, 0, 0.03462296903643752, 0.03462296903643752, 0.00222529479629277, 0.01719694728605663,
                0.01719694728605663, 0.00173442094416937},
               1e-14, "body_inertia");
-  expect_near(m.geom_quat, {1, 0, 0, 0, 0.7071067811865476, 0, -0.7071067811865475, 0, 1, 0, 0, 0}, 1e-15,
-              "geom_quat");
+  expect_near(m.geom_quat, {1, 0, 0, 0, 0.7071067811865476, 0, -0.7071067811865475, 0, 1, 0, 0, 0}, 1e-15, "geom_quat");
   expect_near(m.site_pos, {0, 0, -0.3}, 1e-15, "site_pos");  // the class's pos (included default)
   // autolimits (MuJoCo 3's default true): range without limited is a limit, in degrees here
   ASSERT_EQ(m.jnt_limited.size(), 2u);
@@ -55,8 +54,9 @@ TEST(MjcfInclude, NestedIncludesCompileAsMuJoCo3) {
 
 TEST(MjcfInclude, MissingFileNamesTheChain) {
   const std::string msg = error_of_file(data("include_errors/missing.xml"));
-  EXPECT_NE(msg.find("include_errors/nested_missing.xml:3: include: cannot open the included file \"no_such_file.xml\""),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("include_errors/nested_missing.xml:3: include: cannot open the included file \"no_such_file.xml\""),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("(included from " + data("include_errors/missing.xml") + ":2)"), std::string::npos) << msg;
 }
@@ -80,8 +80,9 @@ TEST(MjcfFrame, FramesAndDefaultPlacementsAsMuJoCo3) {
   ASSERT_EQ(m.ngeom, 6);
   ASSERT_EQ(m.njnt, 4);
   const double tol = 1e-12;
-  expect_near(m.body_pos, {0, 0, 0, 0, 0, 1, 0.1, 0, 0, -1.665334536937735e-17, -0.03535533905932737, 0.10606601717798213},
-              tol, "body_pos");
+  expect_near(m.body_pos,
+              {0, 0, 0, 0, 0, 1, 0.1, 0, 0, -1.665334536937735e-17, -0.03535533905932737, 0.10606601717798213}, tol,
+              "body_pos");
   expect_near(m.body_quat,
               {1, 0, 0, 0, 1, 0, 0, 0, 0.9689124217106447, 0, 0, 0.24740395925452294, 0.6532814824381883,
                -0.2705980500730985, 0.27059805007309845, 0.6532814824381882},
@@ -91,17 +92,39 @@ TEST(MjcfFrame, FramesAndDefaultPlacementsAsMuJoCo3) {
               {0, 0, 0, 0, 0, 0, 0.0014055565512478153, 0.0006104075888131302, -0.12483125029240416, 0.0,
                0.0009156113832196952, -0.12118495256991793},
               tol, "body_ipos");
-  expect_near(m.body_inertia,
-              {0, 0, 0, 0.004392264877774095, 0.004392264877774095, 0.004392264877774095, 0.010038954078222998,
-               0.00994122039693159, 0.0010484422327406047, 0.010552770089728073, 0.010527406007282185,
-               0.0009888554282255061},
-              1e-12, "body_inertia");
-  expect_near(m.geom_pos,
-              {0, 0, 0, 0, 0, 0, 0, 0, -0.125, 0.04605304970014426, 0.02, -0.11947091711543253, 0, 0, -0.125, 0, 0.03, 0},
-              tol, "geom_pos");
+  expect_near(
+      m.body_inertia,
+      {0, 0, 0, 0.004392264877774095, 0.004392264877774095, 0.004392264877774095, 0.010038954078222998,
+       0.00994122039693159, 0.0010484422327406047, 0.010552770089728073, 0.010527406007282185, 0.0009888554282255061},
+      1e-12, "body_inertia");
+  expect_near(
+      m.geom_pos,
+      {0, 0, 0, 0, 0, 0, 0, 0, -0.125, 0.04605304970014426, 0.02, -0.11947091711543253, 0, 0, -0.125, 0, 0.03, 0}, tol,
+      "geom_pos");
   expect_near(m.geom_quat,
-              {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0.9426829395579938, 0.14751884686615638, 0.29926813794808815,
-               0.005064276321774221, 1, 0, 0, 0, 0.9833474432563558, 0.1435721750273919, 0.10602051106179562,
+              {1,
+               0,
+               0,
+               0,
+               1,
+               0,
+               0,
+               0,
+               1,
+               0,
+               0,
+               0,
+               0.9426829395579938,
+               0.14751884686615638,
+               0.29926813794808815,
+               0.005064276321774221,
+               1,
+               0,
+               0,
+               0,
+               0.9833474432563558,
+               0.1435721750273919,
+               0.10602051106179562,
                0.034270798550482096},
               tol, "geom_quat");
   expect_near(m.geom_size, {3, 3, 0.1, 0.08, 0, 0, 0.04, 0.125, 0, 0.03, 0.02, 0.01, 0.04, 0.125, 0, 0.03, 0.02, 0.01},
@@ -169,9 +192,10 @@ TEST(MjcfDefaults, ClassOrientationGivesWayToFromto) {
 
 TEST(MjcfCompiler, AutolimitsFalseStillAsksForLimited) {
   try {
-    parse_mjcf("<mujoco><compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/>"
-               "</body></worldbody></mujoco>",
-               "t.xml");
+    parse_mjcf(
+        "<mujoco><compiler autolimits='false'/><worldbody><body>\n<joint name='j' range='-1 1'/><geom size='1'/>"
+        "</body></worldbody></mujoco>",
+        "t.xml");
     ADD_FAILURE() << "compiled";
   } catch (const MjcfError& e) {
     EXPECT_NE(std::string(e.what()).find("t.xml:2: joint j: has \"range\" but not \"limited\""), std::string::npos)

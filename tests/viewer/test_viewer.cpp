@@ -16,8 +16,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <stb_image.h>
+#include <nlohmann/json.hpp>
 
 #include "apps/view.h"  // make_env_sim: the composition `rltrain view` uses
 #include "envs/all_envs.h"
@@ -57,7 +57,8 @@ void check_draw_hook(const char* name) {
   std::vector<float> all(5 * per_env), part(2 * per_env);
   env.draw_poses(0, 5, all.data());
   env.draw_poses(2, 2, part.data());
-  for (size_t k = 0; k < part.size(); ++k) EXPECT_EQ(part[k], all[2 * per_env + k]) << "envs [2, 4) are envs 2 and 3 of the batch";
+  for (size_t k = 0; k < part.size(); ++k)
+    EXPECT_EQ(part[k], all[2 * per_env + k]) << "envs [2, 4) are envs 2 and 3 of the batch";
   for (size_t g = 0; g < 5 * geoms.size(); ++g) {  // rotations are orthonormal, right-handed
     const float* R = all.data() + 12 * g + 3;
     for (int i = 0; i < 3; ++i)
@@ -66,7 +67,8 @@ void check_draw_hook(const char* name) {
         for (int k = 0; k < 3; ++k) d += R[3 * k + i] * R[3 * k + j];
         EXPECT_NEAR(d, i == j ? 1.0f : 0.0f, 1e-5f);
       }
-    const float det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+    const float det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     EXPECT_NEAR(det, 1.0f, 1e-5f);
   }
   EXPECT_THROW(env.draw_poses(4, 2, part.data()), std::out_of_range);
@@ -108,7 +110,8 @@ TEST(ViewerDraw, RequestWaitMatchesDrawPoses) {
   const float* captured = env.wait_draw_poses();
   for (size_t k = 0; k < per_env; ++k) EXPECT_EQ(captured[k], before[k]);
   env.request_draw_poses(3, 1);
-  EXPECT_NE(std::vector<float>(env.wait_draw_poses(), env.wait_draw_poses() + per_env), before) << "the step moved env 3";
+  EXPECT_NE(std::vector<float>(env.wait_draw_poses(), env.wait_draw_poses() + per_env), before)
+      << "the step moved env 3";
   EXPECT_THROW(env.request_draw_poses(std::vector<VecEnv::DrawRange>{{0, 1}, {8, 2}}), std::out_of_range);
 }
 
@@ -183,7 +186,8 @@ TEST(ViewerSim, RequestedPosesMatchPoses) {
   const float* got = sim.wait_poses();
   ASSERT_NE(got, nullptr);
   EXPECT_EQ(std::vector<float>(got, got + 2 * per_env), std::vector<float>(all.begin() + 5 * per_env, all.end()));
-  EXPECT_EQ(std::vector<float>(got + 2 * per_env, got + 4 * per_env), std::vector<float>(all.begin(), all.begin() + 2 * per_env));
+  EXPECT_EQ(std::vector<float>(got + 2 * per_env, got + 4 * per_env),
+            std::vector<float>(all.begin(), all.begin() + 2 * per_env));
 }
 
 // ---- the binary, headless ------------------------------------------------------------------------
@@ -206,7 +210,9 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-bool have(const char* program) { return std::system((std::string("command -v ") + program + " >/dev/null 2>&1").c_str()) == 0; }
+bool have(const char* program) {
+  return std::system((std::string("command -v ") + program + " >/dev/null 2>&1").c_str()) == 0;
+}
 
 // How to reach a display: "xvfb-run" (preferred: the same llvmpipe everywhere), "display", or "".
 std::string display_route() {
@@ -215,9 +221,10 @@ std::string display_route() {
   return d && *d ? "display" : "";
 }
 
-#define REQUIRE_DISPLAY()                                                                                     \
-  if (display_route().empty()) GTEST_SKIP() << "no X display and no xvfb-run (apt-get install xvfb xauth; " \
-                                               "tools/setup.sh --test installs them)"
+#define REQUIRE_DISPLAY()                                                      \
+  if (display_route().empty())                                                 \
+  GTEST_SKIP() << "no X display and no xvfb-run (apt-get install xvfb xauth; " \
+                  "tools/setup.sh --test installs them)"
 
 // Runs rltrain with args in dir: how = "xvfb" under xvfb-run (or the display), "nodisplay" without
 // any display, "plain" as is (commands that open no window).
@@ -239,7 +246,9 @@ CliRun rltrain(const std::vector<std::string>& args, const std::string& dir, con
   return r;
 }
 
-std::string describe(const CliRun& r) { return "exit " + std::to_string(r.code) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
+std::string describe(const CliRun& r) {
+  return "exit " + std::to_string(r.code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
 
 struct Image {
   int w = 0, h = 0;
@@ -274,7 +283,8 @@ bool near_pixel(const Image& img, float x, float y, int radius, Pred pred) {
 }
 
 std::string rgb_at(const Image& img, float x, float y) {
-  const unsigned char* c = img.at(std::clamp(static_cast<int>(x), 0, img.w - 1), std::clamp(static_cast<int>(y), 0, img.h - 1));
+  const unsigned char* c =
+      img.at(std::clamp(static_cast<int>(x), 0, img.w - 1), std::clamp(static_cast<int>(y), 0, img.h - 1));
   return "(" + std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " + std::to_string(c[2]) + ") at (" +
          std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
 }
@@ -291,17 +301,18 @@ void expect_sky_corners(const Image& img, const nlohmann::json& info) {
                       static_cast<int>(std::lround(info["sky"][2].get<float>() * 255))};
   for (int x : {2, img.w - 3}) {
     const unsigned char* c = img.at(x, 2);
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(c[k], sky[k], 2) << "background (sky) expected " << rgb_at(img, static_cast<float>(x), 2);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_NEAR(c[k], sky[k], 2) << "background (sky) expected " << rgb_at(img, static_cast<float>(x), 2);
   }
 }
 
 TEST(ViewerHeadless, CartPoleBodiesWhereTheStateSays) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
-  const CliRun r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml", "--num-envs", "6",
-                         "--seed", "5", "--headless", "--frames", "2", "--speed", "7", "--out", dir / "f", "--frame-info",
-                         "--width", "480", "--height", "270"},
-                        dir.path());
+  const CliRun r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml",
+                            "--num-envs", "6", "--seed", "5", "--headless", "--frames", "2", "--speed", "7", "--out",
+                            dir / "f", "--frame-info", "--width", "480", "--height", "270"},
+                           dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   for (const char* frame : {"frame_000000", "frame_000001"}) {  // the reset state, then 7 steps later
     SCOPED_TRACE(frame);
@@ -326,9 +337,11 @@ TEST(ViewerHeadless, CartPoleBodiesWhereTheStateSays) {
           vp, o + Vec3{x + L * std::sin(theta), 0, CartPole::kDrawPivotZ + L * std::cos(theta)}, img.w, img.h, px, py));
       EXPECT_TRUE(near_pixel(img, px, py, 2, is_pole)) << "pole expected, got " << rgb_at(img, px, py);
       // Nothing 1.5 m above the pole's tip: sky or ground, no body colour.
-      ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{x, 0, CartPole::kDrawPivotZ + 2 * L + 1.5f}, img.w, img.h, px, py));
-      EXPECT_FALSE(near_pixel(img, px, py, 1, [](float r, float g, float b) { return is_cart(r, g, b) || is_pole(r, g, b); }))
-          << rgb_at(img, px, py);
+      ASSERT_TRUE(
+          view::project_to_pixel(vp, o + Vec3{x, 0, CartPole::kDrawPivotZ + 2 * L + 1.5f}, img.w, img.h, px, py));
+      EXPECT_FALSE(near_pixel(img, px, py, 1, [](float r, float g, float b) {
+        return is_cart(r, g, b) || is_pole(r, g, b);
+      })) << rgb_at(img, px, py);
     }
   }
 }
@@ -337,16 +350,20 @@ TEST(ViewerHeadless, CartPoleBodiesWhereTheStateSays) {
 // the path holds (a quote and a space: the path reaches ffmpeg through a shell).
 TEST(ViewerHeadless, VideoHasEveryFrame) {
   REQUIRE_DISPLAY();
-  if (!have("ffmpeg") || !have("ffprobe")) GTEST_SKIP() << "ffmpeg/ffprobe not installed (tools/setup.sh --test installs them)";
+  if (!have("ffmpeg") || !have("ffprobe"))
+    GTEST_SKIP() << "ffmpeg/ffprobe not installed (tools/setup.sh --test installs them)";
   test::TempDir dir("rltrain_viewer");
   const std::string video = dir / "it's a clip.mp4";
-  const CliRun r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml", "--num-envs", "4",
-                            "--headless", "--frames", "12", "--video", video, "--width", "320", "--height", "180"},
-                           dir.path());
+  const CliRun r =
+      rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml", "--num-envs", "4",
+               "--headless", "--frames", "12", "--video", video, "--width", "320", "--height", "180"},
+              dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   ASSERT_TRUE(fs::exists(video)) << describe(r);
-  const std::string probe = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
-                            "-of csv=p=0 " + quote(video) + " > " + quote(dir / "probe.txt");
+  const std::string probe =
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
+      "-of csv=p=0 " +
+      quote(video) + " > " + quote(dir / "probe.txt");
   ASSERT_EQ(std::system(probe.c_str()), 0);
   EXPECT_EQ(slurp(dir / "probe.txt"), "320,180,12\n");
 }
@@ -354,10 +371,10 @@ TEST(ViewerHeadless, VideoHasEveryFrame) {
 TEST(ViewerHeadless, AntModelBodiesWhereTheStateSays) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
-  const CliRun r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--num-envs", "4",
-                         "--control", "random", "--headless", "--frames", "2", "--speed", "10", "--out", dir / "f",
-                         "--frame-info", "--width", "480", "--height", "270"},
-                        dir.path());
+  const CliRun r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--num-envs",
+                            "4", "--control", "random", "--headless", "--frames", "2", "--speed", "10", "--out",
+                            dir / "f", "--frame-info", "--width", "480", "--height", "270"},
+                           dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   for (const char* frame : {"frame_000000", "frame_000001"}) {  // at rest, then 10 random-control steps later
     SCOPED_TRACE(frame);
@@ -386,9 +403,10 @@ TEST(ViewerHeadless, AntModelBodiesWhereTheStateSays) {
 TEST(ViewerWindow, WindowWithPanelRuns) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
-  const CliRun r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/pendulum.toml", "--num-envs", "4",
-                            "--frames", "3", "--out", dir / "w", "--width", "640", "--height", "360"},
-                           dir.path());
+  const CliRun r =
+      rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/pendulum.toml", "--num-envs", "4",
+               "--frames", "3", "--out", dir / "w", "--width", "640", "--height", "360"},
+              dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_NE(r.err.find("ms/frame"), std::string::npos) << r.err;
   const Image img(dir / "w/frame_000002.png");
@@ -411,8 +429,8 @@ TEST(ViewerHeadless, AntEnvTorsoWhereTheStateSays) {
   const std::string config = std::string(RLTRAIN_SOURCE_DIR) + "/configs/ant.toml";
   if (!fs::exists(config)) GTEST_SKIP() << config << " is not there (the Ant env is not in this tree)";
   test::TempDir dir("rltrain_viewer");
-  const CliRun r = rltrain({"view", "--config", config, "--num-envs", "4", "--control", "zero", "--headless", "--frames", "1",
-                            "--out", dir / "f", "--frame-info", "--width", "480", "--height", "270"},
+  const CliRun r = rltrain({"view", "--config", config, "--num-envs", "4", "--control", "zero", "--headless",
+                            "--frames", "1", "--out", dir / "f", "--frame-info", "--width", "480", "--height", "270"},
                            dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   const Image img(dir / "f/frame_000000.png");
@@ -434,7 +452,8 @@ TEST(ViewerHeadless, AntEnvTorsoWhereTheStateSays) {
 // "<env>: N episodes (...): mean return X, std Y" (eval) and "<env>: N of N envs ...: mean return X, std Y" (view).
 std::string mean_std(const std::string& text) {
   std::smatch m;
-  if (!std::regex_search(text, m, std::regex("mean return (-?[0-9.]+), std ([0-9.]+)"))) return "(none in: " + text + ")";
+  if (!std::regex_search(text, m, std::regex("mean return (-?[0-9.]+), std ([0-9.]+)")))
+    return "(none in: " + text + ")";
   return m[1].str() + " / " + m[2].str();
 }
 
@@ -442,15 +461,18 @@ TEST(ViewerHeadless, PolicyPlaybackReturnsMatchEval) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
   const std::string config = std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml";
-  const CliRun t = rltrain({"train", "--config", config, "--set", "train.total_env_steps=16384", "--run-dir", dir / "run", "--quiet"},
-                        dir.path(), "plain");
+  const CliRun t = rltrain(
+      {"train", "--config", config, "--set", "train.total_env_steps=16384", "--run-dir", dir / "run", "--quiet"},
+      dir.path(), "plain");
   ASSERT_EQ(t.code, 0) << describe(t);
   for (const bool deterministic : {true, false}) {
     SCOPED_TRACE(deterministic ? "deterministic" : "sampled");
-    std::vector<std::string> eval = {"eval", "--checkpoint", dir / "run", "--episodes", "8", "--seed", "7", "--device", "cpu"};
-    std::vector<std::string> view = {"view",     "--checkpoint", dir / "run", "--num-envs", "8",       "--seed", "7",
-                                     "--device", "cpu",          "--headless", "--frames",  "12",      "--speed", "50",
-                                     "--width",  "96",           "--height",  "64",         "--returns", dir / "returns.json"};
+    std::vector<std::string> eval = {"eval", "--checkpoint", dir / "run", "--episodes", "8", "--seed",
+                                     "7",    "--device",     "cpu"};
+    std::vector<std::string> view = {
+        "view",       "--checkpoint",      dir / "run", "--num-envs", "8",  "--seed",  "7",  "--device", "cpu",
+        "--headless", "--frames",          "12",        "--speed",    "50", "--width", "96", "--height", "64",
+        "--returns",  dir / "returns.json"};
     if (deterministic) eval.push_back("--deterministic"), view.push_back("--deterministic");
     const CliRun e = rltrain(eval, dir.path(), "plain");
     ASSERT_EQ(e.code, 0) << describe(e);
@@ -466,9 +488,9 @@ TEST(ViewerHeadless, TrainViewReloadsTheLearnersCheckpoints) {
   REQUIRE_DISPLAY();
   test::TempDir dir("rltrain_viewer");
   const CliRun r = rltrain({"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/cartpole.toml", "--set",
-                         "train.total_env_steps=8192", "--run-dir", dir / "run", "--quiet", "--view", "--view-every", "4",
-                         "--view-envs", "4", "--view-out", dir / "frames", "--view-frames", "3"},
-                        dir.path());
+                            "train.total_env_steps=8192", "--run-dir", dir / "run", "--quiet", "--view", "--view-every",
+                            "4", "--view-envs", "4", "--view-out", dir / "frames", "--view-frames", "3"},
+                           dir.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(fs::exists(dir / "frames/frame_000002.png"));
   EXPECT_TRUE(fs::exists(dir / "run/checkpoints/latest.safetensors"));
@@ -486,29 +508,33 @@ TEST(ViewerBadInput, ClearMessagesAndExitCodes) {
   EXPECT_NE(r.err.find("--headless"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
   // Missing checkpoint.
-  r = rltrain({"view", "--config", config, "--checkpoint", dir / "nope.safetensors", "--headless", "--frames", "1", "--out", dir / "f"},
+  r = rltrain({"view", "--config", config, "--checkpoint", dir / "nope.safetensors", "--headless", "--frames", "1",
+               "--out", dir / "f"},
               dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("no such checkpoint"), std::string::npos) << r.err;
   // A checkpoint for another env.
-  const CliRun t = rltrain({"train", "--config", config, "--set", "train.total_env_steps=1024", "--run-dir", dir / "run", "--quiet"},
-                        dir.path(), "plain");
+  const CliRun t =
+      rltrain({"train", "--config", config, "--set", "train.total_env_steps=1024", "--run-dir", dir / "run", "--quiet"},
+              dir.path(), "plain");
   ASSERT_EQ(t.code, 0) << describe(t);
-  r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/pendulum.toml", "--checkpoint", dir / "run",
-               "--headless", "--frames", "1", "--out", dir / "f"},
+  r = rltrain({"view", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/pendulum.toml", "--checkpoint",
+               dir / "run", "--headless", "--frames", "1", "--out", dir / "f"},
               dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("checkpoint is for env 'cartpole'"), std::string::npos) << r.err;
   // train --view refuses before it trains: no display, and a run dir that holds a run (its old
   // checkpoint would be played), each leaving the existing run as it was.
   const std::string before = slurp(dir / "run/metrics.csv");
-  r = rltrain({"train", "--config", config, "--set", "train.total_env_steps=100000000", "--run-dir", dir / "fresh", "--view"},
-              dir.path(), "nodisplay");
+  r = rltrain(
+      {"train", "--config", config, "--set", "train.total_env_steps=100000000", "--run-dir", dir / "fresh", "--view"},
+      dir.path(), "nodisplay");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("xvfb-run"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "fresh/metrics.csv")) << "trained before checking the display";
-  r = rltrain({"train", "--config", config, "--run-dir", dir / "run", "--view", "--view-out", dir / "vf", "--view-frames", "1"},
-              dir.path());
+  r = rltrain(
+      {"train", "--config", config, "--run-dir", dir / "run", "--view", "--view-out", dir / "vf", "--view-frames", "1"},
+      dir.path());
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_NE(r.err.find("already holds a run"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir / "run/metrics.csv"), before);
