@@ -1,4 +1,4 @@
-// rltrain: one binary, subcommands train | eval | bench | envs | rollout | view (DESIGN.md D8).
+// rltrain: one binary, subcommands train | eval | bench | envs | rollout | inspect | view (DESIGN.md D8).
 // Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
 #include <cstdio>
 #include <functional>
@@ -10,6 +10,7 @@
 
 #include "apps/bench.h"
 #include "apps/evaluate.h"
+#include "apps/inspect.h"
 #include "apps/rollout.h"
 #include "apps/runtime.h"
 #include "apps/trainer.h"
@@ -266,6 +267,16 @@ Command add_rollout(CLI::App& app) {
   return {r, [rollout]() { return rlt::run_rollout(*rollout); }};
 }
 
+Command add_inspect(CLI::App& app) {
+  auto inspect = std::make_shared<rlt::InspectOptions>();
+  auto* i = app.add_subcommand("inspect",
+                               "Print an MJCF model as rltrain compiles it, and one forward pass at a state, as JSON");
+  i->add_option("--model", inspect->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
+  i->add_option("--key", inspect->key, "The forward pass at this keyframe (qpos, qvel, ctrl); default: qpos0 at rest");
+  i->add_option("--out", inspect->out_path, "JSON file (default: stdout)");
+  return {i, [inspect]() { return rlt::run_inspect(*inspect); }};
+}
+
 // Runs the chosen command; bad input (config, flag, checkpoint, model) is exit code 2.
 int run_guarded(const std::function<int()>& run) {
   try {
@@ -291,8 +302,8 @@ int main(int argc, char** argv) {
   CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
-  const Command commands[] = {add_train(app), add_view(app),  add_eval(app),
-                              add_envs(app),  add_bench(app), add_rollout(app)};
+  const Command commands[] = {add_train(app), add_view(app),    add_eval(app),   add_envs(app),
+                              add_bench(app), add_rollout(app), add_inspect(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {

@@ -109,6 +109,12 @@ void ModelRollout::advance() {
   m_time += m_substeps * m_model.timestep;
 }
 
+void ModelRollout::forward() {
+  const ModelView<double>& m = m_host.view();
+  physics_forward(m, m_data, m_ctrl.data(), 0.0);
+  if (m.nsensor > 0) compute_sensors(m, m_data);
+}
+
 bool ModelRollout::finite() const {
   for (int i = 0; i < m_model.nq; ++i)
     if (!std::isfinite(m_data.qpos[i])) return false;

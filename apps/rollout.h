@@ -66,6 +66,10 @@ class ModelRollout {
   bool finite() const;  // qpos and qvel all finite
   // 1/2 qvel^T M qvel at the current state (runs kinematics and the mass matrix).
   double kinetic_energy();
+  // MuJoCo's mj_forward at the current state with ctrl() held: smooth forces, actuators, contacts,
+  // the constrained qacc (without the implicit damping, as MuJoCo's d->qacc) and the sensors; the
+  // state is not advanced (rltrain inspect).
+  void forward();
   // Writes the CSV row of the current state (columns as rollout_columns).
   void write_row(std::FILE* out) const;
 

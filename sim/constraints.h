@@ -44,6 +44,7 @@
 // nv-vector products per row (ant on flat ground: ~16-20 rows, nv 14).
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "sim/common.h"
@@ -518,6 +519,33 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   solve_mass(m, d, d.qacc);
 }
 
+// Host code. MuJoCo's body_simple == 2 (user_model.cc): the inertial frame is the body frame (1e-6), the body is a
+// child of the world or of a static child of the world, no body hangs from it, and it has dofs, all
+// from slide joints anchored at its origin along one coordinate axis each.
+template <class T>
+bool slide_only_simple_body(const ModelView<T>& m, int b) {
+  const T eps = T(1e-6);
+  const T* ip = m.body_ipos + 3 * b;
+  const T* iq = m.body_iquat + 4 * b;
+  const bool same_frame = std::abs(ip[0]) < eps && std::abs(ip[1]) < eps && std::abs(ip[2]) < eps &&
+                          ((std::abs(iq[0] - T(1)) < eps || std::abs(iq[0] + T(1)) < eps) && std::abs(iq[1]) < eps &&
+                           std::abs(iq[2]) < eps && std::abs(iq[3]) < eps);
+  const int p = m.body_parentid[b];
+  if (!same_frame || !(p == 0 || (m.body_parentid[p] == 0 && m.body_dofnum[p] == 0))) return false;
+  for (int c = b + 1; c < m.nbody; ++c)
+    if (m.body_parentid[c] == b) return false;
+  if (m.body_jntnum[b] == 0) return false;
+  for (int k = 0; k < m.body_jntnum[b]; ++k) {
+    const int j = m.body_jntadr[b] + k;
+    if (m.jnt_type[j] != kJointSlide) return false;
+    const T* a = m.jnt_axis + 3 * j;
+    const T* pos = m.jnt_pos + 3 * j;
+    const int nonzero = (std::abs(a[0]) > T(1e-14)) + (std::abs(a[1]) > T(1e-14)) + (std::abs(a[2]) > T(1e-14));
+    if (nonzero != 1 || std::abs(pos[0]) >= eps || std::abs(pos[1]) >= eps || std::abs(pos[2]) >= eps) return false;
+  }
+  return true;
+}
+
 // MuJoCo's body_invweight0 (translational) and dof_invweight0 at qpos0 (see ModelView), into the
 // view's own block `reals`. Host code. Computed once for the nominal model: domain randomization of
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
@@ -563,6 +591,16 @@ void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
       const T mean = (w[0] + w[1] + w[2]) / T(3);
       w[0] = w[1] = w[2] = mean;
     }
+  }
+  // MuJoCo's "simple" bodies moved by axis-aligned slides only (body_simple 2: e.g. a target on
+  // x and y slides) take 1/mass for the body and for each of their dofs, whatever the other axes
+  // and the armature (mj_setConst).
+  for (int b = 1; b < view.nbody; ++b) {
+    if (!slide_only_simple_body(view, b)) continue;
+    const T inv = T(1) / (view.body_mass[b] > T(1e-15) ? view.body_mass[b] : T(1e-15));
+    reals[static_cast<size_t>(o.body_invweight0 + b)] = inv;
+    for (int k = 0; k < view.body_jntnum[b]; ++k)
+      reals[static_cast<size_t>(o.dof_invweight0 + view.jnt_dofadr[view.body_jntadr[b] + k])] = inv;
   }
 }
 

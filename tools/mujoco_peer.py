@@ -12,6 +12,14 @@ For each start (qpos0, or the keyframe --key) and each control mode (zero; rando
      mj_step loop from the same state and controls, over N control steps;
   3. MuJoCo's own sensitivity: MuJoCo again from qpos + a 1e-9 perturbation (each coordinate
      uniform in +-1e-9, quaternions renormalised), compared with its unperturbed run.
+Before the trajectories, `rltrain inspect` (the compiled model and one forward pass as JSON):
+  0. compiled: sizes (nq nv nbody njnt ngeom nsite nu neq nsensordata) equal; body masses, inertia
+     tensors in the body frame, centres of mass, body and geom positions, primitive geom sizes, dof
+     damping and armature, joint stiffness and limits, body and dof inverse weights within 1e-6
+     relative (max |rltrain - MuJoCo| over max(max |MuJoCo|, a floor));
+     forward (at qpos0 and at each keyframe checked, its ctrl held, as mj_forward): body and com
+     positions, qfrc_bias, qfrc_passive, actuator_force, qfrc_actuator, qacc_smooth,
+     qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3).
 The error of rltrain against MuJoCo is then judged against that sensitivity: at every step,
     |rltrain - mujoco| <= F * |mujoco(qpos0 + 1e-9) - mujoco| + A     (per qpos and per qvel, max norm)
 with F = 10 and A = 1e-6 by default (A covers the CSV's %.9g: ~5e-10 relative on values of
@@ -198,6 +206,96 @@ def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
     return res
 
 
+def run_inspect(rltrain, model, key, workdir):
+    """`rltrain inspect` as a dict (the compiled model and one forward pass), or (None, message)."""
+    out = os.path.join(workdir, f"inspect_{key or 'qpos0'}.json")
+    cmd = [rltrain, "inspect", "--model", model, "--out", out] + (["--key", key] if key else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=600)
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
+    with open(out) as f:
+        return json.load(f), ""
+
+
+def _rel(a, b, floor):
+    """max |a - b| relative to max(max |b|, floor); inf when the shapes differ."""
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if a.shape != b.shape:
+        return float("inf")
+    if a.size == 0:
+        return 0.0
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), floor))
+
+
+def _quat_mat(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+COMPILED_RTOL = 1e-6  # the issue's bound for compiled quantities and one forward pass, in double
+PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box: geom_size comparable
+
+
+def compare_compiled(m, ins):
+    """Compiled sizes, masses, inertias (as tensors in the body frame: the principal axes' order and
+    signs are free), centres of mass, geom placement and sizes, joint and dof parameters, and the
+    inverse weights, each as a relative error against MuJoCo's (0 = equal)."""
+    sizes = ins["sizes"]
+    res = {"sizes": {k: [sizes[k], int(getattr(m, k))] for k in
+                     ("nq", "nv", "nbody", "njnt", "ngeom", "nsite", "nu", "neq", "nsensordata")
+                     if sizes.get(k) != int(getattr(m, k))}}
+    if res["sizes"]:
+        res["pass"] = False
+        return res
+    mod = ins["model"]
+    err = {}
+    nb = m.nbody
+    err["body_mass"] = _rel(mod["body_mass"], m.body_mass, 1e-9)
+    rl_i = np.array(mod["body_inertia"]).reshape(nb, 3)
+    rl_q = np.array(mod["body_iquat"]).reshape(nb, 4)
+    tens_rl = [_quat_mat(rl_q[b]) @ np.diag(rl_i[b]) @ _quat_mat(rl_q[b]).T for b in range(nb)]
+    tens_mj = [_quat_mat(m.body_iquat[b]) @ np.diag(m.body_inertia[b]) @ _quat_mat(m.body_iquat[b]).T for b in range(nb)]
+    err["body_inertia_tensor"] = max((_rel(tens_rl[b], tens_mj[b], 1e-12) for b in range(1, nb)), default=0.0)
+    err["body_ipos"] = _rel(mod["body_ipos"], m.body_ipos, 1e-3)
+    err["body_pos"] = _rel(mod["body_pos"], m.body_pos, 1e-3)
+    err["geom_pos"] = _rel(mod["geom_pos"], m.geom_pos, 1e-3)
+    prim = [g for g in range(m.ngeom) if m.geom_type[g] in PRIMITIVES]
+    err["geom_size"] = _rel(np.array(mod["geom_size"]).reshape(-1, 3)[prim], m.geom_size[prim], 1e-3) if prim else 0.0
+    err["dof_damping"] = _rel(mod["dof_damping"], m.dof_damping, 1e-9)
+    err["dof_armature"] = _rel(mod["dof_armature"], m.dof_armature, 1e-9)
+    err["jnt_stiffness"] = _rel(mod["jnt_stiffness"], m.jnt_stiffness, 1e-9)
+    lim = [j for j in range(m.njnt) if m.jnt_limited[j]]
+    if lim and mod.get("jnt_range"):
+        err["jnt_range"] = _rel(np.array(mod["jnt_range"]).reshape(-1, 2)[lim], m.jnt_range[lim], 1e-3)
+    err["body_invweight0"] = _rel(mod["body_invweight0"], m.body_invweight0[:, 0], 1e-9)
+    err["dof_invweight0"] = _rel(mod["dof_invweight0"], m.dof_invweight0, 1e-9)
+    res["rel_err"] = err
+    res["worst"] = max(err, key=err.get) if err else None
+    res["pass"] = all(e <= COMPILED_RTOL for e in err.values())
+    return res
+
+
+FORWARD_FIELDS = ("xpos", "xipos", "qfrc_bias", "qfrc_passive", "actuator_force", "qfrc_actuator",
+                  "qacc_smooth", "qfrc_constraint", "qacc", "sensordata")
+
+
+def compare_forward(m, key_id, ins):
+    """One forward pass (mj_forward) at the start state with its ctrl: each field's relative error
+    (max |rltrain - MuJoCo| over max(max |MuJoCo|, 1e-3))."""
+    d = mujoco.MjData(m)
+    if key_id >= 0:
+        mujoco.mj_resetDataKeyframe(m, d, key_id)
+    else:
+        mujoco.mj_resetData(m, d)
+    mujoco.mj_forward(m, d)
+    f = ins["forward"]
+    err = {k: _rel(f[k], getattr(d, k), 1e-3) for k in FORWARD_FIELDS}
+    worst = max(err, key=err.get)
+    return {"rel_err": err, "worst": worst, "pass": all(e <= COMPILED_RTOL for e in err.values())}
+
+
 def check_model(model: str, rltrain: str, a, tmp: str):
     """(exit code, report) for one model: 0 agree, 1 mismatch, 2 refused by rltrain or MuJoCo."""
     report = {"model": model, "mujoco_version": mujoco.__version__, "runs": []}
@@ -214,17 +312,29 @@ def check_model(model: str, rltrain: str, a, tmp: str):
     if keys is None:
         keys = ["qpos0"] + ([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, 0) or ""] if m.nkey else [])
         keys = [k for k in keys if k != ""]  # an unnamed keyframe cannot be named to rltrain
+    ins, msg = run_inspect(rltrain, model, None, tmp)
+    if ins is None:
+        report["error"] = f"rltrain inspect failed: {msg}"
+        return 2, report
+    report["compiled"] = compare_compiled(m, ins)
+    ok_compiled = report["compiled"]["pass"]
     pos_cols, vel_cols = joint_columns(m)
     report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
     rng = np.random.default_rng(12345)
     dqpos = rng.uniform(-PERTURBATION, PERTURBATION, m.nq)
-    ok = True
+    ok = ok_compiled
+    report["forward"] = {}
     for key in keys:
         kname = None if key == "qpos0" else key
         key_id = -1 if kname is None else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, kname)
         if kname is not None and key_id < 0:
             report["error"] = f"MuJoCo has no keyframe {kname!r}"
             return 2, report
+        if ok_compiled:
+            ins_k = ins if kname is None else run_inspect(rltrain, model, kname, tmp)[0]
+            fw = compare_forward(m, key_id, ins_k) if ins_k is not None else {"pass": False, "worst": "inspect failed"}
+            report["forward"][key] = fw
+            ok = ok and fw["pass"]
         for mode in [c for c in a.ctrl.split(",") if c]:
             got, msg = run_rltrain(rltrain, model, a.steps, kname, mode, a.seed, a.substeps, tmp)
             if got is None:
@@ -272,6 +382,18 @@ def print_report(report, a, name):
     s = report["mujoco_sizes"]
     print(f"{name}: MuJoCo {report['mujoco_version']}: nq {s['nq']} nv {s['nv']} nu {s['nu']} "
           f"njnt {s['njnt']} nbody {s['nbody']} ngeom {s['ngeom']}; tolerance {a.factor:g} x sensitivity + {a.atol:g}")
+    c = report.get("compiled", {})
+    if c.get("sizes"):
+        print(f"  compiled: SIZES DIFFER (rltrain, MuJoCo): {c['sizes']}")
+    elif c:
+        print(f"  compiled: worst relative error {c['rel_err'][c['worst']]:.1e} ({c['worst']}) "
+              + ("ok" if c["pass"] else f"MISMATCH (> {COMPILED_RTOL:g})"))
+    for k, fw in report.get("forward", {}).items():
+        if "rel_err" in fw:
+            print(f"  forward at {k:<8} worst relative error {fw['rel_err'][fw['worst']]:.1e} ({fw['worst']}) "
+                  + ("ok" if fw["pass"] else f"MISMATCH (> {COMPILED_RTOL:g})"))
+        else:
+            print(f"  forward at {k:<8} {fw['worst']}")
     for r in report["runs"]:
         head = f"  start {r['start']:<8} ctrl {r['ctrl']:<6}"
         if not r["sizes_match"]:

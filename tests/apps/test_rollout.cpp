@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "apps/rollout.h"
 #include "sim/mjcf.h"
 #include "tests/apps/cli_util.h"
@@ -106,6 +108,54 @@ TEST(RolloutCli, KeyframeSetsTheStartStateAndItsTime) {
   EXPECT_EQ(std::strtod(first[2].c_str(), nullptr), -0.04);  // the keyframe's rootz
   // Default substeps 1 at the model's 0.005 s.
   EXPECT_NEAR(std::strtod(split(lines[3], ',')[0].c_str(), nullptr), 0.01, 1e-12);
+}
+
+// `rltrain inspect`: the compiled model and one forward pass as JSON (tools/mujoco_peer.py compares
+// them with MuJoCo's). The forward pass does not move the state, and a keyframe sets it.
+TEST(InspectCli, PrintsTheCompiledModelAndOneForwardPass) {
+  TempDir dir;
+  Args args = {"inspect", "--model", asset("ant.xml")};
+  CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const nlohmann::json q0 = nlohmann::json::parse(r.out);
+  EXPECT_EQ(q0["sizes"]["nq"], 15);
+  EXPECT_EQ(q0["sizes"]["nv"], 14);
+  EXPECT_EQ(q0["options"]["integrator"], "euler");
+  const int nbody = q0["sizes"]["nbody"];
+  EXPECT_EQ(q0["model"]["body_mass"].size(), static_cast<size_t>(nbody));
+  EXPECT_EQ(q0["model"]["body_name"][1], "torso");
+  EXPECT_EQ(q0["forward"]["qacc"].size(), 14u);
+  // qpos0 at rest, in the air: gravity alone, no contact force on the free joint's z.
+  EXPECT_EQ(q0["forward"]["qpos"][2], 0.75);
+  EXPECT_NEAR(q0["forward"]["qacc_smooth"][2].get<double>(), -9.81, 1e-9);
+
+  args = {"inspect", "--model", asset("ant.xml"), "--key", "stand", "--out", dir / "ant.json"};
+  r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  std::ifstream f(dir / "ant.json");
+  const nlohmann::json stand = nlohmann::json::parse(f);
+  EXPECT_EQ(stand["forward"]["key"], "stand");
+  EXPECT_NE(stand["forward"]["qpos"], q0["forward"]["qpos"]);
+  EXPECT_EQ(stand["forward"]["qvel"].size(), 14u);
+
+  // A box pressed 1 mm into the floor: contact rows, and a constraint force that pushes it up.
+  write_file(dir / "box.xml",
+             "<mujoco><worldbody><geom type=\"plane\" size=\"1 1 1\"/>\n"
+             "<body pos=\"0 0 0.099\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"2\"/></body>"
+             "</worldbody></mujoco>\n");
+  args = {"inspect", "--model", dir / "box.xml"};
+  r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const nlohmann::json box = nlohmann::json::parse(r.out);
+  EXPECT_GT(box["forward"]["nefc"].get<int>(), 0);
+  EXPECT_GT(box["forward"]["qfrc_constraint"][2].get<double>(), 2 * 9.81);
+  EXPECT_GT(box["forward"]["qacc"][2].get<double>(), 0.0);
+
+  // Bad input: one line, exit 2, and the JSON already written is kept.
+  args = {"inspect", "--model", asset("ant.xml"), "--key", "sit", "--out", dir / "ant.json"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--key", "'sit'"});
+  std::ifstream again(dir / "ant.json");
+  EXPECT_EQ(nlohmann::json::parse(again), stand);
 }
 
 TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {

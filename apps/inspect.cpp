@@ -1,0 +1,124 @@
+#include "apps/inspect.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "apps/rollout.h"
+#include "rl/config.h"
+#include "sim/constraints.h"
+#include "sim/mjcf.h"
+
+namespace rlt {
+namespace {
+
+using nlohmann::json;
+
+std::vector<double> take(const double* p, int n) { return std::vector<double>(p, p + (n > 0 ? n : 0)); }
+std::vector<int> take(const int* p, int n) { return std::vector<int>(p, p + (n > 0 ? n : 0)); }
+
+const char* integrator_name(int integrator) {
+  return integrator == kIntRK4 ? "rk4" : integrator == kIntImplicitFast ? "implicitfast" : "euler";
+}
+
+json model_json(const Model& m, const ModelView<double>& v) {
+  json j;
+  // Every array as the compiler wrote it (an optional one a model leaves out is empty here).
+#define RLT_INSPECT_FIELD(type, name, count, need, doc) j[#name] = m.name;
+  RLT_MODEL_FIELDS(RLT_INSPECT_FIELD)
+#undef RLT_INSPECT_FIELD
+  j["body_rootid"] = take(v.body_rootid, m.nbody);
+  j["body_invweight0"] = take(v.body_invweight0, m.nbody);
+  j["dof_invweight0"] = take(v.dof_invweight0, m.nv);
+  j["body_name"] = m.body_name;
+  j["jnt_name"] = m.jnt_name;
+  j["geom_name"] = m.geom_name;
+  j["site_name"] = m.site_name;
+  j["actuator_name"] = m.actuator_name;
+  j["sensor_name"] = m.sensor_name;
+  j["key_name"] = m.key_name;
+  return j;
+}
+
+json forward_json(ModelRollout& r) {
+  r.forward();
+  const Model& m = r.model();
+  const ModelView<double>& v = r.model_view();
+  const DataView<double>& d = r.data();
+  json j;
+  j["qpos"] = take(d.qpos, m.nq);
+  j["qvel"] = take(d.qvel, m.nv);
+  j["ctrl"] = r.ctrl();
+  j["xpos"] = take(d.xpos, 3 * m.nbody);
+  j["xquat"] = take(d.xquat, 4 * m.nbody);
+  j["xipos"] = take(d.xipos, 3 * m.nbody);
+  j["geom_xpos"] = take(d.geom_xpos, 3 * m.ngeom);
+  j["site_xpos"] = take(d.site_xpos, 3 * m.nsite);
+  j["qfrc_bias"] = take(d.qfrc_bias, m.nv);
+  j["qfrc_passive"] = take(d.qfrc_passive, m.nv);
+  j["qfrc_actuator"] = take(d.qfrc_actuator, m.nv);
+  j["actuator_force"] = take(d.actuator_force, m.nu);
+  j["act_dot"] = take(d.act_dot, m.nu);
+  j["qacc_smooth"] = take(d.qacc_smooth, m.nv);
+  j["qfrc_constraint"] = take(d.qfrc_constraint, m.nv);
+  j["qacc"] = take(d.qacc, m.nv);
+  j["sensordata"] = take(d.sensordata, m.nsensordata);
+  j["ncon"] = static_cast<int>(d.ncon[0]);
+  const int nefc = static_cast<int>(d.nefc[0]);
+  std::vector<double> force(static_cast<size_t>(nefc));
+  for (int r_ = 0; r_ < nefc; ++r_) force[static_cast<size_t>(r_)] = d.efc[r_ * kEfcStride + kEfcForce];
+  j["nefc"] = nefc;
+  j["efc_force"] = force;
+  (void)v;
+  return j;
+}
+
+}  // namespace
+
+int run_inspect(const InspectOptions& opts) {
+  const Model model = load_mjcf(opts.model_path);
+  RolloutOptions ro;
+  ro.model_path = opts.model_path;
+  ro.key = opts.key;
+  ModelRollout rollout(model, ro);
+  const ModelView<double>& v = rollout.model_view();
+
+  json out;
+  out["file"] = opts.model_path;
+  out["sizes"] = {{"nq", model.nq},           {"nv", model.nv},
+                  {"nbody", model.nbody},     {"njnt", model.njnt},
+                  {"ngeom", model.ngeom},     {"nsite", model.nsite},
+                  {"nu", model.nu},           {"neq", model.neq},
+                  {"nsensor", model.nsensor}, {"nsensordata", model.nsensordata},
+                  {"nkey", model.nkey},       {"ncon_max", v.ncon_max},
+                  {"nefc_max", v.nefc_max}};
+  out["options"] = {{"timestep", model.timestep},
+                    {"gravity", {model.gravity[0], model.gravity[1], model.gravity[2]}},
+                    {"integrator", integrator_name(model.integrator)},
+                    {"impratio", model.impratio}};
+  out["model"] = model_json(model, v);
+  out["forward"] = forward_json(rollout);
+  out["forward"]["key"] = opts.key;
+
+  const std::string text = out.dump(1) + "\n";
+  if (opts.out_path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  // Written to a temporary name, then renamed: a failed run leaves an existing file as it was.
+  const std::string tmp = opts.out_path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw ConfigError("--out: cannot write " + opts.out_path);
+    f << text;
+    if (!f.flush()) throw ConfigError("--out: cannot write " + opts.out_path);
+  }
+  if (std::rename(tmp.c_str(), opts.out_path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw ConfigError("--out: cannot write " + opts.out_path);
+  }
+  return 0;
+}
+
+}  // namespace rlt

@@ -1,0 +1,28 @@
+// `rltrain inspect`: an MJCF model as rltrain compiles it, and one forward pass (MuJoCo's mj_forward:
+// no integration) at a chosen state, as JSON, so that a peer (tools/mujoco_peer.py) can compare the
+// compiled model and the first step's forces field by field with MuJoCo's.
+#pragma once
+
+#include <string>
+
+namespace rlt {
+
+struct InspectOptions {
+  std::string model_path;  // MJCF file
+  std::string key;         // keyframe whose qpos, qvel, act and ctrl the forward pass uses; empty: qpos0 at rest
+  std::string out_path;    // JSON file; empty: stdout
+};
+
+// JSON object (MuJoCo's names throughout):
+//   "sizes"    nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, nsensordata, nkey, ncon_max, nefc_max
+//   "options"  timestep, gravity, integrator (euler | rk4 | implicitfast), impratio
+//   "model"    every array of sim/model_fields.h (RLT_MODEL_FIELDS, then the derived fields
+//              body_rootid, body_invweight0, dof_invweight0), and the names (body_name, jnt_name, ...)
+//   "forward"  at the start state with its ctrl held: qpos, qvel, ctrl, xpos, xquat, xipos,
+//              geom_xpos, site_xpos, qfrc_bias, qfrc_passive, qfrc_actuator, actuator_force, act_dot,
+//              qacc_smooth, qfrc_constraint, qacc (without implicit damping, as MuJoCo's d->qacc),
+//              sensordata, ncon (candidates listed), nefc and efc_force (each row's force)
+// Throws MjcfError for a bad model, ConfigError for an unknown key or an unwritable --out.
+int run_inspect(const InspectOptions& opts);
+
+}  // namespace rlt
