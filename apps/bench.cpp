@@ -17,6 +17,7 @@
 #include "rl/checkpoint.h"  // obs_normalization
 #include "rl/config.h"
 #include "rl/files.h"
+#include "sim/constraints.h"  // kEfcStride
 #include "sim/dynamics.h"
 #include "sim/mjcf.h"
 
@@ -161,6 +162,25 @@ int run_model_bench(const BenchOptions& opts) {
   } else {
     std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
                 opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
+  }
+  // Memory per env: its physics row (float), sized from the model's capacities (sim/model_view.h:
+  // contact_capacity, constraint_capacity), and its ctrl row.
+  {
+    const HostModel<float> host(model);
+    const ModelView<float>& v = host.view();
+    const DataLayout l = data_layout(v);
+    const std::int64_t row_bytes = static_cast<std::int64_t>(l.size) * 4, ctrl_bytes = 4LL * model.nu;
+    const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
+    const std::int64_t efc_bytes = 4LL * (2LL * model.nv + kEfcStride) * v.nefc_max;
+    std::printf(
+        "memory per env: %lld bytes (physics row %lld: contacts %lld for up to %d, constraint rows %lld for up "
+        "to %d; ctrl %lld)\n",
+        static_cast<long long>(row_bytes + ctrl_bytes), static_cast<long long>(row_bytes),
+        static_cast<long long>(contact_bytes), v.ncon_max, static_cast<long long>(efc_bytes), v.nefc_max,
+        static_cast<long long>(ctrl_bytes));
+    out["bytes_per_env"] = row_bytes + ctrl_bytes;
+    out["ncon_max"] = v.ncon_max;
+    out["nefc_max"] = v.nefc_max;
   }
   std::printf("%10s %14s %14s %14s %14s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
               "mean ncon", "nonfinite");
