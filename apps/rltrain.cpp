@@ -93,7 +93,10 @@ Command add_train(CLI::App& app) {
                 "Stop after this many iterations in this call (0: run to the end)")
       ->check(CLI::NonNegativeNumber);
   t->add_flag("--quiet", o->train.quiet, "No progress output");
+  auto* t_restart = t->add_flag("--restart", o->train.restart,
+                                "Start over in --run-dir when the run there stopped before its first checkpoint");
   t_config->excludes(t_resume);
+  t_restart->excludes(t_resume);
   auto* view_flag = t->add_flag(
       "--view", o->view, "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
   t->add_option(
@@ -123,8 +126,9 @@ Command add_train(CLI::App& app) {
               return rlt::run_train_with_view(o->train, o->view_opts, o->view_every);
             }
 #endif
-            rlt::print_train_result(rlt::train(o->train));
-            return 0;
+            const rlt::TrainResult r = rlt::train(o->train);
+            rlt::print_train_result(r);
+            return r.stop_signal ? rlt::kExitInterrupted : 0;
           }};
 }
 

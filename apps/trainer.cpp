@@ -1,9 +1,11 @@
 #include "apps/trainer.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -23,6 +25,54 @@ namespace rlt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// SIGINT, SIGTERM, SIGHUP during training: the loop stops at the end of the current iteration,
+// writes a checkpoint and the summary, and rltrain exits with kExitInterrupted. The handler is
+// one-shot (SA_RESETHAND): a second signal takes its default action, so a stuck run can still be
+// stopped. Installed for the loop only; the previous handlers come back after it.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &sa, &m_old[k]);
+  }
+  ~StopSignals() {
+    for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &m_old[k], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  int caught() const { return g_stop_signal; }
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction m_old[3];
+};
+
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+// Removes what an interrupted write left behind (write_text_atomic's and the checkpoint writer's
+// `<file>.tmp.<pid>`) in the run directory and its checkpoints/; returns how many.
+int remove_stray_temp_files(const fs::path& dir) {
+  int removed = 0;
+  for (const fs::path& d : {dir, dir / "checkpoints"}) {
+    std::error_code ec;
+    if (!fs::is_directory(d, ec)) continue;
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.find(".tmp.") != std::string::npos && fs::remove(e.path(), ec)) ++removed;
+    }
+  }
+  return removed;
+}
 
 const char* kMetricsHeader =
     "iteration,env_steps,wall_seconds,mean_return,mean_length,episodes,policy_loss,value_loss,entropy,"
@@ -116,11 +166,29 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
 bool holds_run(const fs::path& dir) { return fs::exists(dir / "config.toml") || fs::exists(dir / "metrics.csv"); }
 
 // The run directory with its config written and metrics.csv open for appending (header when new).
-std::ofstream open_run_dir(const fs::path& dir, const Config& cfg, bool resuming, std::int64_t iteration) {
+bool has_checkpoint(const fs::path& dir) { return fs::exists(dir / "checkpoints" / "latest.safetensors"); }
+
+// A new run may not take a directory that holds one; with --restart it may, when that run left no
+// checkpoint (killed before its first): its files are removed first.
+void claim_run_dir(const fs::path& dir, bool restart) {
+  if (!holds_run(dir)) return;
+  if (!restart)
+    throw ConfigError(dir.string() + ": already holds a run; use --resume " + dir.string() +
+                      (has_checkpoint(dir) ? "" : " (it has no checkpoint: --restart starts it over)") +
+                      " or another --run-dir");
+  if (has_checkpoint(dir))
+    throw ConfigError(dir.string() + ": --restart: the run there has a checkpoint; continue it with --resume " +
+                      dir.string() + " (or choose another --run-dir)");
+}
+
+std::ofstream open_run_dir(const fs::path& dir, const Config& cfg, bool resuming, bool restart,
+                           std::int64_t iteration) {
   const fs::path metrics_path = dir / "metrics.csv";
+  remove_stray_temp_files(dir);
   if (!resuming) {
-    if (holds_run(dir))
-      throw ConfigError(dir.string() + ": already holds a run; use --resume " + dir.string() + " or another --run-dir");
+    claim_run_dir(dir, restart);
+    if (restart)
+      for (const char* f : {"config.toml", "metrics.csv", "summary.json"}) fs::remove(dir / f);
     std::error_code ec;
     fs::create_directories(dir / "checkpoints", ec);
     if (ec) throw ConfigError(dir.string() + ": cannot create (" + ec.message() + ")");
@@ -179,6 +247,7 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["seed"] = cfg.train.seed;
   s["reached_target"] = result.reached_target;
   s["finished"] = result.reached_target || progress.iteration >= num_iterations;
+  s["stopped_by"] = result.stop_signal ? nlohmann::json(signal_name(result.stop_signal)) : nlohmann::json(nullptr);
   s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
   write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
 }
@@ -186,8 +255,7 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
 }  // namespace
 
 void check_run_dir_free(const TrainOptions& opts) {
-  if (opts.resume_dir.empty() && !opts.run_dir.empty() && holds_run(fs::path(opts.run_dir)))
-    throw ConfigError(opts.run_dir + ": already holds a run; use --resume " + opts.run_dir + " or another --run-dir");
+  if (opts.resume_dir.empty() && !opts.run_dir.empty()) claim_run_dir(fs::path(opts.run_dir), opts.restart);
 }
 
 void print_train_result(const TrainResult& r) {
@@ -219,7 +287,8 @@ TrainResult train(const TrainOptions& opts) {
   TrainResult result;
   result.run_dir = resuming ? opts.resume_dir : (opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir);
   const fs::path dir(result.run_dir);
-  std::ofstream metrics = open_run_dir(dir, cfg, resuming, progress.iteration);
+  if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
+  std::ofstream metrics = open_run_dir(dir, cfg, resuming, opts.restart, progress.iteration);
   if (!opts.quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     std::fprintf(
@@ -237,7 +306,9 @@ TrainResult train(const TrainOptions& opts) {
   const std::int64_t first = progress.iteration + 1;
   const std::int64_t last =
       opts.max_iterations > 0 ? std::min(num_iterations, progress.iteration + opts.max_iterations) : num_iterations;
+  auto last_save = Clock::now();
   auto checkpoint = [&](std::int64_t it) {
+    last_save = Clock::now();
     const std::string latest = (dir / "checkpoints" / "latest.safetensors").string();
     save_checkpoint(latest, cfg, *learner, *env, progress);
     if (cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) {
@@ -246,6 +317,8 @@ TrainResult train(const TrainOptions& opts) {
       save_checkpoint((dir / "checkpoints" / name).string(), cfg, *learner, *env, progress);
     }
   };
+  const StopSignals signals;
+  const double save_seconds = cfg.train.checkpoint_minutes * 60.0;
   for (std::int64_t it = first; it <= last; ++it) {
     const auto it_start = Clock::now();
     IterationStats st = learner->iterate(it, num_iterations);
@@ -264,11 +337,21 @@ TrainResult train(const TrainOptions& opts) {
     const bool reached = cfg.train.stop_at_target &&
                          progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
                          progress.mean_return() >= cfg.train.target_return;
-    const bool final_it = it == last || reached;
-    if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it) checkpoint(it);
+    result.stop_signal = signals.caught();
+    const bool final_it = it == last || reached || result.stop_signal;
+    const bool due =
+        save_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
+    if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it || due) checkpoint(it);
     printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it);
     if (reached) {
       result.reached_target = true;
+      break;
+    }
+    if (result.stop_signal) {
+      std::fprintf(stderr,
+                   "rltrain train: stopped by %s after iteration %lld; checkpoint written, continue with "
+                   "rltrain train --resume %s\n",
+                   signal_name(result.stop_signal), static_cast<long long>(it), result.run_dir.c_str());
       break;
     }
   }

@@ -20,6 +20,7 @@ struct TrainOptions {
   std::string run_dir;                 // --run-dir (default runs/<env>-<seed>-<time>)
   std::string resume_dir;              // --resume RUN_DIR
   std::int64_t max_iterations = 0;     // --iterations: stop after this many in this call (0 = no limit)
+  bool restart = false;                // --restart: start over in run_dir when it holds a run without a checkpoint
   bool quiet = false;                  // no progress output
 };
 
@@ -30,12 +31,18 @@ struct TrainResult {
   std::int64_t iterations = 0;
   double wall_seconds = 0;
   bool reached_target = false;
+  int stop_signal = 0;  // SIGINT, SIGTERM or SIGHUP when a signal stopped the run (checkpoint written), else 0
 };
+
+// Exit codes of `rltrain` (README): 0 done, 1 internal error, 2 bad input, 3 stopped by a signal
+// after writing a checkpoint (resume with --resume).
+constexpr int kExitInterrupted = 3;
 
 // Throws ConfigError / CheckpointError for bad input (the CLI maps them to exit code 2).
 TrainResult train(const TrainOptions& opts);
 
-// ConfigError when a new run (no --resume) names a run directory that already holds a run.
+// ConfigError when a new run (no --resume) names a run directory that already holds a run (with
+// --restart: only when that run has a checkpoint to resume instead).
 void check_run_dir_free(const TrainOptions& opts);
 // The result line `rltrain train` prints.
 void print_train_result(const TrainResult& r);

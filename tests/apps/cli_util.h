@@ -105,6 +105,9 @@ class CliProcess {
   void kill_now() {
     if (m_pid > 0) ::kill(m_pid, SIGKILL);
   }
+  void send(int sig) {
+    if (m_pid > 0) ::kill(m_pid, sig);
+  }
 
   // Waits (at most `timeout`, then kills it) and collects the result.
   CliResult wait(std::chrono::seconds timeout = std::chrono::seconds(240)) {

@@ -521,6 +521,71 @@ TEST_F(CliResume, KilledRunResumesBitForBit) {
   expect_same_run(tmp("A"), tmp("B"), n);
 }
 
+// SIGTERM, SIGINT or SIGHUP part way through: the run stops at the end of its iteration with a
+// checkpoint of that iteration and a summary, exit code 3 (kExitInterrupted), and resumes to end
+// where the uninterrupted run does.
+TEST_F(CliResume, SignalStopsWithACheckpointAndResumesBitForBit) {
+  const std::int64_t n = 400;
+  const Args base = tiny_cartpole(n);
+  ok(concat(base, {"--run-dir", tmp("B")}));
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    SCOPED_TRACE(sig);
+    const std::string a = tmp("A" + std::to_string(sig));
+    CliProcess p(concat(base, {"--run-dir", a}), m_tmp.path(), m_tmp.path());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream in(a + "/metrics.csv");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (std::count(text.begin(), text.end(), '\n') >= 6) break;  // header + 5 rows
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    p.send(sig);
+    const CliResult r = p.wait();
+    const std::size_t rows = read_metrics(a + "/metrics.csv").rows.size();
+    if (rows == static_cast<std::size_t>(n)) {
+      std::printf("the run ended before the signal arrived; nothing to check for signal %d\n", sig);
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+    // The checkpoint is that of the last row written; the summary says why the run stopped.
+    EXPECT_EQ(checkpoint_iteration(a + "/checkpoints/latest.safetensors"), static_cast<std::int64_t>(rows));
+    const auto summary = read_json(a + "/summary.json");
+    EXPECT_EQ(summary["finished"], false);
+    EXPECT_EQ(summary["stopped_by"], sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+    expect_no_temp_files(a);
+    ok({"train", "--resume", a, "--quiet"});
+    expect_same_run(a, tmp("B"), n);
+    EXPECT_EQ(read_json(a + "/summary.json")["stopped_by"], nullptr);
+  }
+}
+
+// A run killed before its first checkpoint cannot be resumed; --restart starts it over in place
+// (and removes what the kill left half-written), but never over a run that has a checkpoint.
+TEST_F(CliResume, RestartStartsOverARunWithoutACheckpoint) {
+  const Args base = tiny_cartpole(3);
+  fs::create_directories(tmp("A/checkpoints"));
+  write_file(tmp("A/config.toml"), "# a run killed before its first checkpoint\n");
+  write_file(tmp("A/metrics.csv"), "iteration\n");
+  write_file(tmp("A/checkpoints/latest.safetensors.tmp.4242"), "half written");
+  CliResult r = run_cli(concat(base, {"--run-dir", tmp("A")}), m_tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--restart"), std::string::npos) << r.err;
+  ok(concat(base, {"--run-dir", tmp("A"), "--restart"}));
+  EXPECT_EQ(read_metrics(tmp("A/metrics.csv")).rows.size(), 3u);
+  expect_no_temp_files(tmp("A"));
+  ok(concat(base, {"--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), 3);
+  // Now it has a checkpoint: --restart refuses and points at --resume; nothing changes.
+  const Snapshot before = snapshot(tmp("A"));
+  r = run_cli(concat(base, {"--run-dir", tmp("A"), "--restart"}), m_tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_EQ(snapshot(tmp("A")), before);
+  r = run_cli({"train", "--resume", tmp("A"), "--restart", "--quiet"}, m_tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 // ---- 3. determinism across thread counts -------------------------------------------------------
 
 class CliDeterminism : public CliResume {};
