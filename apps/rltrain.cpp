@@ -128,7 +128,7 @@ Command add_train(CLI::App& app) {
 #endif
             const rlt::TrainResult r = rlt::train(o->train);
             rlt::print_train_result(r);
-            return r.stop_signal ? rlt::kExitInterrupted : 0;
+            return r.diverged ? rlt::kExitDiverged : r.stop_signal ? rlt::kExitInterrupted : 0;
           }};
 }
 

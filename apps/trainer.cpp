@@ -76,7 +76,7 @@ int remove_stray_temp_files(const fs::path& dir) {
 
 const char* kMetricsHeader =
     "iteration,env_steps,wall_seconds,mean_return,mean_length,episodes,policy_loss,value_loss,entropy,"
-    "approx_kl,clip_frac,explained_variance,learning_rate,env_steps_per_second";
+    "approx_kl,clip_frac,explained_variance,learning_rate,env_steps_per_second,nonfinite_resets,skipped_updates";
 
 std::string fmt(double v) {
   if (std::isnan(v)) return "nan";
@@ -85,12 +85,14 @@ std::string fmt(double v) {
   return buf;
 }
 
-std::string metrics_row(const IterationStats& st, const TrainProgress& p, double sps) {
+// nonfinite_resets: envs reset for a non-finite state so far (VecEnv::num_nonfinite_resets);
+// skipped_updates: minibatch updates skipped for a non-finite loss or gradient so far.
+std::string metrics_row(const IterationStats& st, const TrainProgress& p, double sps, std::int64_t nonfinite) {
   std::ostringstream os;
   os << st.iteration << ',' << st.env_steps << ',' << fmt(p.wall_seconds) << ',' << fmt(p.mean_return()) << ','
      << fmt(p.mean_length()) << ',' << p.episodes << ',' << fmt(st.policy_loss) << ',' << fmt(st.value_loss) << ','
      << fmt(st.entropy) << ',' << fmt(st.approx_kl) << ',' << fmt(st.clip_frac) << ',' << fmt(st.explained_variance)
-     << ',' << fmt(st.learning_rate) << ',' << fmt(sps);
+     << ',' << fmt(st.learning_rate) << ',' << fmt(sps) << ',' << nonfinite << ',' << p.skipped_updates;
   return os.str();
 }
 
@@ -115,16 +117,22 @@ std::string human(double v) {
 void trim_metrics(const std::string& path, std::int64_t iteration) {
   std::ifstream in(path);
   if (!in) return;
-  std::string line, kept;
+  std::string line, kept, pad;
   bool header = true;
   while (std::getline(in, line)) {
     if (header) {
+      // A run written before columns were added: the new header, and empty cells in its old rows.
+      const std::string now = kMetricsHeader;
+      if (line != now && now.compare(0, line.size() + 1, line + ",") == 0) {
+        for (size_t i = line.size(); i < now.size(); ++i) pad += now[i] == ',' ? "," : "";
+        line = now;
+      }
       kept += line + "\n";
       header = false;
       continue;
     }
     if (line.empty()) continue;
-    if (std::stoll(line.substr(0, line.find(','))) <= iteration) kept += line + "\n";
+    if (std::stoll(line.substr(0, line.find(','))) <= iteration) kept += line + pad + "\n";
   }
   write_text_atomic(path, kept);
 }
@@ -208,15 +216,23 @@ class ProgressPrinter {
   ProgressPrinter(bool quiet, std::int64_t num_iterations)
       : m_quiet(quiet), m_tty(!quiet && ::isatty(STDERR_FILENO)), m_num_iterations(num_iterations) {}
   void print(std::int64_t it, std::int64_t first, std::int64_t last, const TrainProgress& progress, double sps,
-             double elapsed, bool final_it) {
+             double elapsed, bool final_it, std::int64_t nonfinite) {
     const auto now = Clock::now();
     if (m_quiet || !(m_tty || final_it || now - m_last > std::chrono::seconds(2))) return;
     const double eta = elapsed / static_cast<double>(it - first + 1) * static_cast<double>(last - it);
-    char line[256];
-    std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
-                  static_cast<long long>(it), static_cast<long long>(m_num_iterations),
-                  human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(),
-                  progress.mean_length(), human(sps).c_str(), progress.wall_seconds, eta);
+    char line[320];
+    int len =
+        std::snprintf(line, sizeof line, "it %lld/%lld  steps %s  return %.1f  len %.0f  %s steps/s  %.1fs  ETA %.0fs",
+                      static_cast<long long>(it), static_cast<long long>(m_num_iterations),
+                      human(static_cast<double>(progress.env_steps)).c_str(), progress.mean_return(),
+                      progress.mean_length(), human(sps).c_str(), progress.wall_seconds, eta);
+    // Non-finite events are shown as soon as there are any (metrics.csv and summary.json count them too).
+    if (nonfinite > 0 && len > 0 && len < static_cast<int>(sizeof line))
+      len += std::snprintf(line + len, sizeof line - static_cast<size_t>(len), "  nonfinite resets %lld",
+                           static_cast<long long>(nonfinite));
+    if (progress.skipped_updates > 0 && len > 0 && len < static_cast<int>(sizeof line))
+      std::snprintf(line + len, sizeof line - static_cast<size_t>(len), "  skipped updates %lld",
+                    static_cast<long long>(progress.skipped_updates));
     if (m_tty) std::fprintf(stderr, "\r%-100s%s", line, final_it ? "\n" : "");
     else std::fprintf(stderr, "%s\n", line);
     m_last = now;
@@ -247,7 +263,11 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["seed"] = cfg.train.seed;
   s["reached_target"] = result.reached_target;
   s["finished"] = result.reached_target || progress.iteration >= num_iterations;
-  s["stopped_by"] = result.stop_signal ? nlohmann::json(signal_name(result.stop_signal)) : nlohmann::json(nullptr);
+  s["stopped_by"] = result.diverged      ? nlohmann::json("divergence")
+                    : result.stop_signal ? nlohmann::json(signal_name(result.stop_signal))
+                                         : nlohmann::json(nullptr);
+  s["nonfinite_resets"] = result.nonfinite_resets;
+  s["skipped_updates"] = progress.skipped_updates;
   s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
   write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
 }
@@ -307,8 +327,10 @@ TrainResult train(const TrainOptions& opts) {
   const std::int64_t last =
       opts.max_iterations > 0 ? std::min(num_iterations, progress.iteration + opts.max_iterations) : num_iterations;
   auto last_save = Clock::now();
+  std::int64_t saved_iteration = progress.iteration;
   auto checkpoint = [&](std::int64_t it) {
     last_save = Clock::now();
+    saved_iteration = it;
     const std::string latest = (dir / "checkpoints" / "latest.safetensors").string();
     save_checkpoint(latest, cfg, *learner, *env, progress);
     if (cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) {
@@ -332,8 +354,26 @@ TrainResult train(const TrainOptions& opts) {
     // Episodes beyond the window were counted on the device but not copied.
     progress.episodes += st.num_finished - static_cast<std::int64_t>(st.finished_returns.size());
     progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
+    progress.skipped_updates += st.skipped_updates;
+    result.nonfinite_resets = env->num_nonfinite_resets();
     const double sps = static_cast<double>(batch) / it_seconds;
-    metrics << metrics_row(st, progress, sps) << "\n" << std::flush;
+    metrics << metrics_row(st, progress, sps, result.nonfinite_resets) << "\n" << std::flush;
+    // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
+    // (written before the run of skips began, or earlier) and writing no new one.
+    if (cfg.train.max_skipped_updates > 0 && st.consecutive_skipped >= cfg.train.max_skipped_updates) {
+      result.diverged = true;
+      printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), true,
+                    result.nonfinite_resets);
+      std::fprintf(stderr,
+                   "rltrain train: diverged: %lld updates in a row had a non-finite loss or gradient (iteration %lld, "
+                   "train.max_skipped_updates = %d); stopped, %s\n",
+                   static_cast<long long>(st.consecutive_skipped), static_cast<long long>(it),
+                   cfg.train.max_skipped_updates,
+                   fs::exists(dir / "checkpoints" / "latest.safetensors")
+                       ? ("keeping the last checkpoint (iteration " + std::to_string(saved_iteration) + ")").c_str()
+                       : "before its first checkpoint (start over with --restart)");
+      break;
+    }
     const bool reached = cfg.train.stop_at_target &&
                          progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
                          progress.mean_return() >= cfg.train.target_return;
@@ -342,7 +382,8 @@ TrainResult train(const TrainOptions& opts) {
     const bool due =
         save_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
     if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it || due) checkpoint(it);
-    printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it);
+    printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it,
+                  result.nonfinite_resets);
     if (reached) {
       result.reached_target = true;
       break;

@@ -31,12 +31,16 @@ struct TrainResult {
   std::int64_t iterations = 0;
   double wall_seconds = 0;
   bool reached_target = false;
-  int stop_signal = 0;  // SIGINT, SIGTERM or SIGHUP when a signal stopped the run (checkpoint written), else 0
+  int stop_signal = 0;    // SIGINT, SIGTERM or SIGHUP when a signal stopped the run (checkpoint written), else 0
+  bool diverged = false;  // stopped after train.max_skipped_updates non-finite updates in a row
+  std::int64_t nonfinite_resets = 0;  // envs reset for a non-finite state (over the whole run)
 };
 
 // Exit codes of `rltrain` (README): 0 done, 1 internal error, 2 bad input, 3 stopped by a signal
-// after writing a checkpoint (resume with --resume).
+// after writing a checkpoint (resume with --resume), 4 diverged (non-finite updates; the last good
+// checkpoint is kept).
 constexpr int kExitInterrupted = 3;
+constexpr int kExitDiverged = 4;
 
 // Throws ConfigError / CheckpointError for bad input (the CLI maps them to exit code 2).
 TrainResult train(const TrainOptions& opts);

@@ -149,7 +149,7 @@ int run_train_with_view(TrainOptions train, ViewOptions view, std::int64_t view_
   trainer.join();
   if (failure) std::rethrow_exception(failure);
   print_train_result(result);
-  return result.stop_signal ? kExitInterrupted : code;
+  return result.diverged ? kExitDiverged : result.stop_signal ? kExitInterrupted : code;
 }
 
 }  // namespace rlt

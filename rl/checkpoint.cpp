@@ -1,7 +1,11 @@
 #include "rl/checkpoint.h"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace rlt {
@@ -43,6 +47,33 @@ void TrainProgress::add_episode(float ret, std::int32_t len, std::size_t window)
   ++episodes;
 }
 
+namespace {
+
+// CRC-32 (zlib's) of a tensor's bytes, as 8 hex digits: stored as metadata "crc32:<tensor>" so that
+// flipped bytes are found and named on load.
+std::string tensor_crc(const Tensor& t) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const std::uint8_t* p = t.data.data();
+  for (size_t left = t.data.size(); left > 0;) {
+    const uInt n = static_cast<uInt>(std::min<size_t>(left, 1u << 30));
+    crc = crc32(crc, p, n);
+    p += n, left -= n;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08lx", static_cast<unsigned long>(crc));
+  return buf;
+}
+
+// The first non-finite value of a learner array, or -1.
+template <class T>
+std::int64_t first_nonfinite(const std::vector<T>& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i])) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+}  // namespace
+
 void save_checkpoint(const std::string& path, const Config& cfg, const Learner& learner, const VecEnv& env,
                      const TrainProgress& progress) {
   TensorFile f;
@@ -55,6 +86,11 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
   f.metadata["num_envs"] = std::to_string(env.num_envs());
   f.metadata["config"] = to_toml(cfg);
   for (const NamedArray& a : learner.save()) {
+    // Nothing non-finite is ever written: the previous checkpoint stays the last good one.
+    const std::int64_t bad = a.f32.empty() ? first_nonfinite(a.f64) : first_nonfinite(a.f32);
+    if (bad >= 0)
+      throw std::runtime_error(path + ": not written: learner/" + a.name + " holds a non-finite value (index " +
+                               std::to_string(bad) + "); the previous checkpoint is kept");
     if (!a.f32.empty()) f.tensors.push_back(make_tensor("learner/" + a.name, a.f32));
     else f.tensors.push_back(make_tensor("learner/" + a.name, a.f64));
   }
@@ -62,10 +98,12 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
   f.tensors.push_back(make_tensor(
       "progress/counters", std::vector<std::int64_t>{progress.iteration, progress.env_steps, progress.episodes}));
   f.tensors.push_back(make_tensor("progress/wall_seconds", std::vector<double>{progress.wall_seconds}));
+  f.tensors.push_back(make_tensor("progress/skipped_updates", std::vector<std::int64_t>{progress.skipped_updates}));
   f.tensors.push_back(make_tensor("progress/recent_returns",
                                   std::vector<float>(progress.recent_returns.begin(), progress.recent_returns.end())));
   f.tensors.push_back(make_tensor("progress/recent_lengths", std::vector<std::int32_t>(progress.recent_lengths.begin(),
                                                                                        progress.recent_lengths.end())));
+  for (const Tensor& t : f.tensors) f.metadata["crc32:" + t.name] = tensor_crc(t);
   write_safetensors(path, f);
 }
 
@@ -76,6 +114,13 @@ Checkpoint read_checkpoint(const std::string& path) {
   if (it == c.file.metadata.end() || it->second != kCheckpointFormat)
     throw CheckpointError(path + ": metadata \"format\": expected \"" + kCheckpointFormat +
                           "\" (not an rltrain checkpoint?)");
+  // Checksums (checkpoints written before them have none): a flipped byte names its tensor.
+  for (const Tensor& t : c.file.tensors) {
+    const auto crc = c.file.metadata.find("crc32:" + t.name);
+    if (crc != c.file.metadata.end() && crc->second != tensor_crc(t))
+      throw CheckpointError(path + ": tensor \"" + t.name + "\": checksum mismatch (crc32 " + tensor_crc(t) +
+                            ", recorded " + crc->second + "): the file is damaged");
+  }
   try {
     c.config = parse_config(c.file.meta("config"), path + " [metadata config]");
   } catch (const ConfigError& e) {
@@ -113,6 +158,9 @@ std::vector<NamedArray> learner_arrays(const Checkpoint& ckpt, const PolicySpec&
     a.name = t.name.substr(8);
     if (t.dtype == DType::F32) a.f32 = tensor_values<float>(t, src);
     else a.f64 = tensor_values<double>(t, src);
+    const std::int64_t bad = a.f32.empty() ? first_nonfinite(a.f64) : first_nonfinite(a.f32);
+    if (bad >= 0)
+      throw CheckpointError(src + ": tensor \"" + t.name + "\": non-finite value at index " + std::to_string(bad));
     arrays.push_back(std::move(a));
   }
   return arrays;
@@ -164,6 +212,16 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
     progress->env_steps = counters[1];
     progress->episodes = counters[2];
     progress->wall_seconds = ckpt.file.values<double>("progress/wall_seconds", {1})[0];
+    const Tensor* skipped = ckpt.file.find("progress/skipped_updates");  // absent in older checkpoints
+    progress->skipped_updates = skipped ? tensor_values<std::int64_t>(*skipped, {1}, src)[0] : 0;
+    // Counters out of range would mislead the resume (metrics trimmed to nothing, a wrong schedule).
+    const std::int64_t batch = learner.batch_size();
+    if (progress->iteration < 0 || progress->env_steps != progress->iteration * batch || progress->episodes < 0 ||
+        progress->skipped_updates < 0 || !(progress->wall_seconds >= 0) || !std::isfinite(progress->wall_seconds))
+      throw CheckpointError(src + ": tensor \"progress/counters\": out of range (iteration " +
+                            std::to_string(progress->iteration) + ", env_steps " + std::to_string(progress->env_steps) +
+                            " for batches of " + std::to_string(batch) + ", episodes " +
+                            std::to_string(progress->episodes) + ")");
     const auto rets = ckpt.file.values<float>("progress/recent_returns");
     const auto lens = ckpt.file.values<std::int32_t>("progress/recent_lengths");
     progress->recent_returns.assign(rets.begin(), rets.end());

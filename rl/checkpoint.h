@@ -21,6 +21,7 @@ struct TrainProgress {
   std::int64_t iteration = 0;        // iterations completed
   std::int64_t env_steps = 0;        // env steps taken
   std::int64_t episodes = 0;         // episodes finished
+  std::int64_t skipped_updates = 0;  // minibatch updates skipped for a non-finite loss or gradient
   double wall_seconds = 0;           // training time so far, over all invocations
   std::deque<float> recent_returns;  // the last eval_episodes finished episodes
   std::deque<std::int32_t> recent_lengths;

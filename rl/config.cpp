@@ -109,6 +109,9 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, checkpoint_every, non_negative_int(), "iterations between checkpoints (0 = final only)"),
       RLT_FIELD(train, checkpoint_minutes, non_negative_number(),
                 "also refresh checkpoints/latest.safetensors this often, in minutes of wall time (0 = off)"),
+      RLT_FIELD(train, max_skipped_updates, non_negative_int(),
+                "minibatch updates in a row with a non-finite loss or gradient (each skipped) that stop the run as "
+                "diverged, keeping the last checkpoint (0 = never stop)"),
       RLT_FIELD(train, target_return, any_number(), "stop once the mean return reaches it (if stop_at_target)"),
       RLT_FIELD(train, stop_at_target, boolean(), "enable the early stop above"),
       RLT_FIELD(train, eval_episodes, positive_int(), "finished episodes the reported mean return averages"),

@@ -60,6 +60,7 @@ struct TrainConfig {
   int threads = 0;                        // CPU threads (0 = one per core)
   int checkpoint_every = 0;               // iterations between checkpoints (0 = final only)
   double checkpoint_minutes = 5.0;        // also refresh latest.safetensors this often, wall time (0 = off)
+  int max_skipped_updates = 20;           // non-finite updates in a row that stop the run as diverged (0 = never)
   double target_return = 0.0;             // stop once the mean return reaches it (if stop_at_target)
   bool stop_at_target = false;            // enable the early stop above
   int eval_episodes = 100;                // finished episodes the reported mean return averages

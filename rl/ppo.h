@@ -45,6 +45,8 @@ struct IterationStats {
   std::int64_t num_finished = 0;               // episodes that ended in this iteration
   std::vector<float> finished_returns;         // the last min(num_finished, eval_episodes) of them
   std::vector<std::int32_t> finished_lengths;  // (oldest first)
+  std::int64_t skipped_updates = 0;            // minibatch updates skipped for a non-finite loss or gradient
+  std::int64_t consecutive_skipped = 0;        // skipped updates in a row at the end of the iteration
 };
 
 // Running mean and variance of a vector quantity (Chan et al.'s parallel merge): mean/var live
@@ -143,10 +145,12 @@ class Ppo final : public Learner {
   FBuf m_params, m_grads, m_adam_m, m_adam_v;  // (num_params) the flat buffer and its Adam state
   FBuf m_lr;                                   // (1) current learning rate
   DBuf m_grad_sq;                              // (1) squared gradient norm of the minibatch
+  DBuf m_skip_run;                             // (1) consecutive skipped (non-finite) updates
   DBuf m_stat_sums;                            // (kNumPpoStats) minibatch sums
   // The iteration block: everything the host reads per iteration, copied in one transfer:
   //   [0, kNumPpoStats) loss-term sums | 4 explained-variance sums | lr | num_finished |
-  //   returns of the last K finished episodes | their lengths          (K = train.eval_episodes)
+  //   returns of the last K finished episodes | their lengths | skipped updates | consecutive skipped
+  //   (K = train.eval_episodes)
   DBuf m_block;
   RunningMoments<Exec> m_obs_rms;     // observation normalizer
   RunningMoments<Exec> m_critic_rms;  // critic observation normalizer (asymmetric only)

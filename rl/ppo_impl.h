@@ -145,6 +145,12 @@ struct StoreLr {
   RLT_HD void operator()(i64) const { *out = static_cast<double>(*lr); }
 };
 
+struct CopyScalar {
+  double* out;
+  const double* x;
+  RLT_HD void operator()(i64) const { *out = *x; }
+};
+
 struct Accumulate {
   double* acc;
   const double* x;
@@ -199,8 +205,10 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   for (FBuf* buf : {&m_params, &m_grads, &m_adam_m, &m_adam_v}) buf->resize(p);
   m_lr.resize(1);
   m_grad_sq.resize(1);
+  m_skip_run.resize(1);
+  m_exec.fill(m_skip_run.data(), 0.0, 1);
   m_stat_sums.resize(kNumPpoStats);
-  m_block.resize(kNumPpoStats + 6 + 2 * static_cast<i64>(cfg.train.eval_episodes));
+  m_block.resize(kNumPpoStats + 8 + 2 * static_cast<i64>(cfg.train.eval_episodes));
   m_obs_rms.init(m_exec, m_obs_dim);
   m_ret_rms.init(m_exec, 1);
   m_disc_return.resize(n);
@@ -332,6 +340,7 @@ int Ppo<Exec>::update(IterationStats& st) {
   const i64 p = m_ac.num_params();
   const PolicySpec& ps = m_ac.spec();
   int epochs = 0;
+  double* const skip_slot = m_block.data() + kNumPpoStats + 6 + 2 * static_cast<i64>(m_cfg.train.eval_episodes);
   for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
     const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
                                 static_cast<u32>(epoch));
@@ -370,7 +379,9 @@ int Ppo<Exec>::update(IterationStats& st) {
       if (c.lr_schedule == "adaptive_kl")
         parallel_for(m_exec, 1,
                      AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
-      if (c.max_grad_norm > 0) reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
+      // The squared gradient norm: for clipping, and to skip a non-finite update (AdamStep).
+      reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
+      parallel_for(m_exec, 1, CountSkippedUpdates{m_grad_sq.data(), skip_slot, m_skip_run.data()});
       ++m_adam_step;
       const float b1 = 0.9f, b2 = 0.999f;
       parallel_for(
@@ -419,6 +430,7 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   parallel_for(m_exec, 1, StoreLr{lr_slot, m_lr.data()});
   select_last_flagged(m_exec, m_batch, m_done.data(), m_ep_ret.data(), m_ep_len.data(), k, lr_slot + 1, lr_slot + 2,
                       lr_slot + 2 + k);
+  parallel_for(m_exec, 1, CopyScalar{lr_slot + 2 + 2 * k + 1, m_skip_run.data()});
   m_exec.copy_to_host(m_host_block.data(), m_block.data(), m_block.size());
   const double* hb = m_host_block.data();
   const double* hl = hb + kNumPpoStats + 4;
@@ -440,6 +452,8 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   const double var_res = e[3] / nb - (e[2] / nb) * (e[2] / nb);
   st.explained_variance = var_ret > 0 ? 1.0 - var_res / var_ret : 0.0;
   st.learning_rate = hl[0];
+  st.skipped_updates = static_cast<std::int64_t>(hl[2 + 2 * k]);
+  st.consecutive_skipped = static_cast<std::int64_t>(hl[2 + 2 * k + 1]);
   return st;
 }
 

@@ -266,6 +266,9 @@ struct AdamStep {
   T beta1, beta2, eps, max_grad_norm;
   T bias1, bias2;  // 1 - beta^t, computed on the host from the step count
   RLT_HD void operator()(i64 i) const {
+    // A non-finite gradient (a NaN or an infinity anywhere makes the sum of squares one) skips the
+    // step: parameters and moments stay as they were (CountSkippedUpdates counts it).
+    if (!(*grad_sq - *grad_sq == 0.0)) return;
     T g = grads[i];
     if (max_grad_norm > T(0)) {
       const T norm = static_cast<T>(sqrt(*grad_sq));
@@ -277,6 +280,22 @@ struct AdamStep {
     v[i] = vi;
     const T mhat = mi / bias1, vhat = vi / bias2;
     params[i] -= *lr * mhat / (m_sqrt(vhat) + eps);
+  }
+};
+
+// After a minibatch's gradient: counts a skipped (non-finite) update into the iteration's block slot
+// and the run of consecutive skipped updates (reset by a finite one). One thread.
+struct CountSkippedUpdates {
+  const double* grad_sq;  // device scalar: sum of squared gradients
+  double* skipped;        // the iteration's count
+  double* consecutive;    // persistent
+  RLT_HD void operator()(i64) const {
+    if (*grad_sq - *grad_sq == 0.0) {
+      *consecutive = 0.0;
+    } else {
+      *skipped += 1.0;
+      *consecutive += 1.0;
+    }
   }
 };
 

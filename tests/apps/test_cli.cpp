@@ -24,10 +24,14 @@ namespace {
 using Args = std::vector<std::string>;
 
 // The columns the trainer writes to metrics.csv (apps/trainer.cpp), in order.
-const Args kMetricsColumns = {
-    "iteration",     "env_steps",           "wall_seconds", "mean_return", "mean_length", "episodes",
-    "policy_loss",   "value_loss",          "entropy",      "approx_kl",   "clip_frac",   "explained_variance",
-    "learning_rate", "env_steps_per_second"};
+const Args kMetricsColumns = {"iteration",        "env_steps",
+                              "wall_seconds",     "mean_return",
+                              "mean_length",      "episodes",
+                              "policy_loss",      "value_loss",
+                              "entropy",          "approx_kl",
+                              "clip_frac",        "explained_variance",
+                              "learning_rate",    "env_steps_per_second",
+                              "nonfinite_resets", "skipped_updates"};
 
 // CartPole's batch with the shipped config: 16 envs x 32 steps.
 constexpr std::int64_t kCartpoleBatch = 512;
@@ -336,6 +340,74 @@ TEST_F(CliBadInput, CheckpointOfAnotherEnv) {
   EXPECT_EQ(diff_snapshots(before, snapshot(swapped)), "");
 }
 
+// A checkpoint's bytes carry a CRC-32 per tensor: a flipped byte in the data names its tensor.
+// Non-finite weights and out-of-range counters are refused on load, naming the file and the tensor,
+// and a resume from them leaves the run as it was.
+TEST_F(CliBadInput, DamagedOrNonFiniteCheckpointContents) {
+  std::string flipped = read_file(latest());
+  flipped[flipped.size() - 5] = static_cast<char>(flipped[flipped.size() - 5] ^ 0x10);
+  write_file(tmp("flipped.safetensors"), flipped);
+  bad({"eval", "--checkpoint", tmp("flipped.safetensors")}, {tmp("flipped.safetensors"), "checksum", "tensor"});
+
+  // Rewritten with a NaN weight (its checksum dropped, as an older checkpoint has none).
+  TensorFile f = read_safetensors(latest());
+  for (Tensor& t : f.tensors)
+    if (t.name == "learner/params") {
+      std::vector<float> v = tensor_values<float>(t);
+      v[3] = std::nanf("");
+      t = make_tensor(t.name, v, t.shape);
+    }
+  f.metadata.erase("crc32:learner/params");
+  write_safetensors(tmp("nan.safetensors"), f);
+  bad({"eval", "--checkpoint", tmp("nan.safetensors")}, {tmp("nan.safetensors"), "learner/params", "non-finite"});
+
+  // A negative iteration counter: the resume is refused and metrics.csv keeps its rows.
+  TensorFile g = read_safetensors(latest());
+  for (Tensor& t : g.tensors)
+    if (t.name == "progress/counters") {
+      std::vector<std::int64_t> v = tensor_values<std::int64_t>(t);
+      v[0] = -1;
+      t = make_tensor(t.name, v, t.shape);
+    }
+  g.metadata.erase("crc32:progress/counters");
+  const std::string run = copy_of_run("counters");
+  write_safetensors(run + "/checkpoints/latest.safetensors", g);
+  const Snapshot before = snapshot(run);
+  bad({"train", "--resume", run}, {run + "/checkpoints/latest.safetensors", "progress/counters", "out of range"});
+  EXPECT_EQ(diff_snapshots(before, snapshot(run)), "");
+}
+
+// A run that diverges (a learning rate that blows the weights up): every non-finite update is
+// skipped and counted; max_skipped_updates in a row stop it with exit code 4; the checkpoint kept
+// is finite and plays; metrics.csv and summary.json say what happened.
+TEST(CliDivergence, NonFiniteUpdatesAreSkippedCountedAndStopTheRun) {
+  TempDir tmp;
+  const Args args = {"train",           "--config",
+                     cartpole_config(), "--quiet",
+                     "--device",        "cpu",
+                     "--set",           "ppo.learning_rate=1e30",
+                     "--set",           "train.checkpoint_every=1",
+                     "--set",           "train.max_skipped_updates=40",
+                     "--iterations",    "40",
+                     "--run-dir",       tmp / "div"};
+  const CliResult r = run_cli(args, tmp.path());
+  EXPECT_EQ(r.exit_code, 4) << describe(args, r);
+  EXPECT_NE(r.err.find("diverged"), std::string::npos) << r.err;
+  const Metrics m = read_metrics(tmp / "div/metrics.csv");
+  ASSERT_FALSE(m.rows.empty());
+  EXPECT_LT(m.rows.size(), 40u) << "the run should have stopped early";
+  const int skipped = m.column("skipped_updates");
+  ASSERT_GE(skipped, 0);
+  EXPECT_GE(std::stoll(m.rows.back()[static_cast<size_t>(skipped)]), 40);
+  const auto summary = nlohmann::json::parse(read_file(tmp / "div/summary.json"));
+  EXPECT_EQ(summary["stopped_by"], "divergence");
+  EXPECT_GE(summary["skipped_updates"].get<std::int64_t>(), 40);
+  // The checkpoint left behind is finite: eval loads and plays it.
+  const Args eval = {"eval", "--checkpoint", tmp / "div", "--episodes", "2"};
+  const CliResult e = run_cli(eval, tmp.path());
+  EXPECT_EQ(e.exit_code, 0) << describe(eval, e);
+}
+
 TEST_F(CliBadInput, CheckpointOfAnotherShape) {
   bad_set("policy.hidden=[8]", {latest(), "tensor", "params", "policy.hidden"});
   bad_set("policy.hidden=[64, 64, 64]", {latest(), "tensor", "params"});
@@ -558,6 +630,28 @@ TEST_F(CliResume, SignalStopsWithACheckpointAndResumesBitForBit) {
     expect_same_run(a, tmp("B"), n);
     EXPECT_EQ(read_json(a + "/summary.json")["stopped_by"], nullptr);
   }
+}
+
+// A run directory written before metrics.csv gained its last two columns resumes with the new
+// header; its old rows keep their values and leave the new cells empty.
+TEST_F(CliResume, OldMetricsHeaderIsExtendedOnResume) {
+  ok(concat(tiny_cartpole(6), {"--iterations", "3", "--run-dir", tmp("A")}));
+  std::string old;
+  for (const std::string& line : lines_of(read_file(tmp("A/metrics.csv")))) {
+    auto cells = split(line, ',');
+    cells.resize(cells.size() - 2);
+    std::string row;
+    for (size_t i = 0; i < cells.size(); ++i) row += (i ? "," : "") + cells[i];
+    old += row + "\n";
+  }
+  write_file(tmp("A/metrics.csv"), old);
+  ok({"train", "--resume", tmp("A"), "--quiet"});
+  const Metrics m = read_metrics(tmp("A/metrics.csv"));
+  EXPECT_EQ(m.header, kMetricsColumns);
+  ASSERT_EQ(m.rows.size(), 6u);
+  EXPECT_EQ(m.rows[0].size(), kMetricsColumns.size());
+  EXPECT_EQ(m.rows[0].back(), "");
+  EXPECT_EQ(m.rows[5].back(), "0");
 }
 
 // A run killed before its first checkpoint cannot be resumed; --restart starts it over in place
