@@ -1,9 +1,12 @@
 // rltrain: one binary, subcommands train | eval | bench | envs | rollout | inspect | view (DESIGN.md D8).
 // Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +19,7 @@
 #include "apps/trainer.h"
 #include "envs/registry.h"
 #include "rl/checkpoint.h"
+#include "rl/files.h"
 #include "sim/mjcf.h"
 #include "viewer/viewer.h"  // ViewOptions (plain C++); run_view only with RLTRAIN_WITH_VIEWER
 #if defined(RLTRAIN_WITH_VIEWER)
@@ -294,6 +298,12 @@ int run_guarded(const std::function<int()>& run) {
   } catch (const rlt::CheckpointError& err) {
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return 2;
+  } catch (const rlt::IoError& err) {
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return rlt::kExitIo;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "rltrain: error: out of memory (fewer envs, a smaller model or policy, or more memory)\n");
+    return rlt::kExitIo;
   } catch (const std::exception& err) {
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return 1;
@@ -315,7 +325,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rltrain: error: %s (see rltrain --help)\n", err.what());
     return 2;
   }
-  for (const Command& c : commands)
-    if (*c.sub) return run_guarded(c.run);
+  for (const Command& c : commands) {
+    if (!*c.sub) continue;
+    const int code = run_guarded(c.run);
+    // Output nobody could receive (a full disk, a closed pipe) is a failure, not a success.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "rltrain: error: cannot write to standard output (%s)\n", std::strerror(errno));
+      return code != 0 ? code : rlt::kExitIo;
+    }
+    return code;
+  }
   return 0;
 }

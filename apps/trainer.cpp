@@ -358,6 +358,12 @@ TrainResult train(const TrainOptions& opts) {
     result.nonfinite_resets = env->num_nonfinite_resets();
     const double sps = static_cast<double>(batch) / it_seconds;
     metrics << metrics_row(st, progress, sps, result.nonfinite_resets) << "\n" << std::flush;
+    if (!metrics)
+      throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?); " +
+                    (fs::exists(dir / "checkpoints" / "latest.safetensors")
+                         ? "the checkpoint of iteration " + std::to_string(saved_iteration) +
+                               " is kept: free space, then --resume " + result.run_dir
+                         : std::string("no checkpoint yet: free space, then start over with --restart")));
     // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
     // (written before the run of skips began, or earlier) and writing no new one.
     if (cfg.train.max_skipped_updates > 0 && st.consecutive_skipped >= cfg.train.max_skipped_updates) {

@@ -498,6 +498,12 @@ Config load_config(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw ConfigError(path + ": cannot open (" + std::strerror(EISDIR) + ")");
+  // Only a regular file of sane size: a FIFO or device would block or never end.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw ConfigError(path + ": not a regular file (a config is a TOML file)");
+  constexpr off_t kMaxConfigBytes = 16 << 20;
+  if (::stat(path.c_str(), &st) == 0 && st.st_size > kMaxConfigBytes)
+    throw ConfigError(path + ": " + std::to_string(st.st_size) + " bytes; a config is at most 16 MiB");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw ConfigError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::string text;

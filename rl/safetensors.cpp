@@ -1,6 +1,8 @@
 // safetensors reader and atomic writer (rl/safetensors.h).
 #include "rl/safetensors.h"
 
+#include "rl/files.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +26,8 @@ constexpr const char* kMetadataKey = "__metadata__";
 const DType kAllDTypes[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32};
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) { throw CheckpointError(file + ": " + what); }
+// A write the machine refused (rl/files.h): not bad input.
+[[noreturn]] void fail_io(const std::string& file, const std::string& what) { throw IoError(file + ": " + what); }
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -77,7 +81,7 @@ void write_all(const TempFile& tmp, const std::string& path, const void* data, s
     ssize_t n = ::write(tmp.fd(), p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(path, "cannot write " + tmp.path() + " (" + errno_text(errno) + ")");
+      fail_io(path, "cannot write " + tmp.path() + " (" + errno_text(errno) + ")");
     }
     p += n;
     size -= static_cast<std::size_t>(n);
@@ -240,7 +244,7 @@ void write_safetensors(const std::string& path, const TensorFile& file) {
 
   const std::string tmp_path = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, "cannot create " + tmp_path + " (" + errno_text(errno) + ")");
+  if (fd < 0) fail_io(path, "cannot create " + tmp_path + " (" + errno_text(errno) + ")");
   TempFile tmp(tmp_path, fd);
 
   std::uint8_t length_bytes[8];
@@ -250,21 +254,26 @@ void write_safetensors(const std::string& path, const TensorFile& file) {
   write_all(tmp, path, header.data(), header.size());
   for (const Tensor& t : file.tensors) write_all(tmp, path, t.data.data(), t.data.size());
 
-  if (::fsync(tmp.fd()) != 0) fail(path, "cannot fsync " + tmp_path + " (" + errno_text(errno) + ")");
-  if (tmp.close_fd() != 0) fail(path, "cannot close " + tmp_path + " (" + errno_text(errno) + ")");
-  if (::rename(tmp_path.c_str(), path.c_str()) != 0)
-    fail(path, "cannot rename " + tmp_path + " over it (" + errno_text(errno) + ")");
+  if (::fsync(tmp.fd()) != 0) fail_io(path, "cannot fsync " + tmp_path + " (" + errno_text(errno) + ")");
+  if (tmp.close_fd() != 0) fail_io(path, "cannot close " + tmp_path + " (" + errno_text(errno) + ")");
+  if (::rename(tmp_path.c_str(), path.c_str()) != 0) {
+    const int err = errno;  // a directory at `path` is a bad path (input), anything else the machine's refusal
+    const std::string what = "cannot rename " + tmp_path + " over it (" + errno_text(err) + ")";
+    if (err == EISDIR) fail(path, what);
+    fail_io(path, what);
+  }
   tmp.mark_renamed();
 
   // Make the rename itself durable. The new file is already in place if this fails.
   const std::string dir = directory_of(path);
   int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) fail(path, "written, but cannot open directory " + dir + " to fsync it (" + errno_text(errno) + ")");
+  if (dir_fd < 0)
+    fail_io(path, "written, but cannot open directory " + dir + " to fsync it (" + errno_text(errno) + ")");
   int rc = ::fsync(dir_fd);
   int err = errno;
   ::close(dir_fd);
   if (rc != 0 && err != EINVAL)  // EINVAL: the filesystem does not sync directories
-    fail(path, "written, but cannot fsync directory " + dir + " (" + errno_text(err) + ")");
+    fail_io(path, "written, but cannot fsync directory " + dir + " (" + errno_text(err) + ")");
 }
 
 // ---- read --------------------------------------------------------------------------------------
@@ -272,13 +281,16 @@ void write_safetensors(const std::string& path, const TensorFile& file) {
 namespace {
 
 std::vector<std::uint8_t> read_whole_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO given as a checkpoint opens at once (and is refused below) instead of
+  // waiting for a writer; it changes nothing for a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) fail(path, "cannot open (" + errno_text(errno) + ")");
   struct stat st {};
   int err = ::fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : 0;
   if (err != 0) {
     ::close(fd);
-    fail(path, "cannot open (" + errno_text(err) + ")");
+    fail(path, err == EINVAL ? std::string("not a regular file (a checkpoint is a .safetensors file)")
+                             : "cannot open (" + errno_text(err) + ")");
   }
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -276,6 +277,14 @@ Model parse_mjcf(const std::string& xml_text, const std::string& source_name) {
 }
 
 Model load_mjcf(const std::string& path) {
+  // Only a regular file of sane size: a FIFO or device would block or never end.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw MjcfError(path, 0, "mujoco", "", "not a regular file (an MJCF model is an XML file)");
+  constexpr std::uintmax_t kMaxMjcfBytes = 64u << 20;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxMjcfBytes)
+    throw MjcfError(path, 0, "mujoco", "",
+                    "larger than 64 MiB; an MJCF file is XML (meshes and textures are separate)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw MjcfError(path, 0, "mujoco", "", std::string("cannot open the file: ") + std::strerror(errno));
   std::ostringstream text;

@@ -3,6 +3,8 @@
 // bit for bit; the thread count does not change the results; the run directory holds what it
 // should; eval is deterministic; `envs` and `--help` work. Every run is tiny (a few iterations of
 // CartPole or Pendulum), in a temp directory that is removed afterwards.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -375,6 +377,49 @@ TEST_F(CliBadInput, DamagedOrNonFiniteCheckpointContents) {
   const Snapshot before = snapshot(run);
   bad({"train", "--resume", run}, {run + "/checkpoints/latest.safetensors", "progress/counters", "out of range"});
   EXPECT_EQ(diff_snapshots(before, snapshot(run)), "");
+}
+
+// Special files where a file is expected (a FIFO would block a reader forever): refused at once.
+TEST(CliSpecialFiles, FifosAreRefusedNotWaitedOn) {
+  TempDir tmp;
+  const std::string fifo = tmp / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"train", "--config", fifo, "--quiet"}, "not a regular file"},
+      {{"rollout", "--model", fifo, "--steps", "1"}, "not a regular file"},
+      {{"eval", "--checkpoint", fifo}, "not a regular file"},
+  };
+  for (const auto& [args, needle] : cases) {
+    CliProcess p(args, tmp.path(), tmp.path());
+    const CliResult r = p.wait(std::chrono::seconds(30));
+    EXPECT_EQ(r.exit_code, 2) << describe(args, r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << describe(args, r);
+  }
+}
+
+// Writes that fail are failures (exit code 5), not successes and not "bad input": a full stdout,
+// and metrics.csv hitting a file-size limit part way through a run (as a full disk would).
+TEST(CliWriteFailures, FullStdoutAndFullDiskExitWithCode5) {
+  TempDir tmp;
+  const std::string bin = RLTRAIN_BIN;
+  int status = std::system((bin + " envs > /dev/full 2> " + (tmp / "err1")).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+  EXPECT_NE(read_file(tmp / "err1").find("standard output"), std::string::npos) << read_file(tmp / "err1");
+
+  const std::string cmd =
+      "cd " + tmp.path() + " && ulimit -f 40 && trap '' XFSZ && exec " + bin + " train --config " + cartpole_config() +
+      " --quiet --run-dir run --set train.stop_at_target=false --set train.checkpoint_every=5 2> err2";
+  status = std::system(("bash -c \"" + cmd + "\"").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+  const std::string err = read_file(tmp / "err2");
+  EXPECT_NE(err.find("metrics.csv: write failed"), std::string::npos) << err;
+  EXPECT_NE(err.find("--resume"), std::string::npos) << err;
+  // What was written before stays usable: the checkpoint loads.
+  const Args eval = {"eval", "--checkpoint", tmp / "run", "--episodes", "1"};
+  const CliResult e = run_cli(eval, tmp.path());
+  EXPECT_EQ(e.exit_code, 0) << describe(eval, e);
 }
 
 // A run that diverges (a learning rate that blows the weights up): every non-finite update is

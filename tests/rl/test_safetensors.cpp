@@ -1,4 +1,5 @@
 // safetensors reading, atomic writing and validation (rl/safetensors.h).
+#include "rl/files.h"
 #include "rl/safetensors.h"
 
 #include <gtest/gtest.h>
@@ -253,7 +254,7 @@ TEST_F(SafetensorsTest, FailedWriteMidFileKeepsTheOldFile) {
   std::string message;
   try {
     write_safetensors(path("model.safetensors"), big);
-  } catch (const CheckpointError& e) {
+  } catch (const IoError& e) {
     message = e.what();
   }
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
@@ -275,7 +276,7 @@ TEST_F(SafetensorsTest, FailedWriteWhenTheTemporaryCannotBeCreated) {
   try {
     write_safetensors(path("m.safetensors"), TensorFile{});
     ADD_FAILURE();
-  } catch (const CheckpointError& e) {
+  } catch (const IoError& e) {
     EXPECT_EQ(std::string(e.what()).rfind(path("m.safetensors") + ": cannot create " + tmp, 0), 0u) << e.what();
   }
   EXPECT_EQ(file_bytes(path("m.safetensors")), before);
@@ -291,7 +292,7 @@ TEST_F(SafetensorsTest, FailedWriteInUnwritableDirectory) {
   try {
     write_safetensors(path("r.safetensors"), TensorFile{});
     ADD_FAILURE();
-  } catch (const CheckpointError& e) {
+  } catch (const IoError& e) {
     EXPECT_CONTAINS(e.what(), path("r.safetensors") + ": cannot create");
     EXPECT_CONTAINS(e.what(), "Permission denied");
   }
