@@ -344,8 +344,9 @@ std::uint64_t get_uint(const std::string& path, const std::string& where, const 
 
 }  // namespace
 
-TensorFile read_safetensors(const std::string& path) {
-  const std::vector<std::uint8_t> bytes = read_whole_file(path);
+TensorFile read_safetensors(const std::string& path) { return parse_safetensors(read_whole_file(path), path); }
+
+TensorFile parse_safetensors(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   if (bytes.size() < 8)
     fail(path, "file too short (" + std::to_string(bytes.size()) +
                    " bytes; a safetensors file starts with an 8-byte header length)");

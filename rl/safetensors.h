@@ -118,6 +118,8 @@ void write_safetensors(const std::string& path, const TensorFile& file);
 
 // Reads and validates a whole file (see the top of this header); sets TensorFile::source = path.
 TensorFile read_safetensors(const std::string& path);
+// The same from bytes in memory (`path` only names them in messages; the fuzz harness uses it).
+TensorFile parse_safetensors(const std::vector<std::uint8_t>& bytes, const std::string& path);
 
 // ---- template definitions ----------------------------------------------------------------------
 

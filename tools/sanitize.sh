@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The sanitizer job (issue "Nothing lost, nothing silent"): a CPU-only build with clang under
+# AddressSanitizer + UndefinedBehaviorSanitizer (float-cast-overflow included; any report fails),
+# running the unit tests (not the learning runs, the peer comparisons or the viewer) and the three
+# libFuzzer harnesses for a fixed number of inputs each (tests/fuzz). The README's test command runs
+# it after the main tests.
+#   tools/sanitize.sh [BUILD_DIR]        (default build-sanitize)
+# Environment: RLTRAIN_FUZZ_RUNS (inputs per harness, default 20000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build-sanitize}
+san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
+CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRLTRAIN_TESTS=ON -DRLTRAIN_CUDA=OFF \
+  -DRLTRAIN_VIEWER=OFF -DRLTRAIN_NATIVE=OFF -DRLTRAIN_FUZZ=ON -DRLTRAIN_FUZZ_RUNS="${RLTRAIN_FUZZ_RUNS:-20000}" \
+  -DCMAKE_CXX_FLAGS="$san -fsanitize=fuzzer-no-link" -DCMAKE_C_FLAGS="$san" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+# The unit tests' binaries and the harnesses only (rltrain and the tools come along as test dependencies).
+targets=$(cmake --build "$dir" --target help | sed -n 's/^\.\.\. \(test_[a-z_]*\|fuzz_[a-z_]*\|rltrain\).*/\1/p' |
+          grep -v -E '^test_(learning|learning_robots|viewer)$' | tr '\n' ' ')
+cmake --build "$dir" -j"$(nproc)" --target $targets
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -L 'cpu|fuzz' -LE 'learning|peer|viewer|gpu'
