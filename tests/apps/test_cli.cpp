@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/export.h"
+#include "apps/tensorboard.h"
 #include "envs/registry.h"
 #include "kernels/device.h"
 #include "rl/config.h"
@@ -828,6 +830,60 @@ TEST(CliRunDir, HoldsResolvedConfigMetricsSummaryAndCheckpoints) {
   EXPECT_EQ(ck.values<std::int64_t>("progress/counters", {3})[0], 10);
   EXPECT_EQ(ck.values<std::int64_t>("progress/counters", {3})[1], 1280);
   expect_no_temp_files(run);
+
+  // TensorBoard: one event file (when built with it; tests/apps/tensorboard_test.py reads it).
+  int events = 0;
+  for (const auto& e : fs::directory_iterator(run))
+    if (e.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+      ++events;
+      EXPECT_GT(fs::file_size(e.path()), 0u);
+    }
+  EXPECT_EQ(events, TensorBoardWriter::available() ? 1 : 0);
+}
+
+// ---- export ------------------------------------------------------------------------------------
+
+// `rltrain export` writes the ONNX model (tests/apps/onnx_export_test.py runs it in onnxruntime),
+// or, built without libonnx-dev, says so; bad input is exit 2 with nothing left behind.
+TEST(CliExport, WritesTheModelAtomicallyOrSaysWhyNot) {
+  TempDir tmp;
+  const std::string run = tmp / "run";
+  const Args train = concat(tiny_cartpole(2), {"--run-dir", run});
+  ASSERT_EQ(run_cli(train, tmp.path()).exit_code, 0);
+  const std::string out = tmp / "policy.onnx";
+  const Args args = {"export", "--checkpoint", run, "--out", out};
+  const CliResult r = run_cli(args, tmp.path());
+  if (onnx_export_available()) {
+    ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+    EXPECT_NE(r.out.find("cartpole policy (obs 4 -> action 1"), std::string::npos) << r.out;
+    const std::string bytes = read_file(out);
+    EXPECT_NE(bytes.find("rltrain"), std::string::npos);  // producer_name
+    EXPECT_NE(bytes.find("obs"), std::string::npos);
+    EXPECT_NE(bytes.find("action"), std::string::npos);
+  } else {
+    expect_bad_input(args, r, {"without ONNX export", "libonnx-dev"});
+    EXPECT_FALSE(fs::exists(out));
+  }
+  expect_no_temp_files(tmp.path());
+  // Bad input, run from another directory so that only what export writes could appear in out/.
+  const std::string out_dir = tmp / "out", cwd = tmp / "cwd";
+  fs::create_directories(out_dir);
+  fs::create_directories(cwd);
+  // Built without ONNX, every export says so first.
+  auto because = [](const std::string& what) { return onnx_export_available() ? what : std::string("ONNX"); };
+  const std::vector<std::pair<Args, Args>> bad = {
+      {{"export", "--checkpoint", tmp / "missing", "--out", out_dir + "/a.onnx"}, {because("missing")}},
+      {{"export", "--checkpoint", run + "/config.toml", "--out", out_dir + "/a.onnx"}, {because("config.toml")}},
+      {{"export", "--checkpoint", run, "--out", out_dir + "/no_dir/a.onnx"}, {because("no_dir")}},
+      {{"export", "--checkpoint", run, "--out", out_dir}, {because(out_dir)}},
+      {{"export", "--checkpoint", run}, {"--out"}},
+  };
+  for (const auto& [a, needles] : bad) {
+    const Snapshot before = snapshot(run);
+    expect_bad_input(a, run_cli(a, cwd), needles);
+    EXPECT_TRUE(fs::is_empty(out_dir)) << describe(a, {});
+    EXPECT_EQ(diff_snapshots(before, snapshot(run)), "");
+  }
 }
 
 // ---- 5. eval -----------------------------------------------------------------------------------
@@ -981,13 +1037,14 @@ TEST(CliEnvs, NamesOnePerLine) {
 TEST(CliHelp, EverySubcommandHasHelp) {
   TempDir tmp;
   const std::vector<std::pair<Args, Args>> cases = {
-      {{"--help"}, {"train", "eval", "bench", "envs"}},
+      {{"--help"}, {"train", "eval", "export", "bench", "envs"}},
       {{"--help-all"}, {"train", "eval", "bench", "envs", "--checkpoint", "--num-envs"}},
       {{"train", "--help"},
        {"--config", "--set", "--device", "--seed", "--run-dir", "--resume", "--iterations", "--quiet"}},
       {{"eval", "--help"}, {"--checkpoint", "--episodes", "--deterministic", "--config", "--seed", "--device"}},
       {{"bench", "--help"}, {"--env", "--num-envs", "--steps", "--device", "--json", "--no-ppo"}},
       {{"envs", "--help"}, {"--names"}},
+      {{"export", "--help"}, {"--checkpoint", "--out"}},
   };
   for (const auto& [args, needles] : cases) {
     const CliResult r = run_cli(args, tmp.path());

@@ -1,0 +1,40 @@
+// `rltrain export`: a checkpoint's deterministic actor as an ONNX model (issue 20), for running a
+// trained policy outside rltrain (onnxruntime on a robot, in a browser, in Python).
+//
+// The graph computes exactly what Policy::act(obs, rows, deterministic = true) does (rl/policy.h):
+// the observation normalizer folded in as constants ((obs - mean) * 1/sqrt(var + 1e-8), clipped to
+// +-ppo.clip_obs; absent when ppo.normalize_obs is off), the actor MLP (Gemm + Tanh/Elu/Relu per
+// hidden layer), and the head: continuous, the Gaussian's mean (not clipped to the action space,
+// as Policy::act; envs clip); discrete, the argmax of the logits (first on ties) as a float index.
+//   input  obs     float32 [N, obs_dim]
+//   output action  float32 [N, act_dim]   (act_dim 1 for a discrete env)
+// Built with Debian's libonnx-dev (the onnx protobuf API and its model checker); without it
+// `rltrain export` says how to get it. The model's metadata_props name the env, the dimensions and
+// the checkpoint.
+#pragma once
+
+#include <string>
+
+namespace rlt {
+
+struct ExportOptions {
+  std::string checkpoint;  // a .safetensors file, or a run directory (its latest checkpoint)
+  std::string out;         // the .onnx file to write
+};
+
+struct ExportResult {
+  std::string env;
+  int obs_dim = 0, act_dim = 0;
+  bool discrete = false;
+  std::string checkpoint;  // the file read
+};
+
+// Whether this rltrain was built with ONNX export.
+bool onnx_export_available();
+
+// Writes opts.out atomically (a temporary file in its directory, renamed; nothing is left on
+// failure). CheckpointError for a bad checkpoint, ConfigError when out cannot be written or ONNX
+// export was not built.
+ExportResult export_onnx(const ExportOptions& opts);
+
+}  // namespace rlt
