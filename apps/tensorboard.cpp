@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rl/config.h"  // ConfigError
+#include "rl/files.h"   // IoError
 
 #if defined(RLTRAIN_HAVE_TENSORBOARD)
 #include <boost/crc.hpp>
@@ -73,7 +74,7 @@ struct TensorBoardWriter::Impl {
     if (std::fwrite(header, 1, sizeof header, file) != sizeof header ||
         std::fwrite(data.data(), 1, data.size(), file) != data.size() ||
         std::fwrite(footer, 1, sizeof footer, file) != sizeof footer || std::fflush(file) != 0)
-      throw std::runtime_error(path + ": write failed");
+      throw IoError(path + ": write failed");
   }
 };
 
@@ -93,7 +94,7 @@ TensorBoardWriter::TensorBoardWriter(const std::string& dir, std::int64_t resume
   m_path = (fs::path(dir) / name).string();
   m_impl->path = m_path;
   m_impl->file = std::fopen(m_path.c_str(), "wbx");
-  if (m_impl->file == nullptr) throw ConfigError(m_path + ": cannot create the TensorBoard event file");
+  if (m_impl->file == nullptr) throw IoError(m_path + ": cannot create the TensorBoard event file");
   tensorboard::Event version;
   version.set_file_version("brain.Event:2");  // version 2: readers honour SessionLog START
   m_impl->write(version);

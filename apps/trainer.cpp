@@ -409,14 +409,21 @@ TrainResult train(const TrainOptions& opts) {
     result.nonfinite_resets = env->num_nonfinite_resets();
     const double sps = static_cast<double>(batch) / it_seconds;
     const std::vector<double> values = metric_values(st, progress, sps, result.nonfinite_resets);
+    // A write that fails (disk full, a file-size limit) stops the run with what to do next.
+    const auto io_hint = [&]() {
+      return fs::exists(dir / "checkpoints" / "latest.safetensors")
+                 ? "; the checkpoint of iteration " + std::to_string(saved_iteration) +
+                       " is kept: free space, then --resume " + result.run_dir
+                 : std::string("; no checkpoint yet: free space, then start over with --restart");
+    };
     metrics << metrics_row(values) << "\n" << std::flush;
-    tensorboard.add_scalars(progress.env_steps, tags, values);
     if (!metrics)
-      throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?); " +
-                    (fs::exists(dir / "checkpoints" / "latest.safetensors")
-                         ? "the checkpoint of iteration " + std::to_string(saved_iteration) +
-                               " is kept: free space, then --resume " + result.run_dir
-                         : std::string("no checkpoint yet: free space, then start over with --restart")));
+      throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?)" + io_hint());
+    try {
+      tensorboard.add_scalars(progress.env_steps, tags, values);
+    } catch (const IoError& e) {
+      throw IoError(e.what() + std::string(" (disk full or a file-size limit?)") + io_hint());
+    }
     // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
     // (written before the run of skips began, or earlier) and writing no new one.
     if (cfg.train.max_skipped_updates > 0 && st.consecutive_skipped >= cfg.train.max_skipped_updates) {

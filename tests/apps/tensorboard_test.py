@@ -36,6 +36,7 @@ GROUPS = {
     "policy_loss": "loss", "value_loss": "loss", "entropy": "loss",
     "approx_kl": "ppo", "clip_frac": "ppo", "explained_variance": "ppo", "learning_rate": "ppo",
     "env_steps_per_second": "perf",
+    "nonfinite_resets": "health", "skipped_updates": "health",
 }
 
 failures = []
