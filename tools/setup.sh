@@ -15,8 +15,8 @@ want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev
-      libglfw3-dev libimgui-dev libgl-dev libstb-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev xvfb xauth libgl1-mesa-dri ffmpeg)
+      libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
 for p in "${pkgs[@]}"; do
