@@ -254,7 +254,7 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   bad.jnt_range.pop_back();
   rejects(bad, "jnt_range");
   bad = good;
-  bad.geom_type[0] = 7;  // a mesh: no collision routine here
+  bad.geom_type[0] = 8;  // MuJoCo's SDF: no collision routine here
   rejects(bad, "unsupported type");
   bad = good;
   bad.geom_friction.clear();  // contacts need the whole geom description
