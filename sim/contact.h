@@ -36,6 +36,9 @@
 //   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
 //                    the same on the far cap, two more at +-120 degrees on the near cap's rim
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
+//   plane-mesh       up to 3 (mjc_PlaneConvex): the deepest hull vertex, and up to 2 of its hull
+//                    neighbours within the active margin, 0.3 rbound or more from the first
+//   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
 //   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
 //                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
@@ -516,12 +519,56 @@ RLT_HD void sphere_cylinder(const Emitter<T>& emit, const Vec3<T>& cs, T rs, con
 // with capsules, boxes and cylinders): one point from the GJK/EPA collider of sim/convex.h, the
 // two shapes each inflated by half the pair's active margin (as MuJoCo's mjCCDObj margin). Geom 1
 // is A; the normal points from it to geom 2.
+// Geom g as a shape for the convex collider (sim/convex.h), inflated by `inflate`.
+template <class T>
+RLT_HD convex::Shape<T> geom_shape(const ModelView<T>& m, int g, const Vec3<T>& c, const Mat3<T>& r, T inflate) {
+  convex::Shape<T> s{m.geom_type[g], c, r, Vec3<T>::load(m.geom_size + 3 * g), inflate};
+  if (s.type == kGeomMesh) {
+    const int id = m.geom_dataid[g];
+    s.vert = m.mesh_vert + 3 * m.mesh_vertadr[id];
+    s.hull = m.mesh_graph + m.mesh_graphadr[id];
+  }
+  return s;
+}
+
+// Plane (p0, normal np) against a mesh's convex hull (center c, axes rot): MuJoCo 3's
+// mjc_PlaneConvex. The hull vertex deepest below the plane, then up to two of its hull neighbours
+// (in the hull graph's order) within the active margin of the plane and at least 0.3 rbound away
+// from the first point; each at its vertex moved halfway to the plane.
+template <class T>
+RLT_HD void plane_mesh(const Emitter<T>& emit, const Vec3<T>& p0, const Vec3<T>& np, const Vec3<T>& c,
+                       const Mat3<T>& rot, const T* vert, const int* hull, T rbound) {
+  const Vec3<T> ldir = mat_t_mul(rot, -np);
+  const int nv = hull[0];
+  const int* ids = hull + 2 + nv;
+  const int* edgeadr = hull + 2;
+  const int* edges = hull + 2 + 2 * nv;
+  const int best = convex::mesh_support_index(vert, hull, ldir);
+  const T* vb = vert + 3 * ids[best];
+  const Vec3<T> sp = c + rot * Vec3<T>{vb[0], vb[1], vb[2]};
+  const T dist = dot(np, sp - p0);
+  const Vec3<T> first = sp - (T(0.5) * dist) * np;
+  emit(first, np, -dist);
+  if (dist > emit.active) return;  // MuJoCo stops here beyond the margin
+  const T threshold = dot(np, c - p0) - emit.active;
+  int count = 1;
+  for (int i = edgeadr[best]; edges[i] >= 0 && count < 3; ++i) {
+    const T* v = vert + 3 * ids[edges[i]];
+    if (ldir.x * v[0] + ldir.y * v[1] + ldir.z * v[2] <= threshold) continue;
+    const Vec3<T> pnt = c + rot * Vec3<T>{v[0], v[1], v[2]};
+    if (norm(pnt - first) < T(0.3) * rbound) continue;
+    const T d = dot(np, pnt - p0);
+    emit(pnt - (T(0.5) * d) * np, np, -d);
+    ++count;
+  }
+}
+
 template <class T>
 RLT_HD void convex_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1, const Mat3<T>& r1,
                           int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
   const T half = T(0.5) * emit.active;
-  const convex::Shape<T> a{m.geom_type[g1], c1, r1, Vec3<T>::load(m.geom_size + 3 * g1), half};
-  const convex::Shape<T> b{m.geom_type[g2], c2, r2, Vec3<T>::load(m.geom_size + 3 * g2), half};
+  const convex::Shape<T> a = geom_shape(m, g1, c1, r1, half);
+  const convex::Shape<T> b = geom_shape(m, g2, c2, r2, half);
   convex::Penetration<T> p;
   if (!convex::penetration(a, b, &p)) return;
   emit(T(0.5) * (p.pa + p.pb), p.normal, p.depth - emit.active);
@@ -536,6 +583,7 @@ RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
     case kGeomCapsule:
       return s[0] + s[1];
     case kGeomBox:
+    case kGeomMesh:  // the half sizes of its bounding box about the geom's origin (MuJoCo's rbound)
       return m_sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
     case kGeomCylinder:
       return m_sqrt(s[0] * s[0] + s[1] * s[1]);
@@ -622,6 +670,10 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
         } else if (t2 == kGeomEllipsoid) {
           plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
+        } else if (t2 == kGeomMesh) {
+          const int id = m.geom_dataid[g2];
+          plane_mesh(emit, c1, np, c2, r2, m.mesh_vert + 3 * m.mesh_vertadr[id], m.mesh_graph + m.mesh_graphadr[id],
+                     bounding_radius(m, g2));
         }
       } else if (t1 == kGeomSphere) {
         if (t2 == kGeomSphere) {

@@ -1,4 +1,5 @@
-// A convex collider for any two convex primitive geoms (sphere, capsule, ellipsoid, cylinder, box),
+// A convex collider for any two convex geoms (sphere, capsule, ellipsoid, cylinder, box, and a mesh
+// as its convex hull),
 // driven only by their support functions: GJK decides whether the two shapes (each inflated by half
 // the pair's active margin, as MuJoCo's mjCCDObj margin) overlap, and EPA expands GJK's final
 // tetrahedron to the face of the Minkowski difference nearest the origin, which gives the normal
@@ -22,8 +23,25 @@ RLT_HD RLT_INLINE T cabs(T x) {
   return x < T(0) ? -x : x;
 }
 
-// One convex primitive in the world: type (GeomType), center, axes (columns), MuJoCo's sizes, and
-// the radius it is inflated by.
+// The hull vertex of a mesh furthest along the local direction l: its index among the hull's
+// vertices (MuJoCo's graph layout, sim/model_fields.h mesh_graph: hull[0] vertices, their mesh
+// vertex ids at hull + 2 + hull[0]); the first of equals.
+template <class T>
+RLT_HD int mesh_support_index(const T* vert, const int* hull, const Vec3<T>& l) {
+  const int nv = hull[0];
+  const int* ids = hull + 2 + nv;
+  int best = 0;
+  T best_dot = T(0);
+  for (int i = 0; i < nv; ++i) {
+    const T* v = vert + 3 * ids[i];
+    const T d = l.x * v[0] + l.y * v[1] + l.z * v[2];
+    if (i == 0 || d > best_dot) best = i, best_dot = d;
+  }
+  return best;
+}
+
+// One convex shape in the world: type (GeomType), center, axes (columns), MuJoCo's sizes, and
+// the radius it is inflated by; a mesh also its vertices (mesh frame) and convex hull (graph).
 template <class T>
 struct Shape {
   int type;
@@ -31,6 +49,8 @@ struct Shape {
   Mat3<T> r;
   Vec3<T> s;
   T inflate;
+  const T* vert = nullptr;    // mesh: mesh_vert + 3 mesh_vertadr
+  const int* hull = nullptr;  // mesh: mesh_graph + mesh_graphadr
   // The point of the shape furthest along dir (dir need not be unit).
   RLT_HD Vec3<T> support(const Vec3<T>& dir) const {
     const T len = norm(dir);
@@ -54,6 +74,11 @@ struct Shape {
         const T n = m_sqrt(l.x * l.x + l.y * l.y);
         const T k = n > T(1e-15) ? s.x / n : T(0);
         p = {k * l.x, k * l.y, l.z >= T(0) ? s.y : -s.y};
+        break;
+      }
+      case kGeomMesh: {  // the furthest hull vertex
+        const T* v = vert + 3 * hull[2 + hull[0] + mesh_support_index(vert, hull, l)];
+        p = {v[0], v[1], v[2]};
         break;
       }
       default:  // box

@@ -65,7 +65,7 @@ Model MjcfCompiler::compile(const std::string& text) {
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
   std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, sensors, keyframes, customs,
-      contacts, equalities;
+      contacts, equalities, assets;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -78,32 +78,18 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "custom") customs.push_back(s);
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
-    else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
+    else if (n == "asset") assets.push_back(s);
+    else if (n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
     else
       unsupported_element(s,
-                          "compiler, option, default, worldbody, contact, equality, actuator, sensor, keyframe, "
-                          "custom; ignored: asset, visual, statistic, size");
+                          "compiler, option, default, asset, worldbody, contact, equality, actuator, sensor, "
+                          "keyframe, custom; ignored: visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
   for (const XMLElement* s : options) read_option(s);
   for (const XMLElement* s : customs) read_custom(s);
   m_classes["main"] = DefaultClass{};
   for (const XMLElement* s : defaults) read_default(s, nullptr);  // each top-level one adds to "main"
-
-  add_world();
-  for (const XMLElement* s : worldbodies) read_worldbody(s);
-  compile_geoms();
-  compile_bodies();
-  apply_mass_bounds();
-  compile_joints();
-  check_moving_bodies();
-  compile_constraints();
-  for (const XMLElement* s : contacts) read_contact(s);
-  for (const XMLElement* s : equalities) read_equality(s);
-  for (const XMLElement* s : actuators) read_actuators(s);
-  for (const XMLElement* s : sensors) read_sensors(s);
-  for (const XMLElement* s : keyframes) read_keyframes(s);
-  m.nsite = static_cast<int>(m.site_bodyid.size());
   {
     // asset directories for the mesh and texture readers (MuJoCo's rule): the main file's
     // directory + meshdir (texturedir), else + assetdir; an absolute directory stands alone
@@ -116,6 +102,23 @@ Model MjcfCompiler::compile(const std::string& text) {
     m.meshdir = resolve(m_opt.meshdir);
     m.texturedir = resolve(m_opt.texturedir);
   }
+  for (const XMLElement* s : assets) read_assets(s);  // sim/mjcf_mesh.cpp
+
+  add_world();
+  for (const XMLElement* s : worldbodies) read_worldbody(s);
+  compile_meshes();
+  compile_geoms();
+  compile_bodies();
+  apply_mass_bounds();
+  compile_joints();
+  check_moving_bodies();
+  compile_constraints();
+  for (const XMLElement* s : contacts) read_contact(s);
+  for (const XMLElement* s : equalities) read_equality(s);
+  for (const XMLElement* s : actuators) read_actuators(s);
+  for (const XMLElement* s : sensors) read_sensors(s);
+  for (const XMLElement* s : keyframes) read_keyframes(s);
+  m.nsite = static_cast<int>(m.site_bodyid.size());
   m.nkey = static_cast<int>(m.key_time.size());
   return std::move(m);
 }

@@ -323,6 +323,15 @@ struct GeomSpec {
   double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
   double solmix = 1, gap = 0;
   int priority = 0;
+  std::string mesh;  // the <asset><mesh> of a mesh geom (sim/mjcf_mesh.cpp)
+};
+
+// What <default><mesh> carries (MuJoCo's mjsMesh defaults that change the physics).
+enum MeshInertia : int { kMeshInertiaConvex = 0, kMeshInertiaExact = 1, kMeshInertiaLegacy = 2, kMeshInertiaShell = 3 };
+struct MeshSpec {
+  double scale[3] = {1, 1, 1};
+  int inertia = kMeshInertiaLegacy;  // MuJoCo 3's default
+  int maxhullvert = -1;              // -1: no limit
 };
 
 // MuJoCo keeps one actuator default per class for every actuator element alike (its mjsActuator):
@@ -351,6 +360,7 @@ struct DefaultClass {
   JointSpec joint;
   GeomSpec geom;
   ActuatorSpec actuator;
+  MeshSpec mesh;
   FrameSpec geom_frame, site_frame;  // pos / orientation / fromto in <default><geom> and <site>
 };
 
@@ -473,12 +483,45 @@ class MjcfCompiler {
   void read_site(const XMLElement* e, int body, const std::string& cls);
   void read_inertial(const XMLElement* e, int body);
 
+  // ---- meshes (sim/mjcf_mesh.cpp) ----
+
+  // One <asset><mesh> as read (its file or inline data), then as compiled by MuJoCo's mjCMesh:
+  // vertices moved to the centre of mass and principal axes, volume, equivalent inertia box, hull.
+  struct MeshAsset {
+    const XMLElement* elem = nullptr;
+    std::string name, file;
+    MeshSpec spec;
+    double refpos[3] = {0, 0, 0}, refquat[4] = {1, 0, 0, 0};
+    std::vector<float> vert;  // as read (float, as MuJoCo keeps them), then compiled
+    std::vector<int> face;
+    bool need_hull = false;                             // a colliding geom uses it (MuJoCo's needhull_)
+    std::vector<int> graph;                             // convex hull in MuJoCo's layout (mesh_graph), empty if none
+    double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};  // the frame the vertices were moved by
+    double volume = 0;                                  // volume (shell: surface area)
+    double boxsz[3] = {0, 0, 0};                        // half sizes of the equivalent inertia box
+    double aamm[6] = {0, 0, 0, 0, 0, 0};                // axis-aligned bounds, compiled frame
+  };
+  // <asset>: <mesh> elements (texture, material, hfield, skin: visual here, ignored).
+  void read_assets(const XMLElement* section);
+  void read_mesh(const XMLElement* e);
+  void read_mesh_attrs(Attrs& a, MeshSpec* s);
+  void load_mesh_file(MeshAsset* mesh);
+  // Every mesh as MuJoCo's mjCMesh::Process, then the Model's mesh arrays (before compile_geoms).
+  void compile_meshes();
+  void process_mesh(MeshAsset* mesh);
+  void make_hull(MeshAsset* mesh, const std::vector<double>& vert);
+  // A mesh geom: its mesh id, frame moved by the mesh's, size from the mesh's bounds.
+  void compile_mesh_geom(int geom);
+  std::vector<MeshAsset> m_meshes;
+  std::map<std::string, int> m_mesh_names, m_mesh_lines;  // name -> mesh id; -> line (check_name)
+
   // ---- geoms: frame from fromto, sizes, mass and inertia in the geom frame ----
   void compile_geoms();
   bool geom_body_moves(int geom) const;
 
-  // MuJoCo's mjCGeom::GetVolume and SetInertia (capsule: a cylinder plus two hemispheres).
-  static void geom_mass_inertia(const GeomSpec& g, double* mass, double inertia[3]);
+  // MuJoCo's mjCGeom::GetVolume and SetInertia (capsule: a cylinder plus two hemispheres; mesh:
+  // its volume and equivalent inertia box, `mesh`).
+  static void geom_mass_inertia(const GeomSpec& g, double* mass, double inertia[3], const MeshAsset* mesh = nullptr);
 
   // ---- body mass and inertia (MuJoCo's mjCBody::GeomFrame and inertial) ----
   void compile_bodies();

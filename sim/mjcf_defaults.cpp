@@ -32,12 +32,14 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
                n == "damper") {
       read_actuator_attrs(ca, n, &cls.actuator);
-    } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
+    } else if (n == "mesh") {
+      read_mesh_attrs(ca, &cls.mesh);  // sim/mjcf_mesh.cpp
+    } else if (n == "camera" || n == "light" || n == "material" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
-                          "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; "
-                          "ignored: camera, light, material, mesh, texture");
+                          "default, joint, geom, site, mesh, general, motor, position, velocity, intvelocity, "
+                          "damper; ignored: camera, light, material, texture");
     }
     ca.finish();
     no_children(c);
@@ -74,8 +76,11 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     else if (*t == "box") g->type = kGeomBox;
     else if (*t == "cylinder") g->type = kGeomCylinder;
     else if (*t == "ellipsoid") g->type = kGeomEllipsoid;
-    else a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, cylinder, ellipsoid, box)");
+    else if (*t == "mesh") g->type = kGeomMesh;
+    else
+      a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, cylinder, ellipsoid, box, mesh)");
   }
+  if (const auto mesh = a.text("mesh")) g->mesh = *mesh;
   a.numbers("size", g->size, 1, 3);
   if (a.number("density", &g->density) && g->density < 0) a.fail("attribute \"density\" must be non-negative");
   if (a.number("mass", &g->mass)) {

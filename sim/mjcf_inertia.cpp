@@ -26,8 +26,11 @@ void MjcfCompiler::compile_geoms() {
       }
     }
     apply_frame(&f);
+    if (!g.mesh.empty() || g.type == kGeomMesh) compile_mesh_geom(i);  // sim/mjcf_mesh.cpp: frame and size
     const double* s = g.size;
-    if (g.type == kGeomPlane) {
+    if (g.type == kGeomMesh) {
+      // sizes come from the mesh
+    } else if (g.type == kGeomPlane) {
       if (!(s[2] > 0)) fail(e, "plane size[2] (grid spacing) must be positive");
       if (geom_body_moves(i)) fail(e, "plane geoms are only allowed in static bodies (no joint up to the world)");
     } else {
@@ -50,7 +53,8 @@ void MjcfCompiler::compile_geoms() {
     m.geom_contype.push_back(g.contype);
     m.geom_conaffinity.push_back(g.conaffinity);
     for (double c : g.rgba) m.geom_rgba.push_back(static_cast<float>(c));
-    geom_mass_inertia(g, &m_geom_mass[i], &m_geom_inertia[3 * i]);
+    geom_mass_inertia(g, &m_geom_mass[i], &m_geom_inertia[3 * i],
+                      g.type == kGeomMesh ? &m_meshes[static_cast<size_t>(m.geom_dataid[i])] : nullptr);
   }
 }
 
@@ -63,9 +67,24 @@ bool MjcfCompiler::geom_body_moves(int geom) const {
   return false;
 }
 
-void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double inertia[3]) {
+void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double inertia[3], const MeshAsset* mesh) {
   const double* s = g.size;
   double volume = 0;
+  if (mesh) {  // MuJoCo's mjCGeom::GetVolume / SetInertia for a mesh: its equivalent inertia box
+    volume = mesh->volume;
+    inertia[0] = inertia[1] = inertia[2] = 0;
+    if (g.has_mass) {
+      *mass = g.mass;  // MuJoCo sets the inertia only when the volume exceeds mjEPS (else zero)
+      if (g.mass == 0 || !(volume > kEps)) return;
+    } else {
+      *mass = g.density * volume;
+    }
+    const double* b = mesh->boxsz;
+    inertia[0] = *mass * (b[1] * b[1] + b[2] * b[2]) / 3;
+    inertia[1] = *mass * (b[0] * b[0] + b[2] * b[2]) / 3;
+    inertia[2] = *mass * (b[0] * b[0] + b[1] * b[1]) / 3;
+    return;
+  }
   switch (g.type) {
     case kGeomSphere:
       volume = 4 * kPi * s[0] * s[0] * s[0] / 3;

@@ -29,7 +29,8 @@ enum GeomType : int {  // MuJoCo's numbers
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,
   kGeomCylinder = 5,
-  kGeomBox = 6
+  kGeomBox = 6,
+  kGeomMesh = 7  // its convex hull collides (sim/convex.h); the full triangle mesh is host only
 };
 enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
@@ -83,8 +84,9 @@ inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBa
 struct Model {
   // sizes
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
-  int neq = 0;                       // equality constraints (MJCF <equality>: connect, joint)
-  int nsensor = 0, nsensordata = 0;  // sensors, and the scalars of their outputs (sum of sensor_dim)
+  int neq = 0;                                   // equality constraints (MJCF <equality>: connect, joint)
+  int nsensor = 0, nsensordata = 0;              // sensors, and the scalars of their outputs (sum of sensor_dim)
+  int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)
@@ -107,6 +109,13 @@ struct Model {
   std::vector<float> geom_rgba;      // (ngeom x 4)
   std::vector<double> sensor_noise;  // (nsensor) MJCF noise, kept as information: not applied
                                      // (MuJoCo's mj_step does not add it either)
+
+  // meshes, host only (the viewer draws them): triangles (vertex ids within the mesh), and the
+  // frame MuJoCo moved each mesh by (its centre of mass and principal axes in the file's frame)
+  std::vector<int> mesh_faceadr, mesh_facenum;  // (nmesh) first triangle in mesh_face, triangles
+  std::vector<int> mesh_face;                   // (nmeshface x 3)
+  std::vector<double> mesh_pos, mesh_quat;      // (nmesh x 3), (nmesh x 4)
+  std::vector<std::string> mesh_name;           // (nmesh)
 
   // keyframes (nkey)
   std::vector<double> key_time;  // (nkey) s

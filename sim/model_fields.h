@@ -1,7 +1,8 @@
 // The model's array fields, each declared once (MuJoCo's names, grouped by the object they describe):
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
-//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor (the shape, row-major)
+//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
+//          nmeshgraph (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -121,7 +122,17 @@
   X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                            \
   X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                              \
   X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                           \
-  X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")
+  X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")         \
+  /* meshes (sim/mjcf_mesh.cpp, sim/convex.h) */                                                                       \
+  X(int, geom_dataid, ngeom, optional, "mesh or hfield id of the geom, -1 if none")                                    \
+  X(int, mesh_vertadr, nmesh, optional, "first vertex of the mesh in mesh_vert")                                       \
+  X(int, mesh_vertnum, nmesh, optional, "vertices of the mesh")                                                        \
+  X(real, mesh_vert, 3 * nmeshvert, optional,                                                                          \
+    "vertices in the mesh frame (centre of mass, principal axes), rounded to float as MuJoCo's")                       \
+  X(int, mesh_graphadr, nmesh, optional, "first int of the mesh's convex hull in mesh_graph, -1 if none")              \
+  X(int, mesh_graph, nmeshgraph, optional,                                                                             \
+    "convex hulls, MuJoCo's layout: nvert, nface, vert_edgeadr[nvert], vert_globalid[nvert], "                         \
+    "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

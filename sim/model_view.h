@@ -32,9 +32,10 @@ struct ModelOffsets {
 };
 
 inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                  int neq_ = 0, int nsensor_ = 0) {
+                                  int neq_ = 0, int nsensor_ = 0, int nmesh_ = 0, int nmeshvert_ = 0,
+                                  int nmeshgraph_ = 0) {
   const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
-  const i64 nsensor = nsensor_;
+  const i64 nsensor = nsensor_, nmesh = nmesh_, nmeshvert = nmeshvert_, nmeshgraph = nmeshgraph_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -56,6 +57,7 @@ struct ModelView {
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
+  int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
 
   // options
   T timestep;    // s
@@ -78,7 +80,8 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor);
+    const ModelOffsets o =
+        model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, nmesh, nmeshvert, nmeshgraph);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -118,7 +121,12 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
     t2 = t;
   }
   if (t1 == kGeomPlane)
-    return t2 == kGeomSphere ? 1 : t2 == kGeomCapsule ? 2 : t2 == kGeomBox ? 8 : t2 == kGeomCylinder ? 4 : 1;
+    return t2 == kGeomSphere     ? 1
+           : t2 == kGeomCapsule  ? 2
+           : t2 == kGeomBox      ? 8
+           : t2 == kGeomCylinder ? 4
+           : t2 == kGeomMesh     ? 3  // mjc_PlaneConvex: the support point and up to 2 hull neighbours
+                                 : 1;
   if (t1 == kGeomSphere) return 1;                         // sphere-sphere, -capsule, -box, -cylinder, convex
   if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
   if (t1 == kGeomCapsule && t2 == kGeomBox) return 4;
@@ -168,8 +176,9 @@ class HostModel {
  public:
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
-    const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite,
-                                         model.nu, model.neq, model.nsensor);
+    const ModelOffsets o =
+        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq,
+                      model.nsensor, model.nmesh, model.nmeshvert, model.nmeshgraph);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -204,6 +213,7 @@ class HostModel {
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
     m_view.nsubtree = m_view.nbody_acc = 0;
+    m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
@@ -289,10 +299,11 @@ class HostModel {
   // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0)
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
+        m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0)
       fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
-    const long neq = m.neq, nsensor = m.nsensor;
+    const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -398,8 +409,16 @@ class HostModel {
     for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
       const int t = m.geom_type[static_cast<size_t>(g)];
       if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox && t != kGeomCylinder &&
-          t != kGeomEllipsoid)
+          t != kGeomEllipsoid && t != kGeomMesh)
         fail("geom " + str(g) + " has unsupported type " + str(t));
+      if (t == kGeomMesh) {  // a mesh, with a convex hull if the geom collides (the collider reads it)
+        const size_t gi = static_cast<size_t>(g);
+        const int id = m.geom_dataid.empty() ? -1 : m.geom_dataid[gi];
+        if (id < 0 || id >= m.nmesh) fail("mesh geom " + str(g) + " has no mesh (geom_dataid)");
+        const bool collides = !m.geom_contype.empty() && (m.geom_contype[gi] != 0 || m.geom_conaffinity[gi] != 0);
+        if (collides && m.mesh_graphadr[static_cast<size_t>(id)] < 0)
+          fail("mesh geom " + str(g) + " collides but its mesh has no convex hull (mesh_graphadr)");
+      }
     }
     for (long g = 0; g < m.ngeom; ++g)
       if (m.geom_bodyid[static_cast<size_t>(g)] < 0 || m.geom_bodyid[static_cast<size_t>(g)] >= m.nbody)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
-#   tools/setup.sh          build dependencies (with the viewer's: GLFW, Dear ImGui, OpenGL, stb;
+#   tools/setup.sh          build dependencies (qhull for mesh hulls; the viewer's: GLFW, Dear ImGui, OpenGL, stb;
 #                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX)
 #   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
@@ -17,8 +17,8 @@ want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
-      libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev libqhull-dev xvfb xauth libgl1-mesa-dri ffmpeg)
+      libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -254,7 +254,7 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   bad.jnt_range.pop_back();
   rejects(bad, "jnt_range");
   bad = good;
-  bad.geom_type[0] = 7;  // a mesh: no collision routine here
+  bad.geom_type[0] = 8;  // MuJoCo's SDF: no collision routine here
   rejects(bad, "unsupported type");
   bad = good;
   bad.geom_friction.clear();  // contacts need the whole geom description
@@ -293,9 +293,10 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   HostModel<float> host(model);
   const ModelView<float>& v = host.view();
   const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu,
-                                       model.neq, model.nsensor);
+                                       model.neq, model.nsensor, model.nmesh, model.nmeshvert, model.nmeshgraph);
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
+  const long nmesh = model.nmesh, nmeshvert = model.nmeshvert, nmeshgraph = model.nmeshgraph;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {

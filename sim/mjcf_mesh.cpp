@@ -1,0 +1,656 @@
+// MJCF compiler, meshes (sim/mjcf_compiler.h): <asset><mesh> (binary STL and OBJ files, inline
+// vertex/face), compiled as MuJoCo 3's mjCMesh (src/user/user_mesh.cc): the convex hull (qhull, the
+// same options and graph layout, built when a colliding geom uses the mesh or inertia="convex"),
+// scale / refpos / refquat, the volume, centre of mass and inertia per the mesh's inertia mode
+// (legacy, the default; convex; exact; shell), its principal axes (MuJoCo's Jacobi mjuu_eig3, so
+// that the frame and its signs are MuJoCo's), the vertices moved to that frame and rounded to float.
+// A mesh geom takes the mesh's frame into its own pos/quat, its size from the mesh's bounds, its
+// mass and inertia from the mesh's volume and equivalent inertia box.
+#include <libqhull_r/qhull_ra.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "sim/mjcf_compiler.h"
+
+namespace rlt::mjcf_detail {
+
+namespace {
+
+// Area of triangle (v1, v2, v3), its unit normal and centre (MuJoCo's `triangle`): 0 below mjMINVAL.
+double triangle(double* normal, double* center, const double* v1, const double* v2, const double* v3) {
+  double local[3];
+  double* n = normal ? normal : local;
+  if (center) {
+    for (int k = 0; k < 3; ++k) center[k] = (v1[k] + v2[k] + v3[k]) / 3;
+  }
+  const double b[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
+  const double c[3] = {v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2]};
+  n[0] = b[1] * c[2] - b[2] * c[1];
+  n[1] = b[2] * c[0] - b[0] * c[2];
+  n[2] = b[0] * c[1] - b[1] * c[0];
+  const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (len < kMinVal) return 0;
+  if (normal) {
+    for (int k = 0; k < 3; ++k) normal[k] /= len;
+  }
+  return 0.5 * len;
+}
+
+// MuJoCo's mjuu_normvec: unit length unless within mjEPS of it already.
+void normvec(double* v, int n) {
+  double nrm = 0;
+  for (int i = 0; i < n; ++i) nrm += v[i] * v[i];
+  if (nrm < kEps) return;
+  nrm = std::sqrt(nrm);
+  if (std::abs(nrm - 1) > kEps) {
+    for (int i = 0; i < n; ++i) v[i] /= nrm;
+  }
+}
+
+// MuJoCo's mjuu_quat2mat (row-major), mjuu_mulquat, mjuu_mulvecmat (mat * vec).
+void quat2mat(double* r, const double* q) {
+  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
+    for (int i = 0; i < 9; ++i) r[i] = (i % 4 == 0) ? 1 : 0;
+    return;
+  }
+  const double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
+  const double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
+  const double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
+  r[0] = q00 + q11 - q22 - q33;
+  r[4] = q00 - q11 + q22 - q33;
+  r[8] = q00 - q11 - q22 + q33;
+  r[1] = 2 * (q12 - q03);
+  r[2] = 2 * (q13 + q02);
+  r[3] = 2 * (q12 + q03);
+  r[5] = 2 * (q23 - q01);
+  r[6] = 2 * (q13 - q02);
+  r[7] = 2 * (q23 + q01);
+}
+void mulquat(double* res, const double* a, const double* b) {
+  double t[4] = {
+      a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+      a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+  normvec(t, 4);
+  std::copy_n(t, 4, res);
+}
+void mulvecmat(double* res, const double* v, const double* m) {
+  const double t[3] = {m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+                       m[6] * v[0] + m[7] * v[1] + m[8] * v[2]};
+  std::copy_n(t, 3, res);
+}
+void mulvecmatT(double* res, const double* v, const double* m) {
+  const double t[3] = {m[0] * v[0] + m[3] * v[1] + m[6] * v[2], m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+                       m[2] * v[0] + m[5] * v[1] + m[8] * v[2]};
+  std::copy_n(t, 3, res);
+}
+void mulmat(double* res, const double* a, const double* b) {
+  double t[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+  std::copy_n(t, 9, res);
+}
+
+// MuJoCo's mju_normalize4 (the engine's: unit unless within mjMINVAL of it).
+void normalize4(double* v) {
+  const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  if (n < kMinVal) {
+    v[0] = 1, v[1] = v[2] = v[3] = 0;
+  } else if (std::abs(n - 1) > kMinVal) {
+    const double inv = 1 / n;
+    for (int i = 0; i < 4; ++i) v[i] *= inv;
+  }
+}
+// MuJoCo's mju_mulQuat (no normalization).
+void mulquat_raw(double* res, const double* a, const double* b) {
+  const double t[4] = {
+      a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+      a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+  std::copy_n(t, 4, res);
+}
+
+// MuJoCo's mju_eig3: Jacobi rotations accumulated in a quaternion, eigenvalues sorted decreasing.
+// MuJoCo 3.17's result does not change when the matrix is scaled (measured with its Python
+// mju_eig3; the source read, older, has absolute tolerances): the matrix is scaled here to a largest
+// entry of 1 first, which agrees with it to ~5e-7 in the axes of nearly symmetric meshes (exactly
+// elsewhere, up to rounding).
+void eig3(double eigval[3], double quat[4], const double mat_in[9]) {
+  constexpr double kEigEps = 1e-12;
+  double scale = 0;
+  for (int i = 0; i < 9; ++i) scale = std::max(scale, std::abs(mat_in[i]));
+  if (scale == 0) scale = 1;
+  double mat[9];
+  for (int i = 0; i < 9; ++i) mat[i] = mat_in[i] / scale;
+  double D[9], tmp[9], tmp2[9], eigvec[9];
+  quat[0] = 1, quat[1] = quat[2] = quat[3] = 0;
+  for (int iter = 0; iter < 500; ++iter) {
+    quat2mat(eigvec, quat);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) tmp2[3 * i + j] = eigvec[3 * j + i];
+    mulmat(tmp, tmp2, mat);
+    mulmat(D, tmp, eigvec);
+    eigval[0] = D[0], eigval[1] = D[4], eigval[2] = D[8];
+    int rk, ck, rotk;
+    if (std::abs(D[1]) > std::abs(D[2]) && std::abs(D[1]) > std::abs(D[5])) {
+      rk = 0, ck = 1, rotk = 2;
+    } else if (std::abs(D[2]) > std::abs(D[5])) {
+      rk = 0, ck = 2, rotk = 1;
+    } else {
+      rk = 1, ck = 2, rotk = 0;
+    }
+    if (std::abs(D[3 * rk + ck]) < kEigEps) break;
+    const double tau = (D[4 * ck] - D[4 * rk]) / (2 * D[3 * rk + ck]);
+    const double t = tau >= 0 ? 1.0 / (tau + std::sqrt(1 + tau * tau)) : -1.0 / (-tau + std::sqrt(1 + tau * tau));
+    const double c = 1.0 / std::sqrt(1 + t * t);
+    if (c > 1.0 - kEigEps) break;  // (eigenvalues below are in the scaled units until the end)
+    tmp[1] = tmp[2] = tmp[3] = 0;
+    tmp[rotk + 1] = tau >= 0 ? -std::sqrt(0.5 - 0.5 * c) : std::sqrt(0.5 - 0.5 * c);
+    if (rotk == 1) tmp[rotk + 1] = -tmp[rotk + 1];
+    tmp[0] = std::sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1]);
+    normalize4(tmp);
+    mulquat_raw(quat, quat, tmp);
+    normalize4(quat);
+  }
+  for (int k = 0; k < 3; ++k) eigval[k] *= scale;
+  for (int j = 0; j < 3; ++j) {
+    const int j1 = j % 2;
+    if (eigval[j1] + kEigEps * scale < eigval[j1 + 1]) {
+      std::swap(eigval[j1], eigval[j1 + 1]);
+      tmp[0] = 0.707106781186548;
+      tmp[1] = tmp[2] = tmp[3] = 0;
+      tmp[(j1 + 2) % 3 + 1] = tmp[0];
+      mulquat_raw(quat, quat, tmp);
+      normalize4(quat);
+    }
+  }
+}
+
+std::string file_stem(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto dot = base.find_last_of('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+std::string lower_extension(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+}  // namespace
+
+// ---- reading ----
+
+void MjcfCompiler::read_mesh_attrs(Attrs& a, MeshSpec* s) {
+  a.numbers("scale", s->scale, 3, 3);
+  if (const int k = a.keyword("inertia", {"convex", "exact", "legacy", "shell"}); k >= 0) s->inertia = k;
+  if (a.integer("maxhullvert", &s->maxhullvert) && s->maxhullvert != -1 && s->maxhullvert < 4)
+    a.fail("attribute \"maxhullvert\" must be larger than 3");
+  a.ignore({"smoothnormal", "material"});  // visual
+}
+
+void MjcfCompiler::read_assets(const XMLElement* section) {
+  {
+    Attrs a(m_file, section);
+    a.finish();
+  }
+  for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string n = c->Name();
+    if (n == "mesh") read_mesh(c);
+    else if (n == "texture" || n == "material" || n == "skin" || n == "hfield" || n == "model") continue;  // visual
+    else unsupported_element(c, "mesh; ignored: texture, material, skin, hfield, model");
+  }
+}
+
+void MjcfCompiler::read_mesh(const XMLElement* e) {
+  Attrs a(m_file, e);
+  MeshAsset mesh;
+  mesh.elem = e;
+  mesh.spec = find_class(a, a.text("class").value_or("main")).mesh;
+  read_mesh_attrs(a, &mesh.spec);
+  mesh.file = a.text("file").value_or("");
+  if (const auto v = a.list("vertex")) {
+    if (v->size() % 3) a.fail("attribute \"vertex\": the number of values must be a multiple of 3");
+    for (double x : *v) mesh.vert.push_back(static_cast<float>(x));
+  }
+  if (const auto faces = a.list("face")) {
+    for (double x : *faces) {
+      if (x != std::floor(x) || x < 0) a.fail("attribute \"face\": vertex indices must be non-negative integers");
+      mesh.face.push_back(static_cast<int>(x));
+    }
+    if (mesh.face.size() % 3) a.fail("attribute \"face\": the number of values must be a multiple of 3");
+  }
+  a.numbers("refpos", mesh.refpos, 3, 3);
+  a.numbers("refquat", mesh.refquat, 4, 4);
+  a.ignore({"normal", "texcoord", "content_type"});  // visual; the content type follows the extension here
+  if (a.has("builtin") || a.has("params")) a.fail("builtin meshes are not supported");
+  mesh.name = a.text("name").value_or("");
+  a.finish();
+  no_children(e);
+  if (mesh.file.empty() && mesh.vert.empty()) a.fail("a mesh needs \"file\" or \"vertex\"");
+  if (!mesh.file.empty() && !mesh.vert.empty()) a.fail("repeated vertex specification (\"file\" and \"vertex\")");
+  if (mesh.name.empty()) mesh.name = file_stem(mesh.file);  // MuJoCo names it after its file
+  check_name(m_mesh_lines, "mesh", e, mesh.name);
+  m_mesh_names[mesh.name] = static_cast<int>(m_meshes.size());
+  if (!mesh.file.empty()) load_mesh_file(&mesh);
+  m_meshes.push_back(std::move(mesh));
+}
+
+// Binary STL (MuJoCo's stl_decoder: vertices merged when bit-identical, in order of first use)
+// and OBJ (MuJoCo's obj_decoder via tinyobjloader: `v` lines, faces of 3 or 4 vertices, a quad split
+// into (0 1 2) (0 2 3)); the .msh format is refused (no corpus file uses it).
+void MjcfCompiler::load_mesh_file(MeshAsset* mesh) {
+  const std::string& f = mesh->file;
+  const std::string path = !f.empty() && f[0] == '/' ? f : m.meshdir + f;
+  auto cannot = [&](const std::string& why) { fail(mesh->elem, "cannot read " + path + ": " + why); };
+  const std::string ext = lower_extension(f);
+  if (ext == ".msh") cannot("MuJoCo's binary .msh mesh format is not supported (STL and OBJ are)");
+  if (ext != ".stl" && ext != ".obj") cannot("unknown mesh format " + quoted(ext) + " (STL and OBJ are supported)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) cannot(std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) cannot("read error");
+  if (ext == ".stl") {
+    if (bytes.empty()) cannot("empty file");
+    if (bytes.size() < 84) cannot("truncated STL header (" + std::to_string(bytes.size()) + " bytes)");
+    std::int32_t nface = 0;
+    std::memcpy(&nface, bytes.data() + 80, 4);
+    if (nface < 1 || nface > 200000)
+      cannot("the binary STL header gives " + std::to_string(nface) +
+             " triangles (1 to 200000; ASCII STL is not supported, as in MuJoCo)");
+    if (static_cast<size_t>(nface) * 50 != bytes.size() - 84)
+      cannot("wrong size for a binary STL of " + std::to_string(nface) + " triangles (" + std::to_string(bytes.size()) +
+             " bytes, expected " + std::to_string(84 + 50 * size_t(nface)) +
+             "; truncated, or ASCII STL, which is not supported)");
+    std::map<std::array<std::uint32_t, 3>, int> ids;
+    for (int i = 0; i < nface; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        float v[3];
+        std::memcpy(v, bytes.data() + 84 + 50 * size_t(i) + 12 * (j + 1), 12);
+        for (float x : v)
+          if (std::fabs(x) > std::pow(2.0, 30)) cannot("a vertex exceeds the bounds (2^30)");
+        std::array<std::uint32_t, 3> key;
+        std::memcpy(key.data(), v, 12);
+        const auto [it, inserted] = ids.emplace(key, static_cast<int>(mesh->vert.size() / 3));
+        if (inserted) mesh->vert.insert(mesh->vert.end(), v, v + 3);
+        mesh->face.push_back(it->second);
+      }
+    }
+    return;
+  }
+  // OBJ
+  std::istringstream text(bytes);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(text, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::string tag;
+    if (!(ls >> tag)) continue;
+    if (tag == "v") {
+      double x[3];
+      if (!(ls >> x[0] >> x[1] >> x[2])) cannot("line " + std::to_string(lineno) + ": a vertex needs 3 numbers");
+      for (double c : x) mesh->vert.push_back(static_cast<float>(c));
+    } else if (tag == "f") {
+      std::vector<int> ids;
+      std::string tok;
+      const int nv = static_cast<int>(mesh->vert.size() / 3);
+      while (ls >> tok) {
+        const int idx = std::atoi(tok.c_str());  // "i", "i/t", "i//n", "i/t/n": the vertex is first
+        if (idx == 0) cannot("line " + std::to_string(lineno) + ": bad face index " + quoted(tok));
+        ids.push_back(idx > 0 ? idx - 1 : nv + idx);
+      }
+      if (ids.size() < 3 || ids.size() > 4)
+        cannot("line " + std::to_string(lineno) + ": only triangles and quads are supported (as MuJoCo)");
+      mesh->face.insert(mesh->face.end(), {ids[0], ids[1], ids[2]});
+      if (ids.size() == 4) mesh->face.insert(mesh->face.end(), {ids[0], ids[2], ids[3]});
+    }
+  }
+  if (mesh->vert.empty()) cannot("no vertices (not an OBJ mesh?)");
+}
+
+// ---- compiling ----
+
+// MuJoCo's mjCMesh::MakeGraph: qhull ("qhull Qt", plus "Q9 TA<n>" under maxhullvert) on the
+// vertices as read, triangulated, into the graph layout of mesh_graph.
+void MjcfCompiler::make_hull(MeshAsset* mesh, const std::vector<double>& vert) {
+  const int nvert = static_cast<int>(vert.size() / 3);
+  const XMLElement* e = mesh->elem;
+  {  // colocated / collinear / coplanar vertices: no hull
+    int v1 = -1;
+    double len1 = 0;
+    auto dist = [&](int i, int j) {
+      const double* a = &vert[3 * i];
+      const double* b = &vert[3 * j];
+      return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    };
+    for (int i = 1; i < nvert; ++i) {
+      len1 = dist(i, 0);
+      if (len1 > kMinVal) {
+        v1 = i;
+        break;
+      }
+    }
+    if (v1 < 0) fail(e, "mesh has colocated vertices, cannot compute its convex hull");
+    const double e1[3] = {vert[3 * v1] - vert[0], vert[3 * v1 + 1] - vert[1], vert[3 * v1 + 2] - vert[2]};
+    double n[3] = {0, 0, 0};
+    bool collinear = true;
+    for (int i = 1; i < nvert && collinear; ++i) {
+      if (i == v1) continue;
+      const double e2[3] = {vert[3 * i] - vert[0], vert[3 * i + 1] - vert[1], vert[3 * i + 2] - vert[2]};
+      const double len2 = std::sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+      if (len2 < kMinVal) continue;
+      cross3(e1, e2, n);
+      const double nn = norm3(n);
+      if (nn > kMinVal * len1 * len2) {
+        for (double& c : n) c /= nn;
+        collinear = false;
+      }
+    }
+    if (collinear) fail(e, "mesh has collinear vertices, cannot compute its convex hull");
+    const double d = n[0] * vert[0] + n[1] * vert[1] + n[2] * vert[2];
+    bool coplanar = true;
+    for (int i = 0; i < nvert && coplanar; ++i)
+      if (std::fabs(n[0] * vert[3 * i] + n[1] * vert[3 * i + 1] + n[2] * vert[3 * i + 2] - d) > kMinVal * len1)
+        coplanar = false;
+    if (coplanar) fail(e, "mesh has coplanar vertices, cannot compute its convex hull");
+  }
+  std::string opt = "qhull Qt";
+  if (mesh->spec.maxhullvert > -1) opt += " Q9 TA" + std::to_string(mesh->spec.maxhullvert - 4);
+  qhT qh_qh;
+  qhT* qh = &qh_qh;
+  qh_zero(qh, stderr);
+  FILE* devnull = std::fopen("/dev/null", "w");
+  qh_init_A(qh, stdin, devnull ? devnull : stdout, devnull ? devnull : stderr, 0, nullptr);
+  std::vector<int>& g = mesh->graph;
+  volatile bool ok = true;           // set between setjmp and a possible longjmp
+  std::vector<double> points(vert);  // qhull keeps a pointer to them
+  const int exitcode = setjmp(qh->errexit);
+  if (!exitcode) {
+    qh->NOerrexit = False;
+    qh_initflags(qh, const_cast<char*>(opt.c_str()));
+    qh_init_B(qh, points.data(), nvert, 3, False);
+    qh_qhull(qh);
+    qh_triangulate(qh);
+    qh_vertexneighbors(qh);
+    const int numvert = qh->num_vertices, numface = qh->num_facets;
+    g.assign(2 + 3 * static_cast<size_t>(numvert) + 6 * static_cast<size_t>(numface), 0);
+    g[0] = numvert, g[1] = numface;
+    int* vert_edgeadr = g.data() + 2;
+    int* vert_globalid = g.data() + 2 + numvert;
+    int* edge_localid = g.data() + 2 + 2 * numvert;
+    int* face_globalid = g.data() + 2 + 3 * numvert + 3 * numface;
+    int i = 0, adr = 0;
+    vertexT* vertex;
+    FORALLvertices {
+      const int pid = qh_pointid(qh, vertex->point);
+      if (pid < 0 || pid >= nvert) {
+        ok = false;
+        break;
+      }
+      vert_edgeadr[i] = adr, vert_globalid[i] = pid;
+      const int start = adr;
+      facetT *facet, **facetp;
+      FOREACHfacet_(vertex->neighbors) {
+        vertexT *vertex1, **vertex1p;
+        FOREACHsetelement_(vertexT, facet->vertices, vertex1) {
+          const int pid1 = qh_pointid(qh, vertex1->point);
+          if (pid1 < 0 || pid1 >= nvert) {
+            ok = false;
+            break;
+          }
+          if (pid1 != pid) {
+            int j = start;
+            while (j < adr && edge_localid[j] != pid1) ++j;
+            if (j >= adr) edge_localid[adr++] = pid1;
+          }
+        }
+      }
+      edge_localid[adr++] = -1;
+      ++i;
+    }
+    if (ok && adr != numvert + 3 * numface) ok = false;
+    adr = 0;
+    facetT* facet;
+    FORALLfacets {
+      int ii = 0;
+      int ind[3] = {0, 1, 2};
+      if (facet->toporient) ind[0] = 1, ind[1] = 0;
+      vertexT *vertex1, **vertex1p;
+      FOREACHsetelement_(vertexT, facet->vertices, vertex1) {
+        if (ii < 3) face_globalid[adr + ind[ii]] = qh_pointid(qh, vertex1->point);
+        ++ii;
+      }
+      if (ii != 3) ok = false;
+      adr += 3;
+    }
+  }
+  int curlong, totlong;
+  qh_freeqhull(qh, !qh_ALL);
+  qh_memfreeshort(qh, &curlong, &totlong);
+  if (devnull) std::fclose(devnull);
+  if (exitcode) fail(e, "qhull could not compute the mesh's convex hull");
+  if (!ok) fail(e, "qhull returned a convex hull that is not triangulated");
+  // edge ids: vertex ids of the mesh -> hull vertex index
+  const int numvert = g[0], numface = g[1];
+  std::vector<int> hullid(static_cast<size_t>(nvert), -1);
+  for (int k = 0; k < numvert; ++k) hullid[static_cast<size_t>(g[2 + numvert + k])] = k;
+  for (int k = 0; k < numvert + 3 * numface; ++k) {
+    int& id = g[static_cast<size_t>(2 + 2 * numvert + k)];
+    if (id >= 0) id = hullid[static_cast<size_t>(id)];
+  }
+}
+
+// MuJoCo's mjCMesh::Process (less normals, polygons, BVH and octree, which do not move the physics).
+void MjcfCompiler::process_mesh(MeshAsset* mesh) {
+  const XMLElement* e = mesh->elem;
+  const int nvert = static_cast<int>(mesh->vert.size() / 3);
+  if (nvert < 4) fail(e, "a mesh needs at least 4 vertices");
+  for (size_t i = 0; i < mesh->face.size(); ++i)
+    if (mesh->face[i] < 0 || mesh->face[i] >= nvert)
+      fail(e,
+           "in face " + std::to_string(i / 3) + ", vertex index " + std::to_string(mesh->face[i]) + " does not exist");
+  for (float v : mesh->vert)
+    if (!std::isfinite(v)) fail(e, "a vertex coordinate is not finite");
+  std::vector<double> dv(mesh->vert.begin(), mesh->vert.end());
+  const int mode = mesh->spec.inertia;
+  if (mode == kMeshInertiaExact) {  // faces must be consistently oriented: no half-edge twice
+    std::vector<std::pair<int, int>> he;
+    for (size_t i = 0; i + 2 < mesh->face.size(); i += 3) {
+      const int v0 = mesh->face[i], v1 = mesh->face[i + 1], v2 = mesh->face[i + 2];
+      if (triangle(nullptr, nullptr, &dv[3 * v0], &dv[3 * v1], &dv[3 * v2]) > std::sqrt(kMinVal))
+        he.insert(he.end(), {{v0, v1}, {v1, v2}, {v2, v0}});
+    }
+    std::stable_sort(he.begin(), he.end());
+    const auto it = std::adjacent_find(he.begin(), he.end());
+    if (it != he.end())
+      fail(e, "faces have inconsistent orientation (the faces with vertices " + std::to_string(it->first + 1) +
+                  " and " + std::to_string(it->second + 1) + ")");
+  }
+  if (mode == kMeshInertiaConvex) mesh->need_hull = true;
+  if (mesh->need_hull || mesh->face.empty()) make_hull(mesh, dv);
+  if (mesh->face.empty()) {  // no faces: the hull's
+    const int nv = mesh->graph[0], nf = mesh->graph[1];
+    mesh->face.assign(mesh->graph.begin() + 2 + 3 * nv + 3 * nf, mesh->graph.begin() + 2 + 3 * nv + 6 * nf);
+  }
+  const double* sc = mesh->spec.scale;
+  if (sc[0] * sc[1] * sc[2] <= 0) {  // left-handed: MuJoCo flips the winding
+    for (size_t i = 0; i + 2 < mesh->face.size(); i += 3) std::swap(mesh->face[i + 1], mesh->face[i + 2]);
+  }
+  // refpos, refquat, scale
+  const double* rp = mesh->refpos;
+  if (rp[0] != 0 || rp[1] != 0 || rp[2] != 0)
+    for (int i = 0; i < nvert; ++i)
+      for (int k = 0; k < 3; ++k) dv[3 * i + k] -= rp[k];
+  const double* rq = mesh->refquat;
+  if (rq[0] != 1 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
+    double q[4] = {rq[0], rq[1], rq[2], rq[3]}, mat[9];
+    normvec(q, 4);
+    quat2mat(mat, q);
+    for (int i = 0; i < nvert; ++i) mulvecmatT(&dv[3 * i], &dv[3 * i], mat);
+  }
+  if (sc[0] != 1 || sc[1] != 1 || sc[2] != 1)
+    for (int i = 0; i < nvert; ++i)
+      for (int k = 0; k < 3; ++k) dv[3 * i + k] *= sc[k];
+  const int nface = static_cast<int>(mesh->face.size() / 3);
+  auto vtx = [&](const int* f, int k) { return &dv[3 * static_cast<size_t>(f[k])]; };
+  // centroid of the faces
+  double facecen[3] = {0, 0, 0}, total_area = 0;
+  for (int i = 0; i < nface; ++i) {
+    const int* f = &mesh->face[3 * static_cast<size_t>(i)];
+    double center[3];
+    const double area = triangle(nullptr, center, vtx(f, 0), vtx(f, 1), vtx(f, 2));
+    for (int k = 0; k < 3; ++k) facecen[k] += area * center[k];
+    total_area += area;
+  }
+  if (total_area < kMinVal) fail(e, "mesh surface area is too small");
+  for (double& c : facecen) c /= total_area;
+  // the faces the volume and inertia integrate: the hull's under inertia="convex"
+  const int* faces = mesh->face.data();
+  int nf = nface;
+  if (mode == kMeshInertiaConvex) {
+    nf = mesh->graph[1];
+    faces = mesh->graph.data() + 2 + 3 * mesh->graph[0] + 3 * nf;
+  }
+  double com[3] = {0, 0, 0};
+  if (mode == kMeshInertiaShell) {
+    double surface = 0;
+    for (int i = 0; i < nface; ++i) {
+      const int* f = &mesh->face[3 * static_cast<size_t>(i)];
+      double center[3];
+      const double area = triangle(nullptr, center, vtx(f, 0), vtx(f, 1), vtx(f, 2));
+      surface += area;
+      for (int k = 0; k < 3; ++k) com[k] += area * (center[k] * 3.0 / 4.0 + facecen[k] / 4.0);
+    }
+    if (surface < kMinVal) fail(e, "mesh surface area is too small");
+    for (double& c : com) c /= surface;
+  } else {
+    double volume = 0;
+    for (int i = 0; i < nf; ++i) {
+      const int* f = faces + 3 * i;
+      double normal[3], center[3];
+      const double area = triangle(normal, center, vtx(f, 0), vtx(f, 1), vtx(f, 2));
+      const double vec[3] = {center[0] - facecen[0], center[1] - facecen[1], center[2] - facecen[2]};
+      double vol = (vec[0] * normal[0] + vec[1] * normal[1] + vec[2] * normal[2]) * area / 3;
+      if (mode == kMeshInertiaLegacy) vol = std::abs(vol);
+      volume += vol;
+      for (int k = 0; k < 3; ++k) com[k] += vol * (center[k] * 3.0 / 4.0 + facecen[k] / 4.0);
+    }
+    if (volume < kMinVal) {
+      if (volume < 0) fail(e, "mesh volume is negative (misoriented triangles)");
+      fail(e, "mesh volume is too small (try inertia=\"shell\")");
+    }
+    for (double& c : com) c /= volume;
+  }
+  // inertia about the centre of mass (MuJoCo's ComputeInertia), recomputing the volume
+  double P[6] = {0, 0, 0, 0, 0, 0}, total = 0;
+  const int kk[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  for (int i = 0; i < nf; ++i) {
+    const int* f = faces + 3 * i;
+    double D[3], E[3], F[3];
+    for (int k = 0; k < 3; ++k) {
+      D[k] = vtx(f, 0)[k] - com[k], E[k] = vtx(f, 1)[k] - com[k], F[k] = vtx(f, 2)[k] - com[k];
+    }
+    double normal[3], center[3];
+    const double area = triangle(normal, center, D, E, F);
+    double vol = mode == kMeshInertiaShell
+                     ? area
+                     : (center[0] * normal[0] + center[1] * normal[1] + center[2] * normal[2]) * area / 3;
+    if (mode == kMeshInertiaLegacy) vol = std::abs(vol);
+    total += vol;
+    const int C = mode == kMeshInertiaShell ? 12 : 20;
+    for (int j = 0; j < 6; ++j) {
+      const int a = kk[j][0], b = kk[j][1];
+      P[j] += vol / C *
+              (2 * (D[a] * D[b] + E[a] * E[b] + F[a] * F[b]) + D[a] * E[b] + D[b] * E[a] + D[a] * F[b] + D[b] * F[a] +
+               E[a] * F[b] + E[b] * F[a]);
+    }
+  }
+  mesh->volume = total;
+  const double inert[6] = {P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]};
+  const double full[9] = {inert[0], inert[3], inert[4], inert[3], inert[1], inert[5], inert[4], inert[5], inert[2]};
+  double eigval[3], quat[4];
+  eig3(eigval, quat, full);
+
+  if (eigval[2] <= 0) fail(e, "an eigenvalue of the mesh's inertia is not positive");
+  constexpr double atol = 1e-9, rtol = 1e-6;
+  if (eigval[0] + eigval[1] < eigval[2] * (1 - rtol) - atol || eigval[0] + eigval[2] < eigval[1] * (1 - rtol) - atol ||
+      eigval[1] + eigval[2] < eigval[0] * (1 - rtol) - atol)
+    fail(e, "the eigenvalues of the mesh's inertia violate A + B >= C");
+  mesh->boxsz[0] = 0.5 * std::sqrt(6 * (eigval[1] + eigval[2] - eigval[0]) / total);
+  mesh->boxsz[1] = 0.5 * std::sqrt(6 * (eigval[0] + eigval[2] - eigval[1]) / total);
+  mesh->boxsz[2] = 0.5 * std::sqrt(6 * (eigval[0] + eigval[1] - eigval[2]) / total);
+  // move the vertices to the centre of mass and the principal axes
+  const double neg[4] = {quat[0], -quat[1], -quat[2], -quat[3]};
+  double mat[9];
+  quat2mat(mat, neg);
+  double* aamm = mesh->aamm;
+  aamm[0] = aamm[1] = aamm[2] = 1e10;
+  aamm[3] = aamm[4] = aamm[5] = -1e10;
+  for (int i = 0; i < nvert; ++i) {
+    double* v = &dv[3 * static_cast<size_t>(i)];
+    for (int k = 0; k < 3; ++k) v[k] -= com[k];
+    mulvecmat(v, v, mat);
+    for (int k = 0; k < 3; ++k) aamm[k] = std::min(aamm[k], v[k]), aamm[k + 3] = std::max(aamm[k + 3], v[k]);
+  }
+  std::copy_n(com, 3, mesh->pos);
+  std::copy_n(quat, 4, mesh->quat);
+  for (size_t i = 0; i < dv.size(); ++i) mesh->vert[i] = static_cast<float>(dv[i]);
+}
+
+void MjcfCompiler::compile_meshes() {
+  // which meshes a colliding geom uses (MuJoCo builds their hulls)
+  for (size_t g = 0; g < m_geoms.size(); ++g) {
+    const GeomSpec& s = m_geoms[g];
+    if (s.mesh.empty()) continue;
+    const auto it = m_mesh_names.find(s.mesh);
+    if (it == m_mesh_names.end()) fail(m_geom_elem[g], "mesh " + quoted(s.mesh) + " not found");
+    if (s.type == kGeomMesh && (s.contype || s.conaffinity)) m_meshes[static_cast<size_t>(it->second)].need_hull = true;
+  }
+  m.nmesh = static_cast<int>(m_meshes.size());
+  for (MeshAsset& mesh : m_meshes) {
+    process_mesh(&mesh);
+    m.mesh_vertadr.push_back(m.nmeshvert);
+    m.mesh_vertnum.push_back(static_cast<int>(mesh.vert.size() / 3));
+    for (float v : mesh.vert) m.mesh_vert.push_back(v);
+    m.nmeshvert += static_cast<int>(mesh.vert.size() / 3);
+    m.mesh_graphadr.push_back(mesh.graph.empty() ? -1 : m.nmeshgraph);
+    m.mesh_graph.insert(m.mesh_graph.end(), mesh.graph.begin(), mesh.graph.end());
+    m.nmeshgraph += static_cast<int>(mesh.graph.size());
+    m.mesh_faceadr.push_back(static_cast<int>(m.mesh_face.size() / 3));
+    m.mesh_facenum.push_back(static_cast<int>(mesh.face.size() / 3));
+    m.mesh_face.insert(m.mesh_face.end(), mesh.face.begin(), mesh.face.end());
+    m.mesh_pos.insert(m.mesh_pos.end(), mesh.pos, mesh.pos + 3);
+    m.mesh_quat.insert(m.mesh_quat.end(), mesh.quat, mesh.quat + 4);
+    m.mesh_name.push_back(mesh.name);
+  }
+  m.geom_dataid.assign(m_geoms.size(), -1);
+}
+
+void MjcfCompiler::compile_mesh_geom(int i) {
+  const XMLElement* e = m_geom_elem[i];
+  GeomSpec& g = m_geoms[i];
+  GeomFrame& f = m_geom_frames[i];
+  if (g.mesh.empty()) fail(e, "a mesh geom needs attribute \"mesh\"");
+  if (g.type != kGeomMesh)
+    fail(e, "a primitive geom fitted to a mesh (type other than \"mesh\" with attribute \"mesh\") is not supported");
+  if (f.has_fromto) fail(e, "\"fromto\" cannot be used with a mesh geom");
+  const int id = m_mesh_names.at(g.mesh);
+  const MeshAsset& mesh = m_meshes[static_cast<size_t>(id)];
+  m.geom_dataid[i] = id;
+  // MuJoCo's mjuu_frameaccum(pos, quat, meshpos, meshquat)
+  double mat[9], v[3];
+  normvec(f.quat, 4);
+  quat2mat(mat, f.quat);
+  mulvecmat(v, mesh.pos, mat);
+  for (int k = 0; k < 3; ++k) f.pos[k] += v[k];
+  mulquat(f.quat, f.quat, mesh.quat);
+  for (int k = 0; k < 3; ++k) g.size[k] = std::max(std::abs(mesh.aamm[k]), std::abs(mesh.aamm[k + 3]));
+}
+
+}  // namespace rlt::mjcf_detail

@@ -1,0 +1,162 @@
+// MJCF meshes (sim/mjcf_mesh.cpp): <asset><mesh> from binary STL, OBJ and inline data, compiled as
+// MuJoCo 3. Expected values are MuJoCo 3.17's compiled model (python: mujoco.MjModel.from_xml_path
+// on tests/data/mjcf/mesh_plane.xml and mesh_convex.xml); the trajectories are compared with
+// MuJoCo 3 by tools/mujoco_peer.py (ctest mujoco_peer_mesh_plane, mujoco_peer_mesh_convex). Then
+// every refusal of a mesh file: one message `file:line: mesh NAME: cannot read PATH: why`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/mjcf.h"
+
+namespace rlt {
+namespace {
+
+std::string data(const std::string& name) { return std::string(RLT_MJCF_DATA_DIR) + "/" + name; }
+
+// Relative agreement with MuJoCo: the mesh inertia integrals are MuJoCo's own, in its order, so
+// only the last bits may differ.
+void expect_close(const std::vector<double>& ours, const std::vector<double>& mujoco, const char* what) {
+  ASSERT_EQ(ours.size(), mujoco.size()) << what;
+  for (size_t i = 0; i < ours.size(); ++i)
+    EXPECT_NEAR(ours[i], mujoco[i], 1e-12 * (1 + std::abs(mujoco[i]))) << what << "[" << i << "]";
+}
+
+TEST(MjcfMesh, StlTetrahedronAndInlineWedgeAsMujoco) {
+  const Model m = load_mjcf(data("mesh_plane.xml"));
+  ASSERT_EQ(m.nmesh, 3);
+  EXPECT_EQ(m.mesh_name, (std::vector<std::string>{"tetra", "mesh_cube", "wedge"}));  // unnamed: the file's stem
+  EXPECT_EQ(m.mesh_vertnum, (std::vector<int>{4, 8, 6}));
+  // only the tetrahedron collides, so only it has a hull (MuJoCo's needhull)
+  EXPECT_EQ(m.mesh_graphadr, (std::vector<int>{0, -1, -1}));
+  EXPECT_EQ(m.mesh_graph, (std::vector<int>{4, 4, 0,  4, 8, 12, 0,  3, 1, 2, 2, 3, 1, -1, 2, 3, 0, -1, 1,
+                                            3, 0, -1, 1, 2, 0,  -1, 1, 3, 2, 0, 1, 2, 3,  0, 2, 0, 3,  1}));
+  expect_close(m.body_mass, {0.0, 0.5985791829334258, 2.0000000894069694}, "body_mass");
+  expect_close(m.body_inertia,
+               {0.0, 0.0, 0.0, 0.001473941362330388, 0.001473903389858069, 0.0012928931011962285, 0.008888889551162746,
+                0.008333333954215072, 0.0038888891786336994},
+               "body_inertia");
+  expect_close(m.geom_pos,
+               {0.0, 0.0, 0.0, 1.1047642706682855e-18, 0.0, -4.245217532139809e-18, 0.01666666766007742,
+                0.06666666766007741, 0.05000000074505807},
+               "geom_pos");
+  expect_close(m.geom_quat,
+               {1.0, 0.0, 0.0, 0.0, 0.707106781186548, 0.0, 0.0, 0.707106781186548, 0.27059805007309906,
+                0.6532814824381896, -0.27059805007309906, 0.6532814824381896},
+               "geom_quat");
+  expect_close(m.geom_size,
+               {2.0, 2.0, 0.1, 0.10391999781131758, 0.12000000178813951, 0.14399999678134937, 0.05000000074505828,
+                0.09428090556310167, 0.14142135834465253},
+               "geom_size");
+  EXPECT_EQ(m.geom_type[1], kGeomMesh);
+  EXPECT_EQ(m.geom_dataid, (std::vector<int>{-1, 0, 2}));
+}
+
+TEST(MjcfMesh, ObjCubeOfQuadsAsMujoco) {
+  const Model m = load_mjcf(data("mesh_convex.xml"));
+  EXPECT_EQ(m.mesh_graphadr, (std::vector<int>{-1, 0, -1}));
+  EXPECT_EQ(m.mesh_graph,
+            (std::vector<int>{8, 12, 0,  6, 10, 16, 22, 27, 32, 37, 3, 2,  1, 0, 5,  4, 7, 6, 1, 2,  3, 6, 7, -1, 0,
+                              2, 7,  -1, 0, 1,  3,  4,  7,  -1, 0,  2, 4,  5, 6, -1, 2, 3, 5, 7, -1, 4, 3, 6, 7,  -1,
+                              0, 3,  5,  7, -1, 1,  2,  4,  0,  6,  5, -1, 3, 2, 1,  3, 1, 0, 1, 5,  0, 5, 4, 0,  7,
+                              3, 0,  4,  7, 0,  2,  6,  1,  6,  5,  1, 3,  6, 2, 7,  6, 3, 5, 6, 4,  6, 7, 4}));
+  expect_close(m.geom_pos, {0.0, 0.0, 0.0, 0.6, 0.0, 0.1, 0.0, 0.0, 0.0}, "geom_pos");
+  expect_close(m.geom_quat, {1.0, 0.0, 0.0, 0.0, 0.984807753012208, 0.0, 0.0, 0.17364817766693033, 1.0, 0.0, 0.0, 0.0},
+               "geom_quat");
+  expect_close(m.geom_size, {2.0, 2.0, 0.1, 0.10000000149011612, 0.10000000149011612, 0.10000000149011612, 0.05, 0, 0},
+               "geom_size");
+  EXPECT_EQ(m.mesh_facenum[1], 12);  // 6 quads split in two
+}
+
+// ---- refusals ----
+
+class MeshFiles : public ::testing::Test {
+ protected:
+  std::string dir = ::testing::TempDir();
+  std::string write(const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return dir + "/" + name;
+  }
+  // The error of a model whose one mesh reads `file`.
+  std::string error_for(const std::string& file) {
+    const std::string xml =
+        "<mujoco>\n  <asset>\n    <mesh name=\"m\" file=\"" + file +
+        "\"/>\n  </asset>\n  <worldbody>\n    <geom type=\"mesh\" mesh=\"m\"/>\n  </worldbody>\n</mujoco>\n";
+    const std::string path = write("mesh_model.xml", xml);
+    try {
+      load_mjcf(path);
+    } catch (const MjcfError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string prefix(const std::string& file) {
+    return dir + "/mesh_model.xml:3: mesh m: cannot read " + dir + "/" + file + ": ";
+  }
+};
+
+TEST_F(MeshFiles, MissingFile) {
+  const std::string msg = error_for("nowhere.stl");
+  EXPECT_EQ(msg.rfind(prefix("nowhere.stl"), 0), 0u) << msg;
+  EXPECT_NE(msg.find("No such file"), std::string::npos) << msg;
+}
+
+TEST_F(MeshFiles, TruncatedStl) {
+  std::ifstream in(data("mesh_tetra.stl"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(bytes.size(), 84u + 4 * 50);
+  write("cut.stl", bytes.substr(0, bytes.size() - 7));
+  const std::string msg = error_for("cut.stl");
+  EXPECT_EQ(msg.rfind(prefix("cut.stl"), 0), 0u) << msg;
+  EXPECT_NE(msg.find("wrong size"), std::string::npos) << msg;
+  write("short.stl", bytes.substr(0, 40));
+  EXPECT_NE(error_for("short.stl").find("truncated STL header"), std::string::npos);
+}
+
+TEST_F(MeshFiles, AsciiStlAndNonMeshFiles) {
+  write("ascii.stl", "solid x\n  facet normal 0 0 1\n    outer loop\n      vertex 0 0 0\n" + std::string(100, ' '));
+  EXPECT_NE(error_for("ascii.stl").find("ASCII STL is not supported"), std::string::npos) << error_for("ascii.stl");
+  write("text.obj", "this is not a mesh\n");
+  const std::string msg = error_for("text.obj");
+  EXPECT_EQ(msg.rfind(prefix("text.obj"), 0), 0u) << msg;
+  EXPECT_NE(msg.find("no vertices"), std::string::npos) << msg;
+  write("pent.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4 5\n");
+  EXPECT_NE(error_for("pent.obj").find("only triangles and quads"), std::string::npos);
+}
+
+TEST_F(MeshFiles, MshAndUnknownFormatsAreRefused) {
+  write("x.msh", std::string(64, '\0'));
+  const std::string msg = error_for("x.msh");
+  EXPECT_EQ(msg.rfind(prefix("x.msh"), 0), 0u) << msg;
+  EXPECT_NE(msg.find(".msh mesh format is not supported"), std::string::npos) << msg;
+  write("x.ply", "ply\n");
+  EXPECT_NE(error_for("x.ply").find("unknown mesh format \".ply\""), std::string::npos);
+}
+
+TEST(MjcfMeshErrors, GeomNamesAMissingMesh) {
+  try {
+    parse_mjcf("<mujoco>\n<worldbody>\n<geom type='mesh' mesh='nope'/>\n</worldbody>\n</mujoco>", "g.xml");
+    FAIL() << "accepted";
+  } catch (const MjcfError& e) {
+    EXPECT_EQ(std::string(e.what()), "g.xml:3: geom: mesh \"nope\" not found");
+  }
+}
+
+TEST(MjcfMeshErrors, FlatMeshHasNoVolume) {
+  try {  // 4 coplanar vertices: MuJoCo refuses the hull (and the volume)
+    parse_mjcf(
+        "<mujoco>\n<asset>\n<mesh name='flat' vertex='0 0 0 1 0 0 0 1 0 1 1 0'/>\n</asset>\n<worldbody>\n"
+        "<geom type='mesh' mesh='flat'/>\n</worldbody>\n</mujoco>",
+        "f.xml");
+    FAIL() << "accepted";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.xml:3: mesh flat: mesh has coplanar vertices"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rlt
