@@ -523,8 +523,8 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
-  const ModelOffsets o =
-      model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu, view.neq, view.nsensor);
+  const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu,
+                                       view.neq, view.nsensor, view.nhfield, view.nhfielddata);
   const int nv = view.nv;
   std::vector<T> row(static_cast<size_t>(data_size(view)), T(0));
   const DataView<T> d = data_view(view, row.data());

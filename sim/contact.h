@@ -36,6 +36,9 @@
 //   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
 //                    the same on the far cap, two more at +-120 degrees on the near cap's rim
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
+//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid: up to 50, one per triangular prism of
+//                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
+//                    never touch planes or other hfields
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
 //   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
 //                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
@@ -62,6 +65,7 @@
 #include "sim/common.h"
 #include "sim/convex.h"
 #include "sim/dynamics.h"
+#include "sim/hfield.h"
 #include "sim/spatial.h"
 
 namespace rlt {
@@ -599,7 +603,14 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
       const T* s1 = m.geom_size + 3 * g1;
       const T* s2 = m.geom_size + 3 * g2;
       const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
-      const T reach = margin + active;  // geometric distance under which a pair gives candidates
+      const T reach = margin + active;               // geometric distance under which a pair gives candidates
+      if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
+        if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
+          const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
+          hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
+        }
+        continue;
+      }
       if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
       const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
       if (t1 == kGeomPlane) {

@@ -64,7 +64,7 @@ Model MjcfCompiler::compile(const std::string& text) {
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
   std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, sensors, keyframes, customs,
-      contacts, equalities;
+      contacts, equalities, assets;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -77,7 +77,8 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "custom") customs.push_back(s);
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
-    else if (n == "asset" || n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
+    else if (n == "asset") assets.push_back(s);  // hfields (sim/mjcf_hfield.cpp); the rest visual only
+    else if (n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
     else
       unsupported_element(s,
                           "compiler, option, default, worldbody, contact, equality, actuator, sensor, keyframe, "
@@ -89,6 +90,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   m_classes["main"] = DefaultClass{};
   for (const XMLElement* s : defaults) read_default(s, nullptr);  // each top-level one adds to "main"
 
+  for (const XMLElement* s : assets) read_hfields(s);
   add_world();
   for (const XMLElement* s : worldbodies) read_worldbody(s);
   compile_geoms();

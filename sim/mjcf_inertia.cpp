@@ -27,7 +27,10 @@ void MjcfCompiler::compile_geoms() {
     }
     apply_frame(&f);
     const double* s = g.size;
-    if (g.type == kGeomPlane) {
+    m.geom_dataid.push_back(-1);
+    if (g.type == kGeomHField || !g.hfield.empty()) {
+      compile_hfield_geom(i, &g);
+    } else if (g.type == kGeomPlane) {
       if (!(s[2] > 0)) fail(e, "plane size[2] (grid spacing) must be positive");
       if (geom_body_moves(i)) fail(e, "plane geoms are only allowed in static bodies (no joint up to the world)");
     } else {

@@ -25,6 +25,7 @@ namespace rlt {
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
   kGeomPlane = 0,
+  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with sphere, capsule, box, cylinder, ellipsoid
   kGeomSphere = 2,
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,
@@ -85,6 +86,7 @@ struct Model {
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
   int neq = 0;                       // equality constraints (MJCF <equality>: connect, joint)
   int nsensor = 0, nsensordata = 0;  // sensors, and the scalars of their outputs (sum of sensor_dim)
+  int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)

@@ -1,7 +1,7 @@
 // The model's array fields, each declared once (MuJoCo's names, grouped by the object they describe):
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
-//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor (the shape, row-major)
+//   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nhfield, nhfielddata (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -121,7 +121,14 @@
   X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                            \
   X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                              \
   X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                           \
-  X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")
+  X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none") \
+  /* height fields (sim/hfield.h) */ \
+  X(int, geom_dataid, ngeom, optional, "mesh or hfield id of the geom, -1 if none") \
+  X(real, hfield_size, 4 * nhfield, optional, "radius_x, radius_y, elevation_z, base_z (MuJoCo's hfield size)") \
+  X(int, hfield_nrow, nhfield, optional, "grid rows (along y)") \
+  X(int, hfield_ncol, nhfield, optional, "grid columns (along x)") \
+  X(int, hfield_adr, nhfield, optional, "first element of the hfield in hfield_data") \
+  X(real, hfield_data, nhfielddata, optional, "elevations in [0, 1], row-major, row 0 at y = -radius_y")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.
