@@ -551,8 +551,7 @@ bool slide_only_simple_body(const ModelView<T>& m, int b) {
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
-  const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu,
-                                       view.neq, view.nsensor, view.nmesh, view.nmeshvert, view.nmeshgraph);
+  const ModelOffsets o = model_offsets(view);
   const int nv = view.nv;
   std::vector<T> row(static_cast<size_t>(data_size(view)), T(0));
   const DataView<T> d = data_view(view, row.data());

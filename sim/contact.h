@@ -39,6 +39,9 @@
 //   plane-mesh       up to 3 (mjc_PlaneConvex): the deepest hull vertex, and up to 2 of its hull
 //                    neighbours within the active margin, 0.3 rbound or more from the first
 //   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
+//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid: up to 50, one per triangular prism of
+//                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
+//                    never touch planes or other hfields
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
 //   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
 //                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
@@ -65,6 +68,7 @@
 #include "sim/common.h"
 #include "sim/convex.h"
 #include "sim/dynamics.h"
+#include "sim/hfield.h"
 #include "sim/spatial.h"
 
 namespace rlt {
@@ -647,7 +651,14 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
       const T* s1 = m.geom_size + 3 * g1;
       const T* s2 = m.geom_size + 3 * g2;
       const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
-      const T reach = margin + active;  // geometric distance under which a pair gives candidates
+      const T reach = margin + active;               // geometric distance under which a pair gives candidates
+      if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
+        if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
+          const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
+          hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
+        }
+        continue;
+      }
       if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
       const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
       if (t1 == kGeomPlane) {

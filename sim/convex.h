@@ -95,8 +95,9 @@ struct MVert {
   Vec3<T> w, a, b;
 };
 
-template <class T>
-RLT_HD RLT_INLINE MVert<T> msupport(const Shape<T>& A, const Shape<T>& B, const Vec3<T>& dir) {
+// A and B: any shapes with support(dir) and a center c (Shape; sim/hfield.h's prisms).
+template <class T, class SA, class SB>
+RLT_HD RLT_INLINE MVert<T> msupport(const SA& A, const SB& B, const Vec3<T>& dir) {
   MVert<T> v;
   v.a = A.support(dir), v.b = B.support(-dir);
   v.w = v.a - v.b;
@@ -172,8 +173,8 @@ constexpr int kMaxVerts = 128, kMaxFaces = 256, kMaxEdges = 128, kGjkIters = 64,
 
 // Whether A and B (inflated) overlap, and if so the penetration (EPA). `guess`: the first search
 // direction (the centers' difference).
-template <class T>
-RLT_HD bool penetration(const Shape<T>& A, const Shape<T>& B, Penetration<T>* out) {
+template <class T, class SA, class SB>
+RLT_HD bool penetration(const SA& A, const SB& B, Penetration<T>* out) {
   MVert<T> s[4];
   Vec3<T> dir = B.c - A.c;
   if (dot(dir, dir) < T(1e-30)) dir = {T(1), T(0), T(0)};

@@ -78,7 +78,7 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "custom") customs.push_back(s);
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
-    else if (n == "asset") assets.push_back(s);
+    else if (n == "asset") assets.push_back(s);  // meshes (sim/mjcf_mesh.cpp), hfields (sim/mjcf_hfield.cpp)
     else if (n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
     else
       unsupported_element(s,
@@ -102,7 +102,8 @@ Model MjcfCompiler::compile(const std::string& text) {
     m.meshdir = resolve(m_opt.meshdir);
     m.texturedir = resolve(m_opt.texturedir);
   }
-  for (const XMLElement* s : assets) read_assets(s);  // sim/mjcf_mesh.cpp
+  for (const XMLElement* s : assets) read_assets(s);   // sim/mjcf_mesh.cpp
+  for (const XMLElement* s : assets) read_hfields(s);  // sim/mjcf_hfield.cpp
 
   add_world();
   for (const XMLElement* s : worldbodies) read_worldbody(s);

@@ -323,7 +323,8 @@ struct GeomSpec {
   double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
   double solmix = 1, gap = 0;
   int priority = 0;
-  std::string mesh;  // the <asset><mesh> of a mesh geom (sim/mjcf_mesh.cpp)
+  std::string mesh;    // the <asset><mesh> of a mesh geom (sim/mjcf_mesh.cpp)
+  std::string hfield;  // type hfield: the <asset><hfield> name (sim/mjcf_hfield.cpp)
 };
 
 // What <default><mesh> carries (MuJoCo's mjsMesh defaults that change the physics).
@@ -559,6 +560,14 @@ class MjcfCompiler {
   void read_sensors(const XMLElement* section);
   void read_contact_sensor(const XMLElement* e);
   void read_site_zone(Attrs& a, const XMLElement* e, const std::string& cls, int* type, double size[3]);
+
+  // ---- height fields (sim/mjcf_hfield.cpp) ----
+  // The <hfield> children of an <asset> section (other asset elements are left to their readers).
+  void read_hfields(const XMLElement* asset);
+  // A geom of type hfield (from compile_geoms): its hfield id into geom_dataid, its size from the
+  // hfield's (MuJoCo's), refused in a moving body.
+  void compile_hfield_geom(int geom, GeomSpec* g);
+  std::map<std::string, int> m_hfield_names, m_hfield_ids;  // name -> line (check_name), name -> hfield id
 
   // ---- keyframes ----
   void read_keyframes(const XMLElement* section);

@@ -77,10 +77,13 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     else if (*t == "cylinder") g->type = kGeomCylinder;
     else if (*t == "ellipsoid") g->type = kGeomEllipsoid;
     else if (*t == "mesh") g->type = kGeomMesh;
+    else if (*t == "hfield") g->type = kGeomHField;
     else
-      a.fail("geom type " + quoted(*t) + " is not supported (plane, sphere, capsule, cylinder, ellipsoid, box, mesh)");
+      a.fail("geom type " + quoted(*t) +
+             " is not supported (plane, hfield, sphere, capsule, cylinder, ellipsoid, box, mesh)");
   }
   if (const auto mesh = a.text("mesh")) g->mesh = *mesh;
+  if (const auto h = a.text("hfield")) g->hfield = *h;
   a.numbers("size", g->size, 1, 3);
   if (a.number("density", &g->density) && g->density < 0) a.fail("attribute \"density\" must be non-negative");
   if (a.number("mass", &g->mass)) {

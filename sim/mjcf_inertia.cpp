@@ -30,6 +30,8 @@ void MjcfCompiler::compile_geoms() {
     const double* s = g.size;
     if (g.type == kGeomMesh) {
       // sizes come from the mesh
+    } else if (g.type == kGeomHField || !g.hfield.empty()) {
+      compile_hfield_geom(i, &g);
     } else if (g.type == kGeomPlane) {
       if (!(s[2] > 0)) fail(e, "plane size[2] (grid spacing) must be positive");
       if (geom_body_moves(i)) fail(e, "plane geoms are only allowed in static bodies (no joint up to the world)");

@@ -202,8 +202,9 @@ void MjcfCompiler::read_assets(const XMLElement* section) {
   for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
     if (n == "mesh") read_mesh(c);
-    else if (n == "texture" || n == "material" || n == "skin" || n == "hfield" || n == "model") continue;  // visual
-    else unsupported_element(c, "mesh; ignored: texture, material, skin, hfield, model");
+    else if (n == "hfield") continue;  // read_hfields (sim/mjcf_hfield.cpp)
+    else if (n == "texture" || n == "material" || n == "skin" || n == "model") continue;  // visual
+    else unsupported_element(c, "mesh, hfield; ignored: texture, material, skin, model");
   }
 }
 

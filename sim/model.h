@@ -25,6 +25,7 @@ namespace rlt {
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
   kGeomPlane = 0,
+  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with sphere, capsule, box, cylinder, ellipsoid
   kGeomSphere = 2,
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,
@@ -87,6 +88,7 @@ struct Model {
   int neq = 0;                                   // equality constraints (MJCF <equality>: connect, joint)
   int nsensor = 0, nsensordata = 0;              // sensors, and the scalars of their outputs (sum of sensor_dim)
   int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
+  int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)

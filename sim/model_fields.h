@@ -2,7 +2,7 @@
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
-//          nmeshgraph (the shape, row-major)
+//          nmeshgraph, nhfield, nhfielddata (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -132,7 +132,13 @@
   X(int, mesh_graphadr, nmesh, optional, "first int of the mesh's convex hull in mesh_graph, -1 if none")              \
   X(int, mesh_graph, nmeshgraph, optional,                                                                             \
     "convex hulls, MuJoCo's layout: nvert, nface, vert_edgeadr[nvert], vert_globalid[nvert], "                         \
-    "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")
+    "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")                           \
+  /* height fields (sim/hfield.h) */                                                                                   \
+  X(real, hfield_size, 4 * nhfield, optional, "radius_x, radius_y, elevation_z, base_z (MuJoCo's hfield size)")        \
+  X(int, hfield_nrow, nhfield, optional, "grid rows (along y)")                                                        \
+  X(int, hfield_ncol, nhfield, optional, "grid columns (along x)")                                                     \
+  X(int, hfield_adr, nhfield, optional, "first element of the hfield in hfield_data")                                  \
+  X(real, hfield_data, nhfielddata, optional, "elevations in [0, 1], row-major, row 0 at y = -radius_y")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

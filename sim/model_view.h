@@ -31,11 +31,14 @@ struct ModelOffsets {
   i64 num_reals, num_ints;
 };
 
-inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                  int neq_ = 0, int nsensor_ = 0, int nmesh_ = 0, int nmeshvert_ = 0,
-                                  int nmeshgraph_ = 0) {
-  const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
-  const i64 nsensor = nsensor_, nmesh = nmesh_, nmeshvert = nmeshvert_, nmeshgraph = nmeshgraph_;
+// The sizes come from any object that has them as members (Model, ModelView): a new size is added
+// here once, not at every call.
+template <class Sizes>
+ModelOffsets model_offsets(const Sizes& s) {
+  const i64 nq = s.nq, nv = s.nv, nbody = s.nbody, njnt = s.njnt, ngeom = s.ngeom, nsite = s.nsite, nu = s.nu;
+  const i64 neq = s.neq, nsensor = s.nsensor;
+  const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph;
+  const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -58,6 +61,7 @@ struct ModelView {
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
+  int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
 
   // options
   T timestep;    // s
@@ -80,8 +84,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o =
-        model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, nmesh, nmeshvert, nmeshgraph);
+    const ModelOffsets o = model_offsets(*this);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -113,6 +116,9 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   return true;
 }
 
+// MuJoCo's mjMAXCONPAIR: most contacts one height-field pair makes (sim/hfield.h).
+constexpr int kHFieldMaxContacts = 50;
+
 // Most contact points one geom pair makes (sim/contact.h, detect_contacts), by type.
 RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   if (t1 > t2) {
@@ -120,6 +126,9 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
     t1 = t2;
     t2 = t;
   }
+  // height fields: none with a plane or another height field; up to mjMAXCONPAIR with a primitive
+  if (t2 == kGeomHField) return 0;
+  if (t1 == kGeomHField) return t2 >= kGeomSphere && t2 <= kGeomBox ? kHFieldMaxContacts : 0;
   if (t1 == kGeomPlane)
     return t2 == kGeomSphere     ? 1
            : t2 == kGeomCapsule  ? 2
@@ -176,9 +185,7 @@ class HostModel {
  public:
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
-    const ModelOffsets o =
-        model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu, model.neq,
-                      model.nsensor, model.nmesh, model.nmeshvert, model.nmeshgraph);
+    const ModelOffsets o = model_offsets(model);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -212,6 +219,7 @@ class HostModel {
     m_view.nu = model.nu;
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
+    m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     for (int i = 0; i < model.nsensor; ++i) {
@@ -304,6 +312,8 @@ class HostModel {
       fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
+    const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
+    if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -409,7 +419,7 @@ class HostModel {
     for (long g = 0; g < static_cast<long>(m.geom_type.size()); ++g) {
       const int t = m.geom_type[static_cast<size_t>(g)];
       if (t != kGeomPlane && t != kGeomSphere && t != kGeomCapsule && t != kGeomBox && t != kGeomCylinder &&
-          t != kGeomEllipsoid && t != kGeomMesh)
+          t != kGeomEllipsoid && t != kGeomMesh && t != kGeomHField)
         fail("geom " + str(g) + " has unsupported type " + str(t));
       if (t == kGeomMesh) {  // a mesh, with a convex hull if the geom collides (the collider reads it)
         const size_t gi = static_cast<size_t>(g);
@@ -419,10 +429,28 @@ class HostModel {
         if (collides && m.mesh_graphadr[static_cast<size_t>(id)] < 0)
           fail("mesh geom " + str(g) + " collides but its mesh has no convex hull (mesh_graphadr)");
       }
+      if (t == kGeomHField) check_hfield_geom(m, g);
     }
     for (long g = 0; g < m.ngeom; ++g)
       if (m.geom_bodyid[static_cast<size_t>(g)] < 0 || m.geom_bodyid[static_cast<size_t>(g)] >= m.nbody)
         fail("geom " + str(g) + " body out of range");
+  }
+
+  // A height-field geom (sim/hfield.h): its hfield exists, has a grid of at least 2 x 2 inside
+  // hfield_data and a positive size.
+  static void check_hfield_geom(const Model& m, long g) {
+    if (m.geom_dataid.size() != static_cast<size_t>(m.ngeom)) fail("hfield geom " + str(g) + " needs geom_dataid");
+    const int h = m.geom_dataid[static_cast<size_t>(g)];
+    if (h < 0 || h >= m.nhfield || m.hfield_nrow.empty() || m.hfield_ncol.empty() || m.hfield_adr.empty() ||
+        m.hfield_size.empty())
+      fail("geom " + str(g) + " has no hfield (geom_dataid " + str(h) + ")");
+    const size_t hs = static_cast<size_t>(h);
+    const long nrow = m.hfield_nrow[hs], ncol = m.hfield_ncol[hs], adr = m.hfield_adr[hs];
+    if (nrow < 2 || ncol < 2 || adr < 0 || adr + nrow * ncol > m.nhfielddata ||
+        m.hfield_data.size() != static_cast<size_t>(m.nhfielddata))
+      fail("hfield " + str(h) + " has a bad grid (nrow, ncol, adr or hfield_data)");
+    for (int k = 0; k < 4; ++k)
+      if (!(m.hfield_size[4 * hs + k] > 0)) fail("hfield " + str(h) + " has a non-positive size");
   }
 
   static void check_sites(const Model& m) {

@@ -162,10 +162,10 @@ TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {
   TempDir dir;
   // Line 4 holds an element outside the subset.
   write_file(dir / "bad.xml",
-             "<mujoco>\n  <worldbody>\n    <body name=\"b\">\n      <geom type=\"hfield\" size=\"0.1 0.2\"/>\n"
+             "<mujoco>\n  <worldbody>\n    <body name=\"b\">\n      <geom type=\"sdf\" size=\"0.1 0.2\"/>\n"
              "    </body>\n  </worldbody>\n</mujoco>\n");
   Args args = {"rollout", "--model", dir / "bad.xml", "--steps", "3"};
-  expect_bad_input(args, run_cli(args, dir.path()), {"bad.xml:4:", "hfield"});
+  expect_bad_input(args, run_cli(args, dir.path()), {"bad.xml:4:", "sdf"});
   args = {"rollout", "--model", dir / "missing.xml", "--steps", "3"};
   expect_bad_input(args, run_cli(args, dir.path()), {"missing.xml"});
   args = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--key", "sit"};

@@ -292,11 +292,11 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const Model model = load_mjcf(data_path("contact_actuators.xml"));
   HostModel<float> host(model);
   const ModelView<float>& v = host.view();
-  const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu,
-                                       model.neq, model.nsensor, model.nmesh, model.nmeshvert, model.nmeshgraph);
+  const ModelOffsets o = model_offsets(model);
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
   const long nmesh = model.nmesh, nmeshvert = model.nmeshvert, nmeshgraph = model.nmeshgraph;
+  const long nhfield = model.nhfield, nhfielddata = model.nhfielddata;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {

@@ -723,9 +723,12 @@ TEST(MjcfErrors, NegativeStiffness) {
 }
 
 TEST(MjcfErrors, UnsupportedGeomType) {
-  const std::string msg =
+  const std::string msg = error_of("<mujoco><worldbody>\n<geom name='s' type='sdf'/></worldbody></mujoco>");
+  EXPECT_TRUE(starts_with(msg, "test.xml:2: geom s: geom type \"sdf\" is not supported")) << msg;
+  // height fields are supported (tests/sim/test_hfield.cpp); one naming no hfield is refused
+  const std::string hf =
       error_of("<mujoco><worldbody>\n<geom name='hf' type='hfield' hfield='h'/></worldbody></mujoco>");
-  EXPECT_TRUE(starts_with(msg, "test.xml:2: geom hf: geom type \"hfield\" is not supported")) << msg;
+  EXPECT_TRUE(starts_with(hf, "test.xml:2: geom hf: hfield \"h\" is not defined in <asset>")) << hf;
   // mesh geoms are supported (tests/sim/test_mjcf_mesh.cpp); one naming no mesh is refused
   const std::string mesh = error_of("<mujoco><worldbody>\n<geom type='mesh' mesh='m'/></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(mesh, "test.xml:2: geom: mesh \"m\" not found")) << mesh;

@@ -1,0 +1,192 @@
+// Height fields (sim/mjcf_hfield.cpp, sim/hfield.h): the compiled elevations against MuJoCo 3's
+// (inline text and PNG), every refusal of a bad <hfield> or file, the contact capacity of hfield
+// pairs, and the geoms whose contacts come from the collider (box, cylinder, ellipsoid) resting on a
+// field. The trajectories of spheres and capsules are MuJoCo 3 peer tests (mujoco_peer_hfield_*).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/contact.h"
+#include "sim/mjcf.h"
+#include "sim/physics_step.h"
+#include "tests/sim/test_dynamics_util.h"
+
+namespace rlt {
+namespace {
+
+using test::Sim;
+
+std::string data_path(const std::string& name) { return std::string(RLT_TEST_DATA_DIR) + "/mjcf/" + name; }
+
+std::string error_of(const std::string& xml, const std::string& name = "/tmp/rlt_hfield_test.xml") {
+  try {
+    parse_mjcf(xml, name);
+  } catch (const MjcfError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HField, InlineElevationAsMujoco) {
+  const Model m = load_mjcf(data_path("hfield_inline.xml"));
+  ASSERT_EQ(m.nhfield, 1);
+  EXPECT_EQ(m.hfield_nrow[0], 5);
+  EXPECT_EQ(m.hfield_ncol[0], 6);
+  EXPECT_EQ(m.nhfielddata, 30);
+  // MuJoCo 3.17: row 0 is the text's last line, normalized by the maximum (4).
+  const double row0[6] = {0, 0, 0.25, 0.25, 0.5, 0.75}, row4[6] = {0, 0.25, 0.5, 0.5, 0.25, 0};
+  for (int c = 0; c < 6; ++c) {
+    EXPECT_EQ(m.hfield_data[c], row0[c]);
+    EXPECT_EQ(m.hfield_data[24 + c], row4[c]);
+  }
+  EXPECT_EQ(m.geom_type[0], kGeomHField);
+  EXPECT_EQ(m.geom_dataid[0], 0);
+  EXPECT_EQ(m.geom_dataid[1], -1);
+  EXPECT_DOUBLE_EQ(m.geom_size[0], 1);
+  EXPECT_DOUBLE_EQ(m.geom_size[1], 0.8);
+  EXPECT_DOUBLE_EQ(m.geom_size[2], 0.125);  // MuJoCo: elevation_z / 4 + base_z / 2
+}
+
+TEST(HField, PngAsMujoco) {
+  const Model m = load_mjcf(data_path("hfield_png.xml"));
+  ASSERT_EQ(m.nhfield, 1);
+  EXPECT_EQ(m.hfield_nrow[0], 7);
+  EXPECT_EQ(m.hfield_ncol[0], 9);
+  // MuJoCo 3.17's hfield_data[0:9] (float) for this RGB file: the red channel, image rows flipped.
+  const double mj[9] = {0.50256413, 0.3025641, 0.25641027, 0.3948718, 0.61025643,
+                        0.74358976, 0.6923077, 0.4974359,  0.3025641};
+  for (int c = 0; c < 9; ++c) EXPECT_NEAR(m.hfield_data[c], mj[c], 1e-7) << c;
+  double lo = 1, hi = 0;
+  for (double v : m.hfield_data) lo = std::min(lo, v), hi = std::max(hi, v);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 1);
+}
+
+std::string hfield_scene(const std::string& hfield, const std::string& body = "") {
+  return "<mujoco><asset>" + hfield + "</asset><worldbody><geom type=\"hfield\" hfield=\"t\"/>" + body +
+         "<body pos=\"0 0 1\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>";
+}
+
+TEST(HField, UnreadableFilesAreRefused) {
+  const std::string dir = std::string(RLT_TEST_DATA_DIR) + "/mjcf/";
+  // missing
+  std::string e = error_of(hfield_scene("<hfield name=\"t\" file=\"no_such.png\" size=\"1 1 1 1\"/>"), dir + "x.xml");
+  EXPECT_NE(e.find("x.xml:1: hfield t: cannot read " + dir + "no_such.png: no such file"), std::string::npos) << e;
+  // not a PNG, truncated PNG, empty: written to a temporary directory
+  const std::string tmp = ::testing::TempDir();
+  {
+    std::ofstream(tmp + "text.png") << "hello";
+    std::ifstream in(dir + "hfield_terrain.png", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 60u);
+    std::ofstream(tmp + "cut.png", std::ios::binary) << bytes.substr(0, 60);
+    std::ofstream(tmp + "empty.png", std::ios::binary).flush();
+    std::ofstream(tmp + "short.bin", std::ios::binary) << "abc";
+  }
+  e = error_of(hfield_scene("<hfield name=\"t\" file=\"text.png\" size=\"1 1 1 1\"/>"), tmp + "x.xml");
+  EXPECT_NE(e.find("hfield t: cannot read " + tmp + "text.png: not a PNG file"), std::string::npos) << e;
+  e = error_of(hfield_scene("<hfield name=\"t\" file=\"cut.png\" size=\"1 1 1 1\"/>"), tmp + "x.xml");
+  EXPECT_NE(e.find("hfield t: cannot read " + tmp + "cut.png: PNG decoding failed"), std::string::npos) << e;
+  e = error_of(hfield_scene("<hfield name=\"t\" file=\"empty.png\" size=\"1 1 1 1\"/>"), tmp + "x.xml");
+  EXPECT_NE(e.find("hfield t: cannot read " + tmp + "empty.png: empty file"), std::string::npos) << e;
+  e = error_of(hfield_scene("<hfield name=\"t\" file=\"short.bin\" size=\"1 1 1 1\"/>"), tmp + "x.xml");
+  EXPECT_NE(e.find("hfield t: cannot read " + tmp + "short.bin: truncated header"), std::string::npos) << e;
+  // the name defaults to the file's stem
+  e = error_of(hfield_scene("<hfield file=\"dir/cut.png\" size=\"1 1 1 1\"/>"), tmp + "x.xml");
+  EXPECT_NE(e.find("hfield cut: cannot read " + tmp + "dir/cut.png"), std::string::npos) << e;
+}
+
+TEST(HField, BadHFieldsAndGeomsAreRefused) {
+  auto has = [](const std::string& e, const std::string& what) { EXPECT_NE(e.find(what), std::string::npos) << e; };
+  has(error_of(hfield_scene("<hfield name=\"t\" nrow=\"2\" ncol=\"2\" elevation=\"1 2 3\" size=\"1 1 1 1\"/>")),
+      "elevation data length must match nrow*ncol");
+  has(error_of(hfield_scene("<hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 0 1\"/>")),
+      "size parameter is not positive");
+  has(error_of(hfield_scene("<hfield name=\"t\" size=\"1 1 1 1\"/>")), "hfield not specified");
+  has(error_of(hfield_scene("<hfield name=\"u\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/>")),
+      "hfield \"t\" is not defined");
+  has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/></asset><worldbody>"
+               "<body><freejoint/><geom type=\"hfield\" hfield=\"t\"/><geom size=\"1\"/></body></worldbody></mujoco>"),
+      "static bodies only");
+  has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/></asset><worldbody>"
+               "<geom type=\"box\" size=\"1 1 1\" hfield=\"t\"/></worldbody></mujoco>"),
+      "for geoms of type hfield");
+  has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/>"
+               "<hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/></asset></mujoco>"),
+      "duplicate hfield name");
+  // nrow / ncol without elevation: a flat field of zeros (dm_control's quadruped fills it at run time)
+  const Model m = parse_mjcf(hfield_scene("<hfield name=\"t\" nrow=\"3\" ncol=\"4\" size=\"1 1 1 1\"/>"), "flat");
+  EXPECT_EQ(m.nhfielddata, 12);
+  for (double v : m.hfield_data) EXPECT_EQ(v, 0);
+}
+
+// 50 contacts (MuJoCo's mjMAXCONPAIR) per height-field pair with a primitive; none with a plane.
+TEST(HField, ContactCapacity) {
+  EXPECT_EQ(pair_contact_capacity(kGeomHField, kGeomSphere), kHFieldMaxContacts);
+  EXPECT_EQ(pair_contact_capacity(kGeomBox, kGeomHField), kHFieldMaxContacts);
+  EXPECT_EQ(pair_contact_capacity(kGeomPlane, kGeomHField), 0);
+  EXPECT_EQ(pair_contact_capacity(kGeomHField, kGeomHField), 0);
+  // hfield_convex.xml: the field and a plane, six bodies (sphere, sphere, capsule, box, cylinder,
+  // ellipsoid); plane-hfield none, hfield-body 50 each, plane-body 1 1 2 8 4 1, body pairs by type
+  const Model model = load_mjcf(data_path("hfield_convex.xml"));
+  HostModel<double> host(model);
+  const int body_pairs = 1 + 1 + 1 + 1 + 1 /* sphere 1 */ + 1 + 1 + 1 + 1 /* sphere 2 */ + 4 + 1 + 1 /* capsule */ + 1 +
+                         1 /* box: cylinder, ellipsoid */ + 1 /* cylinder-ellipsoid */;
+  EXPECT_EQ(host.view().ncon_max, 6 * kHFieldMaxContacts + (1 + 1 + 2 + 8 + 4 + 1) + body_pairs);
+}
+
+// A sphere resting on a flat field at known depth: one contact per prism under it, all at the
+// exact depth and normal (MuJoCo's point core), and a free box, cylinder and ellipsoid dropped on
+// the bumpy field come to rest on it (no tunnelling, small overlap, at rest).
+TEST(HField, SphereOnFlatCellsIsExact) {
+  // A 3 x 3 field raised only at its (-x, +y) corner (the text's first row is +y): the cell
+  // x in [0, 1], y in [-1, 0] is flat at z = 0. The sphere's center is over that cell's diagonal, so
+  // both of its prisms touch it: two contacts, 1 cm deep, straight up.
+  const std::string xml =
+      "<mujoco><option gravity=\"0 0 0\"/><asset><hfield name=\"t\" nrow=\"3\" ncol=\"3\" size=\"1 1 0.5 0.1\""
+      " elevation=\"1 0 0 0 0 0 0 0 0\"/></asset><worldbody><geom type=\"hfield\" hfield=\"t\"/>"
+      "<body pos=\"0.5 -0.5 0.09\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>";
+  Sim<double> s(parse_mjcf(xml, "flat"));
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  ASSERT_EQ(static_cast<int>(s.d.ncon[0]), 2);
+  for (int c = 0; c < 2; ++c) {
+    const double* con = s.d.contact + kContactStride * c;
+    EXPECT_NEAR(con[kConDepth], 0.01, 1e-15);
+    EXPECT_NEAR(con[kConNormal + 2], 1, 1e-15);
+    EXPECT_NEAR(con[kConPos + 0], 0.5, 1e-15);
+    EXPECT_NEAR(con[kConPos + 1], -0.5, 1e-15);
+    EXPECT_NEAR(con[kConPos + 2], -0.005, 1e-15);
+  }
+}
+
+// The box, cylinder and ellipsoid of hfield_convex.xml land on the bumpy field (contacts from the
+// collider; no tunnelling: impacts as deep as MuJoCo 3's), then roll off it onto the plane below,
+// as in MuJoCo 3.
+TEST(HField, ConvexGeomsLandOnTheField) {
+  Sim<double> s(load_mjcf(data_path("hfield_convex.xml")));
+  const int nbody = s.m().nbody;
+  std::vector<int> touched(static_cast<size_t>(nbody), 0);
+  double deepest = 0;
+  for (int k = 0; k < 2500; ++k) {
+    physics_step(s.m(), s.d, static_cast<const double*>(nullptr), 1, nullptr);
+    for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+      const double* con = s.d.contact + kContactStride * c;
+      if (static_cast<int>(con[kConGeom1]) != 0 || con[kConDepth] <= 0) continue;  // geom 0: the field
+      touched[static_cast<size_t>(s.m().geom_bodyid[static_cast<int>(con[kConGeom2])])] = 1;
+      deepest = std::max(deepest, con[kConDepth]);
+    }
+  }
+  for (int i = 0; i < s.nv(); ++i) ASSERT_TRUE(std::isfinite(s.d.qvel[i]));
+  for (int b = 1; b < nbody; ++b) EXPECT_TRUE(touched[static_cast<size_t>(b)]) << "body " << b;
+  // impacts from up to 0.9 m: MuJoCo 3.17's deepest is 0.0311 m (the ellipsoid), ours the same
+  EXPECT_LT(deepest, 0.035);
+  std::printf("hfield_convex: deepest field overlap %.3g m\n", deepest);
+}
+
+}  // namespace
+}  // namespace rlt
