@@ -32,12 +32,14 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
                n == "damper") {
       read_actuator_attrs(ca, n, &cls.actuator);
+    } else if (n == "tendon") {
+      read_tendon_attrs(ca, &cls.tendon);
     } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
-                          "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; "
-                          "ignored: camera, light, material, mesh, texture");
+                          "default, joint, geom, site, tendon, general, motor, position, velocity, intvelocity, "
+                          "damper; ignored: camera, light, material, mesh, texture");
     }
     ca.finish();
     no_children(c);
@@ -91,7 +93,7 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
   if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
   read_geom_constraint_attrs(a, g);
-  a.ignore({"material"});
+  a.ignore({"material", "user"});  // user: MuJoCo's user data
 }
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {

@@ -32,9 +32,10 @@ struct ModelOffsets {
 };
 
 inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                  int neq_ = 0, int nsensor_ = 0) {
+                                  int neq_ = 0, int nsensor_ = 0, int ntendon_ = 0, int nwrap_ = 0) {
   const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
   const i64 nsensor = nsensor_;
+  const i64 ntendon = ntendon_, nwrap = nwrap_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -56,6 +57,7 @@ struct ModelView {
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
+  int ntendon, nwrap;  // tendons and their wraps (sim/tendon.h)
 
   // options
   T timestep;    // s
@@ -78,7 +80,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, ntendon, nwrap);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -136,7 +138,7 @@ inline int contact_capacity(const ModelView<T>& m) {
 }
 
 // Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
-// limited hinge or slide joint (two with a margin), one per dof with friction loss.
+// limited hinge or slide joint or tendon (two with a margin), one per dof or tendon with friction loss.
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int n = 4 * m.ncon_max;
@@ -146,6 +148,8 @@ inline int constraint_capacity(const ModelView<T>& m) {
              : 0;
   for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;                           // friction-loss rows
   for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
+  for (int t = 0; t < m.ntendon; ++t)  // tendon friction loss and limits (sim/constraints.h)
+    n += (m.tendon_frictionloss[t] > 0 ? 1 : 0) + (m.tendon_limited[t] ? (m.tendon_margin[t] > 0 ? 2 : 1) : 0);
   return n;
 }
 
@@ -169,7 +173,7 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite,
-                                         model.nu, model.neq, model.nsensor);
+                                         model.nu, model.neq, model.nsensor, model.ntendon, model.nwrap);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -203,6 +207,7 @@ class HostModel {
     m_view.nu = model.nu;
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
+    m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.nsubtree = m_view.nbody_acc = 0;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
@@ -283,16 +288,18 @@ class HostModel {
     check_sites(m);
     check_actuators(m);
     check_sensors(m);
+    check_tendons(m);
   }
 
   // Sizes are non-negative (a world body at least) and every array has the length its size asks for
   // (sim/model_fields.h); an optional array may instead be empty (absent), and some go together.
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
-    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0)
+    if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
+        m.ntendon < 0 || m.nwrap < 0)
       fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
-    const long neq = m.neq, nsensor = m.nsensor;
+    const long neq = m.neq, nsensor = m.nsensor, ntendon = m.ntendon, nwrap = m.nwrap;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -419,6 +426,10 @@ class HostModel {
       const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
       if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral)
         fail("actuator " + str(a) + " has unknown kind " + str(k));
+      if (!m.actuator_trntype.empty() && m.actuator_trntype[as] == kTrnTendon) {
+        if (j < 0 || j >= m.ntendon) fail("actuator " + str(a) + " drives tendon " + str(j));
+        continue;
+      }
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
       if (type != kJointHinge && type != kJointSlide)
@@ -435,11 +446,12 @@ class HostModel {
              : type == kSensObjSite                        ? m.nsite
              : type == kSensObjJoint                       ? m.njnt
              : type == kSensObjActuator                    ? m.nu
+             : type == kSensObjTendon                      ? m.ntendon
                                                            : 0;
     };
     for (long i = 0; i < m.nsensor; ++i) {
       const size_t is = static_cast<size_t>(i);
-      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensContactFound)
+      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensTendonVel)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
       if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");
@@ -451,6 +463,41 @@ class HostModel {
     }
     if (adr != m.nsensordata) fail("nsensordata must be the sum of sensor_dim");
     if (!m.site_type.empty() && m.site_size.empty()) fail("site_type and site_size must be given together");
+  }
+
+  // Tendons (sim/tendon.h): wraps tiling nwrap in order; a fixed tendon of hinge and slide joints;
+  // a spatial one of sites and pulleys (divisor > 0), starting and ending with a site, no pulley
+  // next to another one.
+  static void check_tendons(const Model& m) {
+    int adr = 0;
+    for (long t = 0; t < m.ntendon; ++t) {
+      const size_t ts = static_cast<size_t>(t);
+      const int a = m.tendon_adr[ts], num = m.tendon_num[ts];
+      if (a != adr || num < 1 || a + num > m.nwrap) fail("tendon " + str(t) + " wrap address or count");
+      adr += num;
+      const bool fixed = m.wrap_type[static_cast<size_t>(a)] == kWrapJoint;
+      for (int k = 0; k < num; ++k) {
+        const size_t w = static_cast<size_t>(a + k);
+        const int type = m.wrap_type[w], id = m.wrap_objid[w];
+        if (fixed) {
+          if (type != kWrapJoint || id < 0 || id >= m.njnt) fail("tendon " + str(t) + ": bad joint wrap");
+          const int jt = m.jnt_type[static_cast<size_t>(id)];
+          if (jt != kJointHinge && jt != kJointSlide)
+            fail("tendon " + str(t) + ": a fixed tendon needs hinge or slide joints");
+        } else if (type == kWrapSite) {
+          if (id < 0 || id >= m.nsite) fail("tendon " + str(t) + ": site out of range");
+        } else if (type == kWrapPulley) {
+          if (k == 0 || k == num - 1 || m.wrap_type[w - 1] != kWrapSite || !(m.wrap_prm[w] > 0))
+            fail("tendon " + str(t) + ": a pulley needs a site on each side and a positive divisor");
+        } else {
+          fail("tendon " + str(t) + ": wrap type " + str(type) + " is not supported (joints, sites, pulleys)");
+        }
+      }
+      if (!fixed && (m.wrap_type[static_cast<size_t>(a)] != kWrapSite ||
+                     m.wrap_type[static_cast<size_t>(a + num - 1)] != kWrapSite))
+        fail("tendon " + str(t) + ": a spatial tendon starts and ends with a site");
+    }
+    if (adr != m.nwrap) fail("nwrap must be the sum of tendon_num");
   }
 
   std::vector<T> m_reals;

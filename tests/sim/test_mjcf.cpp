@@ -666,9 +666,9 @@ TEST(MjcfErrors, MalformedXmlNamesTheLine) {
 }
 
 TEST(MjcfErrors, UnknownElement) {
-  const std::string xml = "<mujoco>\n  <worldbody/>\n  <tendon>\n  </tendon>\n</mujoco>";
+  const std::string xml = "<mujoco>\n  <worldbody/>\n  <tendons>\n  </tendons>\n</mujoco>";
   const std::string msg = error_of(xml, "a.xml");
-  EXPECT_TRUE(starts_with(msg, "a.xml:3: tendon: unsupported element in <mujoco>")) << msg;
+  EXPECT_TRUE(starts_with(msg, "a.xml:3: tendons: unsupported element in <mujoco>")) << msg;
   const std::string in_body =
       error_of("<mujoco><worldbody>\n<body name='torso'>\n<composite/></body></worldbody></mujoco>");
   EXPECT_TRUE(
@@ -682,8 +682,8 @@ TEST(MjcfErrors, UnknownElement) {
       << nested;
   const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder site='s'/></sensor></mujoco>");
   EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: rangefinder sensors are not supported")) << sensor;
-  const std::string tendon_default = error_of("<mujoco><default>\n<tendon width='1'/></default></mujoco>");
-  EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: tendon: unsupported element in <default>")) << tendon_default;
+  const std::string tendon_default = error_of("<mujoco><default>\n<flex width='1'/></default></mujoco>");
+  EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: flex: unsupported element in <default>")) << tendon_default;
   // visual-only sections and elements are skipped whatever they hold
   EXPECT_EQ(error_of("<mujoco><visual><quality shadowsize='0'/></visual><asset><mesh name='m' file='m.stl'/></asset>"
                      "<worldbody><light pos='0 0 1'/><camera name='c' pos='0 0 1'/></worldbody></mujoco>"),
@@ -746,9 +746,9 @@ TEST(MjcfErrors, ActuatorJointMissing) {
   const std::string unknown = error_of(base + "<motor name='m' joint='knee'/></actuator></mujoco>");
   EXPECT_TRUE(starts_with(unknown, "test.xml:3: motor m: unknown joint \"knee\"")) << unknown;
   const std::string absent = error_of(base + "<position kp='1'/></actuator></mujoco>");
-  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: attribute \"joint\" is required")) << absent;
+  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: attribute \"joint\" or \"tendon\" is required")) << absent;
   const std::string tendon = error_of(base + "<motor tendon='t'/></actuator></mujoco>");
-  EXPECT_TRUE(starts_with(tendon, "test.xml:3: motor: unsupported attribute \"tendon\"")) << tendon;
+  EXPECT_TRUE(starts_with(tendon, "test.xml:3: motor: unknown tendon \"t\"")) << tendon;
 }
 
 TEST(MjcfErrors, DuplicateNames) {
@@ -1134,8 +1134,9 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
             std::string::npos);
   EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
             std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors"))
-      << refusal("<tendonpos/>");
+  EXPECT_TRUE(starts_with(refusal("<tendonactuatorfrc tendon='a'/>"), "r.xml:2: tendonactuatorfrc: tendon sensors"))
+      << refusal("<tendonactuatorfrc tendon='a'/>");
+  EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),
             std::string::npos);
