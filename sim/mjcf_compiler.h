@@ -523,7 +523,7 @@ class MjcfCompiler {
 
   // ---- tendons (sim/mjcf_tendons.cpp) ----
   void read_tendon_attrs(Attrs& a, TendonSpec* t);
-  // <tendon>: <fixed> (joints and coefs) and <spatial> (sites and pulleys; geom wraps refused).
+  // <tendon>: <fixed> (joints and coefs) and <spatial> (sites, pulleys, sphere and cylinder geoms).
   void read_tendons(const XMLElement* section);
 
   // ---- actuators ----

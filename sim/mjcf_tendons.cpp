@@ -2,7 +2,8 @@
 // coefs) and <tendon><spatial> (sites and pulleys) into the Model's tendon and wrap arrays
 // (sim/model_fields.h, "tendons"; sim/tendon.h reads them). MuJoCo 3's semantics; the lengths at
 // qpos0 and qpos_spring are HostModel's (set_invweight0, sim/constraints.h), as MuJoCo's
-// mj_setConst. Geom wraps of spatial tendons (<geom> with sidesite) are refused for now.
+// mj_setConst. A spatial tendon's <geom> (a sphere or cylinder, with an optional sidesite) sits
+// between two sites.
 #include "sim/mjcf_compiler.h"
 
 namespace rlt::mjcf_detail {
@@ -77,8 +78,21 @@ void MjcfCompiler::read_tendons(const XMLElement* section) {
         prm = 0;
         if (!ca.number("divisor", &prm) || !(prm > 0)) ca.fail("attribute \"divisor\": a positive number is required");
         type = kWrapPulley;
-      } else if (w == "geom") {
-        fail(c, "geom wrapping of spatial tendons is not supported yet (sites and pulleys are)");
+      } else if (w == "geom") {  // a sphere or cylinder to wrap around, optionally a side site
+        const auto geom = ca.text("geom");
+        if (!geom) ca.fail("attribute \"geom\" is required");
+        for (size_t k = 0; k < m.geom_name.size() && id < 0; ++k)
+          if (m.geom_name[k] == *geom) id = static_cast<int>(k);
+        if (id < 0) ca.fail("unknown geom " + quoted(*geom));
+        const int gt = m.geom_type[static_cast<size_t>(id)];
+        if (gt != kGeomSphere && gt != kGeomCylinder) ca.fail("geom " + quoted(*geom) + " is not a sphere or cylinder");
+        type = gt == kGeomSphere ? kWrapSphere : kWrapCylinder;
+        prm = -1;
+        if (const auto side = ca.text("sidesite")) {
+          for (size_t k = 0; k < m.site_name.size() && prm < 0; ++k)
+            if (m.site_name[k] == *side) prm = static_cast<double>(k);
+          if (prm < 0) ca.fail("unknown site " + quoted(*side));
+        }
       } else {
         unsupported_element(c, "site, geom, pulley");
       }
@@ -91,12 +105,15 @@ void MjcfCompiler::read_tendons(const XMLElement* section) {
     const int num = m.nwrap - adr;
     if (num == 0) fail(e, "a tendon needs at least one wrap element");
     if (!fixed) {
-      // MuJoCo's rules for a spatial path: sites at both ends, a site on each side of a pulley
+      // MuJoCo's rules for a spatial path (a pulley, more strictly here: sites at both ends, a site
+      // on each side of a pulley and of a geom)
       for (int k = adr; k < m.nwrap; ++k) {
-        if (m.wrap_type[static_cast<size_t>(k)] != kWrapPulley) continue;
+        const int type = m.wrap_type[static_cast<size_t>(k)];
+        if (type == kWrapSite) continue;
         if (k == adr || k == m.nwrap - 1 || m.wrap_type[static_cast<size_t>(k - 1)] != kWrapSite ||
             m.wrap_type[static_cast<size_t>(k + 1)] != kWrapSite)
-          fail(e, "a pulley must have a site on each side");
+          fail(e, type == kWrapPulley ? "a pulley must have a site on each side"
+                                      : "a wrapping geom must have a site on each side");
       }
       if (num < 2 || m.wrap_type[static_cast<size_t>(adr)] != kWrapSite ||
           m.wrap_type[static_cast<size_t>(m.nwrap - 1)] != kWrapSite)

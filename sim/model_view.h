@@ -466,8 +466,8 @@ class HostModel {
   }
 
   // Tendons (sim/tendon.h): wraps tiling nwrap in order; a fixed tendon of hinge and slide joints;
-  // a spatial one of sites and pulleys (divisor > 0), starting and ending with a site, no pulley
-  // next to another one.
+  // a spatial one of sites, pulleys (divisor > 0) and sphere or cylinder geoms (side site or -1),
+  // starting and ending with a site, a site on each side of a pulley or geom.
   static void check_tendons(const Model& m) {
     int adr = 0;
     for (long t = 0; t < m.ntendon; ++t) {
@@ -486,11 +486,19 @@ class HostModel {
             fail("tendon " + str(t) + ": a fixed tendon needs hinge or slide joints");
         } else if (type == kWrapSite) {
           if (id < 0 || id >= m.nsite) fail("tendon " + str(t) + ": site out of range");
-        } else if (type == kWrapPulley) {
-          if (k == 0 || k == num - 1 || m.wrap_type[w - 1] != kWrapSite || !(m.wrap_prm[w] > 0))
-            fail("tendon " + str(t) + ": a pulley needs a site on each side and a positive divisor");
+        } else if (type == kWrapPulley || type == kWrapSphere || type == kWrapCylinder) {
+          if (k == 0 || k == num - 1 || m.wrap_type[w - 1] != kWrapSite || m.wrap_type[w + 1] != kWrapSite)
+            fail("tendon " + str(t) + ": a pulley or geom needs a site on each side");
+          if (type == kWrapPulley && !(m.wrap_prm[w] > 0))
+            fail("tendon " + str(t) + ": a pulley's divisor must be positive");
+          if (type != kWrapPulley) {
+            const int gt = id >= 0 && id < m.ngeom && !m.geom_type.empty() ? m.geom_type[static_cast<size_t>(id)] : -1;
+            if (gt != (type == kWrapSphere ? kGeomSphere : kGeomCylinder))
+              fail("tendon " + str(t) + ": a wrap geom must be the sphere or cylinder its type says");
+            if (m.wrap_prm[w] < -1 || m.wrap_prm[w] >= m.nsite) fail("tendon " + str(t) + ": side site out of range");
+          }
         } else {
-          fail("tendon " + str(t) + ": wrap type " + str(type) + " is not supported (joints, sites, pulleys)");
+          fail("tendon " + str(t) + ": wrap type " + str(type) + " is not supported");
         }
       }
       if (!fixed && (m.wrap_type[static_cast<size_t>(a)] != kWrapSite ||
