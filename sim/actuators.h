@@ -1,5 +1,7 @@
 // Actuators (DESIGN.md D3), as MuJoCo 3's mj_fwdActuation on a hinge or slide joint transmission
-// (joint or jointinparent: the same for these), single source (RLT_HD, no std::, no allocation).
+// (joint or jointinparent: the same for these) or a tendon (length gear ten_length, velocity gear
+// ten_velocity, qfrc_actuator += gear force ten_J; sim/tendon.h), single source (RLT_HD, no std::,
+// no allocation).
 //
 // For actuator a on joint j with gear g:
 //   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default)
@@ -62,12 +64,13 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = T(0);
   for (int a = 0; a < m.nu; ++a) {
     const int j = m.actuator_trnid[a];
-    const int dof = m.jnt_dofadr[j];
+    const bool tendon = m.actuator_trntype[a] == kTrnTendon;  // j: a tendon (sim/tendon.h)
+    const int dof = tendon ? -1 : m.jnt_dofadr[j];
     const T gear = m.actuator_gear[a];
     T u = ctrl ? ctrl[a] : T(0);
     if (m.actuator_ctrllimited[a]) u = clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
-    const T length = gear * d.qpos[m.jnt_qposadr[j]];
-    const T velocity = gear * d.qvel[dof];
+    const T length = gear * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
+    const T velocity = gear * (tendon ? d.ten_velocity[j] : d.qvel[dof]);
     T force;
     switch (m.actuator_kind[a]) {
       case kActPosition:
@@ -99,7 +102,11 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     if (m.actuator_forcelimited[a])
       force = clamp(force, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     d.actuator_force[a] = force;
-    d.qfrc_actuator[dof] += gear * force;
+    if (tendon) {  // MuJoCo's actuator_moment gear ten_J, times the force
+      for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] += (gear * d.ten_J[j * m.nv + i]) * force;
+    } else {
+      d.qfrc_actuator[dof] += gear * force;
+    }
   }
 }
 
@@ -133,7 +140,9 @@ RLT_HD void actuator_passive_velocity_derivative(const ModelView<T>& m, const Da
         bias_vel += gain_vel * act;
       }
     }
-    if (bias_vel == T(0)) continue;
+    // (a tendon's is gear^2 bias_vel J^T J, not diagonal: the MJCF compiler refuses tendon actuators
+    // under implicitfast)
+    if (bias_vel == T(0) || m.actuator_trntype[a] == kTrnTendon) continue;
     const T gear = m.actuator_gear[a];
     d.qDeriv[m.jnt_dofadr[m.actuator_trnid[a]]] += gear * bias_vel * gear;
   }

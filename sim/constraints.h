@@ -6,11 +6,14 @@
 // Rows (MuJoCo's order: equality, friction loss, limits, contacts), each a Jacobian J_r (1 x nv)
 // and a distance r_r (< 0: violated):
 //   equality a joint equality: J = e_dof1 - poly'(x) e_dof2, r = q1 - q1_0 - poly(x), x = q2 - q2_0,
-//            force unbounded (equality_rows; connect rows too, refused by the compiler for now)
+//            force unbounded (equality_rows; connect rows too; a tendon equality the same with
+//            tendon lengths L - tendon_length0 and J = ten_J, sim/tendon.h)
 //   friction a dof with frictionloss > 0: J = e_dof, r = 0, no stiffness (K = 0), the force bounded
 //            by |f| <= frictionloss (dof_solref/dof_solimp: the joint's solreffriction/solimpfriction)
 //   limit    a limited hinge or slide within jnt_margin of its range: J = +e_dof, r = q - lo - margin
-//            (below), or J = -e_dof, r = hi - q - margin (above) (jnt_solref/jnt_solimp)
+//            (below), or J = -e_dof, r = hi - q - margin (above) (jnt_solref/jnt_solimp); a limited
+//            tendon the same with its length and J = +-ten_J (tendon_solref_lim/_solimp_lim); a
+//            tendon's friction loss J = ten_J, bounded by tendon_frictionloss
 //   contact  a candidate within its active margin (depth > 0; sim/contact.h): r = -depth and, for a
 //            pair of condim 3, the four edges of MuJoCo's pyramidal cone (mu at least 1e-5,
 //            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
@@ -50,6 +53,7 @@
 #include "sim/common.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
+#include "sim/tendon.h"
 
 namespace rlt {
 
@@ -226,12 +230,16 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
 }
 
 // Owner codes of rows that are not contacts: a limit -1, a dof's friction loss -2 - dof, an
-// equality constraint kEqOwner - eq (its force is not bounded).
-constexpr double kEqOwner = -1e6;
+// equality constraint kEqOwner - eq (its force is not bounded), a tendon's friction loss
+// kTenFrictionOwner - tendon.
+constexpr double kEqOwner = -1e6, kTenFrictionOwner = -2e6;
 RLT_HD RLT_INLINE int friction_dof(double owner) {
   return owner <= -2 && owner > kEqOwner + 0.5 ? static_cast<int>(-2 - owner) : -1;
 }
-RLT_HD RLT_INLINE bool equality_row(double owner) { return owner <= kEqOwner + 0.5; }
+RLT_HD RLT_INLINE bool equality_row(double owner) { return owner <= kEqOwner + 0.5 && owner > kTenFrictionOwner + 0.5; }
+RLT_HD RLT_INLINE int friction_tendon(double owner) {
+  return owner <= kTenFrictionOwner + 0.5 ? static_cast<int>(kTenFrictionOwner - owner) : -1;
+}
 
 // World position of a point given in body b's frame.
 template <class T>
@@ -279,6 +287,23 @@ RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int n
       const T dA = m.body_invweight0[b1] + m.body_invweight0[b2];
       for (int k = 0; k < 3; ++k) finish_row(m, d, nr + k, pos[k], dA, owner, sp, false, dist);
       nr += 3;
+    } else if (m.eq_type[e] == kEqTendon) {
+      // tendon: L1 - L1_0 - poly(L2 - L2_0), J = J1 - poly'(L2 - L2_0) J2 (sim/tendon.h)
+      if (nr + 1 > m.nefc_max) break;
+      const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+      T* J = d.efc_J + nr * nv;
+      for (int i = 0; i < nv; ++i) J[i] = d.ten_J[t1 * nv + i];
+      T pos = d.ten_length[t1] - m.tendon_length0[t1] - data[0];
+      T dA = m.tendon_invweight0[t1];
+      if (t2 >= 0) {
+        const T x = d.ten_length[t2] - m.tendon_length0[t2];
+        pos -= data[1] * x + data[2] * x * x + data[3] * x * x * x + data[4] * x * x * x * x;
+        const T deriv = data[1] + T(2) * data[2] * x + T(3) * data[3] * x * x + T(4) * data[4] * x * x * x;
+        for (int i = 0; i < nv; ++i) J[i] -= deriv * d.ten_J[t2 * nv + i];
+        dA += m.tendon_invweight0[t2];
+      }
+      finish_row(m, d, nr, pos, dA, owner, sp, false, pos);
+      ++nr;
     } else {
       if (nr + 1 > m.nefc_max) break;
       const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
@@ -319,9 +344,10 @@ RLT_HD void clamp_joint_actuator_forces(const ModelView<T>& m, const DataView<T>
   }
 }
 
-// Builds the rows for the current state (needs kinematics, com quantities, the contact list and M
-// factored without implicit damping); returns their number (also in d.nefc). MuJoCo's order:
-// friction loss, limits, contacts.
+// Builds the rows for the current state (needs kinematics, com quantities, tendon_kinematics, the
+// contact list and M factored without implicit damping); returns their number (also in d.nefc).
+// MuJoCo's order: equality, friction loss (dofs, then tendons), limits (joints, then tendons),
+// contacts. A tendon's rows take J = +-ten_J and diagApprox tendon_invweight0.
 template <class T>
 RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
   using namespace constraint_detail;
@@ -335,6 +361,14 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
     J[dof] = T(1);
     const SolParams<T> sp = sol_params(m, m.dof_solref + 2 * dof, m.dof_solimp + 5 * dof, h);
     finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true, T(0));
+    ++nr;
+  }
+  for (int t = 0; t < m.ntendon; ++t) {  // tendon friction loss (after the dofs', as MuJoCo)
+    if (!(m.tendon_frictionloss[t] > T(0)) || nr >= m.nefc_max) continue;
+    T* J = d.efc_J + nr * nv;
+    for (int i = 0; i < nv; ++i) J[i] = d.ten_J[t * nv + i];
+    const SolParams<T> sp = sol_params(m, m.tendon_solref_fri + 2 * t, m.tendon_solimp_fri + 5 * t, h);
+    finish_row(m, d, nr, T(0), m.tendon_invweight0[t], T(kTenFrictionOwner - t), sp, true, T(0));
     ++nr;
   }
   for (int j = 0; j < m.njnt; ++j) {
@@ -351,6 +385,21 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
       const SolParams<T> sp = sol_params(m, m.jnt_solref + 2 * j, m.jnt_solimp + 5 * j, h);
       const T r = margin == T(0) ? dist : dist - margin;
       finish_row(m, d, nr, r, m.dof_invweight0[dof], T(-1), sp, false, r);
+      ++nr;
+    }
+  }
+  for (int t = 0; t < m.ntendon; ++t) {  // tendon limits (after the joints', as MuJoCo)
+    if (!m.tendon_limited[t]) continue;
+    const T L = d.ten_length[t], lo = m.tendon_range[2 * t], hi = m.tendon_range[2 * t + 1];
+    const T margin = m.tendon_margin[t];
+    for (int side = 0; side < 2; ++side) {  // lower (J = +ten_J), then upper (J = -ten_J)
+      const T dist = side == 0 ? L - lo : hi - L;
+      if (!(dist < margin) || nr >= m.nefc_max) continue;
+      T* J = d.efc_J + nr * nv;
+      for (int i = 0; i < nv; ++i) J[i] = side == 0 ? d.ten_J[t * nv + i] : -d.ten_J[t * nv + i];
+      const SolParams<T> sp = sol_params(m, m.tendon_solref_lim + 2 * t, m.tendon_solimp_lim + 5 * t, h);
+      const T r = margin == T(0) ? dist : dist - margin;
+      finish_row(m, d, nr, r, m.tendon_invweight0[t], T(-1), sp, false, r);
       ++nr;
     }
   }
@@ -436,8 +485,9 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
       for (int i = 0; i < nv; ++i) res += J[i] * d.qacc[i];
       T f = e[kEfcForce] - res / e[kEfcDiag];
       const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
-      if (fdof >= 0) {  // friction loss: |f| <= frictionloss
-        const T fl = m.dof_frictionloss[fdof];
+      const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
+      if (fdof >= 0 || ften >= 0) {  // friction loss: |f| <= frictionloss
+        const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
         f = f > fl ? fl : f < -fl ? -fl : f;
       } else if (equality_row(static_cast<double>(e[kEfcOwner]))) {
         // equality: unbounded
@@ -580,6 +630,27 @@ void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
     for (int k = 0; k < nv; ++k) x[static_cast<size_t>(k)] = T(k == i ? 1 : 0);
     solve_mass(view, d, x.data());
     reals[static_cast<size_t>(o.dof_invweight0 + i)] = x[static_cast<size_t>(i)];
+  }
+  // Tendons (sim/tendon.h), as MuJoCo's mj_setConst: the length at qpos0 and J M^-1 J^T there; then
+  // a spring length left at -1 -1 becomes the length at qpos_spring.
+  if (view.ntendon > 0) {
+    tendon_kinematics(view, d);
+    for (int t = 0; t < view.ntendon; ++t) {
+      for (int k = 0; k < nv; ++k) x[static_cast<size_t>(k)] = d.ten_J[t * nv + k];
+      solve_mass(view, d, x.data());
+      T w = T(0);
+      for (int k = 0; k < nv; ++k) w += d.ten_J[t * nv + k] * x[static_cast<size_t>(k)];
+      reals[static_cast<size_t>(o.tendon_invweight0 + t)] = w;
+      reals[static_cast<size_t>(o.tendon_length0 + t)] = d.ten_length[t];
+    }
+    for (int i = 0; i < view.nq; ++i) d.qpos[i] = view.qpos_spring[i];
+    kinematics(view, d);
+    com_position(view, d);
+    tendon_kinematics(view, d);
+    for (int t = 0; t < view.ntendon; ++t) {
+      T* spring = reals.data() + o.tendon_lengthspring + 2 * t;
+      if (spring[0] == T(-1) && spring[1] == T(-1)) spring[0] = spring[1] = d.ten_length[t];
+    }
   }
   // As MuJoCo: a free joint's three translational and three rotational dofs each share their mean,
   // a ball's three dofs theirs.

@@ -53,7 +53,7 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc) written by `stage`. From this list come
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap) written by `stage`. From this list come
 // DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
 // so keep new ones at the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -124,7 +124,14 @@ namespace rlt {
   X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                    \
   X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")            \
   X(sensor_cfrc_ext, 6 * nbody_acc, compute_sensors, "contact wrench on each body, as cfrc, at the substep's start") \
-  X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")
+  X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")    \
+  /* tendons (sim/tendon.h; empty without tendons) */                                                                \
+  X(ten_length, ntendon, tendon_kinematics, "tendon length")                                                         \
+  X(ten_velocity, ntendon, tendon_kinematics, "its rate, ten_J qvel")                                                \
+  X(ten_J, ntendon* nv, tendon_kinematics, "d length / d qpos per dof (the tendon's moment arms)")                   \
+  X(ten_wrapnum, ntendon, tendon_kinematics, "spatial: points of the tendon's path in wrap_xpos (an integer count)") \
+  X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
+    "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
@@ -153,6 +160,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
             nv_acc = m.nbody_acc ? m.nv : 0;
+  const int ntendon = m.ntendon, nwrap = m.nwrap;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);

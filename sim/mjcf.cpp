@@ -65,7 +65,7 @@ Model MjcfCompiler::compile(const std::string& text) {
 
   // MuJoCo reads the sections in this order wherever they stand in the file.
   std::vector<const XMLElement*> compilers, options, defaults, worldbodies, actuators, sensors, keyframes, customs,
-      contacts, equalities, assets;
+      contacts, equalities, assets, tendons;
   for (const XMLElement* s = root->FirstChildElement(); s; s = s->NextSiblingElement()) {
     const std::string n = s->Name();
     if (n == "compiler") compilers.push_back(s);
@@ -79,10 +79,11 @@ Model MjcfCompiler::compile(const std::string& text) {
     else if (n == "contact") contacts.push_back(s);
     else if (n == "equality") equalities.push_back(s);
     else if (n == "asset") assets.push_back(s);  // meshes (sim/mjcf_mesh.cpp), hfields (sim/mjcf_hfield.cpp)
+    else if (n == "tendon") tendons.push_back(s);
     else if (n == "visual" || n == "statistic" || n == "size") continue;  // visual / sizing only
     else
       unsupported_element(s,
-                          "compiler, option, default, asset, worldbody, contact, equality, actuator, sensor, "
+                          "compiler, option, default, asset, worldbody, contact, equality, tendon, actuator, sensor, "
                           "keyframe, custom; ignored: visual, statistic, size");
   }
   for (const XMLElement* s : compilers) read_compiler(s);
@@ -115,6 +116,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   check_moving_bodies();
   compile_constraints();
   for (const XMLElement* s : contacts) read_contact(s);
+  for (const XMLElement* s : tendons) read_tendons(s);
   for (const XMLElement* s : equalities) read_equality(s);
   for (const XMLElement* s : actuators) read_actuators(s);
   for (const XMLElement* s : sensors) read_sensors(s);

@@ -25,13 +25,25 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (joint) a.fail("give one of \"joint\" and \"jointinparent\"");
       joint = jip;
     }
+    const auto tendon = a.text("tendon");
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
-    if (!joint) a.fail("attribute \"joint\" is required (only joint transmissions are supported)");
-    const int jid = m.joint_id(*joint);
-    if (jid < 0) a.fail("unknown joint " + quoted(*joint));
-    if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
-      a.fail("joint " + quoted(*joint) + " is not a hinge or slide joint");
+    if (joint && tendon) a.fail("give one of \"joint\" and \"tendon\"");
+    if (!joint && !tendon)
+      a.fail("attribute \"joint\" or \"tendon\" is required (only joint and tendon transmissions are supported)");
+    int jid = -1;
+    if (tendon) {  // a tendon transmission (sim/tendon.h)
+      for (size_t k = 0; k < m.tendon_name.size() && jid < 0 && !tendon->empty(); ++k)
+        if (m.tendon_name[k] == *tendon) jid = static_cast<int>(k);
+      if (jid < 0) a.fail("unknown tendon " + quoted(*tendon));
+      if (m.integrator == kIntImplicitFast)
+        a.fail("a tendon actuator under integrator=\"implicitfast\" is not supported (its derivative is not diagonal)");
+    } else {
+      jid = m.joint_id(*joint);
+      if (jid < 0) a.fail("unknown joint " + quoted(*joint));
+      if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
+        a.fail("joint " + quoted(*joint) + " is not a hinge or slide joint");
+      }
     }
     // inheritrange (MuJoCo's mjCActuator::Compile): a position-shaped servo takes its ctrlrange (or,
     // integrating, its actrange) from the joint's range, scaled about its middle.
@@ -40,9 +52,11 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (s.dyntype == kDynNone || s.dyntype == kDynFilterExact) range = s.ctrlrange;
       else if (s.dyntype == kDynIntegrator) range = s.actrange;
       else a.fail("inheritrange only available for position and intvelocity actuators");
-      const double lo = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid],
-                   hi = m.jnt_range.empty() ? 0 : m.jnt_range[2 * jid + 1];
-      if (lo == hi) a.fail("inheritrange used but joint " + quoted(*joint) + " has no range defined");
+      const std::vector<double>& ranges = tendon ? m.tendon_range : m.jnt_range;
+      const double lo = ranges.empty() ? 0 : ranges[2 * jid], hi = ranges.empty() ? 0 : ranges[2 * jid + 1];
+      if (lo == hi)
+        a.fail("inheritrange used but " + (tendon ? "tendon " + quoted(*tendon) : "joint " + quoted(*joint)) +
+               " has no range defined");
       const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
       range[0] = mean - radius, range[1] = mean + radius;
     }
@@ -59,6 +73,7 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     }
     m.actuator_kind.push_back(act_kind);
     m.actuator_trnid.push_back(jid);
+    m.actuator_trntype.push_back(tendon ? kTrnTendon : kTrnJoint);
     m.actuator_gear.push_back(s.gear);
     m.actuator_ctrllimited.push_back(ctrllimited ? 1 : 0);
     m.actuator_ctrlrange.insert(m.actuator_ctrlrange.end(), s.ctrlrange, s.ctrlrange + 2);

@@ -357,7 +357,21 @@ struct FrameSpec {
   double frame_pos[3] = {0, 0, 0}, frame_quat[4] = {1, 0, 0, 0};
 };
 
+// A tendon's attributes (MJCF <tendon> defaults, <fixed>, <spatial>; sim/mjcf_tendons.cpp).
+struct TendonSpec {
+  Tri limited = Tri::kAuto;
+  double range[2] = {0, 0}, margin = 0;
+  double solreflimit[2] = {0.02, 1}, solimplimit[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double frictionloss = 0;
+  double solreffriction[2] = {0.02, 1}, solimpfriction[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double stiffness = 0, damping = 0;
+  double springlength[2] = {-1, -1};  // -1 -1: the length at qpos_spring
+  double width = 0.003, rgba[4] = {0.5, 0.5, 0.5, 1};
+  int group = 0;
+};
+
 struct DefaultClass {
+  TendonSpec tendon;
   JointSpec joint;
   GeomSpec geom;
   ActuatorSpec actuator;
@@ -551,6 +565,11 @@ class MjcfCompiler {
     bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;
   } m_flags;
 
+  // ---- tendons (sim/mjcf_tendons.cpp) ----
+  void read_tendon_attrs(Attrs& a, TendonSpec* t);
+  // <tendon>: <fixed> (joints and coefs) and <spatial> (sites, pulleys, sphere and cylinder geoms).
+  void read_tendons(const XMLElement* section);
+
   // ---- actuators ----
   void read_actuators(const XMLElement* section);
   int num_activations() const;  // MuJoCo's na: actuators with dynamics
@@ -591,6 +610,7 @@ class MjcfCompiler {
   std::vector<double> m_geom_mass, m_geom_inertia;
   std::map<std::string, int> m_body_names, m_joint_names, m_geom_names, m_site_names, m_actuator_names, m_key_names;
   std::map<std::string, int> m_sensor_names;
+  std::map<std::string, int> m_tendon_names;
 };
 
 }  // namespace rlt::mjcf_detail

@@ -212,13 +212,12 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
   };
   for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
-    if (n == "weld" || n == "tendon" || n == "flex")
-      fail(c, "equality " + quoted(n) + " is not supported yet (joint is)");
+    if (n == "weld" || n == "flex") fail(c, "equality " + quoted(n) + " is not supported yet (joint and tendon are)");
     // connect: the rows are in sim/constraints.h, but MuJoCo 3.17's reference acceleration for them
     // is not -B v - K d r as documented (measured: its efc_aref departs from that by up to 70% on
     // a free body hung from a pendulum), so they do not follow MuJoCo yet: refused until matched.
-    if (n == "connect") fail(c, "equality \"connect\" is not supported yet (joint is)");
-    if (n != "joint") unsupported_element(c, "joint");
+    if (n == "connect") fail(c, "equality \"connect\" is not supported yet (joint and tendon are)");
+    if (n != "joint" && n != "tendon") unsupported_element(c, "joint, tendon");
     Attrs a(m_file, c);
     a.ignore({"name"});
     if (a.has("class")) a.fail("attribute \"class\": equality defaults are not supported yet");
@@ -245,6 +244,14 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
       const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
       const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
       quat_rotate(q2inv, world - p2).store(data + 3);
+    } else if (n == "tendon") {  // tendon lengths coupled by a polynomial (sim/constraints.h)
+      type = kEqTendon;
+      o1 = find(a, m.tendon_name, "tendon1", "tendon");
+      if (o1 < 0) a.fail("attribute \"tendon1\" is required");
+      o2 = find(a, m.tendon_name, "tendon2", "tendon");
+      double poly[5] = {0, 1, 0, 0, 0};
+      a.numbers("polycoef", poly, 1, 5);
+      std::copy(poly, poly + 5, data);
     } else {
       type = kEqJoint;
       o1 = find(a, m.jnt_name, "joint1", "joint");

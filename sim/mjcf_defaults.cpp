@@ -34,11 +34,13 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_actuator_attrs(ca, n, &cls.actuator);
     } else if (n == "mesh") {
       read_mesh_attrs(ca, &cls.mesh);  // sim/mjcf_mesh.cpp
+    } else if (n == "tendon") {
+      read_tendon_attrs(ca, &cls.tendon);
     } else if (n == "camera" || n == "light" || n == "material" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
-                          "default, joint, geom, site, mesh, general, motor, position, velocity, intvelocity, "
+                          "default, joint, geom, site, mesh, tendon, general, motor, position, velocity, intvelocity, "
                           "damper; ignored: camera, light, material, texture");
     }
     ca.finish();
@@ -99,7 +101,7 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
   if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
   read_geom_constraint_attrs(a, g);
-  a.ignore({"material"});
+  a.ignore({"material", "user"});  // user: MuJoCo's user data
 }
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {

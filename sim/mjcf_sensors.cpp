@@ -40,12 +40,14 @@ constexpr SensorKind kSensorKinds[] = {
     {"subtreecom", kSensSubtreeCom, "body", kSensObjBody, 3},
     {"subtreelinvel", kSensSubtreeLinVel, "body", kSensObjBody, 3},
     {"subtreeangmom", kSensSubtreeAngMom, "body", kSensObjBody, 3},
+    {"tendonpos", kSensTendonPos, "tendon", kSensObjTendon, 1},
+    {"tendonvel", kSensTendonVel, "tendon", kSensObjTendon, 1},
 };
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, contact (data=\"found\", geom1 and geom2)";
+    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, contact (data=\"found\", geom1 and geom2)";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -108,7 +110,8 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n.compare(0, 6, "tendon") == 0) fail(e, "tendon sensors are not supported (no tendons)");
+      if (n.compare(0, 6, "tendon") == 0)
+        fail(e, "tendon sensors other than tendonpos and tendonvel are not supported");
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
       unsupported_element(e, kSupported);
     }
@@ -127,6 +130,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
                      : type == kSensObjJoint                       ? m.joint_id(obj)
                      : type == kSensObjGeom                        ? find_name(m.geom_name, obj)
                      : type == kSensObjSite                        ? find_name(m.site_name, obj)
+                     : type == kSensObjTendon                      ? find_name(m.tendon_name, obj)
                                                                    : find_name(m.actuator_name, obj);
       if (obj.empty() || id < 0) a.fail("attribute " + quoted(attr) + ": unknown object " + quoted(obj));
       return id;

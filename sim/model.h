@@ -33,7 +33,10 @@ enum GeomType : int {  // MuJoCo's numbers
   kGeomBox = 6,
   kGeomMesh = 7  // its convex hull collides (sim/convex.h); the full triangle mesh is host only
 };
-enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };  // MuJoCo's numbers
+enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon = 3 };  // MuJoCo's numbers
+// A tendon's wraps (sim/tendon.h; MuJoCo's mjtWrap numbers) and an actuator's transmission.
+enum WrapType : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
+enum TransmissionType : int { kTrnJoint = 0, kTrnTendon = 1 };
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };
@@ -67,7 +70,9 @@ enum SensorType : int {
   kSensSubtreeCom,
   kSensSubtreeLinVel,
   kSensSubtreeAngMom,
-  kSensContactFound
+  kSensContactFound,
+  kSensTendonPos,  // tendons (sim/tendon.h)
+  kSensTendonVel
 };
 enum SensorObj : int {
   kSensObjNone = 0,
@@ -76,7 +81,8 @@ enum SensorObj : int {
   kSensObjGeom,
   kSensObjSite,
   kSensObjJoint,
-  kSensObjActuator
+  kSensObjActuator,
+  kSensObjTendon
 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
@@ -89,6 +95,7 @@ struct Model {
   int nsensor = 0, nsensordata = 0;              // sensors, and the scalars of their outputs (sum of sensor_dim)
   int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
   int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
+  int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)
@@ -111,6 +118,9 @@ struct Model {
   std::vector<float> geom_rgba;      // (ngeom x 4)
   std::vector<double> sensor_noise;  // (nsensor) MJCF noise, kept as information: not applied
                                      // (MuJoCo's mj_step does not add it either)
+  std::vector<float> tendon_rgba;    // (ntendon x 4) for the viewer
+  std::vector<double> tendon_width;  // (ntendon) m, for the viewer
+  std::vector<int> tendon_group;     // (ntendon) visibility group
 
   // meshes, host only (the viewer draws them): triangles (vertex ids within the mesh), and the
   // frame MuJoCo moved each mesh by (its centre of mass and principal axes in the file's frame)
@@ -132,6 +142,7 @@ struct Model {
 
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name, sensor_name;
+  std::vector<std::string> tendon_name;
 
   int body_id(const std::string& name) const;  // -1 when absent
   int joint_id(const std::string& name) const;

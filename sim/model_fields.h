@@ -2,7 +2,7 @@
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
-//          nmeshgraph, nhfield, nhfielddata (the shape, row-major)
+//          nmeshgraph, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -138,12 +138,34 @@
   X(int, hfield_nrow, nhfield, optional, "grid rows (along y)")                                                        \
   X(int, hfield_ncol, nhfield, optional, "grid columns (along x)")                                                     \
   X(int, hfield_adr, nhfield, optional, "first element of the hfield in hfield_data")                                  \
-  X(real, hfield_data, nhfielddata, optional, "elevations in [0, 1], row-major, row 0 at y = -radius_y")
+  X(real, hfield_data, nhfielddata, optional, "elevations in [0, 1], row-major, row 0 at y = -radius_y")               \
+  /* tendons (sim/tendon.h, sim/mjcf_tendons.cpp): a tendon is wraps tendon_adr .. + tendon_num */                     \
+  X(int, tendon_adr, ntendon, required, "first wrap of the tendon")                                                    \
+  X(int, tendon_num, ntendon, required, "its wraps (fixed: joints; spatial: sites, geoms, pulleys)")                   \
+  X(int, tendon_limited, ntendon, required, "0/1: a limit row keeps the length in tendon_range")                       \
+  X(real, tendon_range, 2 * ntendon, required, "length range (when limited)")                                          \
+  X(real, tendon_margin, ntendon, required, "a limit acts from this far inside its range")                             \
+  X(real, tendon_solref_lim, 2 * ntendon, required, "limit solref")                                                    \
+  X(real, tendon_solimp_lim, 5 * ntendon, required, "limit solimp")                                                    \
+  X(real, tendon_frictionloss, ntendon, required, "dry friction: a friction-loss row bounded by it (0: none)")         \
+  X(real, tendon_solref_fri, 2 * ntendon, required, "friction-loss solref")                                            \
+  X(real, tendon_solimp_fri, 5 * ntendon, required, "friction-loss solimp")                                            \
+  X(real, tendon_stiffness, ntendon, required, "spring, force per length outside tendon_lengthspring")                 \
+  X(real, tendon_damping, ntendon, required, "damper, force per length velocity (explicit, as MuJoCo)")                \
+  X(real, tendon_lengthspring, 2 * ntendon, required,                                                                  \
+    "spring deadband [lo, hi] (MuJoCo 3's springlength); -1 -1: the length at qpos_spring (HostModel fills it)")       \
+  X(int, wrap_type, nwrap, required, "WrapType (sim/tendon.h)")                                                        \
+  X(int, wrap_objid, nwrap, required, "joint, site or geom id (-1 for a pulley)")                                      \
+  X(real, wrap_prm, nwrap, required, "joint: coef; pulley: divisor; geom: side site id, -1 if none")                   \
+  X(int, actuator_trntype, nu, optional, "TransmissionType: joint or tendon (absent: joints)")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.
-#define RLT_MODEL_DERIVED_FIELDS(X)                                                                             \
-  X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")           \
-  X(real, body_invweight0, nbody, required,                                                                     \
-    "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com") \
-  X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)")
+#define RLT_MODEL_DERIVED_FIELDS(X)                                                                                  \
+  X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")                \
+  X(real, body_invweight0, nbody, required,                                                                          \
+    "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com")      \
+  X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)") \
+  /* tendons (sim/tendon.h) */                                                                                       \
+  X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
+  X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)")

@@ -39,6 +39,7 @@ ModelOffsets model_offsets(const Sizes& s) {
   const i64 neq = s.neq, nsensor = s.nsensor;
   const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
+  const i64 ntendon = s.ntendon, nwrap = s.nwrap;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -62,6 +63,7 @@ struct ModelView {
   int nsensor, nsensordata, nsubtree, nbody_acc;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
+  int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
 
   // options
   T timestep;    // s
@@ -153,7 +155,7 @@ inline int contact_capacity(const ModelView<T>& m) {
 }
 
 // Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
-// limited hinge or slide joint (two with a margin), one per dof with friction loss.
+// limited hinge or slide joint or tendon (two with a margin), one per dof or tendon with friction loss.
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int n = 4 * m.ncon_max;
@@ -163,6 +165,8 @@ inline int constraint_capacity(const ModelView<T>& m) {
              : 0;
   for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;                           // friction-loss rows
   for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
+  for (int t = 0; t < m.ntendon; ++t)  // tendon friction loss and limits (sim/constraints.h)
+    n += (m.tendon_frictionloss[t] > 0 ? 1 : 0) + (m.tendon_limited[t] ? (m.tendon_margin[t] > 0 ? 2 : 1) : 0);
   return n;
 }
 
@@ -220,6 +224,7 @@ class HostModel {
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
     m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
+    m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     for (int i = 0; i < model.nsensor; ++i) {
@@ -301,6 +306,7 @@ class HostModel {
     check_sites(m);
     check_actuators(m);
     check_sensors(m);
+    check_tendons(m);
   }
 
   // Sizes are non-negative (a world body at least) and every array has the length its size asks for
@@ -308,12 +314,13 @@ class HostModel {
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
     if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
-        m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0)
+        m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0 || m.ntendon < 0 || m.nwrap < 0)
       fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
+    const long ntendon = m.ntendon, nwrap = m.nwrap;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -466,6 +473,10 @@ class HostModel {
       const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
       if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral)
         fail("actuator " + str(a) + " has unknown kind " + str(k));
+      if (!m.actuator_trntype.empty() && m.actuator_trntype[as] == kTrnTendon) {
+        if (j < 0 || j >= m.ntendon) fail("actuator " + str(a) + " drives tendon " + str(j));
+        continue;
+      }
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
       if (type != kJointHinge && type != kJointSlide)
@@ -482,11 +493,12 @@ class HostModel {
              : type == kSensObjSite                        ? m.nsite
              : type == kSensObjJoint                       ? m.njnt
              : type == kSensObjActuator                    ? m.nu
+             : type == kSensObjTendon                      ? m.ntendon
                                                            : 0;
     };
     for (long i = 0; i < m.nsensor; ++i) {
       const size_t is = static_cast<size_t>(i);
-      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensContactFound)
+      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensTendonVel)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
       if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");
@@ -498,6 +510,49 @@ class HostModel {
     }
     if (adr != m.nsensordata) fail("nsensordata must be the sum of sensor_dim");
     if (!m.site_type.empty() && m.site_size.empty()) fail("site_type and site_size must be given together");
+  }
+
+  // Tendons (sim/tendon.h): wraps tiling nwrap in order; a fixed tendon of hinge and slide joints;
+  // a spatial one of sites, pulleys (divisor > 0) and sphere or cylinder geoms (side site or -1),
+  // starting and ending with a site, a site on each side of a pulley or geom.
+  static void check_tendons(const Model& m) {
+    int adr = 0;
+    for (long t = 0; t < m.ntendon; ++t) {
+      const size_t ts = static_cast<size_t>(t);
+      const int a = m.tendon_adr[ts], num = m.tendon_num[ts];
+      if (a != adr || num < 1 || a + num > m.nwrap) fail("tendon " + str(t) + " wrap address or count");
+      adr += num;
+      const bool fixed = m.wrap_type[static_cast<size_t>(a)] == kWrapJoint;
+      for (int k = 0; k < num; ++k) {
+        const size_t w = static_cast<size_t>(a + k);
+        const int type = m.wrap_type[w], id = m.wrap_objid[w];
+        if (fixed) {
+          if (type != kWrapJoint || id < 0 || id >= m.njnt) fail("tendon " + str(t) + ": bad joint wrap");
+          const int jt = m.jnt_type[static_cast<size_t>(id)];
+          if (jt != kJointHinge && jt != kJointSlide)
+            fail("tendon " + str(t) + ": a fixed tendon needs hinge or slide joints");
+        } else if (type == kWrapSite) {
+          if (id < 0 || id >= m.nsite) fail("tendon " + str(t) + ": site out of range");
+        } else if (type == kWrapPulley || type == kWrapSphere || type == kWrapCylinder) {
+          if (k == 0 || k == num - 1 || m.wrap_type[w - 1] != kWrapSite || m.wrap_type[w + 1] != kWrapSite)
+            fail("tendon " + str(t) + ": a pulley or geom needs a site on each side");
+          if (type == kWrapPulley && !(m.wrap_prm[w] > 0))
+            fail("tendon " + str(t) + ": a pulley's divisor must be positive");
+          if (type != kWrapPulley) {
+            const int gt = id >= 0 && id < m.ngeom && !m.geom_type.empty() ? m.geom_type[static_cast<size_t>(id)] : -1;
+            if (gt != (type == kWrapSphere ? kGeomSphere : kGeomCylinder))
+              fail("tendon " + str(t) + ": a wrap geom must be the sphere or cylinder its type says");
+            if (m.wrap_prm[w] < -1 || m.wrap_prm[w] >= m.nsite) fail("tendon " + str(t) + ": side site out of range");
+          }
+        } else {
+          fail("tendon " + str(t) + ": wrap type " + str(type) + " is not supported");
+        }
+      }
+      if (!fixed && (m.wrap_type[static_cast<size_t>(a)] != kWrapSite ||
+                     m.wrap_type[static_cast<size_t>(a + num - 1)] != kWrapSite))
+        fail("tendon " + str(t) + ": a spatial tendon starts and ends with a site");
+    }
+    if (adr != m.nwrap) fail("nwrap must be the sum of tendon_num");
   }
 
   std::vector<T> m_reals;

@@ -1,6 +1,7 @@
 // One control step of the articulated rigid-body physics (DESIGN.md D3): `substeps` physics steps
 // of m.timestep each with ctrl held, every substep
 //   smooth dynamics   kinematics, com quantities, qfrc_bias, qfrc_passive, qM (sim/dynamics.h)
+//   tendons           lengths, moment arms, velocities, tendon springs and dampers (sim/tendon.h)
 //   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
 //   contacts          detection -> the contact list (sim/contact.h)
 //   constraints       joint limits and contacts as MuJoCo's soft constraints, solved for their
@@ -22,6 +23,7 @@
 #include "sim/contact.h"
 #include "sim/dynamics.h"
 #include "sim/sensors.h"
+#include "sim/tendon.h"
 
 namespace rlt {
 
@@ -31,6 +33,7 @@ namespace rlt {
 template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
+  tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
   actuator_forces(m, d, ctrl);
   clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
   if (m.ncon_max > 0) {

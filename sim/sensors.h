@@ -319,14 +319,22 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         break;
       case kSensActuatorPos: {
         const int j = m.actuator_trnid[id];
-        out[0] = m.actuator_gear[id] * d.qpos[m.jnt_qposadr[j]], vec3 = false;
+        const bool tendon = m.actuator_trntype[id] == kTrnTendon;
+        out[0] = m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]), vec3 = false;
         break;
       }
       case kSensActuatorVel: {
         const int j = m.actuator_trnid[id];
-        out[0] = m.actuator_gear[id] * d.qvel[m.jnt_dofadr[j]], vec3 = false;
+        const bool tendon = m.actuator_trntype[id] == kTrnTendon;
+        out[0] = m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]), vec3 = false;
         break;
       }
+      case kSensTendonPos:
+        out[0] = d.ten_length[id], vec3 = false;
+        break;
+      case kSensTendonVel:
+        out[0] = d.ten_velocity[id], vec3 = false;
+        break;
       case kSensActuatorFrc:
         out[0] = d.actuator_force[id], vec3 = false;
         break;

@@ -297,6 +297,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
   const long nmesh = model.nmesh, nmeshvert = model.nmeshvert, nmeshgraph = model.nmeshgraph;
   const long nhfield = model.nhfield, nhfielddata = model.nhfielddata;
+  const long ntendon = model.ntendon, nwrap = model.nwrap;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {

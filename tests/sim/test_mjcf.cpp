@@ -342,9 +342,11 @@ TEST_P(MjcfFile, CompilesLikeMuJoCo) {
   RLT_REQUIRE_MUJOCO();
 #if RLT_TEST_MUJOCO
   const std::string path = data_path(GetParam());
-  // MuJoCo 3 features (actuator dynamics, integrators): libmujoco-dev here is 2.2.2; those files
-  // are checked against MuJoCo 3.17 by the mujoco_peer_act_* tests (tools/mujoco_peer.py).
-  if (GetParam().rfind("act_", 0) == 0) GTEST_SKIP() << "MuJoCo 3 file, checked by mujoco_peer_" << GetParam();
+  // MuJoCo 3 features (actuator dynamics, integrators, tendons' two-value springlength):
+  // libmujoco-dev here is 2.2.2; those files are checked against MuJoCo 3.17 by the mujoco_peer_act_*
+  // and mujoco_peer_tendon_* tests (tools/mujoco_peer.py).
+  if (GetParam().rfind("act_", 0) == 0 || GetParam().rfind("tendon_", 0) == 0)
+    GTEST_SKIP() << "MuJoCo 3 file, checked by mujoco_peer_" << GetParam();
   // Meshes: MuJoCo 2.2.2's mesh volume and inertia differ from MuJoCo 3's (which we follow); these
   // files are checked against MuJoCo 3.17 by tests/sim/test_mjcf_mesh.cpp and mujoco_peer_mesh_*.
   if (GetParam().rfind("mesh_", 0) == 0) GTEST_SKIP() << "MuJoCo 3 meshes, checked by test_mjcf_mesh.cpp";
@@ -669,9 +671,9 @@ TEST(MjcfErrors, MalformedXmlNamesTheLine) {
 }
 
 TEST(MjcfErrors, UnknownElement) {
-  const std::string xml = "<mujoco>\n  <worldbody/>\n  <tendon>\n  </tendon>\n</mujoco>";
+  const std::string xml = "<mujoco>\n  <worldbody/>\n  <tendons>\n  </tendons>\n</mujoco>";
   const std::string msg = error_of(xml, "a.xml");
-  EXPECT_TRUE(starts_with(msg, "a.xml:3: tendon: unsupported element in <mujoco>")) << msg;
+  EXPECT_TRUE(starts_with(msg, "a.xml:3: tendons: unsupported element in <mujoco>")) << msg;
   const std::string in_body =
       error_of("<mujoco><worldbody>\n<body name='torso'>\n<composite/></body></worldbody></mujoco>");
   EXPECT_TRUE(
@@ -685,8 +687,8 @@ TEST(MjcfErrors, UnknownElement) {
       << nested;
   const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder site='s'/></sensor></mujoco>");
   EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: rangefinder sensors are not supported")) << sensor;
-  const std::string tendon_default = error_of("<mujoco><default>\n<tendon width='1'/></default></mujoco>");
-  EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: tendon: unsupported element in <default>")) << tendon_default;
+  const std::string tendon_default = error_of("<mujoco><default>\n<flex width='1'/></default></mujoco>");
+  EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: flex: unsupported element in <default>")) << tendon_default;
   // visual-only sections and elements are skipped whatever they hold
   EXPECT_EQ(
       error_of("<mujoco><visual><quality shadowsize='0'/></visual><asset><material name='m' rgba='1 0 0 1'/></asset>"
@@ -754,9 +756,9 @@ TEST(MjcfErrors, ActuatorJointMissing) {
   const std::string unknown = error_of(base + "<motor name='m' joint='knee'/></actuator></mujoco>");
   EXPECT_TRUE(starts_with(unknown, "test.xml:3: motor m: unknown joint \"knee\"")) << unknown;
   const std::string absent = error_of(base + "<position kp='1'/></actuator></mujoco>");
-  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: attribute \"joint\" is required")) << absent;
+  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: attribute \"joint\" or \"tendon\" is required")) << absent;
   const std::string tendon = error_of(base + "<motor tendon='t'/></actuator></mujoco>");
-  EXPECT_TRUE(starts_with(tendon, "test.xml:3: motor: unsupported attribute \"tendon\"")) << tendon;
+  EXPECT_TRUE(starts_with(tendon, "test.xml:3: motor: unknown tendon \"t\"")) << tendon;
 }
 
 TEST(MjcfErrors, DuplicateNames) {
@@ -1142,8 +1144,9 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
             std::string::npos);
   EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
             std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<tendonpos tendon='a'/>"), "r.xml:2: tendonpos: tendon sensors"))
-      << refusal("<tendonpos/>");
+  EXPECT_TRUE(starts_with(refusal("<tendonactuatorfrc tendon='a'/>"), "r.xml:2: tendonactuatorfrc: tendon sensors"))
+      << refusal("<tendonactuatorfrc tendon='a'/>");
+  EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),
             std::string::npos);
