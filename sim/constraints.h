@@ -628,6 +628,171 @@ RLT_HD T elliptic_update(const ModelView<T>& m, const DataView<T>& d, int r, int
 }
 }  // namespace constraint_detail
 
+namespace constraint_detail {
+// MuJoCo's primal soft-constraint cost of the rows at the acceleration a (its mj_constraintUpdate):
+// per row its force f(jar), jar = J a - aref, and (with hess) J^T dforce/djar J added into H (nv x
+// nv, dense). An elliptic contact's rows take MuJoCo's three zones (with mu = mu_1 sqrt(R_1 / R_0)
+// its regularized cone): no force above the cone, f = -jar / R below the dual cone, between them
+// the quadratic in N - mu T. Returns sum_r jd_r f_r (the cost's slope along a step whose J d is
+// jd, when jd is given).
+template <class T>
+RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, const T* a, T* H, const T* dir,
+                       T* curvature) {
+  using namespace constraint_detail;
+  const int nv = m.nv;
+  T slope = T(0), curv = T(0);
+  int r = 0;
+  while (r < nr) {
+    const T* e = d.efc + r * kEfcStride;
+    const T owner = e[kEfcOwner];
+    int n = 1;
+    if (m.cone == kConeElliptic && owner >= T(0))
+      while (r + n < nr && d.efc[(r + n) * kEfcStride + kEfcOwner] == owner) ++n;
+    T jar[6], jd[6], f[6], h[36];
+    for (int j = 0; j < n; ++j) {
+      const T* J = d.efc_J + (r + j) * nv;
+      T x = T(0), y = T(0);
+      for (int i = 0; i < nv; ++i) x += J[i] * a[i];
+      if (dir)
+        for (int i = 0; i < nv; ++i) y += J[i] * dir[i];
+      jar[j] = x - d.efc[(r + j) * kEfcStride + kEfcAref];
+      jd[j] = y;
+    }
+    for (int k = 0; k < n * n; ++k) h[k] = T(0);
+    if (n == 1) {
+      const T R = e[kEfcR], D = T(1) / R;
+      const int fdof = friction_dof(static_cast<double>(owner));
+      f[0] = -D * jar[0], h[0] = D;
+      if (fdof >= 0) {
+        const T fl = m.dof_frictionloss[fdof];
+        if (jar[0] <= -R * fl) f[0] = fl, h[0] = T(0);
+        if (jar[0] >= R * fl) f[0] = -fl, h[0] = T(0);
+      } else if (!equality_row(static_cast<double>(owner)) && jar[0] >= T(0)) {
+        f[0] = h[0] = T(0);
+      }
+    } else {
+      const T* con = d.contact + kContactStride * static_cast<int>(owner);
+      const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+      const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
+      const T mu = cp.fr[0] * m_sqrt(R1 / R0);
+      T U[6], w[6], tt = T(0);
+      w[0] = mu;
+      for (int j = 1; j < n; ++j) w[j] = cp.fr[j - 1];
+      for (int j = 0; j < n; ++j) U[j] = jar[j] * w[j];
+      for (int j = 1; j < n; ++j) tt += U[j] * U[j];
+      const T N = U[0], Tn = m_sqrt(tt);
+      if (N >= mu * Tn || (Tn <= T(0) && N >= T(0))) {  // above the cone: no force
+        for (int j = 0; j < n; ++j) f[j] = T(0);
+      } else if (mu * N + Tn <= T(0) || (Tn <= T(0) && N < T(0))) {  // below: every row quadratic
+        for (int j = 0; j < n; ++j) {
+          const T D = T(1) / d.efc[(r + j) * kEfcStride + kEfcR];
+          f[j] = -D * jar[j], h[j * n + j] = D;
+        }
+      } else {  // the cone's side: cost Dm/2 (N - mu T)^2
+        const T Dm = T(1) / R0 / (mu * mu * (T(1) + mu * mu));
+        const T NmT = N - mu * Tn;
+        f[0] = -Dm * NmT * mu;
+        for (int j = 1; j < n; ++j) f[j] = -f[0] / Tn * U[j] * cp.fr[j - 1];
+        h[0] = T(1);
+        for (int j = 1; j < n; ++j) h[j] = h[j * n] = -mu / Tn * U[j];
+        for (int k = 1; k < n; ++k)
+          for (int j = 1; j < n; ++j)
+            h[k * n + j] = mu * N / (Tn * Tn * Tn) * U[j] * U[k] + (j == k ? mu * mu - mu * N / Tn : T(0));
+        for (int k = 0; k < n; ++k)
+          for (int j = 0; j < n; ++j) h[k * n + j] *= Dm * w[k] * w[j];
+      }
+    }
+    for (int j = 0; j < n; ++j) {
+      d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
+      slope += jd[j] * f[j];
+      for (int k = 0; k < n; ++k) curv += jd[j] * h[j * n + k] * jd[k];
+    }
+    if (H) {
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+          const T hjk = h[j * n + k];
+          if (hjk == T(0)) continue;
+          const T* Jj = d.efc_J + (r + j) * nv;
+          const T* Jk = d.efc_J + (r + k) * nv;
+          for (int p = 0; p < nv; ++p) {
+            if (Jj[p] == T(0)) continue;
+            const T s = hjk * Jj[p];
+            for (int q = 0; q < nv; ++q) H[p * nv + q] += s * Jk[q];
+          }
+        }
+    }
+    r += n;
+  }
+  if (curvature) *curvature = curv;
+  return slope;
+}
+
+// Newton's method on MuJoCo's primal problem (min over a of 1/2 (a - a0)^T M (a - a0) + cost(J a -
+// aref)) from the accelerations of the Gauss-Seidel forces, for the models whose rows that solve
+// converges slowly on (elliptic cones; torsional and rolling friction): a few steps, each along
+// -H^-1 g with an exact line search (Newton on the slope, bisection kept), until the step is below
+// rounding. Leaves the rows' forces f(J a - aref) at the final a (constraint_solve then rebuilds
+// qacc and qfrc_constraint from them). Scratch: qLD (H; refactored before any later use),
+// qfrc_constraint (the step), qDeriv (M times the step).
+template <class T>
+RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
+  const int nv = m.nv;
+  T* H = d.qLD;
+  T* dir = d.qfrc_constraint;
+  T* Md = d.qDeriv;
+  const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
+  for (int iter = 0; iter < 20; ++iter) {
+    // gradient M (a - a0) - J^T f(a) (into dir) and Hessian M + J^T h J
+    for (int k = 0; k < nv * nv; ++k) H[k] = d.qM[k];
+    primal_forces(m, d, nr, d.qacc, H, static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+    T gscale = T(0);
+    for (int i = 0; i < nv; ++i) {
+      T g = T(0);
+      for (int k = 0; k < nv; ++k) g += d.qM[i * nv + k] * (d.qacc[k] - d.qacc_smooth[k]);
+      dir[i] = g;
+    }
+    for (int r = 0; r < nr; ++r) {
+      const T f = d.efc[r * kEfcStride + kEfcForce];
+      const T* J = d.efc_J + r * nv;
+      for (int i = 0; i < nv; ++i) dir[i] -= J[i] * f;
+    }
+    for (int i = 0; i < nv; ++i) gscale = max_(gscale, abs_(dir[i])), dir[i] = -dir[i];
+    if (!(gscale > T(0))) break;
+    small_cholesky(H, nv);
+    small_cholesky_solve(H, dir, nv, false);
+    // exact line search on phi(alpha) = cost(a + alpha dir): phi' = dir^T M (a + alpha dir - a0) - sum jd f
+    T dMd = T(0), dMa = T(0), amax = T(0), dmax = T(0);
+    for (int i = 0; i < nv; ++i) {
+      T s = T(0);
+      for (int k = 0; k < nv; ++k) s += d.qM[i * nv + k] * dir[k];
+      Md[i] = s;
+      dMd += dir[i] * s, dMa += s * (d.qacc[i] - d.qacc_smooth[i]);
+      amax = max_(amax, abs_(d.qacc[i])), dmax = max_(dmax, abs_(dir[i]));
+    }
+    if (!(dMd > T(0))) break;
+    T lo = T(0), hi = T(-1), alpha = T(1);
+    for (int ls = 0; ls < 50; ++ls) {
+      for (int i = 0; i < nv; ++i) H[i] = d.qacc[i] + alpha * dir[i];  // (H's first row as scratch)
+      T curv = T(0);
+      const T slope = dMa + alpha * dMd - primal_forces(m, d, nr, H, static_cast<T*>(nullptr), dir, &curv);
+      if (abs_(slope) <= eps * abs_(dMd) * (T(1) + abs_(alpha))) break;
+      if (slope < T(0)) lo = alpha;
+      else hi = alpha;
+      T next = alpha - slope / (dMd + curv);
+      if (hi < T(0)) {
+        if (!(next > alpha)) next = T(2) * alpha;
+      } else if (!(next > lo && next < hi)) {
+        next = T(0.5) * (lo + hi);
+      }
+      alpha = next;
+    }
+    for (int i = 0; i < nv; ++i) d.qacc[i] += alpha * dir[i];
+    if (!(abs_(alpha) * dmax > eps * (T(1) + amax))) break;
+  }
+  primal_forces(m, d, nr, d.qacc, static_cast<T*>(nullptr), static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+}
+}  // namespace constraint_detail
+
 // The constraint forces by projected Gauss-Seidel (see the header): on entry d.qacc_smooth holds
 // M^-1 f_smooth; on exit each row's force, d.qacc = a0 + M^-1 J^T f and d.qfrc_constraint = J^T f.
 // Returns the sweeps it took.
@@ -648,7 +813,9 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
   const bool elliptic = m.cone == kConeElliptic;
   int sweep = 0;
-  while (nr > 0 && sweep < max_sweeps<T>()) {
+  // (with Newton steps to follow, Gauss-Seidel only gives them their start)
+  const int sweeps = m.contact_newton ? 100 : max_sweeps<T>();
+  while (nr > 0 && sweep < sweeps) {
     ++sweep;
     T largest = T(0);
     for (int r = 0; r < nr; ++r) {
@@ -685,6 +852,10 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
       largest = moved > largest ? moved : largest;
     }
     if (!(largest > stop)) break;
+  }
+  if (m.contact_newton && nr > 0) {
+    newton_polish(m, d, nr);
+    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] = T(0);
   }
   // qacc afresh from the final forces (the sweeps' running updates accumulate rounding), so that it
   // pairs with qfrc_constraint = J^T f exactly as far as M^-1 J^T does.

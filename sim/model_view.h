@@ -66,9 +66,12 @@ struct ModelView {
   int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
   T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
   int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
-  int refsafe;           // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
-  int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
-  int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
+  // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):
+  // models with elliptic cones or a geom of condim 4 or 6, whose rows Gauss-Seidel converges slowly on
+  int contact_newton;
+  int refsafe;   // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
+  int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -205,6 +208,8 @@ class HostModel {
     m_view.integrator = model.integrator;
     m_view.impratio = static_cast<T>(model.impratio);
     m_view.cone = model.cone;
+    m_view.contact_newton = model.cone == kConeElliptic ? 1 : 0;
+    for (int c : model.geom_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
     m_view.neq = model.neq;
