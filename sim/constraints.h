@@ -16,8 +16,11 @@
 //            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
 //            J = (n +- mu t1)^T Jp, (n +- mu t2)^T Jp (Jp: the relative point Jacobian of geom 2's
 //            body against geom 1's, t1, t2 MuJoCo's tangent frame for n, mju_makeFrame); without
-//            friction (condim 1) the normal alone. condim 4 and 6 are refused (the MJCF compiler;
-//            HostModel::check for models built in code).
+//            friction (condim 1) the normal alone. condim 4 adds the pair n +- mu_torsion (n^T Jr),
+//            condim 6 also n +- mu_roll (t1^T Jr), (t2^T Jr) (Jr: the relative angular Jacobian),
+//            2 (condim - 1) edges in all. With <option cone="elliptic"> (m.cone) a contact has
+//            condim rows instead, the frame's own: n^T Jp, t1^T Jp, t2^T Jp, then n, t1, t2 on Jr,
+//            its forces in the cone f_n >= |(f_j / mu_j)| (MuJoCo's mjCNSTR_CONTACT_ELLIPTIC).
 // Solved (MuJoCo's forward dynamics; each row's solref/solimp from its object, a contact's mixed from
 // its geoms as mj_contactParam, MuJoCo's defaults solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2; the
 // formulas below are for the default solimp shape, impedance() has MuJoCo's general one, and a
@@ -28,18 +31,25 @@
 //     reference  aref = -B J v - K d r, K = 1 / (dmax^2 tc^2), B = 2 / (dmax tc), tc = max(0.02, 2 h)
 //     regularizer R = (1 - d) / d * diagApprox, diagApprox MuJoCo's: dof_invweight0 for a limit or
 //                 friction loss, 2 mu^2 (1 + mu^2) (body_invweight0[b1] + body_invweight0[b2]) /
-//                 impratio for a pyramid edge
-//                 (the normal's t alone without friction)
+//                 impratio for a pyramid edge whatever its condim (the normal's t alone without
+//                 friction); elliptic: t for the normal, t / impratio for the sliding rows and
+//                 mu_1^2 / mu_j^2 times that for torsion and rolling; the friction rows without
+//                 stiffness (K = 0, aref = -B J v)
 //   by projected Gauss-Seidel (each row in turn, f_r <- max(0, f_r - residual_r / (A_rr + R_r)), a
 //   friction-loss row clamped to [-frictionloss, frictionloss] instead,
 //   the acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
 //   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
+//   An elliptic contact's rows are one block (elliptic_update: a step along its force, or from
+//   rest along the projected steepest descent, then the friction with the normal held, MuJoCo's
+//   QCQP). Models with elliptic cones or condim 4/6 (m.contact_newton) stop Gauss-Seidel after 100
+//   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish).
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
 //   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
 //   qfrc_constraint = J^T f; then, as MuJoCo's Euler with eulerdamp, the step's acceleration
 //   solves (M + h D) qacc = f_smooth + qfrc_constraint.
 // Per contact it leaves its normal force (kConForce), whether that is positive (kConActive) and the
-// friction force on geom 2's body (kConFriction, world), which contact_external_forces reads.
+// friction force on geom 2's body (kConFriction, world), which contact_external_forces reads (with
+// contact_torque's torsional and rolling torque for condim 4 and 6, from kConTorqueRow).
 // Cost per substep: one extra factorization of M, one M^-1 solve per row, and per sweep two
 // nv-vector products per row (ant on flat ground: ~16-20 rows, nv 14).
 #pragma once

@@ -43,9 +43,9 @@
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.
-// A pair's condim is the larger of its geoms' (geom_condim: 1 frictionless, 3 sliding friction; the
-// MJCF compiler refuses 4 and 6), its friction coefficient the larger of their geom_friction[0]
-// (MuJoCo's combination).
+// A pair's condim is the larger of its geoms' (geom_condim: 1 frictionless, 3 sliding, 4 torsional,
+// 6 rolling friction), its friction coefficient the larger of their geom_friction[0] (MuJoCo's
+// combination; sim/constraints.h contact_params for priority and the torsional and rolling ones).
 //
 // External wrench per body (contact_external_forces, physics_step's last substep): each contact's
 // force as solved, accumulated on its two bodies, equal and opposite, as (torque about the tree's
