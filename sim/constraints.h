@@ -743,13 +743,12 @@ RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, cons
 // -H^-1 g with an exact line search (Newton on the slope, bisection kept), until the step is below
 // rounding. Leaves the rows' forces f(J a - aref) at the final a (constraint_solve then rebuilds
 // qacc and qfrc_constraint from them). Scratch: qLD (H; refactored before any later use),
-// qfrc_constraint (the step), qDeriv (M times the step).
+// qfrc_constraint (the step).
 template <class T>
 RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
   const int nv = m.nv;
   T* H = d.qLD;
   T* dir = d.qfrc_constraint;
-  T* Md = d.qDeriv;
   const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
   for (int iter = 0; iter < 20; ++iter) {
     // gradient M (a - a0) - J^T f(a) (into dir) and Hessian M + J^T h J
@@ -775,11 +774,10 @@ RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
     for (int i = 0; i < nv; ++i) {
       T s = T(0);
       for (int k = 0; k < nv; ++k) s += d.qM[i * nv + k] * dir[k];
-      Md[i] = s;
       dMd += dir[i] * s, dMa += s * (d.qacc[i] - d.qacc_smooth[i]);
       amax = max_(amax, abs_(d.qacc[i])), dmax = max_(dmax, abs_(dir[i]));
     }
-    if (!(dMd > T(0))) break;
+    if (!(dMd > T(0)) || !(dMd < T(1e30))) break;  // (a non-finite step: keep the forces so far)
     T lo = T(0), hi = T(-1), alpha = T(1);
     for (int ls = 0; ls < 50; ++ls) {
       for (int i = 0; i < nv; ++i) H[i] = d.qacc[i] + alpha * dir[i];  // (H's first row as scratch)
@@ -796,6 +794,7 @@ RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
       }
       alpha = next;
     }
+    if (!(abs_(alpha) * dmax < T(1e30))) break;
     for (int i = 0; i < nv; ++i) d.qacc[i] += alpha * dir[i];
     if (!(abs_(alpha) * dmax > eps * (T(1) + amax))) break;
   }
