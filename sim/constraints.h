@@ -19,8 +19,11 @@
 //            MuJoCo's mjMINMU, so friction 0 is an almost rigid pyramid there too),
 //            J = (n +- mu t1)^T Jp, (n +- mu t2)^T Jp (Jp: the relative point Jacobian of geom 2's
 //            body against geom 1's, t1, t2 MuJoCo's tangent frame for n, mju_makeFrame); without
-//            friction (condim 1) the normal alone. condim 4 and 6 are refused (the MJCF compiler;
-//            HostModel::check for models built in code).
+//            friction (condim 1) the normal alone. condim 4 adds the pair n +- mu_torsion (n^T Jr),
+//            condim 6 also n +- mu_roll (t1^T Jr), (t2^T Jr) (Jr: the relative angular Jacobian),
+//            2 (condim - 1) edges in all. With <option cone="elliptic"> (m.cone) a contact has
+//            condim rows instead, the frame's own: n^T Jp, t1^T Jp, t2^T Jp, then n, t1, t2 on Jr,
+//            its forces in the cone f_n >= |(f_j / mu_j)| (MuJoCo's mjCNSTR_CONTACT_ELLIPTIC).
 // Solved (MuJoCo's forward dynamics; each row's solref/solimp from its object, a contact's mixed from
 // its geoms as mj_contactParam, MuJoCo's defaults solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2; the
 // formulas below are for the default solimp shape, impedance() has MuJoCo's general one, and a
@@ -31,18 +34,25 @@
 //     reference  aref = -B J v - K d r, K = 1 / (dmax^2 tc^2), B = 2 / (dmax tc), tc = max(0.02, 2 h)
 //     regularizer R = (1 - d) / d * diagApprox, diagApprox MuJoCo's: dof_invweight0 for a limit or
 //                 friction loss, 2 mu^2 (1 + mu^2) (body_invweight0[b1] + body_invweight0[b2]) /
-//                 impratio for a pyramid edge
-//                 (the normal's t alone without friction)
+//                 impratio for a pyramid edge whatever its condim (the normal's t alone without
+//                 friction); elliptic: t for the normal, t / impratio for the sliding rows and
+//                 mu_1^2 / mu_j^2 times that for torsion and rolling; the friction rows without
+//                 stiffness (K = 0, aref = -B J v)
 //   by projected Gauss-Seidel (each row in turn, f_r <- max(0, f_r - residual_r / (A_rr + R_r)), a
 //   friction-loss row clamped to [-frictionloss, frictionloss] instead,
 //   the acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
 //   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
+//   An elliptic contact's rows are one block (elliptic_update: a step along its force, or from
+//   rest along the projected steepest descent, then the friction with the normal held, MuJoCo's
+//   QCQP). Models with elliptic cones or condim 4/6 (m.contact_newton) stop Gauss-Seidel after 100
+//   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish).
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
 //   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
 //   qfrc_constraint = J^T f; then, as MuJoCo's Euler with eulerdamp, the step's acceleration
 //   solves (M + h D) qacc = f_smooth + qfrc_constraint.
 // Per contact it leaves its normal force (kConForce), whether that is positive (kConActive) and the
-// friction force on geom 2's body (kConFriction, world), which contact_external_forces reads.
+// friction force on geom 2's body (kConFriction, world), which contact_external_forces reads (with
+// contact_torque's torsional and rolling torque for condim 4 and 6, from kConTorqueRow).
 // Cost per substep: one extra factorization of M, one M^-1 solve per row, and per sweep two
 // nv-vector products per row (ant on flat ground: ~16-20 rows, nv 14).
 #pragma once
@@ -157,24 +167,30 @@ RLT_HD void contact_frame(const ModelView<T>& m, const DataView<T>& d, const T* 
 }
 
 // A geom pair's contact parameters, MuJoCo's mj_contactParam: the geom of higher priority gives
-// condim, sliding friction, solref and solimp; at equal priority condim and friction are the larger,
-// solref and solimp mixed by solmix (a direct solref: the smaller of each). (gap: see constraint_rows.)
+// condim, friction, solref and solimp; at equal priority condim and each friction coefficient are
+// the larger, solref and solimp mixed by solmix (a direct solref: the smaller of each). (gap: see
+// constraint_rows.)
 template <class T>
 struct ContactParams {
   int condim;
   T mu_raw;  // sliding friction, 0 for condim 1
   T mu;      // the same, at least MuJoCo's mjMINMU 1e-5 where it acts
+  // MuJoCo's 5 friction coefficients of a contact, each at least mjMINMU: sliding (twice, t1 and t2),
+  // torsional (about n; condim 4 and 6), rolling (twice, about t1 and t2; condim 6)
+  T fr[5];
   T ref[2];
   T imp[5];
 };
 template <class T>
 RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
   ContactParams<T> p;
+  T f3[3];
   const int pr1 = m.geom_priority[g1], pr2 = m.geom_priority[g2];
   if (pr1 != pr2) {
     const int g = pr1 > pr2 ? g1 : g2;
     p.condim = m.geom_condim[g];
     p.mu = m.geom_friction[3 * g];
+    for (int i = 0; i < 3; ++i) f3[i] = m.geom_friction[3 * g + i];
     for (int i = 0; i < 2; ++i) p.ref[i] = m.geom_solref[2 * g + i];
     for (int i = 0; i < 5; ++i) p.imp[i] = m.geom_solimp[5 * g + i];
   } else {
@@ -188,16 +204,164 @@ RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
       p.ref[i] = r1[0] > T(0) && r2[0] > T(0) ? mix * r1[i] + (T(1) - mix) * r2[i] : min_(r1[i], r2[i]);
     for (int i = 0; i < 5; ++i) p.imp[i] = mix * m.geom_solimp[5 * g1 + i] + (T(1) - mix) * m.geom_solimp[5 * g2 + i];
     p.mu = max_(m.geom_friction[3 * g1], m.geom_friction[3 * g2]);
+    for (int i = 0; i < 3; ++i) f3[i] = max_(m.geom_friction[3 * g1 + i], m.geom_friction[3 * g2 + i]);
   }
   p.mu_raw = p.condim >= 3 ? p.mu : T(0);
   p.mu = p.condim >= 3 ? max_(p.mu, T(1e-5)) : T(0);
+  p.fr[0] = p.fr[1] = max_(f3[0], T(1e-5));
+  p.fr[2] = max_(f3[1], T(1e-5));
+  p.fr[3] = p.fr[4] = max_(f3[2], T(1e-5));
   return p;
 }
 
-// Rows of a contact: 4 pyramid edges for condim 3, 1 for condim 1.
+// A contact's dimension (condim 1, 3, 4 or 6) and its rows: the normal alone for condim 1; else the
+// pyramid's 2 (condim - 1) edges, or the elliptic cone's condim rows (m.cone).
 template <class T>
-RLT_HD RLT_INLINE int contact_edges(const ContactParams<T>& p) {
-  return p.condim >= 3 ? 4 : 1;
+RLT_HD RLT_INLINE int contact_dim(const ContactParams<T>& p) {
+  return p.condim >= 3 ? p.condim : 1;
+}
+template <class T>
+RLT_HD RLT_INLINE int contact_row_count(const ModelView<T>& m, int dim) {
+  return dim == 1 ? 1 : m.cone == kConeElliptic ? dim : 2 * (dim - 1);
+}
+
+// A small symmetric positive definite system (n <= 6, row-major): H = L L^T in place (lower
+// triangle), then x <- H^-1 x, or x <- L^-1 x (half).
+template <class T>
+RLT_HD void small_cholesky(T* H, int n) {
+  for (int j = 0; j < n; ++j) {
+    T s = H[j * n + j];
+    for (int k = 0; k < j; ++k) s -= H[j * n + k] * H[j * n + k];
+    const T ljj = m_sqrt(max_(s, T(kMinVal)));
+    H[j * n + j] = ljj;
+    for (int i = j + 1; i < n; ++i) {
+      T v = H[i * n + j];
+      for (int k = 0; k < j; ++k) v -= H[i * n + k] * H[j * n + k];
+      H[i * n + j] = v / ljj;
+    }
+  }
+}
+template <class T>
+RLT_HD void small_cholesky_solve(const T* L, T* x, int n, bool half) {
+  for (int i = 0; i < n; ++i) {
+    T v = x[i];
+    for (int k = 0; k < i; ++k) v -= L[i * n + k] * x[k];
+    x[i] = v / L[i * n + i];
+  }
+  if (half) return;
+  for (int i = n - 1; i >= 0; --i) {
+    T v = x[i];
+    for (int k = i + 1; k < n; ++k) v -= L[k * n + i] * x[k];
+    x[i] = v / L[i * n + i];
+  }
+}
+
+// The friction forces of an elliptic contact with its normal force fn fixed (MuJoCo's mju_QCQP):
+// y minimizing 1/2 y^T A y + b^T y with sum_j (y_j / mu_j)^2 <= fn^2 (A n x n, n <= 5, symmetric
+// positive definite). In z = y / mu the bound is a ball of radius fn: the unconstrained minimum
+// if inside, else the point on the sphere where (A' + lambda I) z = -b', lambda > 0 found by Newton
+// on 1/|z(lambda)| - 1/fn (Mor\'e and Sorensen's trust-region iteration, monotone from lambda = 0).
+template <class T>
+RLT_HD void friction_qcqp(const T* A, const T* b, const T* mu, T fn, int n, T* y) {
+  T As[25], bs[5], H[25], z[5], q[5];
+  for (int i = 0; i < n; ++i) {
+    bs[i] = mu[i] * b[i];
+    for (int j = 0; j < n; ++j) As[i * n + j] = mu[i] * A[i * n + j] * mu[j];
+  }
+  const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-14);
+  T lambda = T(0), norm = T(0);
+  for (int iter = 0; iter < 60; ++iter) {
+    for (int k = 0; k < n * n; ++k) H[k] = As[k];
+    for (int i = 0; i < n; ++i) H[i * n + i] += lambda, z[i] = -bs[i];
+    small_cholesky(H, n);
+    small_cholesky_solve(H, z, n, false);
+    T z2 = T(0);
+    for (int i = 0; i < n; ++i) z2 += z[i] * z[i];
+    norm = m_sqrt(z2);
+    if (!(norm > fn * (T(1) + eps))) break;  // inside (lambda = 0), or on the sphere
+    for (int i = 0; i < n; ++i) q[i] = z[i];
+    small_cholesky_solve(H, q, n, true);
+    T q2 = T(0);
+    for (int i = 0; i < n; ++i) q2 += q[i] * q[i];
+    lambda += z2 / max_(q2, T(kMinVal)) * (norm - fn) / max_(fn, T(kMinVal));
+  }
+  const T scale = norm > fn && norm > T(0) ? fn / norm : T(1);  // on the sphere exactly
+  for (int i = 0; i < n; ++i) y[i] = mu[i] * (scale * z[i]);
+}
+
+// One block update of an elliptic contact's rows (n = condim rows from row r; MuJoCo's mj_solPGS
+// elliptic branch): its forces f minimizing the problem with every other row held, subject to
+// fn >= 0 and sum_j (f_j / mu_j)^2 <= fn^2, by alternating a step along the force itself (the
+// normal alone from fn = 0) and the friction forces with the normal held (friction_qcqp), a few
+// passes. res: J a - aref + R f of the rows at the current a and f; A: their A + R block. Writes
+// the new forces to f.
+template <class T>
+RLT_HD void elliptic_block(const T* A, const T* res_in, const T* mu, int n, T* f) {
+  T res[6], f0[6], v[6], Av[6], Att[25], bt[5], ft[5];
+  for (int j = 0; j < n; ++j) res[j] = res_in[j];
+  const int m1 = n - 1;
+  for (int pass = 0; pass < 4; ++pass) {
+    for (int j = 0; j < n; ++j) f0[j] = f[j];
+    if (f[0] < T(kMinVal)) {
+      // From rest: along the steepest feasible descent, -res projected onto the cone in coordinates
+      // where it is the round one (f_j / mu_j); zero when res is in the dual cone (rest optimal).
+      // (The normal alone, MuJoCo's PGS step here, would stay at rest whenever res_n > 0.)
+      T vt2 = T(0);
+      for (int j = 1; j < n; ++j) v[j] = -mu[j - 1] * res[j], vt2 += v[j] * v[j];
+      const T v0 = -res[0], vt = m_sqrt(vt2);
+      T d0 = v0, b = T(1);  // the projection (d0, b v_t) in the round coordinates
+      if (vt <= -v0) {
+        d0 = b = T(0);
+      } else if (vt > v0) {
+        d0 = T(0.5) * (v0 + vt);
+        b = d0 / vt;
+      }
+      v[0] = d0;
+      for (int j = 1; j < n; ++j) v[j] = mu[j - 1] * (b * v[j]);
+      T denom = T(0), num = T(0);
+      for (int j = 0; j < n; ++j) {
+        Av[j] = T(0);
+        for (int k = 0; k < n; ++k) Av[j] += A[j * n + k] * v[k];
+      }
+      for (int j = 0; j < n; ++j) denom += v[j] * Av[j], num += v[j] * res[j];
+      const T x = denom >= T(kMinVal) && num < T(0) ? -num / denom : T(0);
+      for (int j = 0; j < n; ++j) f[j] = x * v[j];
+    } else {  // along the ray f
+      T denom = T(0), num = T(0);
+      for (int j = 0; j < n; ++j) {
+        v[j] = f[j];
+        Av[j] = T(0);
+        for (int k = 0; k < n; ++k) Av[j] += A[j * n + k] * f[k];
+      }
+      for (int j = 0; j < n; ++j) denom += v[j] * Av[j], num += v[j] * res[j];
+      if (denom >= T(kMinVal)) {
+        T x = -num / denom;
+        if (f[0] + x * v[0] < T(0)) x = T(-1);
+        for (int j = 0; j < n; ++j) f[j] += x * v[j];
+      }
+    }
+    // the friction forces with the normal held: b = res_t + A_tn dfn - A_tt f_t(old)
+    if (f[0] < T(kMinVal)) {
+      for (int j = 1; j < n; ++j) f[j] = T(0);
+    } else {
+      for (int j = 0; j < m1; ++j) {
+        bt[j] = res[j + 1] + A[(j + 1) * n] * (f[0] - f0[0]);
+        for (int k = 0; k < m1; ++k) {
+          Att[j * m1 + k] = A[(j + 1) * n + k + 1];
+          bt[j] -= Att[j * m1 + k] * f0[k + 1];
+        }
+      }
+      friction_qcqp(Att, bt, mu, f[0], m1, ft);
+      for (int j = 0; j < m1; ++j) f[j + 1] = ft[j];
+    }
+    T change = T(0);
+    for (int j = 0; j < n; ++j) {
+      const T df = f[j] - f0[j];
+      change = max_(change, abs_(df) * A[j * n + j]);
+      for (int k = 0; k < n; ++k) res[k] += A[k * n + j] * df;
+    }
+    if (!(change > T(kMinVal) * (T(1) + abs_(res[0])))) break;
+  }
 }
 
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
@@ -411,13 +575,17 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
     const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
     const ContactParams<T> cp = contact_params(m, g1, g2);
     con[kConMu] = cp.mu_raw;
+    con[kConTorqueRow] = T(0);
     // depth: how far inside the active margin (MuJoCo 3's includemargin is the margin itself: a
     // geom gap only lists contacts beyond it, excluded, which make no row here either)
     const T depth = con[kConDepth];
-    const int edges = contact_edges(cp);
+    const int dim = contact_dim(cp);
+    const bool elliptic = dim > 1 && m.cone == kConeElliptic;
+    const int edges = contact_row_count(m, dim);
     const T mu = cp.mu;
-    // (nr + edges never exceeds nefc_max: constraint_capacity counts 4 rows for every contact the
-    // model's pairs can make; the check only keeps a broken invariant from writing out of bounds.)
+    // (nr + edges never exceeds nefc_max: constraint_capacity counts the rows of the model's largest
+    // condim for every contact its pairs can make; the check only keeps a broken invariant from
+    // writing out of bounds.)
     if (!(depth > T(0)) || nr + edges > m.nefc_max) continue;
     const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
     const Vec3<T> p = Vec3<T>::load(con + kConPos), n = Vec3<T>::load(con + kConNormal);
@@ -435,25 +603,254 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
           d.efc_J[nr * nv + i] += jn;
           continue;
         }
-        const T j1 = sign * mu * dot(t1, col), j2 = sign * mu * dot(t2, col);
-        d.efc_J[nr * nv + i] += jn + j1;
-        d.efc_J[(nr + 1) * nv + i] += jn - j1;
-        d.efc_J[(nr + 2) * nv + i] += jn + j2;
-        d.efc_J[(nr + 3) * nv + i] += jn - j2;
+        // the relative velocity along n, t1, t2, then the relative angular velocity about n, t1, t2
+        const Vec3<T> ang = dim > 3 ? Vec3<T>::load(d.cdof + 6 * i) : Vec3<T>::zero();
+        if (elliptic) {  // the contact frame's rows themselves (MuJoCo's mjCNSTR_CONTACT_ELLIPTIC)
+          d.efc_J[nr * nv + i] += jn;
+          d.efc_J[(nr + 1) * nv + i] += sign * dot(t1, col);
+          d.efc_J[(nr + 2) * nv + i] += sign * dot(t2, col);
+          if (dim > 3) d.efc_J[(nr + 3) * nv + i] += sign * dot(n, ang);
+          if (dim > 4) d.efc_J[(nr + 4) * nv + i] += sign * dot(t1, ang);
+          if (dim > 4) d.efc_J[(nr + 5) * nv + i] += sign * dot(t2, ang);
+          continue;
+        }
+        // pyramid edges in pairs n +- fr_k e_k (e_k: t1, t2 on velocity; n, t1, t2 on angular velocity)
+        for (int k = 1; k < dim; ++k) {
+          const Vec3<T> axis = k == 1 || k == 4 ? t1 : k == 2 || k == 5 ? t2 : n;
+          const T jk = sign * cp.fr[k - 1] * dot(axis, k < 3 ? col : ang);
+          d.efc_J[(nr + 2 * k - 2) * nv + i] += jn + jk;
+          d.efc_J[(nr + 2 * k - 1) * nv + i] += jn - jk;
+        }
       }
     }
     // diagApprox: the normal's t = invweight(b1) + invweight(b2); a pyramid edge's MuJoCo's
-    // 2 mu^2 (t + mu^2 t) / impratio (R of the friction directions = R of the normal / impratio)
+    // 2 mu^2 (t + mu^2 t) / impratio (R of the friction directions = R of the normal / impratio),
+    // for every edge whatever the condim (MuJoCo's mj_makeImpedance: one R from the sliding mu);
+    // elliptic: t for the normal, t / impratio for the sliding rows and mu_slide^2 / mu_j^2 times
+    // that for the torsional and rolling ones (R_j mu_j^2 the same for every friction row)
     const T t = m.body_invweight0[b1] + m.body_invweight0[b2];
-    T diag_approx = edges == 1 ? t : T(2) * mu * mu * (t + mu * mu * t);
-    if (edges == 4 && m.impratio != T(1)) diag_approx = diag_approx / max_(T(kMinVal), m.impratio);
     const SolParams<T> sp = sol_params(m, cp.ref, cp.imp, h);
+    if (dim > 3) con[kConTorqueRow] = T(nr + 1);
+    if (elliptic) {
+      const T tf = t / max_(T(kMinVal), m.impratio);
+      finish_row(m, d, nr, -depth, t, T(c), sp, false, -depth);
+      for (int k = 1; k < dim; ++k) {
+        const T dA = k < 3 ? tf : tf * (cp.fr[0] * cp.fr[0]) / (cp.fr[k - 1] * cp.fr[k - 1]);
+        finish_row(m, d, nr + k, T(0), dA, T(c), sp, true, -depth);  // friction rows: no stiffness
+      }
+      nr += edges;
+      continue;
+    }
+    T diag_approx = edges == 1 ? t : T(2) * mu * mu * (t + mu * mu * t);
+    if (edges > 1 && m.impratio != T(1)) diag_approx = diag_approx / max_(T(kMinVal), m.impratio);
     for (int k = 0; k < edges; ++k) finish_row(m, d, nr + k, -depth, diag_approx, T(c), sp, false, -depth);
     nr += edges;
   }
   d.nefc[0] = T(nr);
   return nr;
 }
+
+namespace constraint_detail {
+// The block update of the elliptic contact whose n rows start at row r (elliptic_block), applied:
+// the rows' forces and d.qacc; returns the largest force change times A_rr + R_r.
+template <class T>
+RLT_HD T elliptic_update(const ModelView<T>& m, const DataView<T>& d, int r, int n) {
+  const int nv = m.nv;
+  T A[36], res[6], f[6], fold[6];
+  for (int j = 0; j < n; ++j) {
+    const T* J = d.efc_J + (r + j) * nv;
+    const T* e = d.efc + (r + j) * kEfcStride;
+    T a = T(0);
+    for (int i = 0; i < nv; ++i) a += J[i] * d.qacc[i];
+    res[j] = a + e[kEfcR] * e[kEfcForce] - e[kEfcAref];
+    f[j] = fold[j] = e[kEfcForce];
+    A[j * n + j] = e[kEfcDiag];
+    for (int k = 0; k < j; ++k) {
+      const T* MiJ = d.efc_MiJ + (r + k) * nv;
+      T s = T(0);
+      for (int i = 0; i < nv; ++i) s += J[i] * MiJ[i];
+      A[j * n + k] = A[k * n + j] = s;
+    }
+  }
+  const T* con = d.contact + kContactStride * static_cast<int>(d.efc[r * kEfcStride + kEfcOwner]);
+  const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+  elliptic_block(A, res, cp.fr, n, f);
+  T moved = T(0);
+  for (int j = 0; j < n; ++j) {
+    const T df = f[j] - fold[j];
+    if (df == T(0)) continue;
+    d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
+    const T* MiJ = d.efc_MiJ + (r + j) * nv;
+    for (int i = 0; i < nv; ++i) d.qacc[i] += df * MiJ[i];
+    moved = max_(moved, abs_(df) * A[j * n + j]);
+  }
+  return moved;
+}
+}  // namespace constraint_detail
+
+namespace constraint_detail {
+// MuJoCo's primal soft-constraint cost of the rows at the acceleration a (its mj_constraintUpdate):
+// per row its force f(jar), jar = J a - aref, and (with hess) J^T dforce/djar J added into H (nv x
+// nv, dense). An elliptic contact's rows take MuJoCo's three zones (with mu = mu_1 sqrt(R_1 / R_0)
+// its regularized cone): no force above the cone, f = -jar / R below the dual cone, between them
+// the quadratic in N - mu T. Returns sum_r jd_r f_r (the cost's slope along a step whose J d is
+// jd, when jd is given).
+template <class T>
+RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, const T* a, T* H, const T* dir,
+                       T* curvature) {
+  using namespace constraint_detail;
+  const int nv = m.nv;
+  T slope = T(0), curv = T(0);
+  int r = 0;
+  while (r < nr) {
+    const T* e = d.efc + r * kEfcStride;
+    const T owner = e[kEfcOwner];
+    int n = 1;
+    if (m.cone == kConeElliptic && owner >= T(0))
+      while (r + n < nr && d.efc[(r + n) * kEfcStride + kEfcOwner] == owner) ++n;
+    T jar[6], jd[6], f[6], h[36];
+    for (int j = 0; j < n; ++j) {
+      const T* J = d.efc_J + (r + j) * nv;
+      T x = T(0), y = T(0);
+      for (int i = 0; i < nv; ++i) x += J[i] * a[i];
+      if (dir)
+        for (int i = 0; i < nv; ++i) y += J[i] * dir[i];
+      jar[j] = x - d.efc[(r + j) * kEfcStride + kEfcAref];
+      jd[j] = y;
+    }
+    for (int k = 0; k < n * n; ++k) h[k] = T(0);
+    if (n == 1) {
+      const T R = e[kEfcR], D = T(1) / R;
+      const int fdof = friction_dof(static_cast<double>(owner));
+      f[0] = -D * jar[0], h[0] = D;
+      if (fdof >= 0) {
+        const T fl = m.dof_frictionloss[fdof];
+        if (jar[0] <= -R * fl) f[0] = fl, h[0] = T(0);
+        if (jar[0] >= R * fl) f[0] = -fl, h[0] = T(0);
+      } else if (!equality_row(static_cast<double>(owner)) && jar[0] >= T(0)) {
+        f[0] = h[0] = T(0);
+      }
+    } else {
+      const T* con = d.contact + kContactStride * static_cast<int>(owner);
+      const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+      const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
+      const T mu = cp.fr[0] * m_sqrt(R1 / R0);
+      T U[6], w[6], tt = T(0);
+      w[0] = mu;
+      for (int j = 1; j < n; ++j) w[j] = cp.fr[j - 1];
+      for (int j = 0; j < n; ++j) U[j] = jar[j] * w[j];
+      for (int j = 1; j < n; ++j) tt += U[j] * U[j];
+      const T N = U[0], Tn = m_sqrt(tt);
+      if (N >= mu * Tn || (Tn <= T(0) && N >= T(0))) {  // above the cone: no force
+        for (int j = 0; j < n; ++j) f[j] = T(0);
+      } else if (mu * N + Tn <= T(0) || (Tn <= T(0) && N < T(0))) {  // below: every row quadratic
+        for (int j = 0; j < n; ++j) {
+          const T D = T(1) / d.efc[(r + j) * kEfcStride + kEfcR];
+          f[j] = -D * jar[j], h[j * n + j] = D;
+        }
+      } else {  // the cone's side: cost Dm/2 (N - mu T)^2
+        const T Dm = T(1) / R0 / (mu * mu * (T(1) + mu * mu));
+        const T NmT = N - mu * Tn;
+        f[0] = -Dm * NmT * mu;
+        for (int j = 1; j < n; ++j) f[j] = -f[0] / Tn * U[j] * cp.fr[j - 1];
+        h[0] = T(1);
+        for (int j = 1; j < n; ++j) h[j] = h[j * n] = -mu / Tn * U[j];
+        for (int k = 1; k < n; ++k)
+          for (int j = 1; j < n; ++j)
+            h[k * n + j] = mu * N / (Tn * Tn * Tn) * U[j] * U[k] + (j == k ? mu * mu - mu * N / Tn : T(0));
+        for (int k = 0; k < n; ++k)
+          for (int j = 0; j < n; ++j) h[k * n + j] *= Dm * w[k] * w[j];
+      }
+    }
+    for (int j = 0; j < n; ++j) {
+      d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
+      slope += jd[j] * f[j];
+      for (int k = 0; k < n; ++k) curv += jd[j] * h[j * n + k] * jd[k];
+    }
+    if (H) {
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+          const T hjk = h[j * n + k];
+          if (hjk == T(0)) continue;
+          const T* Jj = d.efc_J + (r + j) * nv;
+          const T* Jk = d.efc_J + (r + k) * nv;
+          for (int p = 0; p < nv; ++p) {
+            if (Jj[p] == T(0)) continue;
+            const T s = hjk * Jj[p];
+            for (int q = 0; q < nv; ++q) H[p * nv + q] += s * Jk[q];
+          }
+        }
+    }
+    r += n;
+  }
+  if (curvature) *curvature = curv;
+  return slope;
+}
+
+// Newton's method on MuJoCo's primal problem (min over a of 1/2 (a - a0)^T M (a - a0) + cost(J a -
+// aref)) from the accelerations of the Gauss-Seidel forces, for the models whose rows that solve
+// converges slowly on (elliptic cones; torsional and rolling friction): a few steps, each along
+// -H^-1 g with an exact line search (Newton on the slope, bisection kept), until the step is below
+// rounding. Leaves the rows' forces f(J a - aref) at the final a (constraint_solve then rebuilds
+// qacc and qfrc_constraint from them). Scratch: qLD (H; refactored before any later use),
+// qfrc_constraint (the step).
+template <class T>
+RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
+  const int nv = m.nv;
+  T* H = d.qLD;
+  T* dir = d.qfrc_constraint;
+  const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
+  for (int iter = 0; iter < 20; ++iter) {
+    // gradient M (a - a0) - J^T f(a) (into dir) and Hessian M + J^T h J
+    for (int k = 0; k < nv * nv; ++k) H[k] = d.qM[k];
+    primal_forces(m, d, nr, d.qacc, H, static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+    T gscale = T(0);
+    for (int i = 0; i < nv; ++i) {
+      T g = T(0);
+      for (int k = 0; k < nv; ++k) g += d.qM[i * nv + k] * (d.qacc[k] - d.qacc_smooth[k]);
+      dir[i] = g;
+    }
+    for (int r = 0; r < nr; ++r) {
+      const T f = d.efc[r * kEfcStride + kEfcForce];
+      const T* J = d.efc_J + r * nv;
+      for (int i = 0; i < nv; ++i) dir[i] -= J[i] * f;
+    }
+    for (int i = 0; i < nv; ++i) gscale = max_(gscale, abs_(dir[i])), dir[i] = -dir[i];
+    if (!(gscale > T(0))) break;
+    small_cholesky(H, nv);
+    small_cholesky_solve(H, dir, nv, false);
+    // exact line search on phi(alpha) = cost(a + alpha dir): phi' = dir^T M (a + alpha dir - a0) - sum jd f
+    T dMd = T(0), dMa = T(0), amax = T(0), dmax = T(0);
+    for (int i = 0; i < nv; ++i) {
+      T s = T(0);
+      for (int k = 0; k < nv; ++k) s += d.qM[i * nv + k] * dir[k];
+      dMd += dir[i] * s, dMa += s * (d.qacc[i] - d.qacc_smooth[i]);
+      amax = max_(amax, abs_(d.qacc[i])), dmax = max_(dmax, abs_(dir[i]));
+    }
+    if (!(dMd > T(0)) || !(dMd < T(1e30))) break;  // (a non-finite step: keep the forces so far)
+    T lo = T(0), hi = T(-1), alpha = T(1);
+    for (int ls = 0; ls < 50; ++ls) {
+      for (int i = 0; i < nv; ++i) H[i] = d.qacc[i] + alpha * dir[i];  // (H's first row as scratch)
+      T curv = T(0);
+      const T slope = dMa + alpha * dMd - primal_forces(m, d, nr, H, static_cast<T*>(nullptr), dir, &curv);
+      if (abs_(slope) <= eps * abs_(dMd) * (T(1) + abs_(alpha))) break;
+      if (slope < T(0)) lo = alpha;
+      else hi = alpha;
+      T next = alpha - slope / (dMd + curv);
+      if (hi < T(0)) {
+        if (!(next > alpha)) next = T(2) * alpha;
+      } else if (!(next > lo && next < hi)) {
+        next = T(0.5) * (lo + hi);
+      }
+      alpha = next;
+    }
+    if (!(abs_(alpha) * dmax < T(1e30))) break;
+    for (int i = 0; i < nv; ++i) d.qacc[i] += alpha * dir[i];
+    if (!(abs_(alpha) * dmax > eps * (T(1) + amax))) break;
+  }
+  primal_forces(m, d, nr, d.qacc, static_cast<T*>(nullptr), static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+}
+}  // namespace constraint_detail
 
 // The constraint forces by projected Gauss-Seidel (see the header): on entry d.qacc_smooth holds
 // M^-1 f_smooth; on exit each row's force, d.qacc = a0 + M^-1 J^T f and d.qfrc_constraint = J^T f.
@@ -473,14 +870,27 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   }
   // (floored at 1e-6 m/s^2, so rounding noise cannot keep a problem already solved at f = 0 going)
   const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
+  const bool elliptic = m.cone == kConeElliptic;
   int sweep = 0;
-  while (nr > 0 && sweep < max_sweeps<T>()) {
+  // (with Newton steps to follow, Gauss-Seidel only gives them their start)
+  const int sweeps = m.contact_newton ? 100 : max_sweeps<T>();
+  while (nr > 0 && sweep < sweeps) {
     ++sweep;
     T largest = T(0);
     for (int r = 0; r < nr; ++r) {
       const T* J = d.efc_J + r * nv;
       const T* MiJ = d.efc_MiJ + r * nv;
       T* e = d.efc + r * kEfcStride;
+      if (elliptic && e[kEfcOwner] >= T(0)) {  // an elliptic contact's rows as one block
+        int n = 1;
+        while (r + n < nr && d.efc[(r + n) * kEfcStride + kEfcOwner] == e[kEfcOwner]) ++n;
+        if (n > 1) {
+          const T moved = elliptic_update(m, d, r, n);
+          largest = moved > largest ? moved : largest;
+          r += n - 1;
+          continue;
+        }
+      }
       T res = e[kEfcR] * e[kEfcForce] - e[kEfcAref];
       for (int i = 0; i < nv; ++i) res += J[i] * d.qacc[i];
       T f = e[kEfcForce] - res / e[kEfcDiag];
@@ -503,6 +913,10 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     }
     if (!(largest > stop)) break;
   }
+  if (m.contact_newton && nr > 0) {
+    newton_polish(m, d, nr);
+    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] = T(0);
+  }
   // qacc afresh from the final forces (the sweeps' running updates accumulate rounding), so that it
   // pairs with qfrc_constraint = J^T f exactly as far as M^-1 J^T does.
   for (int i = 0; i < nv; ++i) d.qacc[i] = d.qacc_smooth[i];
@@ -516,7 +930,9 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   return sweep;
 }
 
-// Per contact, from the rows' forces: the normal force, whether it pushes, the friction force.
+// Per contact, from the rows' forces: the normal force, whether it pushes, the friction force
+// (MuJoCo's mj_contactForce: a pyramid's normal is the sum of its edges, friction component k
+// mu_k (f_k+ - f_k-); an elliptic cone's rows are the components themselves).
 template <class T>
 RLT_HD void constraint_contact_forces(const ModelView<T>& m, const DataView<T>& d, int nr) {
   int r = 0;
@@ -534,17 +950,44 @@ RLT_HD void constraint_contact_forces(const ModelView<T>& m, const DataView<T>& 
         constraint_detail::contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])).mu;
     T fn = f[0];
     Vec3<T> ft = Vec3<T>::zero();
-    if (edges == 4) {
+    if (edges > 1) {
       Vec3<T> t1, t2;
       constraint_detail::contact_frame(m, d, con, &t1, &t2);
-      fn = f[0] + f[kEfcStride] + f[2 * kEfcStride] + f[3 * kEfcStride];
-      ft = (mu * (f[0] - f[kEfcStride])) * t1 + (mu * (f[2 * kEfcStride] - f[3 * kEfcStride])) * t2;
+      if (m.cone == kConeElliptic) {
+        ft = f[kEfcStride] * t1 + f[2 * kEfcStride] * t2;
+      } else {
+        for (int k = 1; k < edges; ++k) fn += f[k * kEfcStride];
+        ft = (mu * (f[0] - f[kEfcStride])) * t1 + (mu * (f[2 * kEfcStride] - f[3 * kEfcStride])) * t2;
+      }
     }
     con[kConForce] = fn;
     con[kConActive] = fn > T(0) ? T(1) : T(0);
     ft.store(con + kConFriction);
     r += edges;
   }
+}
+
+// The torsional and rolling friction torque of a contact of condim 4 or 6 on geom 2's body (world;
+// its efc rows from kConTorqueRow, as constraint_contact_forces): components about n (torsion), t1
+// and t2 (rolling). Zero for condim 1 and 3.
+template <class T>
+RLT_HD Vec3<T> contact_torque(const ModelView<T>& m, const DataView<T>& d, const T* con) {
+  const int row = static_cast<int>(con[kConTorqueRow]) - 1;
+  if (row < 0) return Vec3<T>::zero();
+  const constraint_detail::ContactParams<T> cp =
+      constraint_detail::contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+  const int dim = constraint_detail::contact_dim(cp);
+  Vec3<T> t1, t2;
+  constraint_detail::contact_frame(m, d, con, &t1, &t2);
+  const Vec3<T> n = Vec3<T>::load(con + kConNormal);
+  const T* f = d.efc + row * kEfcStride + kEfcForce;
+  Vec3<T> tq = Vec3<T>::zero();
+  for (int k = 3; k < dim; ++k) {
+    const T c = m.cone == kConeElliptic ? f[k * kEfcStride]
+                                        : cp.fr[k - 1] * (f[(2 * k - 2) * kEfcStride] - f[(2 * k - 1) * kEfcStride]);
+    tq += c * (k == 3 ? n : k == 4 ? t1 : t2);
+  }
+  return tq;
 }
 
 // The constrained acceleration of one substep (physics_substep with soft constraints; smooth

@@ -49,9 +49,9 @@
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.
-// A pair's condim is the larger of its geoms' (geom_condim: 1 frictionless, 3 sliding friction; the
-// MJCF compiler refuses 4 and 6), its friction coefficient the larger of their geom_friction[0]
-// (MuJoCo's combination).
+// A pair's condim is the larger of its geoms' (geom_condim: 1 frictionless, 3 sliding, 4 torsional,
+// 6 rolling friction), its friction coefficient the larger of their geom_friction[0] (MuJoCo's
+// combination; sim/constraints.h contact_params for priority and the torsional and rolling ones).
 //
 // External wrench per body (contact_external_forces, physics_step's last substep): each contact's
 // force as solved, accumulated on its two bodies, equal and opposite, as (torque about the tree's
@@ -60,9 +60,11 @@
 // Contact record (kContactStride scalars each, DataView::contact):
 //   0-2 pos (world), 3-5 normal (geom 1 -> geom 2), 6 depth, 7 mu, 8 geom 1, 9 geom 2, then what
 //   the soft constraints solved (sim/constraints.h): 11 normal force, 13 active (normal force > 0,
-//   0/1), 14-16 friction force on geom 2's body (world). 10 and 12 are unused (zero): they held the
-//   removed spring-damper law's normal velocity and friction secant, and stay so that the physics
-//   rows saved in checkpoints keep their layout.
+//   0/1), 14-16 friction force on geom 2's body (world); 10, for a contact of condim 4 or 6, its
+//   first constraint row + 1 (0 otherwise), where contact_torque reads its torsional and rolling
+//   friction torque. 12 is unused (zero): it held the removed spring-damper law's friction secant
+//   (and 10 its normal velocity), and stays so that the physics rows saved in checkpoints keep their
+//   layout.
 #pragma once
 
 #include "sim/common.h"
@@ -80,7 +82,7 @@ enum ContactField : int {
   kConMu = 7,
   kConGeom1 = 8,
   kConGeom2 = 9,
-  kConUnused1 = 10,
+  kConTorqueRow = 10,
   kConForce = 11,
   kConUnused2 = 12,
   kConActive = 13,
@@ -127,7 +129,7 @@ struct Emitter {
     c[kConDepth] = eff;
     c[kConMu] = pair_friction(m, g1, g2);
     c[kConGeom1] = T(g1), c[kConGeom2] = T(g2);
-    c[kConUnused1] = c[kConForce] = c[kConUnused2] = c[kConActive] = T(0);
+    c[kConTorqueRow] = c[kConForce] = c[kConUnused2] = c[kConActive] = T(0);
     c[kConFriction] = c[kConFriction + 1] = c[kConFriction + 2] = T(0);
     ++*ncon;
   }
@@ -750,13 +752,16 @@ RLT_HD RLT_INLINE Vec3<T> point_jacobian_col(const ModelView<T>& m, const DataVi
 // with the forces the soft constraints solved for (sim/constraints.h: kConForce, kConFriction,
 // kConActive), kinematics and cdof (from the start of the substep, which the integration does not
 // refresh) and the integrated qvel. Per active contact, f = fn n + friction on geom 2's body and
-// -f on geom 1's (no torque: condim 1 and 3 only).
+// -f on geom 1's, and the torsional and rolling friction torque of condim 4 and 6 (contact_torque).
 // Row b = (torque, force): world frame, torque about body b's tree reference point (the tree root
 // body's origin, as cinert and cvel; MuJoCo takes the tree's subtree centre of mass) at the END of
 // the substep, x_root + h v_root(qvel'), which is the origin kinematics() gives for the new qpos
 // exactly for a free root (first order for a root on hinges or slides), so cfrc_ext pairs with the
 // cinert and cvel computed for the post-step state. Row 0 (the world) stays zero, as in MuJoCo.
 // Cost: the 6 nbody zeros plus a few products per active contact.
+template <class T>
+RLT_HD Vec3<T> contact_torque(const ModelView<T>& m, const DataView<T>& d, const T* con);  // sim/constraints.h
+
 template <class T>
 RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d, T h) {
   for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = T(0);
@@ -779,7 +784,9 @@ RLT_HD void contact_external_forces(const ModelView<T>& m, const DataView<T>& d,
       for (int i = m.body_dofadr[root]; i < m.body_dofadr[root] + m.body_dofnum[root]; ++i)
         ref += (h * d.qvel[i]) * Vec3<T>::load(d.cdof + 6 * i + 3);
       T* w = d.cfrc_ext + 6 * b;
-      (Vec3<T>::load(w) + sign * cross(p - ref, f)).store(w);
+      Vec3<T> torque = cross(p - ref, f);
+      if (con[kConTorqueRow] != T(0)) torque += contact_torque(m, d, con);  // condim 4 and 6
+      (Vec3<T>::load(w) + sign * torque).store(w);
       (Vec3<T>::load(w + 3) + sign * f).store(w + 3);
     }
   }

@@ -51,8 +51,8 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   if (a.number("noslip_tolerance", &x) && x < 0) a.fail("attribute \"noslip_tolerance\" must be non-negative");
   if (a.integer("noslip_iterations", &n) && n != 0)
     a.fail("attribute \"noslip_iterations\": the noslip solver is not supported (only 0)");
-  if (a.keyword("cone", {"pyramidal", "elliptic"}) == 1)
-    a.fail("cone=\"elliptic\" is not supported (pyramidal friction cones only)");
+  const int cone = a.keyword("cone", {"pyramidal", "elliptic"});
+  if (cone >= 0) m.cone = cone == 1 ? kConeElliptic : kConePyramidal;
   if (a.number("impratio", &m.impratio) && !(m.impratio > 0)) a.fail("attribute \"impratio\" must be positive");
   a.keyword("jacobian", {"dense", "sparse", "auto"});  // storage only: the same answer
   a.only_default("wind", 0);

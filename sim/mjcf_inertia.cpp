@@ -46,10 +46,6 @@ void MjcfCompiler::compile_geoms() {
     m.geom_pos.insert(m.geom_pos.end(), f.pos, f.pos + 3);
     m.geom_quat.insert(m.geom_quat.end(), f.quat, f.quat + 4);
     m.geom_friction.insert(m.geom_friction.end(), g.friction, g.friction + 3);
-    if (g.condim > 3)
-      fail(e, "condim " + std::to_string(g.condim) +
-                  ": MuJoCo's soft-constraint law takes condim 1 or 3 here "
-                  "(no torsional or rolling friction)");
     m.geom_condim.push_back(g.condim);
     m.geom_margin.push_back(g.margin);
     m.geom_contype.push_back(g.contype);

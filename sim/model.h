@@ -45,6 +45,8 @@ enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1 };
 enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1 };
 // MuJoCo's integrators (option/integrator); the numbers are rltrain's.
 enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2 };
+// MuJoCo's friction cones (mjtCone; sim/constraints.h).
+enum Cone : int { kConePyramidal = 0, kConeElliptic = 1 };
 // Sensors (sim/sensors.h computes them, sim/mjcf_sensors.cpp compiles them): what each measures,
 // and the kinds of object one reads (MuJoCo's mjtSensor / mjtObj meanings, rltrain's numbers).
 enum SensorType : int {
@@ -106,6 +108,8 @@ struct Model {
   double impratio = 1;    // MJCF option/impratio
   bool refsafe = true;    // MJCF flag refsafe (disable: false)
   bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
+  // MJCF option/cone: the friction cone of contacts (Cone; sim/constraints.h)
+  int cone = kConePyramidal;
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -54,10 +54,10 @@
   X(real, geom_quat, 4 * ngeom, required, "orientation in the body frame")                                             \
   X(int, geom_type, ngeom, optional, "GeomType")                                                                       \
   X(real, geom_size, 3 * ngeom, optional, "MuJoCo's meaning per type")                                                 \
-  X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional, rolling (only sliding acts: condim 1 or 3)")        \
+  X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional (condim 4, 6), rolling (condim 6)")                  \
   X(int, geom_contype, ngeom, optional, "contact type bits (absent: no contacts)")                                     \
   X(int, geom_conaffinity, ngeom, optional, "contact affinity bits (absent: no contacts)")                             \
-  X(int, geom_condim, ngeom, optional, "1 frictionless, 3 sliding friction; a pair takes the larger (absent: 3)")      \
+  X(int, geom_condim, ngeom, optional, "1, 3 sliding, 4 torsional, 6 rolling; a pair takes the larger (absent: 3)")    \
   X(real, geom_margin, ngeom, optional, "m, MuJoCo's meaning: a pair's contact acts from max(both) apart (absent: 0)") \
   /* sites */                                                                                                          \
   X(int, site_bodyid, nsite, required, "body the site is fixed to")                                                    \

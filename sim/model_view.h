@@ -73,9 +73,13 @@ struct ModelView {
   int implicit_damping;  // 0/1
   int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
   T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
-  int refsafe;           // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
-  int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
-  int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
+  int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
+  // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):
+  // models with elliptic cones or a geom of condim 4 or 6, whose rows Gauss-Seidel converges slowly on
+  int contact_newton;
+  int refsafe;   // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
+  int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -154,11 +158,16 @@ inline int contact_capacity(const ModelView<T>& m) {
   return n;
 }
 
-// Most soft-constraint rows (sim/constraints.h): a pyramid of 4 edges per contact, one row per
-// limited hinge or slide joint or tendon (two with a margin), one per dof or tendon with friction loss.
+// Most soft-constraint rows (sim/constraints.h): per contact a pyramid of 2 (condim - 1) edges or
+// an elliptic cone's condim rows (at least 4, the condim 3 pyramid, for the model's largest geom
+// condim), one row per limited hinge or slide joint or tendon (two with a margin), one per dof or
+// tendon with friction loss.
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
-  int n = 4 * m.ncon_max;
+  int condim = 1;
+  for (int g = 0; g < m.ngeom; ++g) condim = m.geom_condim[g] > condim ? m.geom_condim[g] : condim;
+  const int per_contact = m.cone == kConeElliptic ? condim : 2 * (condim - 1);
+  int n = (per_contact > 4 ? per_contact : 4) * m.ncon_max;
   for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
     n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide)
              ? (m.jnt_margin[j] > 0 ? 2 : 1)
@@ -219,6 +228,9 @@ class HostModel {
     m_view.implicit_damping = implicit_damping && model.eulerdamp ? 1 : 0;
     m_view.integrator = model.integrator;
     m_view.impratio = static_cast<T>(model.impratio);
+    m_view.cone = model.cone;
+    m_view.contact_newton = model.cone == kConeElliptic ? 1 : 0;
+    for (int c : model.geom_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.nu = model.nu;
     m_view.neq = model.neq;
@@ -412,13 +424,12 @@ class HostModel {
     }
   }
 
-  // Geoms: condim 1 or 3, margin non-negative and finite, a type with a collision routine, a body.
+  // Geoms: condim 1, 3, 4 or 6, margin non-negative and finite, a type with a collision routine, a body.
   static void check_geoms(const Model& m) {
     for (size_t g = 0; g < m.geom_condim.size(); ++g) {
       const int c = m.geom_condim[g];
-      if (c != 1 && c != 3)
-        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) +
-             " (expected 1 or 3: MuJoCo's soft constraints here take no torsional or rolling friction)");
+      if (c != 1 && c != 3 && c != 4 && c != 6)
+        fail("geom " + std::to_string(g) + " has condim " + std::to_string(c) + " (expected 1, 3, 4 or 6)");
     }
     for (size_t g = 0; g < m.geom_margin.size(); ++g)
       if (!(m.geom_margin[g] >= 0) || !std::isfinite(m.geom_margin[g]))

@@ -272,7 +272,9 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
       const T sign = side == 0 ? T(-1) : T(1);
       const Vec3<T> ref = Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
       T* w = d.sensor_cfrc_ext + 6 * b;
-      (Vec3<T>::load(w) + sign * cross(p - ref, f)).store(w);
+      Vec3<T> torque = cross(p - ref, f);
+      if (con[kConTorqueRow] != T(0)) torque += contact_torque(m, d, con);  // condim 4 and 6
+      (Vec3<T>::load(w) + sign * torque).store(w);
       (Vec3<T>::load(w + 3) + sign * f).store(w + 3);
     }
   }

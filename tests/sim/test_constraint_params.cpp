@@ -172,7 +172,6 @@ void expect_refused(const std::string& xml, const std::string& what) {
 
 TEST(ConstraintParams, UnsupportedIsRefused) {
   const std::string body = "<worldbody><geom size='1'/></worldbody></mujoco>";
-  expect_refused("<mujoco><option cone='elliptic'/>" + body, "cone=\"elliptic\" is not supported");
   expect_refused("<mujoco><option noslip_iterations='3'/>" + body, "noslip");
   expect_refused("<mujoco><option viscosity='0.1'/>" + body, "viscosity");
   expect_refused("<mujoco><option><flag actuation='disable'/></option>" + body, "flag \"actuation\"");
@@ -192,6 +191,11 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
       "energy='enable' equality='disable'/></option>" +
           body,
       "accepted.xml");
+  // friction cones (sim/constraints.h)
+  EXPECT_EQ(parse_mjcf("<mujoco><option cone='elliptic'/>" + body, "cone.xml").cone, kConeElliptic);
+  EXPECT_EQ(parse_mjcf("<mujoco><option cone='pyramidal'/>" + body, "cone.xml").cone, kConePyramidal);
+  EXPECT_EQ(parse_mjcf("<mujoco>" + body, "cone.xml").cone, kConePyramidal);
+  expect_refused("<mujoco><option cone='round'/>" + body, "not one of");
 }
 
 }  // namespace

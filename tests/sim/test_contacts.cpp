@@ -269,8 +269,8 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   bad.geom_margin[0] = -0.1;
   rejects(bad, "negative or non-finite margin");
   bad = good;
-  bad.geom_condim[0] = 4;  // torsional friction: not with MuJoCo's soft constraints here
-  rejects(bad, "condim 4");
+  bad.geom_condim[0] = 2;  // MuJoCo's condim: 1, 3, 4 or 6
+  rejects(bad, "condim 2");
   bad = good;  // a hand-built model may leave condim and margin out: condim 3, margin 0
   bad.geom_condim.clear(), bad.geom_margin.clear();
   HostModel<double> defaults(bad);
