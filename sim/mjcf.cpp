@@ -116,6 +116,7 @@ Model MjcfCompiler::compile(const std::string& text) {
     m.texturedir = resolve(m_opt.texturedir);
   }
   m.nkey = static_cast<int>(m.key_time.size());
+  set_const();
   return std::move(m);
 }
 

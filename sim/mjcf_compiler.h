@@ -336,7 +336,9 @@ struct ActuatorSpec {
   double gainprm[3] = {1, 0, 0}, biasprm[3] = {0, 0, 0}, dynprm[3] = {1, 0, 0};
   bool actearly = false;
   double inheritrange = 0;
-  double position_kv = 0;  // kv of a position/intvelocity default (a velocity default's kv does not carry over)
+  // biasprm[2] of a position/intvelocity default: -kv, or a dampratio when positive (a velocity
+  // default's kv does not carry over)
+  double position_bias2 = 0;
 };
 
 // A geom's or site's placement: pos, orientation, fromto (each from the element, else its class), and
@@ -516,6 +518,10 @@ class MjcfCompiler {
   void read_sensors(const XMLElement* section);
   void read_contact_sensor(const XMLElement* e);
   void read_site_zone(Attrs& a, const XMLElement* e, const std::string& cls, int* type, double size[3]);
+
+  // ---- the last step: MuJoCo's mj_setConst where it changes the model (sim/mjcf_setconst.cpp) ----
+  // Position-like actuators' dampratio (biasprm[2] > 0) into -kv from the dof's inertia at qpos0.
+  void set_const();
 
   // ---- keyframes ----
   void read_keyframes(const XMLElement* section);

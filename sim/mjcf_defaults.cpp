@@ -139,9 +139,16 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     double kp = s->gainprm[0];
     a.number("kp", &kp);
     s->gainprm[0] = kp;
-    if (a.number("kv", &s->position_kv) && s->position_kv < 0) a.fail("attribute \"kv\" must be non-negative");
-    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = -s->position_kv;
-    if (a.has("dampratio")) a.fail("attribute \"dampratio\" is not supported (give kv)");
+    // biasprm[2] as MuJoCo's mjs_setToPosition: -kv, or a dampratio (positive), which the compile's
+    // last step turns into -kv from the joint's inertia at qpos0 (sim/mjcf_setconst.cpp)
+    double kv = 0, dampratio = 0;
+    const bool has_kv = a.number("kv", &kv), has_dampratio = a.number("dampratio", &dampratio);
+    if (has_kv && has_dampratio) a.fail("kv and dampratio cannot both be defined");
+    if (has_kv && kv < 0) a.fail("attribute \"kv\" must be non-negative");
+    if (has_dampratio && dampratio < 0) a.fail("attribute \"dampratio\" must be non-negative");
+    if (has_kv) s->position_bias2 = -kv;
+    if (has_dampratio) s->position_bias2 = dampratio;
+    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = s->position_bias2;
     double tc = 0;
     if (a.number("timeconst", &tc)) {
       if (tc < 0) a.fail("attribute \"timeconst\" must be non-negative");
