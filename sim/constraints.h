@@ -165,6 +165,15 @@ struct ContactParams {
 template <class T>
 RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
   ContactParams<T> p;
+  if (const int q = m.npair > 0 ? explicit_pair(m, g1, g2) : -1; q >= 0) {  // an explicit pair's own
+    p.condim = m.pair_condim[q];
+    p.mu = m.pair_friction[5 * q];
+    for (int i = 0; i < 2; ++i) p.ref[i] = m.pair_solref[2 * q + i];
+    for (int i = 0; i < 5; ++i) p.imp[i] = m.pair_solimp[5 * q + i];
+    p.mu_raw = p.condim >= 3 ? p.mu : T(0);
+    p.mu = p.condim >= 3 ? max_(p.mu, T(1e-5)) : T(0);
+    return p;
+  }
   const int pr1 = m.geom_priority[g1], pr2 = m.geom_priority[g2];
   if (pr1 != pr2) {
     const int g = pr1 > pr2 ? g1 : g2;
@@ -523,8 +532,8 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
 // masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
-  const ModelOffsets o =
-      model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu, view.neq, view.nsensor);
+  const ModelOffsets o = model_offsets(view.nq, view.nv, view.nbody, view.njnt, view.ngeom, view.nsite, view.nu,
+                                       view.neq, view.nsensor, view.npair);
   const int nv = view.nv;
   std::vector<T> row(static_cast<size_t>(data_size(view)), T(0));
   const DataView<T> d = data_view(view, row.data());

@@ -349,11 +349,28 @@ struct FrameSpec {
   double frame_pos[3] = {0, 0, 0}, frame_quat[4] = {1, 0, 0, 0};
 };
 
+// An explicit contact pair's parameters (<contact><pair>, <default><pair>): MuJoCo's mjs_defaultPair,
+// all its own (not mixed from the geoms').
+struct PairSpec {
+  int condim = 3;
+  double friction[5] = {1, 1, 0.005, 0.0001, 0.0001};
+  double solref[2] = {0.02, 1}, solreffriction[2] = {0, 0}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double margin = 0, gap = 0;
+};
+
+// An equality constraint's shared attributes (<default><equality>).
+struct EqualitySpec {
+  bool active = true;
+  double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+};
+
 struct DefaultClass {
   JointSpec joint;
   GeomSpec geom;
   ActuatorSpec actuator;
   FrameSpec geom_frame, site_frame;  // pos / orientation / fromto in <default><geom> and <site>
+  PairSpec pair;                     // misc: <default><pair>
+  EqualitySpec equality;             // misc: <default><equality>
 };
 
 struct CompilerOptions {
@@ -501,8 +518,11 @@ class MjcfCompiler {
   // The per-joint, per-dof and per-geom constraint arrays (after compile_joints and compile_geoms),
   // then the <flag>s that switch parts of the model off.
   void compile_constraints();
-  // <contact>: <exclude body1 body2> into body_exclude; <pair> refused.
+  // <contact>: <exclude body1 body2> into body_exclude; <pair> into the pair_* arrays.
   void read_contact(const XMLElement* section);
+  void read_pair(const XMLElement* e);
+  void read_pair_attrs(Attrs& a, PairSpec* p);
+  void read_equality_attrs(Attrs& a, EqualitySpec* q);
   // <equality>: connect (body semantics) and joint; weld, tendon, flex and site semantics refused.
   void read_equality(const XMLElement* section);
   struct Flags {

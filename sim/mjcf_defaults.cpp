@@ -32,12 +32,16 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
                n == "damper") {
       read_actuator_attrs(ca, n, &cls.actuator);
+    } else if (n == "pair") {
+      read_pair_attrs(ca, &cls.pair);
+    } else if (n == "equality") {
+      read_equality_attrs(ca, &cls.equality);
     } else if (n == "camera" || n == "light" || n == "material" || n == "mesh" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
-                          "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper; "
-                          "ignored: camera, light, material, mesh, texture");
+                          "default, joint, geom, site, general, motor, position, velocity, intvelocity, damper, "
+                          "pair, equality; ignored: camera, light, material, mesh, texture");
     }
     ca.finish();
     no_children(c);

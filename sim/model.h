@@ -85,6 +85,7 @@ struct Model {
   int nq = 0, nv = 0, nbody = 0, njnt = 0, ngeom = 0, nsite = 0, nu = 0, nkey = 0;
   int neq = 0;                       // equality constraints (MJCF <equality>: connect, joint)
   int nsensor = 0, nsensordata = 0;  // sensors, and the scalars of their outputs (sum of sensor_dim)
+  int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)

@@ -32,9 +32,10 @@ struct ModelOffsets {
 };
 
 inline ModelOffsets model_offsets(int nq_, int nv_, int nbody_, int njnt_, int ngeom_, int nsite_, int nu_ = 0,
-                                  int neq_ = 0, int nsensor_ = 0) {
+                                  int neq_ = 0, int nsensor_ = 0, int npair_ = 0) {
   const i64 nq = nq_, nv = nv_, nbody = nbody_, njnt = njnt_, ngeom = ngeom_, nsite = nsite_, nu = nu_, neq = neq_;
   const i64 nsensor = nsensor_;
+  const i64 npair = npair_;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -56,6 +57,7 @@ struct ModelView {
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
+  int npair;  // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
 
   // options
   T timestep;    // s
@@ -78,7 +80,7 @@ struct ModelView {
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
   void bind(const T* reals, const int* ints) {
-    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor);
+    const ModelOffsets o = model_offsets(nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, npair);
     const T* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
@@ -97,6 +99,15 @@ template <class T>
 RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
   while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
   return b;
+}
+// The explicit contact pair (<contact><pair>) of geoms g1 and g2 in either order, -1 when none.
+// Such a pair collides whatever the filters below say, with its own parameters, and replaces the
+// filtered contact of the two geoms (MuJoCo's mj_collision).
+template <class T>
+RLT_HD inline int explicit_pair(const ModelView<T>& m, int g1, int g2) {
+  for (int p = 0; p < m.npair; ++p)
+    if ((m.pair_geom1[p] == g1 && m.pair_geom2[p] == g2) || (m.pair_geom1[p] == g2 && m.pair_geom2[p] == g1)) return p;
+  return -1;
 }
 template <class T>
 RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
@@ -131,7 +142,8 @@ inline int contact_capacity(const ModelView<T>& m) {
   int n = 0;
   for (int g1 = 0; g1 < m.ngeom; ++g1)
     for (int g2 = g1 + 1; g2 < m.ngeom; ++g2)
-      if (geom_pair_allowed(m, g1, g2)) n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
+      if (explicit_pair(m, g1, g2) >= 0 || geom_pair_allowed(m, g1, g2))
+        n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
   return n;
 }
 
@@ -169,7 +181,7 @@ class HostModel {
   explicit HostModel(const Model& model, bool implicit_damping = true) {
     check(model);
     const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite,
-                                         model.nu, model.neq, model.nsensor);
+                                         model.nu, model.neq, model.nsensor, model.npair);
     m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
     m_ints.assign(static_cast<size_t>(o.num_ints), 0);
     // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
@@ -203,6 +215,7 @@ class HostModel {
     m_view.nu = model.nu;
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
+    m_view.npair = model.npair;
     m_view.nsubtree = m_view.nbody_acc = 0;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
@@ -291,8 +304,10 @@ class HostModel {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
     if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0)
       fail("negative size");
+    if (m.npair < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor;
+    const long npair = m.npair;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));

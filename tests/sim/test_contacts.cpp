@@ -293,9 +293,10 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   HostModel<float> host(model);
   const ModelView<float>& v = host.view();
   const ModelOffsets o = model_offsets(model.nq, model.nv, model.nbody, model.njnt, model.ngeom, model.nsite, model.nu,
-                                       model.neq, model.nsensor);
+                                       model.neq, model.nsensor, model.npair);
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
+  const long npair = model.npair;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {

@@ -41,5 +41,34 @@ TEST(MjcfDampratio, RefusesKvWithDampratioAndNegative) {
             std::string::npos);
 }
 
+// MuJoCo 3.17: pair_* of tests/data/mjcf/misc/contact_pairs.xml.
+TEST(MjcfPair, PairsCompileAsMuJoCo) {
+  const Model m = load_mjcf(data("misc/contact_pairs.xml"));
+  ASSERT_EQ(m.npair, 3);
+  EXPECT_EQ(m.pair_condim, (std::vector<int>{3, 1, 3}));
+  const std::vector<double> friction = {0.6,    0.6,    0.005, 0.0001, 0.0001, 1,      1,     0.005,
+                                        0.0001, 0.0001, 0.3,   0.3,    0.005,  0.0001, 0.0001};
+  EXPECT_EQ(m.pair_friction, friction);
+  EXPECT_EQ(m.pair_solref, (std::vector<double>{0.03, 1, 0.01, 0.8, 0.02, 1}));
+  EXPECT_EQ(m.pair_solimp[0], 0.8);
+  EXPECT_EQ(m.pair_solimp[2], 0.002);
+  EXPECT_EQ(m.pair_margin, (std::vector<double>{0.005, 0.01, 0}));
+  EXPECT_EQ(m.pair_gap, (std::vector<double>{0, 0.005, 0}));
+}
+
+TEST(MjcfPair, RefusesWhatIsNotModelled) {
+  const std::string head =
+      "<mujoco><worldbody><geom name='f' type='plane' size='1 1 1'/><body><freejoint/><geom name='b' size='.1'/>"
+      "</body></worldbody><contact>";
+  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>").find("condim 6"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='b'/><pair geom1='b' geom2='f'/></contact></mujoco>")
+                .find("already form a pair"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='x'/></contact></mujoco>").find("unknown geom \"x\""),
+            std::string::npos);
+  EXPECT_EQ(error_of(head + "<pair geom1='f' geom2='b'/></contact></mujoco>"), "");
+}
+
 }  // namespace
 }  // namespace rlt
