@@ -275,11 +275,7 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     const std::string n = c->Name();
     if (n == "weld" || n == "tendon" || n == "flex")
       fail(c, "equality " + quoted(n) + " is not supported yet (joint is)");
-    // connect: the rows are in sim/constraints.h, but MuJoCo 3.17's reference acceleration for them
-    // is not -B v - K d r as documented (measured: its efc_aref departs from that by up to 70% on
-    // a free body hung from a pendulum), so they do not follow MuJoCo yet: refused until matched.
-    if (n == "connect") fail(c, "equality \"connect\" is not supported yet (joint is)");
-    if (n != "joint") unsupported_element(c, "joint");
+    if (n != "joint" && n != "connect") unsupported_element(c, "connect, joint");
     Attrs a(m_file, c);
     a.ignore({"name"});
     double data[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -291,20 +287,33 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     int type = 0, o1 = -1, o2 = -1;
     if (n == "connect") {
       type = kEqConnect;
-      if (a.has("site1") || a.has("site2"))
-        a.fail("site semantics (site1, site2) are not supported yet (body1, anchor)");
-      o1 = find(a, m.body_name, "body1", "body");
-      if (o1 < 0) a.fail("attribute \"body1\" is required");
-      o2 = std::max(0, find(a, m.body_name, "body2", "body"));
-      if (a.numbers("anchor", data, 3, 3) == 0) a.fail("attribute \"anchor\" is required");
-      // the anchor in body 2's frame, where it is at qpos0 (MuJoCo's mj_setConst)
-      Vec3<double> p1, p2;
-      Quat<double> q1, q2;
-      world_pose(o1, &p1, &q1);
-      world_pose(o2, &p2, &q2);
-      const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
-      const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
-      quat_rotate(q2inv, world - p2).store(data + 3);
+      if (a.has("site1") || a.has("site2")) {
+        // site semantics: the two sites kept together; each site is fixed in its body, so this is
+        // body semantics with each site's position as that body's anchor
+        if (a.has("body1") || a.has("body2") || a.has("anchor"))
+          a.fail("give either body1, body2, anchor or site1, site2");
+        const int s1 = find(a, m.site_name, "site1", "site"), s2 = find(a, m.site_name, "site2", "site");
+        if (s1 < 0 || s2 < 0) a.fail("attributes \"site1\" and \"site2\" are both required");
+        o1 = m.site_bodyid[static_cast<size_t>(s1)];
+        o2 = m.site_bodyid[static_cast<size_t>(s2)];
+        for (int k = 0; k < 3; ++k) {
+          data[k] = m.site_pos[3 * static_cast<size_t>(s1) + k];
+          data[3 + k] = m.site_pos[3 * static_cast<size_t>(s2) + k];
+        }
+      } else {
+        o1 = find(a, m.body_name, "body1", "body");
+        if (o1 < 0) a.fail("attribute \"body1\" is required");
+        o2 = std::max(0, find(a, m.body_name, "body2", "body"));
+        if (a.numbers("anchor", data, 3, 3) == 0) a.fail("attribute \"anchor\" is required");
+        // the anchor in body 2's frame, where it is at qpos0 (MuJoCo's mj_setConst)
+        Vec3<double> p1, p2;
+        Quat<double> q1, q2;
+        world_pose(o1, &p1, &q1);
+        world_pose(o2, &p2, &q2);
+        const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
+        const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
+        quat_rotate(q2inv, world - p2).store(data + 3);
+      }
     } else {
       type = kEqJoint;
       o1 = find(a, m.jnt_name, "joint1", "joint");
