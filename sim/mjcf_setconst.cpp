@@ -13,6 +13,17 @@ namespace rlt::mjcf_detail {
 // qpos0: 1 / (moment M^-1 moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17,
 // whose value this is; later sources take the diagonal of M, dof_M0, instead).
 void MjcfCompiler::set_const() {
+  // misc: body_gravcomp (optional) over every body, or none; MuJoCo skips gravity compensation and
+  // fluid forces with the rest of mj_passive when both spring and damper are disabled
+  if (!m.body_gravcomp.empty()) m.body_gravcomp.resize(static_cast<size_t>(m.nbody), 0.0);
+  if (!m_flags.spring && !m_flags.damper) {
+    m.body_gravcomp.clear();
+    m.density = m.viscosity = 0;
+  }
+  if ((m.density > 0 || m.viscosity > 0) && m.integrator == kIntImplicitFast)  // (options split over elements)
+    throw MjcfError(m_file, 0, "option", "",
+                    "fluid forces (density, viscosity) with integrator=\"implicitfast\" are not supported (their "
+                    "velocity derivative is not modelled); use Euler or RK4");
   auto is_ratio = [&](int u) {
     const double* gain = m.actuator_gainprm.data() + 3 * u;
     const double* bias = m.actuator_biasprm.data() + 3 * u;

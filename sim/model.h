@@ -96,6 +96,9 @@ struct Model {
   double impratio = 1;    // MJCF option/impratio
   bool refsafe = true;    // MJCF flag refsafe (disable: false)
   bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
+  // Fluid forces (MuJoCo's inertia-box model; sim/dynamics.h fluid_forces): MJCF option density
+  // (kg/m^3), viscosity (Pa s), wind (m/s, world); all 0: none.
+  double density = 0, viscosity = 0, wind[3] = {0, 0, 0};
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

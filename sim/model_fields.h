@@ -132,7 +132,8 @@
   X(real, pair_solreffriction, 2 * npair, required, "solref of the friction directions (elliptic cones; 0 0: solref)") \
   X(real, pair_solimp, 5 * npair, required, "the pair's solimp")                                                       \
   X(real, pair_margin, npair, required, "m: the pair's contact acts from this distance on")                            \
-  X(real, pair_gap, npair, required, "m: contacts listed up to margin + gap, not acting beyond margin")
+  X(real, pair_gap, npair, required, "m: contacts listed up to margin + gap, not acting beyond margin")                \
+  X(real, body_gravcomp, nbody, optional, "gravity compensation: -gravity * mass * gravcomp at the com (absent: 0)")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

@@ -64,12 +64,14 @@ struct ModelView {
   T gravity[3];  // m/s^2
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
-  int implicit_damping;  // 0/1
-  int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
-  T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
-  int refsafe;           // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
-  int ncon_max;          // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
-  int nefc_max;          // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
+  int implicit_damping;           // 0/1
+  int integrator;                 // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
+  T impratio;                     // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
+  int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
+  int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
+  int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
+  int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -212,6 +214,10 @@ class HostModel {
     m_view.integrator = model.integrator;
     m_view.impratio = static_cast<T>(model.impratio);
     m_view.refsafe = model.refsafe ? 1 : 0;
+    m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
+    for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
+    m_view.has_gravcomp = 0;
+    for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
     m_view.nu = model.nu;
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;

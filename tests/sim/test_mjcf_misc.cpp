@@ -70,5 +70,23 @@ TEST(MjcfPair, RefusesWhatIsNotModelled) {
   EXPECT_EQ(error_of(head + "<pair geom1='f' geom2='b'/></contact></mujoco>"), "");
 }
 
+TEST(MjcfGravcompFluid, CompileAndRefusals) {
+  const Model m = load_mjcf(data("misc/gravcomp_fluid.xml"));
+  EXPECT_EQ(m.body_gravcomp, (std::vector<double>{0, 0.5, 1, 0, 0}));
+  EXPECT_EQ(m.density, 1000);
+  EXPECT_EQ(m.viscosity, 0.05);
+  EXPECT_EQ(m.wind[1], -0.2);
+  const std::string body = "<worldbody><body gravcomp='1'><joint/><geom size='.1'/></body></worldbody></mujoco>";
+  EXPECT_TRUE(parse_mjcf("<mujoco>" + body, "t.xml").body_gravcomp.size() == 2);
+  // MuJoCo's mj_passive skips them both when springs and dampers are disabled
+  const Model off =
+      parse_mjcf("<mujoco><option density='10'><flag spring='disable' damper='disable'/></option>" + body, "t.xml");
+  EXPECT_TRUE(off.body_gravcomp.empty());
+  EXPECT_EQ(off.density, 0);
+  EXPECT_NE(error_of("<mujoco><option integrator='implicitfast' density='1'/>" + body).find("implicitfast"),
+            std::string::npos);
+  EXPECT_NE(error_of("<mujoco><option viscosity='-1'/>" + body).find("non-negative"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rlt
