@@ -6,8 +6,8 @@
 // Rows (MuJoCo's order: equality, friction loss, limits, contacts), each a Jacobian J_r (1 x nv)
 // and a distance r_r (< 0: violated):
 //   equality a joint equality: J = e_dof1 - poly'(x) e_dof2, r = q1 - q1_0 - poly(x), x = q2 - q2_0,
-//            force unbounded (equality_rows; connect rows too; a tendon equality the same with
-//            tendon lengths L - tendon_length0 and J = ten_J, sim/tendon.h)
+//            force unbounded (equality_rows; connect rows too: 3, p1 - p2, aref less J' qvel; a
+//            tendon equality the same with tendon lengths L - tendon_length0 and J = ten_J, sim/tendon.h)
 //   friction a dof with frictionloss > 0: J = e_dof, r = 0, no stiffness (K = 0), the force bounded
 //            by |f| <= frictionloss (dof_solref/dof_solimp: the joint's solreffriction/solimpfriction)
 //   limit    a limited hinge or slide within jnt_margin of its range: J = +e_dof, r = q - lo - margin
@@ -184,6 +184,16 @@ struct ContactParams {
 template <class T>
 RLT_HD ContactParams<T> contact_params(const ModelView<T>& m, int g1, int g2) {
   ContactParams<T> p;
+  if (const int q = m.npair > 0 ? explicit_pair(m, g1, g2) : -1; q >= 0) {  // an explicit pair's own
+    p.condim = m.pair_condim[q];
+    p.mu = m.pair_friction[5 * q];
+    for (int i = 0; i < 2; ++i) p.ref[i] = m.pair_solref[2 * q + i];
+    for (int i = 0; i < 5; ++i) p.imp[i] = m.pair_solimp[5 * q + i];
+    p.mu_raw = p.condim >= 3 ? p.mu : T(0);
+    p.mu = p.condim >= 3 ? max_(p.mu, T(1e-5)) : T(0);
+    for (int i = 0; i < 5; ++i) p.fr[i] = max_(m.pair_friction[5 * q + i], T(1e-5));  // its 5 coefficients
+    return p;
+  }
   T f3[3];
   const int pr1 = m.geom_priority[g1], pr2 = m.geom_priority[g2];
   if (pr1 != pr2) {
@@ -416,9 +426,26 @@ RLT_HD RLT_INLINE Vec3<T> body_point(const DataView<T>& d, int b, const T* local
   return p;
 }
 
+// MuJoCo's mj_jacDot(p, b) qvel: the time derivative of the translational Jacobian of world point p
+// fixed to body b, times qvel: the point's acceleration from velocities alone,
+// a_O + alpha x (p - O) + omega x v_p, (alpha, a_O) = sum over b's dof chain of cdof_dot qvel (about
+// the tree's reference point O), omega and v_p from cvel (needs com_velocity). The sum over one
+// rotation group does not depend on which velocity its cdof_dot was taken with (sim/dynamics.h), so
+// this is MuJoCo's value for ball and free joints too. Zero for the world.
+template <class T>
+RLT_HD Vec3<T> point_jacdot_qvel(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p) {
+  SVec<T> acc = SVec<T>::zero();
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) acc += d.qvel[i] * SVec<T>::load(d.cdof_dot + 6 * i);
+  if (b <= 0) return Vec3<T>::zero();
+  const SVec<T> v = SVec<T>::load(d.cvel + 6 * b);
+  const Vec3<T> r = p - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+  return acc.lin + cross(acc.ang, r) + cross(v.ang, v.lin + cross(v.ang, r));
+}
+
 // Equality rows (MuJoCo's mj_instantiateEquality, first of all rows): connect, 3 rows, the world
 // anchors' difference p1 - p2 with J = Jp(b1, p1) - Jp(b2, p2), impedance from its norm,
-// diagApprox body_invweight0[b1] + body_invweight0[b2]; joint, 1 row, q1 - q1_0 - poly(q2 - q2_0)
+// diagApprox body_invweight0[b1] + body_invweight0[b2], and aref less J' qvel (MuJoCo 3's
+// mj_Jdotv: the anchors' velocity-product accelerations); joint, 1 row, q1 - q1_0 - poly(q2 - q2_0)
 // with J = e_dof1 - poly'(q2 - q2_0) e_dof2, diagApprox the dofs' invweight0. Returns the rows.
 template <class T>
 RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int nr) {
@@ -450,6 +477,10 @@ RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int n
       const T dist = m_sqrt(dot(dif, dif));
       const T dA = m.body_invweight0[b1] + m.body_invweight0[b2];
       for (int k = 0; k < 3; ++k) finish_row(m, d, nr + k, pos[k], dA, owner, sp, false, dist);
+      const Vec3<T> jdv = point_jacdot_qvel(m, d, b1, p1) - point_jacdot_qvel(m, d, b2, p2);
+      d.efc[nr * kEfcStride + kEfcAref] -= jdv.x;
+      d.efc[(nr + 1) * kEfcStride + kEfcAref] -= jdv.y;
+      d.efc[(nr + 2) * kEfcStride + kEfcAref] -= jdv.z;
       nr += 3;
     } else if (m.eq_type[e] == kEqTendon) {
       // tendon: L1 - L1_0 - poly(L2 - L2_0), J = J1 - poly'(L2 - L2_0) J2 (sim/tendon.h)

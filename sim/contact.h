@@ -4,7 +4,8 @@
 // (sim/physics_step.h) drives it.
 //
 // Detection (detect_contacts, needs kinematics). Every geom pair allowed by geom_pair_allowed
-// (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent) whose
+// (sim/model_view.h: contype/conaffinity, not within one weld body, not body and parent), and every
+// explicit pair (<contact><pair>, explicit_pair: whatever the filters, its own margin), whose
 // distance is under the pair's reach gives contact candidates with a point (midway between the two
 // surfaces), a normal from geom 1 to geom 2 (geom 1 is the one with the lower type number), and a
 // depth. MuJoCo's geom margin (pair_active_margin: the sum of the two geoms', as MuJoCo 3) is its meaning
@@ -635,6 +636,10 @@ RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2
 // while the surfaces are closer than this.
 template <class T>
 RLT_HD RLT_INLINE T pair_active_margin(const ModelView<T>& m, int g1, int g2) {
+  if (m.npair > 0) {  // an explicit pair's own margin
+    const int p = explicit_pair(m, g1, g2);
+    if (p >= 0) return m.pair_margin[p];
+  }
   return m.geom_margin[g1] + m.geom_margin[g2];  // MuJoCo 3 adds them (2.x took the larger)
 }
 
@@ -644,7 +649,8 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
   int ncon = 0;
   for (int i = 0; i < m.ngeom; ++i) {
     for (int j = i + 1; j < m.ngeom; ++j) {
-      if (!geom_pair_allowed(m, i, j)) continue;
+      // an explicit pair (<contact><pair>) collides whatever the filters say
+      if (!geom_pair_allowed(m, i, j) && (m.npair == 0 || explicit_pair(m, i, j) < 0)) continue;
       // Geom 1 has the lower type number (plane < sphere < capsule < box).
       const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
       const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];

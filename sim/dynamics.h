@@ -410,14 +410,94 @@ RLT_HD void for_each_spring_dof(const ModelView<T>& m, const DataView<T>& d, F&&
   }
 }
 
+// ---- misc: gravity compensation and fluid forces (MuJoCo's mj_gravcomp, mj_inertiaBoxFluidModel) --
+
+// qfrc += J^T (torque, force) for a force acting at world point p of body b and a torque (MuJoCo's
+// mj_applyFT), from cdof about the tree's reference point (needs com_position).
+template <class T>
+RLT_HD void apply_force_torque(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& p,
+                               const Vec3<T>& force, const Vec3<T>& torque, T* qfrc) {
+  if (b <= 0) return;
+  const Vec3<T> moment = torque + cross(p - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]), force);
+  int i = m.body_dofadr[b] >= 0 ? m.body_dofadr[b] + m.body_dofnum[b] - 1 : -1;
+  for (int a = b; i < 0 && a > 0; a = m.body_parentid[a])  // the nearest ancestor with dofs
+    if (m.body_dofnum[a] > 0) i = m.body_dofadr[a] + m.body_dofnum[a] - 1;
+  for (; i >= 0; i = m.dof_parentid[i]) {
+    const SVec<T> s = SVec<T>::load(d.cdof + 6 * i);
+    qfrc[i] += dot(s.lin, force) + dot(s.ang, moment);
+  }
+}
+
+// MuJoCo's body gravcomp: -gravity * mass * gravcomp at each body's center of mass (only bodies with
+// body_gravcomp != 0; as a passive force: joint actuatorgravcomp is refused by the compiler).
+template <class T>
+RLT_HD void gravcomp_forces(const ModelView<T>& m, const DataView<T>& d) {
+  const Vec3<T> g{m.gravity[0], m.gravity[1], m.gravity[2]}, zero = Vec3<T>::zero();
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m.body_gravcomp[b] == T(0)) continue;
+    apply_force_torque(m, d, b, Vec3<T>::load(d.xipos + 3 * b), (-(m.body_mass[b] * m.body_gravcomp[b])) * g, zero,
+                       d.qfrc_passive);
+  }
+}
+
+// MuJoCo's inertia-box fluid model (mj_inertiaBoxFluidModel) for every body with mass: the body as
+// the box of its inertia, in the frame of its principal axes at its center of mass, moving at lvel
+// (angular w, linear v less the wind); viscous (Stokes) force -3 pi D mu v and torque -pi D^3 mu w,
+// D the box's mean side; quadratic drag -1/2 rho A |v| v per axis and torque
+// -rho b_i (b_j^4 + b_k^4) |w_i| w_i / 64 (needs com_velocity).
+template <class T>
+RLT_HD void fluid_forces(const ModelView<T>& m, const DataView<T>& d) {
+  const T pi = T(3.14159265358979323846);
+  for (int b = 1; b < m.nbody; ++b) {
+    const T mass = m.body_mass[b];
+    if (mass < T(1e-15)) continue;
+    const T* I = m.body_inertia + 3 * b;
+    T box[3];
+    for (int k = 0; k < 3; ++k) {
+      const T x = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
+      box[k] = m_sqrt((x > T(1e-15) ? x : T(1e-15)) / mass * T(6));
+    }
+    const Mat3<T> R = Mat3<T>::load(d.ximat + 9 * b);
+    const Vec3<T> com = Vec3<T>::load(d.xipos + 3 * b);
+    const SVec<T> v = SVec<T>::load(d.cvel + 6 * b);
+    const Vec3<T> vcom = v.lin + cross(v.ang, com - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]));
+    const Vec3<T> wind{m.wind[0], m.wind[1], m.wind[2]};
+    const Vec3<T> vrel = vcom - wind;  // R^T: into the principal frame
+    const Vec3<T> w{dot(R.col(0), v.ang), dot(R.col(1), v.ang), dot(R.col(2), v.ang)};
+    const Vec3<T> lin{dot(R.col(0), vrel), dot(R.col(1), vrel), dot(R.col(2), vrel)};
+    const T wl[3] = {w.x, w.y, w.z}, vl[3] = {lin.x, lin.y, lin.z};
+    T torque[3] = {T(0), T(0), T(0)}, force[3] = {T(0), T(0), T(0)};
+    if (m.viscosity > T(0)) {
+      const T diam = (box[0] + box[1] + box[2]) / T(3);
+      for (int k = 0; k < 3; ++k) {
+        torque[k] = -pi * diam * diam * diam * m.viscosity * wl[k];
+        force[k] = -T(3) * pi * diam * m.viscosity * vl[k];
+      }
+    }
+    if (m.density > T(0)) {
+      for (int k = 0; k < 3; ++k) {
+        const T bj = box[(k + 1) % 3], bk = box[(k + 2) % 3];
+        force[k] -= T(0.5) * m.density * bj * bk * (vl[k] < T(0) ? -vl[k] : vl[k]) * vl[k];
+        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * (wl[k] < T(0) ? -wl[k] : wl[k]) *
+                     wl[k] / T(64);
+      }
+    }
+    apply_force_torque(m, d, b, com, R * Vec3<T>{force[0], force[1], force[2]},
+                       R * Vec3<T>{torque[0], torque[1], torque[2]}, d.qfrc_passive);
+  }
+}
+
 // Passive forces, MuJoCo 2.2.2's mj_passive for joints: springs (-k x, for_each_spring_dof), then
 // dampers (-dof_damping qvel on every dof). With implicit damping (step_euler) qvel here is the
 // step's starting velocity and the damping also enters the factored matrix; springs are explicit.
+// Then, only in models that have them, MuJoCo 3's gravity compensation and fluid forces.
 template <class T>
 RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = T(0);
   for_each_spring_dof(m, d, [&](int dof, T k, T x) { d.qfrc_passive[dof] -= k * x; });
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
+  if (m.has_gravcomp) gravcomp_forces(m, d);
+  if (m.density > T(0) || m.viscosity > T(0)) fluid_forces(m, d);
 }
 
 // ---- mass matrix -----------------------------------------------------------------------------------

@@ -123,6 +123,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
   m.nkey = static_cast<int>(m.key_time.size());
+  set_const();
   return std::move(m);
 }
 

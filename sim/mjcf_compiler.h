@@ -346,7 +346,9 @@ struct ActuatorSpec {
   double gainprm[3] = {1, 0, 0}, biasprm[3] = {0, 0, 0}, dynprm[3] = {1, 0, 0};
   bool actearly = false;
   double inheritrange = 0;
-  double position_kv = 0;  // kv of a position/intvelocity default (a velocity default's kv does not carry over)
+  // biasprm[2] of a position/intvelocity default: -kv, or a dampratio when positive (a velocity
+  // default's kv does not carry over)
+  double position_bias2 = 0;
 };
 
 // A geom's or site's placement: pos, orientation, fromto (each from the element, else its class), and
@@ -370,6 +372,21 @@ struct TendonSpec {
   int group = 0;
 };
 
+// An explicit contact pair's parameters (<contact><pair>, <default><pair>): MuJoCo's mjs_defaultPair,
+// all its own (not mixed from the geoms').
+struct PairSpec {
+  int condim = 3;
+  double friction[5] = {1, 1, 0.005, 0.0001, 0.0001};
+  double solref[2] = {0.02, 1}, solreffriction[2] = {0, 0}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  double margin = 0, gap = 0;
+};
+
+// An equality constraint's shared attributes (<default><equality>).
+struct EqualitySpec {
+  bool active = true;
+  double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+};
+
 struct DefaultClass {
   TendonSpec tendon;
   JointSpec joint;
@@ -377,6 +394,8 @@ struct DefaultClass {
   ActuatorSpec actuator;
   MeshSpec mesh;
   FrameSpec geom_frame, site_frame;  // pos / orientation / fromto in <default><geom> and <site>
+  PairSpec pair;                     // misc: <default><pair>
+  EqualitySpec equality;             // misc: <default><equality>
 };
 
 struct CompilerOptions {
@@ -557,8 +576,11 @@ class MjcfCompiler {
   // The per-joint, per-dof and per-geom constraint arrays (after compile_joints and compile_geoms),
   // then the <flag>s that switch parts of the model off.
   void compile_constraints();
-  // <contact>: <exclude body1 body2> into body_exclude; <pair> refused.
+  // <contact>: <exclude body1 body2> into body_exclude; <pair> into the pair_* arrays.
   void read_contact(const XMLElement* section);
+  void read_pair(const XMLElement* e);
+  void read_pair_attrs(Attrs& a, PairSpec* p);
+  void read_equality_attrs(Attrs& a, EqualitySpec* q);
   // <equality>: connect (body semantics) and joint; weld, tendon, flex and site semantics refused.
   void read_equality(const XMLElement* section);
   struct Flags {
@@ -587,6 +609,9 @@ class MjcfCompiler {
   // hfield's (MuJoCo's), refused in a moving body.
   void compile_hfield_geom(int geom, GeomSpec* g);
   std::map<std::string, int> m_hfield_names, m_hfield_ids;  // name -> line (check_name), name -> hfield id
+  // ---- the last step: MuJoCo's mj_setConst where it changes the model (sim/mjcf_setconst.cpp) ----
+  // Position-like actuators' dampratio (biasprm[2] > 0) into -kv from the dof's inertia at qpos0.
+  void set_const();
 
   // ---- keyframes ----
   void read_keyframes(const XMLElement* section);

@@ -55,9 +55,14 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   if (cone >= 0) m.cone = cone == 1 ? kConeElliptic : kConePyramidal;
   if (a.number("impratio", &m.impratio) && !(m.impratio > 0)) a.fail("attribute \"impratio\" must be positive");
   a.keyword("jacobian", {"dense", "sparse", "auto"});  // storage only: the same answer
-  a.only_default("wind", 0);
-  a.only_default("density", 0);
-  a.only_default("viscosity", 0);
+  // misc: fluid forces, MuJoCo's inertia-box model (sim/dynamics.h fluid_forces)
+  if (a.number("density", &m.density) && m.density < 0) a.fail("attribute \"density\" must be non-negative");
+  if (a.number("viscosity", &m.viscosity) && m.viscosity < 0) a.fail("attribute \"viscosity\" must be non-negative");
+  a.numbers("wind", m.wind, 3, 3);
+  if ((m.density > 0 || m.viscosity > 0) && m.integrator == kIntImplicitFast)
+    a.fail(
+        "fluid forces (density, viscosity) with integrator=\"implicitfast\" are not supported (their velocity "
+        "derivative is not modelled); use Euler or RK4");
   // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, convex and
   // SDF collisions of meshes, sleeping): no effect here.
   a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "ccd_iterations", "ccd_tolerance",
@@ -157,6 +162,64 @@ void MjcfCompiler::compile_constraints() {
   if (!m_flags.gravity) m.gravity[0] = m.gravity[1] = m.gravity[2] = 0;
 }
 
+void MjcfCompiler::read_pair_attrs(Attrs& a, PairSpec* p) {
+  if (a.integer("condim", &p->condim) && p->condim != 1 && p->condim != 3 && p->condim != 4 && p->condim != 6)
+    a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(p->condim));
+  a.numbers("friction", p->friction, 1, 5);  // fewer than 5: the rest as before (MuJoCo)
+  read_solref(a, "solref", p->solref);
+  read_solref(a, "solreffriction", p->solreffriction);
+  read_solimp(a, "solimp", p->solimp);
+  if (a.number("margin", &p->margin) && p->margin < 0) a.fail("attribute \"margin\" must be non-negative");
+  if (a.number("gap", &p->gap) && p->gap < 0) a.fail("attribute \"gap\" must be non-negative");
+}
+
+// <contact><pair>: the two geoms collide whatever contype/conaffinity, exclusions and the body tree
+// say, with the pair's own condim, friction, solref, solimp, margin and gap (MuJoCo's mj_collision);
+// the geoms' automatic contact is replaced by it. A pair of geoms named twice is refused (MuJoCo
+// collides it twice). <flag contact="disable"/> drops pairs too.
+void MjcfCompiler::read_pair(const XMLElement* c) {
+  Attrs a(m_file, c);
+  PairSpec p = find_class(a, a.text("class").value_or("main")).pair;
+  read_pair_attrs(a, &p);
+  a.ignore({"name"});
+  int g[2];
+  for (int k = 0; k < 2; ++k) {
+    const char* attr = k == 0 ? "geom1" : "geom2";
+    const auto name = a.text(attr);
+    if (!name || name->empty()) a.fail(std::string("attribute ") + quoted(attr) + " is required");
+    g[k] = -1;
+    for (size_t i = 0; i < m.geom_name.size(); ++i)
+      if (m.geom_name[i] == *name) g[k] = static_cast<int>(i);
+    if (g[k] < 0) a.fail(std::string("attribute ") + quoted(attr) + ": unknown geom " + quoted(*name));
+  }
+  a.finish();
+  no_children(c);
+  if (g[0] == g[1]) a.fail("a geom cannot pair with itself");
+  if (p.condim > 3)  // as for geoms (sim/mjcf_inertia.cpp)
+    a.fail("condim " + std::to_string(p.condim) +
+           ": MuJoCo's soft-constraint law takes condim 1 or 3 here (no torsional or rolling friction)");
+  for (int q = 0; q < m.npair; ++q)
+    if ((m.pair_geom1[q] == g[0] && m.pair_geom2[q] == g[1]) || (m.pair_geom1[q] == g[1] && m.pair_geom2[q] == g[0]))
+      a.fail("the two geoms already form a pair (a pair named twice is not supported)");
+  if (!m_flags.contact) return;
+  m.pair_geom1.push_back(g[0]);
+  m.pair_geom2.push_back(g[1]);
+  m.pair_condim.push_back(p.condim);
+  m.pair_friction.insert(m.pair_friction.end(), p.friction, p.friction + 5);
+  m.pair_solref.insert(m.pair_solref.end(), p.solref, p.solref + 2);
+  m.pair_solreffriction.insert(m.pair_solreffriction.end(), p.solreffriction, p.solreffriction + 2);
+  m.pair_solimp.insert(m.pair_solimp.end(), p.solimp, p.solimp + 5);
+  m.pair_margin.push_back(p.margin);
+  m.pair_gap.push_back(p.gap);
+  m.npair++;
+}
+
+void MjcfCompiler::read_equality_attrs(Attrs& a, EqualitySpec* q) {
+  a.boolean("active", &q->active);
+  read_solref(a, "solref", q->solref);
+  read_solimp(a, "solimp", q->solimp);
+}
+
 void MjcfCompiler::read_contact(const XMLElement* section) {
   {
     Attrs a(m_file, section);
@@ -164,8 +227,11 @@ void MjcfCompiler::read_contact(const XMLElement* section) {
   }
   for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
-    if (n == "pair") fail(c, "explicit contact pairs (<pair>) are not supported yet");
-    if (n != "exclude") unsupported_element(c, "exclude");
+    if (n == "pair") {
+      read_pair(c);
+      continue;
+    }
+    if (n != "exclude") unsupported_element(c, "exclude, pair");
     Attrs a(m_file, c);
     a.ignore({"name"});
     int b[2];
@@ -212,38 +278,47 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
   };
   for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
-    if (n == "weld" || n == "flex") fail(c, "equality " + quoted(n) + " is not supported yet (joint and tendon are)");
-    // connect: the rows are in sim/constraints.h, but MuJoCo 3.17's reference acceleration for them
-    // is not -B v - K d r as documented (measured: its efc_aref departs from that by up to 70% on
-    // a free body hung from a pendulum), so they do not follow MuJoCo yet: refused until matched.
-    if (n == "connect") fail(c, "equality \"connect\" is not supported yet (joint and tendon are)");
-    if (n != "joint" && n != "tendon") unsupported_element(c, "joint, tendon");
+    if (n == "weld" || n == "flex")
+      fail(c, "equality " + quoted(n) + " is not supported yet (connect, joint and tendon are)");
+    if (n != "joint" && n != "connect" && n != "tendon") unsupported_element(c, "connect, joint, tendon");
     Attrs a(m_file, c);
     a.ignore({"name"});
-    if (a.has("class")) a.fail("attribute \"class\": equality defaults are not supported yet");
     double data[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
-    read_solref(a, "solref", solref);
-    read_solimp(a, "solimp", solimp);
-    bool active = true;
-    a.boolean("active", &active);
+    EqualitySpec q = find_class(a, a.text("class").value_or("main")).equality;  // <default><equality>
+    read_equality_attrs(a, &q);
+    const double* solref = q.solref;
+    const double* solimp = q.solimp;
+    const bool active = q.active;
     int type = 0, o1 = -1, o2 = -1;
     if (n == "connect") {
       type = kEqConnect;
-      if (a.has("site1") || a.has("site2"))
-        a.fail("site semantics (site1, site2) are not supported yet (body1, anchor)");
-      o1 = find(a, m.body_name, "body1", "body");
-      if (o1 < 0) a.fail("attribute \"body1\" is required");
-      o2 = std::max(0, find(a, m.body_name, "body2", "body"));
-      if (a.numbers("anchor", data, 3, 3) == 0) a.fail("attribute \"anchor\" is required");
-      // the anchor in body 2's frame, where it is at qpos0 (MuJoCo's mj_setConst)
-      Vec3<double> p1, p2;
-      Quat<double> q1, q2;
-      world_pose(o1, &p1, &q1);
-      world_pose(o2, &p2, &q2);
-      const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
-      const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
-      quat_rotate(q2inv, world - p2).store(data + 3);
+      if (a.has("site1") || a.has("site2")) {
+        // site semantics: the two sites kept together; each site is fixed in its body, so this is
+        // body semantics with each site's position as that body's anchor
+        if (a.has("body1") || a.has("body2") || a.has("anchor"))
+          a.fail("give either body1, body2, anchor or site1, site2");
+        const int s1 = find(a, m.site_name, "site1", "site"), s2 = find(a, m.site_name, "site2", "site");
+        if (s1 < 0 || s2 < 0) a.fail("attributes \"site1\" and \"site2\" are both required");
+        o1 = m.site_bodyid[static_cast<size_t>(s1)];
+        o2 = m.site_bodyid[static_cast<size_t>(s2)];
+        for (int k = 0; k < 3; ++k) {
+          data[k] = m.site_pos[3 * static_cast<size_t>(s1) + k];
+          data[3 + k] = m.site_pos[3 * static_cast<size_t>(s2) + k];
+        }
+      } else {
+        o1 = find(a, m.body_name, "body1", "body");
+        if (o1 < 0) a.fail("attribute \"body1\" is required");
+        o2 = std::max(0, find(a, m.body_name, "body2", "body"));
+        if (a.numbers("anchor", data, 3, 3) == 0) a.fail("attribute \"anchor\" is required");
+        // the anchor in body 2's frame, where it is at qpos0 (MuJoCo's mj_setConst)
+        Vec3<double> p1, p2;
+        Quat<double> q1, q2;
+        world_pose(o1, &p1, &q1);
+        world_pose(o2, &p2, &q2);
+        const Vec3<double> world = p1 + quat_rotate(q1, Vec3<double>::load(data));
+        const Quat<double> q2inv{q2.w, -q2.x, -q2.y, -q2.z};
+        quat_rotate(q2inv, world - p2).store(data + 3);
+      }
     } else if (n == "tendon") {  // tendon lengths coupled by a polynomial (sim/constraints.h)
       type = kEqTendon;
       o1 = find(a, m.tendon_name, "tendon1", "tendon");

@@ -36,12 +36,16 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_mesh_attrs(ca, &cls.mesh);  // sim/mjcf_mesh.cpp
     } else if (n == "tendon") {
       read_tendon_attrs(ca, &cls.tendon);
+    } else if (n == "pair") {
+      read_pair_attrs(ca, &cls.pair);
+    } else if (n == "equality") {
+      read_equality_attrs(ca, &cls.equality);
     } else if (n == "camera" || n == "light" || n == "material" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
                           "default, joint, geom, site, mesh, tendon, general, motor, position, velocity, intvelocity, "
-                          "damper; ignored: camera, light, material, texture");
+                          "damper, pair, equality; ignored: camera, light, material, texture");
     }
     ca.finish();
     no_children(c);
@@ -149,9 +153,16 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     double kp = s->gainprm[0];
     a.number("kp", &kp);
     s->gainprm[0] = kp;
-    if (a.number("kv", &s->position_kv) && s->position_kv < 0) a.fail("attribute \"kv\" must be non-negative");
-    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = -s->position_kv;
-    if (a.has("dampratio")) a.fail("attribute \"dampratio\" is not supported (give kv)");
+    // biasprm[2] as MuJoCo's mjs_setToPosition: -kv, or a dampratio (positive), which the compile's
+    // last step turns into -kv from the joint's inertia at qpos0 (sim/mjcf_setconst.cpp)
+    double kv = 0, dampratio = 0;
+    const bool has_kv = a.number("kv", &kv), has_dampratio = a.number("dampratio", &dampratio);
+    if (has_kv && has_dampratio) a.fail("kv and dampratio cannot both be defined");
+    if (has_kv && kv < 0) a.fail("attribute \"kv\" must be non-negative");
+    if (has_dampratio && dampratio < 0) a.fail("attribute \"dampratio\" must be non-negative");
+    if (has_kv) s->position_bias2 = -kv;
+    if (has_dampratio) s->position_bias2 = dampratio;
+    s->biasprm[0] = 0, s->biasprm[1] = -kp, s->biasprm[2] = s->position_bias2;
     double tc = 0;
     if (a.number("timeconst", &tc)) {
       if (tc < 0) a.fail("attribute \"timeconst\" must be non-negative");

@@ -36,6 +36,11 @@ void MjcfCompiler::read_body(const XMLElement* e, int parent, const std::string&
   double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
   a.numbers("pos", pos, 3, 3);
   read_orientation(a, quat);
+  double gravcomp = 0;  // misc: MuJoCo's gravity compensation (sim/dynamics.h gravcomp_forces)
+  if (a.number("gravcomp", &gravcomp) && gravcomp != 0) {
+    m.body_gravcomp.resize(static_cast<size_t>(id) + 1, 0.0);
+    m.body_gravcomp[static_cast<size_t>(id)] = gravcomp;
+  }
   a.finish();
   if (in_frame()) {
     FrameSpec f;

@@ -98,6 +98,7 @@ struct Model {
   int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
   int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
   int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
+  int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)
@@ -110,6 +111,9 @@ struct Model {
   bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
   // MJCF option/cone: the friction cone of contacts (Cone; sim/constraints.h)
   int cone = kConePyramidal;
+  // Fluid forces (MuJoCo's inertia-box model; sim/dynamics.h fluid_forces): MJCF option density
+  // (kg/m^3), viscosity (Pa s), wind (m/s, world); all 0: none.
+  double density = 0, viscosity = 0, wind[3] = {0, 0, 0};
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -157,7 +157,19 @@
   X(int, wrap_type, nwrap, required, "WrapType (sim/tendon.h)")                                                        \
   X(int, wrap_objid, nwrap, required, "joint, site or geom id (-1 for a pulley)")                                      \
   X(real, wrap_prm, nwrap, required, "joint: coef; pulley: divisor; geom: side site id, -1 if none")                   \
-  X(int, actuator_trntype, nu, optional, "TransmissionType: joint or tendon (absent: joints)")
+  X(int, actuator_trntype, nu, optional, "TransmissionType: joint or tendon (absent: joints)")                         \
+  /* misc: pairs, equality, gravcomp, fluid (sim/contact.h, sim/constraints.h, sim/passive.h) */                       \
+  X(int, pair_geom1, npair, required, "explicit contact pair (<contact><pair>): first geom")                           \
+  X(int, pair_geom2, npair, required,                                                                                  \
+    "second geom (a pair collides whatever the filters; no other contact of the two)")                                 \
+  X(int, pair_condim, npair, required, "the pair's condim (1, 3; 4 and 6 as the geoms')")                              \
+  X(real, pair_friction, 5 * npair, required, "sliding (2), torsional, rolling (2) friction of the pair")              \
+  X(real, pair_solref, 2 * npair, required, "the pair's solref")                                                       \
+  X(real, pair_solreffriction, 2 * npair, required, "solref of the friction directions (elliptic cones; 0 0: solref)") \
+  X(real, pair_solimp, 5 * npair, required, "the pair's solimp")                                                       \
+  X(real, pair_margin, npair, required, "m: the pair's contact acts from this distance on")                            \
+  X(real, pair_gap, npair, required, "m: contacts listed up to margin + gap, not acting beyond margin")                \
+  X(real, body_gravcomp, nbody, optional, "gravity compensation: -gravity * mass * gravcomp at the com (absent: 0)")
 
 // Computed by HostModel from the Model (constants of the compiled model, as MuJoCo's mj_setConst):
 // in the view, not in Model.

@@ -40,6 +40,7 @@ ModelOffsets model_offsets(const Sizes& s) {
   const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   const i64 ntendon = s.ntendon, nwrap = s.nwrap;
+  const i64 npair = s.npair;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -64,6 +65,7 @@ struct ModelView {
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
+  int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
 
   // options
   T timestep;    // s
@@ -77,7 +79,9 @@ struct ModelView {
   // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):
   // models with elliptic cones or a geom of condim 4 or 6, whose rows Gauss-Seidel converges slowly on
   int contact_newton;
-  int refsafe;   // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
+  int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
 
@@ -109,6 +113,15 @@ template <class T>
 RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
   while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
   return b;
+}
+// The explicit contact pair (<contact><pair>) of geoms g1 and g2 in either order, -1 when none.
+// Such a pair collides whatever the filters below say, with its own parameters, and replaces the
+// filtered contact of the two geoms (MuJoCo's mj_collision).
+template <class T>
+RLT_HD inline int explicit_pair(const ModelView<T>& m, int g1, int g2) {
+  for (int p = 0; p < m.npair; ++p)
+    if ((m.pair_geom1[p] == g1 && m.pair_geom2[p] == g2) || (m.pair_geom1[p] == g2 && m.pair_geom2[p] == g1)) return p;
+  return -1;
 }
 template <class T>
 RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
@@ -154,7 +167,8 @@ inline int contact_capacity(const ModelView<T>& m) {
   int n = 0;
   for (int g1 = 0; g1 < m.ngeom; ++g1)
     for (int g2 = g1 + 1; g2 < m.ngeom; ++g2)
-      if (geom_pair_allowed(m, g1, g2)) n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
+      if (explicit_pair(m, g1, g2) >= 0 || geom_pair_allowed(m, g1, g2))
+        n += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]);
   return n;
 }
 
@@ -232,11 +246,16 @@ class HostModel {
     m_view.contact_newton = model.cone == kConeElliptic ? 1 : 0;
     for (int c : model.geom_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
     m_view.refsafe = model.refsafe ? 1 : 0;
+    m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
+    for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
+    m_view.has_gravcomp = 0;
+    for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
     m_view.nu = model.nu;
     m_view.neq = model.neq;
     m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
     m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
+    m_view.npair = model.npair;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     for (int i = 0; i < model.nsensor; ++i) {
@@ -328,11 +347,13 @@ class HostModel {
     if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
         m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0 || m.ntendon < 0 || m.nwrap < 0)
       fail("negative size");
+    if (m.npair < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     const long ntendon = m.ntendon, nwrap = m.nwrap;
+    const long npair = m.npair;
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));

@@ -216,8 +216,8 @@ TEST(ConstraintParams, ExcludeRemovesContacts) {
       "unknown body \"b\"");
   expect_refused(
       "<mujoco><worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact><pair "
-      "geom1='a' geom2='b'/></contact></mujoco>",
-      "<pair>) are not supported");
+      "geom1='a' geom2='c'/></contact></mujoco>",
+      "unknown geom \"c\"");  // pairs: tests/sim/test_mjcf_misc.cpp
 }
 
 }  // namespace

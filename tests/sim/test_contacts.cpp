@@ -298,6 +298,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const long nmesh = model.nmesh, nmeshvert = model.nmeshvert, nmeshgraph = model.nmeshgraph;
   const long nhfield = model.nhfield, nhfielddata = model.nhfielddata;
   const long ntendon = model.ntendon, nwrap = model.nwrap;
+  const long npair = model.npair;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {
