@@ -100,7 +100,7 @@ struct Go1Joystick {
   // sensor ids (the asset's order)
   static constexpr int kGyro = 0, kLocalLinvel = 1, kAccelerometer = 2, kUpvector = 4, kGlobalLinvel = 6,
                        kGlobalAngvel = 7, kFeetLinvel = 9;
-  RLT_HD static int foot_site(int f) { return 2 + f; }                  // FR, FL, RR, RL
+  RLT_HD static int foot_site(int f) { return 2 + f; }                                  // FR, FL, RR, RL
   RLT_HD static int foot_found_sensor(int f) { return f < 2 ? 17 + f : 20 - (f - 2); }  // FR FL RL RR in the file
   RLT_HD static float default_pose(int j) {
     const int k = j % 3, leg = j / 3;
@@ -132,8 +132,8 @@ struct Go1Joystick {
     float Kp = 35.0f, Kd = 0.5f;
     float action_scale = 0.5f;
     float soft_joint_pos_limit_factor = 0.95f;
-    float noise_level = 1.0f, noise_joint_pos = 0.03f, noise_joint_vel = 1.5f, noise_gyro = 0.2f,
-          noise_gravity = 0.05f, noise_linvel = 0.1f;
+    float noise_level = 1.0f, noise_joint_pos = 0.03f, noise_joint_vel = 1.5f, noise_gyro = 0.2f, noise_gravity = 0.05f,
+          noise_linvel = 0.1f;
     float tracking_sigma = 0.25f, max_foot_height = 0.1f;
     float cmd_a[3] = {1.5f, 0.8f, 1.2f};
     float cmd_b[3] = {0.9f, 0.25f, 0.5f};
@@ -144,15 +144,16 @@ struct Go1Joystick {
           rand_frictionloss_min = 0.9f, rand_frictionloss_max = 1.1f, rand_armature_min = 1.0f,
           rand_armature_max = 1.05f, rand_com = 0.05f, rand_mass_min = 0.9f, rand_mass_max = 1.1f,
           rand_trunk_mass = 1.0f;
-    float w[kNumTerms] = {1.0f,    0.5f,  -0.5f, -0.05f, -5.0f, -1.0f, -1.0f, 0.5f,
-                          -2e-4f, -0.01f, -1e-3f, -0.1f, -2.0f, -0.2f, 0.1f,  -1.0f};
+    float w[kNumTerms] = {1.0f,   0.5f,   -0.5f,  -0.05f, -5.0f, -1.0f, -1.0f, 0.5f,
+                          -2e-4f, -0.01f, -1e-3f, -0.1f,  -2.0f, -0.2f, 0.1f,  -1.0f};
     template <class V>
     void visit(V&& v) {
       v("Kp", Kp, "position actuator gain (N m/rad), every actuator (Playground's Kp)");
       v("Kd", Kd, "joint damping (N m s/rad), every leg joint (Playground's Kd)");
       v("action_scale", action_scale, "joint target = q0 + action_scale * action (rad)");
       v("soft_joint_pos_limit_factor", soft_joint_pos_limit_factor, "soft limits = factor x the joint range's ends");
-      v("noise_level", noise_level, "observation noise level (0: none); each component's noise is U(-1,1) x level x scale");
+      v("noise_level", noise_level,
+        "observation noise level (0: none); each component's noise is U(-1,1) x level x scale");
       v("noise_joint_pos", noise_joint_pos, "noise scale: joint angles (rad)");
       v("noise_joint_vel", noise_joint_vel, "noise scale: joint velocities (rad/s)");
       v("noise_gyro", noise_gyro, "noise scale: gyro (rad/s)");
@@ -242,12 +243,11 @@ struct Go1Joystick {
            m.sensor_name[static_cast<size_t>(foot_found_sensor(f))] == std::string(feet[f]) + "_floor_found" &&
            m.sensor_name[static_cast<size_t>(kFeetLinvel + f)] == std::string(feet[f]) + "_global_linvel";
     }
-    const char* sensors[8] = {"gyro",    "local_linvel",  "accelerometer", "position",
+    const char* sensors[8] = {"gyro",     "local_linvel",  "accelerometer", "position",
                               "upvector", "forwardvector", "global_linvel", "global_angvel"};
     for (int k = 0; k < 8 && ok; ++k) ok = m.sensor_name[static_cast<size_t>(k)] == sensors[k];
     for (int a = 0; a < 12 && ok; ++a)
-      ok = m.actuator_kind[static_cast<size_t>(a)] == kActPosition &&
-           m.actuator_trnid[static_cast<size_t>(a)] == a + 1;
+      ok = m.actuator_kind[static_cast<size_t>(a)] == kActPosition && m.actuator_trnid[static_cast<size_t>(a)] == a + 1;
     int home = -1;
     for (int k = 0; k < m.nkey; ++k)
       if (m.key_name[static_cast<size_t>(k)] == "home") home = k;
@@ -302,9 +302,9 @@ struct Go1Joystick {
   }
   RLT_HD static void draw_noise(const Params& p, State& s, Philox& rng) {
     for (int k = 0; k < 33; ++k) {
-      const float scale = k < 3 ? p.noise_linvel
-                          : k < 6 ? p.noise_gyro
-                          : k < 9 ? p.noise_gravity
+      const float scale = k < 3    ? p.noise_linvel
+                          : k < 6  ? p.noise_gyro
+                          : k < 9  ? p.noise_gravity
                           : k < 21 ? p.noise_joint_pos
                                    : p.noise_joint_vel;
       s.noise[k] = p.noise_level == 0.0f ? 0.0f : (2.0f * unit(rng) - 1.0f) * p.noise_level * scale;
@@ -338,7 +338,8 @@ struct Go1Joystick {
     for (int k = 0; k < 3; ++k) s.command[k] = s.obs_command[k] = uniform(rng, -p.cmd_a[k], p.cmd_a[k]);
     // domain randomization (Playground's randomize.py, here per episode)
     s.floor_friction = uniform(rng, p.rand_floor_friction_min, p.rand_floor_friction_max);
-    for (int j = 0; j < 12; ++j) s.frictionloss_scale[j] = uniform(rng, p.rand_frictionloss_min, p.rand_frictionloss_max);
+    for (int j = 0; j < 12; ++j)
+      s.frictionloss_scale[j] = uniform(rng, p.rand_frictionloss_min, p.rand_frictionloss_max);
     for (int j = 0; j < 12; ++j) s.armature_scale[j] = uniform(rng, p.rand_armature_min, p.rand_armature_max);
     for (int k = 0; k < 3; ++k) s.com_offset[k] = uniform(rng, -p.rand_com, p.rand_com);
     for (int b = 0; b < kNumBodies; ++b) s.mass_scale[b] = uniform(rng, p.rand_mass_min, p.rand_mass_max);
@@ -493,7 +494,8 @@ struct Go1Joystick {
     gravity(c, g);
     const float* v = sensor(c, kLocalLinvel);
     const float* w = sensor(c, kGyro);
-    for (int k = 0; k < 3; ++k) o[k] = v[k] + s.noise[k], o[3 + k] = w[k] + s.noise[3 + k], o[6 + k] = g[k] + s.noise[6 + k];
+    for (int k = 0; k < 3; ++k)
+      o[k] = v[k] + s.noise[k], o[3 + k] = w[k] + s.noise[3 + k], o[6 + k] = g[k] + s.noise[6 + k];
     for (int j = 0; j < 12; ++j) {
       o[9 + j] = c.d.qpos[7 + j] + s.noise[9 + j] - default_pose(j);
       o[21 + j] = c.d.qvel[6 + j] + s.noise[21 + j];
