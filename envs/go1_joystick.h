@@ -84,9 +84,14 @@
 
 namespace rlt {
 
-struct Go1Joystick {
-  static constexpr const char* kName = "go1_joystick";
-  static constexpr const char* kAsset = "go1/scene_mjx_feetonly_flat_terrain.xml";
+// kRough: Go1JoystickRoughTerrain, the same task on scene_mjx_feetonly_rough_terrain.xml (the floor a
+// 20 m x 20 m height field, friction 1; home pose at 0.35 m). Not registered yet: add
+// X(Go1JoystickRough) to envs/all_envs.h and its CPU/CUDA instances once <hfield> and meshes load.
+template <bool kRough>
+struct Go1JoystickT {
+  static constexpr const char* kName = kRough ? "go1_joystick_rough" : "go1_joystick";
+  static constexpr const char* kAsset =
+      kRough ? "go1/scene_mjx_feetonly_rough_terrain.xml" : "go1/scene_mjx_feetonly_flat_terrain.xml";
   static constexpr int kObsDim = 48;
   static constexpr int kActDim = 12;
   static constexpr int kCriticObsDim = 123;
@@ -106,7 +111,7 @@ struct Go1Joystick {
     const int k = j % 3, leg = j / 3;
     return k == 0 ? ((leg == 0 || leg == 2) ? 0.1f : -0.1f) : (k == 1 ? 0.9f : -1.8f);
   }
-  static constexpr float kHomeHeight = 0.278f;
+  static constexpr float kHomeHeight = kRough ? 0.35f : 0.278f;  // keyframe "home"
 
   enum Term : int {
     kTrackingLinVel = 0,
@@ -255,9 +260,9 @@ struct Go1Joystick {
     for (int j = 0; j < 12 && ok; ++j)
       ok = std::fabs(m.key_qpos[19 * static_cast<size_t>(home) + 7 + static_cast<size_t>(j)] - default_pose(j)) < 1e-6;
     if (!ok)
-      throw std::runtime_error(
-          "go1_joystick: the model is not the layout envs/go1_joystick.h expects (Playground's "
-          "scene_mjx_feetonly_flat_terrain.xml: bodies, sites, sensors, actuators, keyframe \"home\")");
+      throw std::runtime_error(std::string(kName) +
+                               ": the model is not the layout envs/go1_joystick.h expects (Playground's " + kAsset +
+                               ": bodies, sites, sensors, actuators, keyframe \"home\")");
   }
 
   // ---- the env's model: Kp, Kd and the randomization draw, in local arrays -----------------------
@@ -268,8 +273,9 @@ struct Go1Joystick {
   };
   RLT_HD static void bind(const Params& p, const RobotCtx& c, const State& s, Bound& b) {
     b.m = c.m;
-    for (int a = 0; a < 12; ++a) b.kp[a] = p.Kp;
-    for (int k = 0; k < 18; ++k) b.damping[k] = k < 6 ? c.m.dof_damping[k] : p.Kd;
+    // Kp, Kd as base.py sets them, times the generic dr_motor_strength / dr_damping draws (1 when off)
+    for (int a = 0; a < 12; ++a) b.kp[a] = p.Kp * c.dr[kDrMotorStrength];
+    for (int k = 0; k < 18; ++k) b.damping[k] = k < 6 ? c.m.dof_damping[k] : p.Kd * c.dr[kDrDamping];
     b.m.actuator_kp = b.kp;
     b.m.dof_damping = b.damping;
     if (p.rand_enable == 0.0f) return;
@@ -524,5 +530,8 @@ struct Go1Joystick {
     co[122] = s.steps_since_kick >= s.kick_wait_steps ? 1.0f : 0.0f;
   }
 };
+
+using Go1Joystick = Go1JoystickT<false>;
+using Go1JoystickRough = Go1JoystickT<true>;
 
 }  // namespace rlt
