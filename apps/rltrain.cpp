@@ -54,7 +54,13 @@ int list_envs(bool names_only) {
       std::printf("%s\n", name.c_str());
       continue;
     }
-    auto env = rlt::make_vec_env(name, 1, exec);
+    std::unique_ptr<rlt::VecEnv> env;
+    try {
+      env = rlt::make_vec_env(name, 1, exec);
+    } catch (const std::exception& e) {  // a robot task whose asset does not load in this build
+      std::printf("%s\n  unavailable: %s\n", name.c_str(), e.what());
+      continue;
+    }
     const auto& s = env->spec();
     std::printf("%s\n  observation: %s\n  action:      %s\n  max_episode_steps: %d\n  params:", name.c_str(),
                 s.observation.describe().c_str(), s.action.describe().c_str(), s.max_episode_steps);

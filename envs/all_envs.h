@@ -9,6 +9,7 @@
 #include "envs/acrobot.h"
 #include "envs/ant.h"
 #include "envs/cartpole.h"
+#include "envs/go1_joystick.h"
 #include "envs/halfcheetah.h"
 #include "envs/hopper.h"
 #include "envs/humanoid.h"
@@ -31,4 +32,5 @@
   X(Hopper)                       \
   X(Walker2d)                     \
   X(Humanoid)                     \
-  X(Quadruped)
+  X(Quadruped)                    \
+  X(Go1Joystick)

@@ -89,6 +89,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -356,11 +357,33 @@ struct RobotWorldKernel {
   }
 };
 
-// The compiled model of a task's embedded asset (host), with the task's timestep.
+// The directory of the robot assets that are read from disk (a scene in a folder of its own, with its
+// includes and meshes: "go1/scene.xml"): $RLT_ASSET_DIR, else the source tree's envs/assets.
+inline std::string robot_asset_dir() {
+  const char* env = std::getenv("RLT_ASSET_DIR");
+  if (env && *env) return env;
+#ifdef RLT_ASSET_DIR
+  return RLT_ASSET_DIR;
+#else
+  return "envs/assets";
+#endif
+}
+
+// The compiled model of a task's asset (host), with the task's timestep: a single file of
+// envs/assets/ is embedded in the binary; "dir/file.xml" is read from robot_asset_dir() (includes
+// and meshes beside it); an absolute path is read as is (tests).
 inline Model load_robot_model(const char* asset, double timestep) {
-  const char* text = embedded_asset(asset);
-  if (!text) throw std::runtime_error(std::string("robot asset '") + asset + "' is not embedded in this build");
-  Model m = parse_mjcf(text, std::string("envs/assets/") + asset);
+  const std::string name = asset;
+  Model m;
+  if (!name.empty() && name[0] == '/') {
+    m = load_mjcf(name);
+  } else if (name.find('/') != std::string::npos) {
+    m = load_mjcf(robot_asset_dir() + "/" + name);
+  } else {
+    const char* text = embedded_asset(asset);
+    if (!text) throw std::runtime_error(std::string("robot asset '") + asset + "' is not embedded in this build");
+    m = parse_mjcf(text, std::string("envs/assets/") + asset);
+  }
   if (timestep > 0) m.timestep = timestep;
   return m;
 }

@@ -4,3 +4,4 @@
 RLT_VEC_ENV_INSTANCE(Hopper, rlt::CpuExecutor)
 RLT_VEC_ENV_INSTANCE(Walker2d, rlt::CpuExecutor)
 RLT_VEC_ENV_INSTANCE(Humanoid, rlt::CpuExecutor)
+RLT_VEC_ENV_INSTANCE(Go1Joystick, rlt::CpuExecutor)

@@ -107,7 +107,10 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : assets) read_hfields(s);  // sim/mjcf_hfield.cpp
 
   add_world();
-  for (const XMLElement* s : worldbodies) read_worldbody(s);
+  // Several <worldbody> sections (an included robot, then the scene's floor) are one world body, as
+  // in MuJoCo: the world's own geoms and sites of every section first, then the bodies, in order.
+  for (const XMLElement* s : worldbodies) read_worldbody(s, false);
+  for (const XMLElement* s : worldbodies) read_worldbody(s, true);
   compile_meshes();
   compile_geoms();
   compile_bodies();

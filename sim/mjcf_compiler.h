@@ -488,7 +488,7 @@ class MjcfCompiler {
 
   // ---- the body tree ----
   void add_world();
-  void read_worldbody(const XMLElement* e);
+  void read_worldbody(const XMLElement* e, bool bodies);
   void read_body(const XMLElement* e, int parent, const std::string& inherited_class);
 
   // A body's own elements first, then its child bodies: MuJoCo's numbering.

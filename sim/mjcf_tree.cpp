@@ -17,10 +17,12 @@ void MjcfCompiler::add_world() {
   m_body_names.emplace("world", 0);
 }
 
-void MjcfCompiler::read_worldbody(const XMLElement* e) {
-  Attrs a(m_file, e);
-  a.finish();
-  read_body_contents(e, 0, "main");
+void MjcfCompiler::read_worldbody(const XMLElement* e, bool bodies) {
+  if (!bodies) {
+    Attrs a(m_file, e);
+    a.finish();
+  }
+  read_body_elements(e, 0, "main", bodies);
 }
 
 void MjcfCompiler::read_body(const XMLElement* e, int parent, const std::string& inherited_class) {
