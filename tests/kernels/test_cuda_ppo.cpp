@@ -279,7 +279,9 @@ void check_transfers(const std::string& env_name, double target_kl) {
   env->reset(1);
   auto learner = make_cuda_learner(cfg, *env, exec);
   learner->start(1);
-  const std::int64_t block_bytes = 8 * (kNumPpoStats + 6 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
+  // rl/ppo_impl.h's m_block: the loss sums, 4 value-fit sums, lr, the finished-episode count, 2 per evaluation
+  // episode, then the 2 skipped-update counters (the non-finite-update guard).
+  const std::int64_t block_bytes = 8 * (kNumPpoStats + 8 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
   for (int it = 1; it <= 3; ++it) {
     SCOPED_TRACE(env_name + ", target_kl " + std::to_string(target_kl) + ", iteration " + std::to_string(it));
     const TransferStats before = exec.transfers();
