@@ -195,9 +195,11 @@ void MjcfCompiler::read_pair(const XMLElement* c) {
   a.finish();
   no_children(c);
   if (g[0] == g[1]) a.fail("a geom cannot pair with itself");
-  if (p.condim > 3)  // as for geoms (sim/mjcf_inertia.cpp)
-    a.fail("condim " + std::to_string(p.condim) +
-           ": MuJoCo's soft-constraint law takes condim 1 or 3 here (no torsional or rolling friction)");
+  // An elliptic cone's friction rows take the pair's solreffriction in MuJoCo; here every row of a
+  // contact takes solref, so a pair that sets it under elliptic cones is refused rather than moved
+  // differently.
+  if (m.cone == kConeElliptic && (p.solreffriction[0] != 0 || p.solreffriction[1] != 0))
+    a.fail("attribute \"solreffriction\" with elliptic cones is not supported yet (solref is)");
   for (int q = 0; q < m.npair; ++q)
     if ((m.pair_geom1[q] == g[0] && m.pair_geom2[q] == g[1]) || (m.pair_geom1[q] == g[1] && m.pair_geom2[q] == g[0]))
       a.fail("the two geoms already form a pair (a pair named twice is not supported)");

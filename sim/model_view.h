@@ -180,6 +180,7 @@ template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int condim = 1;
   for (int g = 0; g < m.ngeom; ++g) condim = m.geom_condim[g] > condim ? m.geom_condim[g] : condim;
+  for (int p = 0; p < m.npair; ++p) condim = m.pair_condim[p] > condim ? m.pair_condim[p] : condim;
   const int per_contact = m.cone == kConeElliptic ? condim : 2 * (condim - 1);
   int n = (per_contact > 4 ? per_contact : 4) * m.ncon_max;
   for (int j = 0; j < m.njnt; ++j)  // a limit within its margin of both ends has two rows
@@ -245,6 +246,7 @@ class HostModel {
     m_view.cone = model.cone;
     m_view.contact_newton = model.cone == kConeElliptic ? 1 : 0;
     for (int c : model.geom_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
+    for (int c : model.pair_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
     for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);

@@ -367,6 +367,7 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
   for (int it = 1; it <= 3; ++it) ppo.iterate(it, 10);
   TrainProgress progress;
   progress.iteration = 3;
+  progress.env_steps = 3 * ppo.batch_size();  // a checkpoint's counters must agree (rl/checkpoint.cpp)
   save_checkpoint(dir / "ck.safetensors", cfg, ppo, env, progress);
 
   const Checkpoint ck = read_checkpoint(dir / "ck.safetensors");

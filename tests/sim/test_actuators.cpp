@@ -145,7 +145,7 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
   };
   refuses("<general joint=\"j\" dyntype=\"muscle\"/>", "dyntype");
   refuses("<general joint=\"j\" gainprm=\"1 0 0 2\"/>", "first 3 parameters");
-  refuses("<position joint=\"j\" dampratio=\"1\"/>", "dampratio");
+  refuses("<position joint=\"j\" kv=\"1\" dampratio=\"1\"/>", "kv and dampratio cannot both be defined");
   refuses("<motor tendon=\"t\"/>", "unknown tendon \"t\"");
   refuses("<position joint=\"j\" inheritrange=\"1\"/>", "no range");
   try {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/mjcf.h"
+#include "sim/model_view.h"
 
 namespace rlt {
 namespace {
@@ -56,11 +57,31 @@ TEST(MjcfPair, PairsCompileAsMuJoCo) {
   EXPECT_EQ(m.pair_gap, (std::vector<double>{0, 0.005, 0}));
 }
 
+// A pair's condim counts like a geom's: its rows fit the constraint capacity (a condim 6 pyramid
+// has 10 edges) and condim 4/6 switch on the Newton polish, even where every geom has condim 3.
+TEST(MjcfPair, PairCondimSizesTheRowsAndTheSolver) {
+  const std::string head =
+      "<mujoco><worldbody><geom name='f' type='plane' size='1 1 1'/><body><freejoint/><geom name='b' size='.1'/>"
+      "</body></worldbody><contact>";
+  const HostModel<double> plain(parse_mjcf(head + "</contact></mujoco>", "t.xml"));
+  const HostModel<double> six(parse_mjcf(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>", "t.xml"));
+  EXPECT_EQ(plain.view().contact_newton, 0);
+  EXPECT_EQ(six.view().contact_newton, 1);
+  EXPECT_GE(six.view().nefc_max, 10 * six.view().ncon_max);
+  EXPECT_LT(plain.view().nefc_max, 10 * plain.view().ncon_max);
+}
+
 TEST(MjcfPair, RefusesWhatIsNotModelled) {
   const std::string head =
       "<mujoco><worldbody><geom name='f' type='plane' size='1 1 1'/><body><freejoint/><geom name='b' size='.1'/>"
       "</body></worldbody><contact>";
-  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>").find("condim 6"),
+  // condim 4 and 6 pairs are modelled (torsional, rolling friction); under elliptic cones a pair's
+  // solreffriction would need its own rows' solref, so it is refused
+  EXPECT_EQ(error_of(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
+  const std::string elliptic = "<mujoco><option cone='elliptic'/>" + head.substr(std::string("<mujoco>").size());
+  EXPECT_EQ(error_of(elliptic + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
+  EXPECT_NE(error_of(elliptic + "<pair geom1='f' geom2='b' solreffriction='0.01 1'/></contact></mujoco>")
+                .find("\"solreffriction\" with elliptic cones"),
             std::string::npos);
   EXPECT_NE(error_of(head + "<pair geom1='f' geom2='b'/><pair geom1='b' geom2='f'/></contact></mujoco>")
                 .find("already form a pair"),
