@@ -855,9 +855,10 @@ RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, cons
     if (n == 1) {
       const T R = e[kEfcR], D = T(1) / R;
       const int fdof = friction_dof(static_cast<double>(owner));
+      const int ften = friction_tendon(static_cast<double>(owner));
       f[0] = -D * jar[0], h[0] = D;
-      if (fdof >= 0) {
-        const T fl = m.dof_frictionloss[fdof];
+      if (fdof >= 0 || ften >= 0) {  // friction loss: quadratic within R |f| <= frictionloss, linear beyond
+        const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
         if (jar[0] <= -R * fl) f[0] = fl, h[0] = T(0);
         if (jar[0] >= R * fl) f[0] = -fl, h[0] = T(0);
       } else if (!equality_row(static_cast<double>(owner)) && jar[0] >= T(0)) {
