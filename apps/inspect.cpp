@@ -30,6 +30,7 @@ json model_json(const Model& m, const ModelView<double>& v) {
 #undef RLT_INSPECT_FIELD
   j["body_rootid"] = take(v.body_rootid, m.nbody);
   j["body_invweight0"] = take(v.body_invweight0, m.nbody);
+  j["body_invweight0_rot"] = take(v.body_invweight0_rot, m.nbody);
   j["dof_invweight0"] = take(v.dof_invweight0, m.nv);
   j["body_name"] = m.body_name;
   j["jnt_name"] = m.jnt_name;

@@ -17,7 +17,8 @@ struct InspectOptions {
 //   "sizes"    nq, nv, nbody, njnt, ngeom, nsite, nu, neq, nsensor, nsensordata, nkey, ncon_max, nefc_max
 //   "options"  timestep, gravity, integrator (euler | rk4 | implicitfast), impratio
 //   "model"    every array of sim/model_fields.h (RLT_MODEL_FIELDS, then the derived fields
-//              body_rootid, body_invweight0, dof_invweight0), and the names (body_name, jnt_name, ...)
+//              body_rootid, body_invweight0, body_invweight0_rot, dof_invweight0), and the names
+//              (body_name, jnt_name, ...)
 //   "forward"  at the start state with its ctrl held: qpos, qvel, ctrl, xpos, xquat, xipos,
 //              geom_xpos, site_xpos, qfrc_bias, qfrc_passive, qfrc_actuator, actuator_force, act_dot,
 //              qacc_smooth, qfrc_constraint, qacc (without implicit damping, as MuJoCo's d->qacc),

@@ -6,8 +6,9 @@
 // Rows (MuJoCo's order: equality, friction loss, limits, contacts), each a Jacobian J_r (1 x nv)
 // and a distance r_r (< 0: violated):
 //   equality a joint equality: J = e_dof1 - poly'(x) e_dof2, r = q1 - q1_0 - poly(x), x = q2 - q2_0,
-//            force unbounded (equality_rows; connect rows too: 3, p1 - p2, aref less J' qvel; a
-//            tendon equality the same with tendon lengths L - tendon_length0 and J = ten_J, sim/tendon.h)
+//            force unbounded (equality_rows; connect rows too: 3, p1 - p2, aref less J' qvel; weld
+//            rows 6, those 3 and 3 of the frames' relative rotation (weld_rows); a tendon equality
+//            the same as a joint's with tendon lengths L - tendon_length0 and J = ten_J, sim/tendon.h)
 //   friction a dof with frictionloss > 0: J = e_dof, r = 0, no stiffness (K = 0), the force bounded
 //            by |f| <= frictionloss (dof_solref/dof_solimp: the joint's solreffriction/solimpfriction)
 //   limit    a limited hinge or slide within jnt_margin of its range: J = +e_dof, r = q - lo - margin
@@ -44,7 +45,7 @@
 //   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
 //   An elliptic contact's rows are one block (elliptic_update: a step along its force, or from
 //   rest along the projected steepest descent, then the friction with the normal held, MuJoCo's
-//   QCQP). Models with elliptic cones or condim 4/6 (m.contact_newton) stop Gauss-Seidel after 100
+//   QCQP). Models with elliptic cones, condim 4/6 or a weld (m.use_newton) stop Gauss-Seidel after 100
 //   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish).
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
 //   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
@@ -442,11 +443,108 @@ RLT_HD Vec3<T> point_jacdot_qvel(const ModelView<T>& m, const DataView<T>& d, in
   return acc.lin + cross(acc.ang, r) + cross(v.ang, v.lin + cross(v.ang, r));
 }
 
+// The angular part of sum over body b's dof chain of cdof_dot qvel: MuJoCo's mj_jacDot rotational
+// Jacobian times qvel (zero for the world).
+template <class T>
+RLT_HD Vec3<T> body_jacrdot_qvel(const ModelView<T>& m, const DataView<T>& d, int b) {
+  Vec3<T> acc = Vec3<T>::zero();
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) acc += d.qvel[i] * Vec3<T>::load(d.cdof_dot + 6 * i);
+  return acc;
+}
+
+// MuJoCo's mju_mulQuatAxis (q (0, v)) and mju_derivQuat (0.5 (0, v) q).
+template <class T>
+RLT_HD RLT_INLINE Quat<T> quat_mul_axis(const Quat<T>& q, const Vec3<T>& v) {
+  return quat_mul(q, Quat<T>{T(0), v.x, v.y, v.z});
+}
+template <class T>
+RLT_HD RLT_INLINE Quat<T> quat_deriv(const Quat<T>& q, const Vec3<T>& v) {
+  const Quat<T> r = quat_mul(Quat<T>{T(0), v.x, v.y, v.z}, q);
+  return {T(0.5) * r.w, T(0.5) * r.x, T(0.5) * r.y, T(0.5) * r.z};
+}
+template <class T>
+RLT_HD RLT_INLINE Quat<T> quat_conj(const Quat<T>& q) {
+  return {q.w, -q.x, -q.y, -q.z};
+}
+
+// A weld's 6 rows (MuJoCo's mj_instantiateEquality and mj_Jdotv). Its two frames: body semantics
+// (eq_objtype kEqObjBody), eq_data = anchor in body 2's frame (0-2), the point of body 1 kept on it
+// (3-5), relpose (6-9: body 2's orientation in body 1's frame), torquescale (10), frame 1 = body 1's
+// turned by relpose, frame 2 = body 2's; site semantics (kEqObjSite: eq_obj1id/2id are sites, only
+// torquescale read), the sites' frames. Rows 0-2 p1 - p2 with J = Jp(b1, p1) - Jp(b2, p2); rows 3-5
+// torquescale times the vector part of conj(q2) q1 (q1, q2 the frames' world quaternions), J column
+// 0.5 torquescale vec(conj(q2) (0, Jr1 - Jr2) q1); impedance from the 6 rows' norm; diagApprox the
+// two bodies' translational, then rotational invweight0; aref less J' qvel (mj_Jdotv: the anchors'
+// velocity-product accelerations, the rotational rows' by the product rule on conj(q2) w q1).
+template <class T>
+RLT_HD void weld_rows(const ModelView<T>& m, const DataView<T>& d, int e, int nr, const SolParams<T>& sp, T owner) {
+  const int nv = m.nv;
+  const T* data = m.eq_data + 11 * e;
+  const bool sites = m.eq_objtype[e] == kEqObjSite;
+  const int o1 = m.eq_obj1id[e], o2 = m.eq_obj2id[e];
+  const int b1 = sites ? m.site_bodyid[o1] : o1, b2 = sites ? m.site_bodyid[o2] : o2;
+  const Vec3<T> p1 = sites ? Vec3<T>::load(d.site_xpos + 3 * o1) : body_point(d, b1, data + 3);
+  const Vec3<T> p2 = sites ? Vec3<T>::load(d.site_xpos + 3 * o2) : body_point(d, b2, data);
+  // the frames' orientations q1 = xquat1 r1, q2 = xquat2 r2
+  const Quat<T> r1 = Quat<T>::load(sites ? m.site_quat + 4 * o1 : data + 6);
+  const Quat<T> xq1 = Quat<T>::load(d.xquat + 4 * b1), xq2 = Quat<T>::load(d.xquat + 4 * b2);
+  const Quat<T> q1 = quat_mul(xq1, r1);
+  const Quat<T> q2 = sites ? quat_mul(xq2, Quat<T>::load(m.site_quat + 4 * o2)) : xq2;
+  const Quat<T> negq2 = quat_conj(q2);
+  const Quat<T> err = quat_mul(negq2, q1);
+  const T ts = data[10];
+  const T pos[6] = {p1.x - p2.x, p1.y - p2.y, p1.z - p2.z, ts * err.x, ts * err.y, ts * err.z};
+  for (int k = 0; k < 6 * nv; ++k) d.efc_J[nr * nv + k] = T(0);
+  T* Jr = d.efc_J + (nr + 3) * nv;  // rows 3-5 hold Jr1 - Jr2 first, then the corrected rows
+  for (int side = 0; side < 2; ++side) {
+    const int b = side == 0 ? b1 : b2;
+    const Vec3<T> p = side == 0 ? p1 : p2;
+    const T sign = side == 0 ? T(1) : T(-1);
+    for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
+      const Vec3<T> col = point_jacobian_col(m, d, b, p, i);
+      d.efc_J[nr * nv + i] += sign * col.x;
+      d.efc_J[(nr + 1) * nv + i] += sign * col.y;
+      d.efc_J[(nr + 2) * nv + i] += sign * col.z;
+      Jr[i] += sign * d.cdof[6 * i];
+      Jr[nv + i] += sign * d.cdof[6 * i + 1];
+      Jr[2 * nv + i] += sign * d.cdof[6 * i + 2];
+    }
+  }
+  for (int i = 0; i < nv; ++i) {
+    const Quat<T> q3 = quat_mul(quat_mul_axis(negq2, Vec3<T>{Jr[i], Jr[nv + i], Jr[2 * nv + i]}), q1);
+    Jr[i] = T(0.5) * q3.x * ts;
+    Jr[nv + i] = T(0.5) * q3.y * ts;
+    Jr[2 * nv + i] = T(0.5) * q3.z * ts;
+  }
+  T norm2 = T(0);
+  for (int k = 0; k < 6; ++k) norm2 += pos[k] * pos[k];
+  const T dist = m_sqrt(norm2);
+  const T dA_t = m.body_invweight0[b1] + m.body_invweight0[b2];
+  const T dA_r = m.body_invweight0_rot[b1] + m.body_invweight0_rot[b2];
+  for (int k = 0; k < 6; ++k) finish_row(m, d, nr + k, pos[k], k < 3 ? dA_t : dA_r, owner, sp, false, dist);
+  // aref less J' qvel: d/dt of J qvel's rotational part 0.5 vec(conj(q2) (w1 - w2) q1) at fixed qvel
+  const Vec3<T> jdv = point_jacdot_qvel(m, d, b1, p1) - point_jacdot_qvel(m, d, b2, p2);
+  const Vec3<T> w1 = b1 > 0 ? Vec3<T>::load(d.cvel + 6 * b1) : Vec3<T>::zero();
+  const Vec3<T> w2 = b2 > 0 ? Vec3<T>::load(d.cvel + 6 * b2) : Vec3<T>::zero();
+  const Vec3<T> dw = w1 - w2, djr = body_jacrdot_qvel(m, d, b1) - body_jacrdot_qvel(m, d, b2);
+  const Quat<T> q1dot = quat_deriv(q1, w1), negq2dot = quat_conj(quat_deriv(q2, w2));
+  const Quat<T> t1 = quat_mul(quat_mul_axis(negq2dot, dw), q1), t2 = quat_mul(quat_mul_axis(negq2, djr), q1);
+  const Quat<T> t3 = quat_mul(quat_mul_axis(negq2, dw), q1dot);
+  const T jd[6] = {jdv.x,
+                   jdv.y,
+                   jdv.z,
+                   T(0.5) * (t1.x + t2.x + t3.x) * ts,
+                   T(0.5) * (t1.y + t2.y + t3.y) * ts,
+                   T(0.5) * (t1.z + t2.z + t3.z) * ts};
+  for (int k = 0; k < 6; ++k) d.efc[(nr + k) * kEfcStride + kEfcAref] -= jd[k];
+}
+
 // Equality rows (MuJoCo's mj_instantiateEquality, first of all rows): connect, 3 rows, the world
 // anchors' difference p1 - p2 with J = Jp(b1, p1) - Jp(b2, p2), impedance from its norm,
 // diagApprox body_invweight0[b1] + body_invweight0[b2], and aref less J' qvel (MuJoCo 3's
-// mj_Jdotv: the anchors' velocity-product accelerations); joint, 1 row, q1 - q1_0 - poly(q2 - q2_0)
-// with J = e_dof1 - poly'(q2 - q2_0) e_dof2, diagApprox the dofs' invweight0. Returns the rows.
+// mj_Jdotv: the anchors' velocity-product accelerations); weld, 6 rows (weld_rows); joint, 1 row,
+// q1 - q1_0 - poly(q2 - q2_0) with J = e_dof1 - poly'(q2 - q2_0) e_dof2, diagApprox the dofs'
+// invweight0; tendon, the same with tendon lengths. Returns the rows.
 template <class T>
 RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int nr) {
   const int nv = m.nv;
@@ -499,6 +597,10 @@ RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int n
       }
       finish_row(m, d, nr, pos, dA, owner, sp, false, pos);
       ++nr;
+    } else if (m.eq_type[e] == kEqWeld) {
+      if (nr + 6 > m.nefc_max) break;
+      weld_rows(m, d, e, nr, sp, owner);
+      nr += 6;
     } else {
       if (nr + 1 > m.nefc_max) break;
       const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
@@ -753,9 +855,10 @@ RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, cons
     if (n == 1) {
       const T R = e[kEfcR], D = T(1) / R;
       const int fdof = friction_dof(static_cast<double>(owner));
+      const int ften = friction_tendon(static_cast<double>(owner));
       f[0] = -D * jar[0], h[0] = D;
-      if (fdof >= 0) {
-        const T fl = m.dof_frictionloss[fdof];
+      if (fdof >= 0 || ften >= 0) {  // friction loss: quadratic within R |f| <= frictionloss, linear beyond
+        const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
         if (jar[0] <= -R * fl) f[0] = fl, h[0] = T(0);
         if (jar[0] >= R * fl) f[0] = -fl, h[0] = T(0);
       } else if (!equality_row(static_cast<double>(owner)) && jar[0] >= T(0)) {
@@ -904,7 +1007,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   const bool elliptic = m.cone == kConeElliptic;
   int sweep = 0;
   // (with Newton steps to follow, Gauss-Seidel only gives them their start)
-  const int sweeps = m.contact_newton ? 100 : max_sweeps<T>();
+  const int sweeps = m.use_newton ? 100 : max_sweeps<T>();
   while (nr > 0 && sweep < sweeps) {
     ++sweep;
     T largest = T(0);
@@ -944,7 +1047,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     }
     if (!(largest > stop)) break;
   }
-  if (m.contact_newton && nr > 0) {
+  if (m.use_newton && nr > 0) {
     newton_polish(m, d, nr);
     for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] = T(0);
   }
@@ -1070,9 +1173,10 @@ bool slide_only_simple_body(const ModelView<T>& m, int b) {
   return true;
 }
 
-// MuJoCo's body_invweight0 (translational) and dof_invweight0 at qpos0 (see ModelView), into the
-// view's own block `reals`. Host code. Computed once for the nominal model: domain randomization of
-// masses (envs' dr_added_mass) leaves them as they are, as MuJoCo does without a new mj_setConst.
+// MuJoCo's body_invweight0 (translational; body_invweight0_rot the rotational) and dof_invweight0
+// at qpos0 (see ModelView), into the view's own block `reals`. Host code. Computed once for the
+// nominal model: domain randomization of masses (envs' dr_added_mass) leaves them as they are, as
+// MuJoCo does without a new mj_setConst.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
   const ModelOffsets o = model_offsets(view);
@@ -1099,6 +1203,16 @@ void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
       for (int i = 0; i < nv; ++i) sum += jr[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
     }
     reals[static_cast<size_t>(o.body_invweight0 + b)] = sum / T(3);
+    // rotational (MuJoCo's body_invweight0[2b+1]): the same with the angular Jacobian, cdof's axes
+    T rot = T(0);
+    for (int k = 0; k < 3; ++k) {
+      for (int i = 0; i < nv; ++i) jr[static_cast<size_t>(i)] = T(0);
+      for (int i = last_dof(view, b); i >= 0; i = view.dof_parentid[i]) jr[static_cast<size_t>(i)] = d.cdof[6 * i + k];
+      x = jr;
+      solve_mass(view, d, x.data());
+      for (int i = 0; i < nv; ++i) rot += jr[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+    }
+    reals[static_cast<size_t>(o.body_invweight0_rot + b)] = rot / T(3);
   }
   for (int i = 0; i < nv; ++i) {
     for (int k = 0; k < nv; ++k) x[static_cast<size_t>(k)] = T(k == i ? 1 : 0);

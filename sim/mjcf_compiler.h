@@ -581,7 +581,7 @@ class MjcfCompiler {
   void read_pair(const XMLElement* e);
   void read_pair_attrs(Attrs& a, PairSpec* p);
   void read_equality_attrs(Attrs& a, EqualitySpec* q);
-  // <equality>: connect (body semantics) and joint; weld, tendon, flex and site semantics refused.
+  // <equality>: connect and weld (body and site semantics), joint and tendon; flex refused.
   void read_equality(const XMLElement* section);
   struct Flags {
     bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;

@@ -280,9 +280,9 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
   };
   for (const XMLElement* c = section->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string n = c->Name();
-    if (n == "weld" || n == "flex")
-      fail(c, "equality " + quoted(n) + " is not supported yet (connect, joint and tendon are)");
-    if (n != "joint" && n != "connect" && n != "tendon") unsupported_element(c, "connect, joint, tendon");
+    if (n == "flex") fail(c, "equality \"flex\" is not supported yet (connect, weld, joint and tendon are)");
+    if (n != "joint" && n != "connect" && n != "weld" && n != "tendon")
+      unsupported_element(c, "connect, weld, joint, tendon");
     Attrs a(m_file, c);
     a.ignore({"name"});
     double data[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -291,7 +291,7 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     const double* solref = q.solref;
     const double* solimp = q.solimp;
     const bool active = q.active;
-    int type = 0, o1 = -1, o2 = -1;
+    int type = 0, o1 = -1, o2 = -1, objtype = kEqObjBody;
     if (n == "connect") {
       type = kEqConnect;
       if (a.has("site1") || a.has("site2")) {
@@ -329,6 +329,45 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
       double poly[5] = {0, 1, 0, 0, 0};
       a.numbers("polycoef", poly, 1, 5);
       std::copy(poly, poly + 5, data);
+    } else if (n == "weld") {
+      // MuJoCo's weld (sim/constraints.h weld_rows). Site semantics: the two sites' frames kept
+      // together, eq_obj1id/2id the sites, only torquescale in eq_data. Body semantics: eq_data
+      // anchor in body 2's frame (0-2), the point of body 1 kept on it (3-5), relpose quaternion
+      // (6-9), torquescale (10); relpose's position is that point, its quaternion body 2's
+      // orientation in body 1's frame; a zero quaternion (the default) means the pose at qpos0, the
+      // point then where the anchor is (MuJoCo's mj_setConst).
+      type = kEqWeld;
+      data[10] = 1;
+      a.number("torquescale", &data[10]);
+      if (a.has("site1") || a.has("site2")) {
+        if (a.has("body1") || a.has("body2") || a.has("anchor") || a.has("relpose"))
+          a.fail("give either body1, body2, anchor, relpose or site1, site2");
+        o1 = find(a, m.site_name, "site1", "site"), o2 = find(a, m.site_name, "site2", "site");
+        if (o1 < 0 || o2 < 0) a.fail("attributes \"site1\" and \"site2\" are both required");
+        if (o1 == o2) a.fail("site1 and site2 are the same site");
+        objtype = kEqObjSite;
+      } else {
+        o1 = find(a, m.body_name, "body1", "body");
+        if (o1 < 0) a.fail("attribute \"body1\" (or \"site1\" and \"site2\") is required");
+        o2 = std::max(0, find(a, m.body_name, "body2", "body"));
+        if (o1 == o2) a.fail("body1 and body2 are the same body");
+        a.numbers("anchor", data, 3, 3);
+        a.numbers("relpose", data + 3, 7, 7);
+        const Quat<double> rel = Quat<double>::load(data + 6);
+        const double qn = std::sqrt(rel.w * rel.w + rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
+        if (qn > 0) {
+          for (int k = 6; k < 10; ++k) data[k] /= qn;
+        } else {
+          Vec3<double> p1, p2;
+          Quat<double> q1, q2;
+          world_pose(o1, &p1, &q1);
+          world_pose(o2, &p2, &q2);
+          const Vec3<double> world = p2 + quat_rotate(q2, Vec3<double>::load(data));
+          const Quat<double> q1inv{q1.w, -q1.x, -q1.y, -q1.z};
+          quat_rotate(q1inv, world - p1).store(data + 3);
+          quat_mul(q1inv, q2).store(data + 6);
+        }
+      }
     } else {
       type = kEqJoint;
       o1 = find(a, m.jnt_name, "joint1", "joint");
@@ -347,6 +386,7 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     m.eq_type.push_back(type);
     m.eq_obj1id.push_back(o1);
     m.eq_obj2id.push_back(o2);
+    m.eq_objtype.push_back(objtype);
     m.eq_active.push_back(active ? 1 : 0);
     m.eq_data.insert(m.eq_data.end(), data, data + 11);
     m.eq_solref.insert(m.eq_solref.end(), solref, solref + 2);

@@ -34,6 +34,8 @@ enum GeomType : int {  // MuJoCo's numbers
   kGeomMesh = 7  // its convex hull collides (sim/convex.h); the full triangle mesh is host only
 };
 enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon = 3 };  // MuJoCo's numbers
+// What eq_obj1id/eq_obj2id of a weld name (MuJoCo's eq_objtype mjOBJ_BODY, mjOBJ_SITE).
+enum EqualityObj : int { kEqObjBody = 0, kEqObjSite = 1 };
 // A tendon's wraps (sim/tendon.h; MuJoCo's mjtWrap numbers) and an actuator's transmission.
 enum WrapType : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
 enum TransmissionType : int { kTrnJoint = 0, kTrnTendon = 1 };

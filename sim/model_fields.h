@@ -104,12 +104,17 @@
   X(int, body_exclude, nbody* nbody, optional,                                                                         \
     "1 where <contact><exclude> removes the contacts of two bodies' geoms (symmetric; absent: none)")                  \
   /* equality constraints (sim/constraints.h; MJCF <equality>) */                                                      \
-  X(int, eq_type, neq, required, "EqualityType: connect (3 rows) or joint (1 row)")                                    \
-  X(int, eq_obj1id, neq, required, "connect: body 1; joint: joint 1")                                                  \
-  X(int, eq_obj2id, neq, required, "connect: body 2 (0: the world); joint: joint 2, -1 if none")                       \
+  X(int, eq_type, neq, required, "EqualityType: connect (3 rows), weld (6), joint or tendon (1 row)")                  \
+  X(int, eq_obj1id, neq, required,                                                                                     \
+    "connect, weld: body 1 (weld with sites: site 1); joint: joint 1; tendon: tendon 1")                               \
+  X(int, eq_obj2id, neq, required,                                                                                     \
+    "connect, weld: body 2 (0: the world; weld with sites: site 2); joint, tendon: the second, -1 if none")            \
+  X(int, eq_objtype, neq, optional, "EqualityObj: a weld's objects, bodies or sites (absent: bodies)")                 \
   X(int, eq_active, neq, required, "0/1: whether the constraint acts")                                                 \
   X(real, eq_data, 11 * neq, required,                                                                                 \
-    "connect: anchor in body 1's frame, then in body 2's (at qpos0); joint: polycoef (5)")                             \
+    "connect: anchor in body 1's frame, then in body 2's (at qpos0); weld: anchor in body 2's frame, the point of "    \
+    "body 1 kept on it, relpose quaternion (body 2's orientation in body 1's frame), torquescale (sites: only "        \
+    "torquescale); joint, tendon: polycoef (5)")                                                                       \
   X(real, eq_solref, 2 * neq, required, "solref")                                                                      \
   X(real, eq_solimp, 5 * neq, required, "solimp")                                                                      \
   /* sensors (sim/sensors.h, sim/mjcf_sensors.cpp); site shapes for touch sensors */                                   \
@@ -177,6 +182,8 @@
   X(int, body_rootid, nbody, required, "the ancestor that is a child of the world (0 for the world)")                \
   X(real, body_invweight0, nbody, required,                                                                          \
     "translational inverse weight at qpos0 (scales soft-constraint R): mean diagonal of J M^-1 J^T at the com")      \
+  X(real, body_invweight0_rot, nbody, required,                                                                      \
+    "rotational inverse weight at qpos0 (MuJoCo's body_invweight0[2b+1]; weld rows): mean diagonal of Jr M^-1 Jr^T") \
   X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)") \
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \

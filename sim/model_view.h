@@ -77,8 +77,9 @@ struct ModelView {
   T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
   int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
   // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):
-  // models with elliptic cones or a geom of condim 4 or 6, whose rows Gauss-Seidel converges slowly on
-  int contact_newton;
+  // models with elliptic cones, a geom of condim 4 or 6 or an active weld, whose rows Gauss-Seidel
+  // converges slowly on (a weld's rotational rows against its translational ones with a long lever)
+  int use_newton;
   int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
   T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
@@ -175,7 +176,7 @@ inline int contact_capacity(const ModelView<T>& m) {
 // Most soft-constraint rows (sim/constraints.h): per contact a pyramid of 2 (condim - 1) edges or
 // an elliptic cone's condim rows (at least 4, the condim 3 pyramid, for the model's largest geom
 // condim), one row per limited hinge or slide joint or tendon (two with a margin), one per dof or
-// tendon with friction loss.
+// tendon with friction loss, and the active equality constraints' rows (a weld's 6).
 template <class T>
 inline int constraint_capacity(const ModelView<T>& m) {
   int condim = 1;
@@ -187,16 +188,17 @@ inline int constraint_capacity(const ModelView<T>& m) {
     n += m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide)
              ? (m.jnt_margin[j] > 0 ? 2 : 1)
              : 0;
-  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;                           // friction-loss rows
-  for (int e = 0; e < m.neq; ++e) n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : 1) : 0;  // equality rows
+  for (int i = 0; i < m.nv; ++i) n += m.dof_frictionloss[i] > 0 ? 1 : 0;  // friction-loss rows
+  for (int e = 0; e < m.neq; ++e)  // equality rows: connect 3, weld 6, joint and tendon 1
+    n += m.eq_active[e] ? (m.eq_type[e] == kEqConnect ? 3 : m.eq_type[e] == kEqWeld ? 6 : 1) : 0;
   for (int t = 0; t < m.ntendon; ++t)  // tendon friction loss and limits (sim/constraints.h)
     n += (m.tendon_frictionloss[t] > 0 ? 1 : 0) + (m.tendon_limited[t] ? (m.tendon_margin[t] > 0 ? 2 : 1) : 0);
   return n;
 }
 
-// Fills view.body_invweight0 and view.dof_invweight0 (in the block `reals` that view is bound to)
-// at qpos0, as MuJoCo's mj_setConst does; defined in sim/constraints.h, instantiated for float and
-// double in sim/model.cpp.
+// Fills view.body_invweight0, body_invweight0_rot and dof_invweight0 (in the block `reals` that
+// view is bound to) at qpos0, as MuJoCo's mj_setConst does; defined in sim/constraints.h,
+// instantiated for float and double in sim/model.cpp.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals);
 
@@ -244,9 +246,12 @@ class HostModel {
     m_view.integrator = model.integrator;
     m_view.impratio = static_cast<T>(model.impratio);
     m_view.cone = model.cone;
-    m_view.contact_newton = model.cone == kConeElliptic ? 1 : 0;
-    for (int c : model.geom_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
-    for (int c : model.pair_condim) m_view.contact_newton = c > 3 ? 1 : m_view.contact_newton;
+    m_view.use_newton = model.cone == kConeElliptic ? 1 : 0;
+    for (int c : model.geom_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
+    for (int c : model.pair_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
+    for (int e = 0; e < model.neq; ++e)
+      if (model.eq_type[static_cast<size_t>(e)] == kEqWeld && model.eq_active[static_cast<size_t>(e)])
+        m_view.use_newton = 1;
     m_view.refsafe = model.refsafe ? 1 : 0;
     m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
     for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);

@@ -277,6 +277,8 @@ def compare_compiled(m, ins):
     if lim and mod.get("jnt_range"):
         err["jnt_range"] = _rel(np.array(mod["jnt_range"]).reshape(-1, 2)[lim], m.jnt_range[lim], 1e-3)
     err["body_invweight0"] = _rel(mod["body_invweight0"], m.body_invweight0[:, 0], 1e-9)
+    if "body_invweight0_rot" in mod:  # (the rotational column: weld rows' diagApprox)
+        err["body_invweight0_rot"] = _rel(mod["body_invweight0_rot"], m.body_invweight0[:, 1], 1e-9)
     err["dof_invweight0"] = _rel(mod["dof_invweight0"], m.dof_invweight0, 1e-9)
     res["rel_err"] = err
     res["worst"] = max(err, key=err.get) if err else None

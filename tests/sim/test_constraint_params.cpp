@@ -245,9 +245,9 @@ TEST(ConstraintParams, JointEqualityCouplesTwoHinges) {
   EXPECT_NEAR(env.d.qpos[0], 0.1 - 0.5 * x + 0.3 * x * x + 0.2 * x * x * x, 2e-2);
   EXPECT_NEAR(env.d.qpos[2], 0.05, 1e-2);  // the slider held at 0.05 against gravity
   expect_refused(
-      "<mujoco><worldbody><body name='a'><joint/><geom size='1'/></body></worldbody><equality><weld "
-      "body1='a'/></equality></mujoco>",
-      "\"weld\" is not supported yet");
+      "<mujoco><worldbody><body name='a'><joint/><geom size='1'/></body></worldbody><equality><flex "
+      "flex='a'/></equality></mujoco>",
+      "\"flex\" is not supported yet");
 }
 
 }  // namespace

@@ -682,8 +682,8 @@ TEST(MjcfErrors, UnknownElement) {
   EXPECT_TRUE(
       starts_with(in_body, "test.xml:3: composite: unsupported element in <body> (supported: body, inertial, joint"))
       << in_body;
-  const std::string equality = error_of("<mujoco>\n<equality><weld body1='a'/></equality></mujoco>");
-  EXPECT_TRUE(starts_with(equality, "test.xml:2: weld: equality \"weld\" is not supported yet")) << equality;
+  const std::string equality = error_of("<mujoco>\n<equality><flex flex='a'/></equality></mujoco>");
+  EXPECT_TRUE(starts_with(equality, "test.xml:2: flex: equality \"flex\" is not supported yet")) << equality;
   const std::string nested =
       error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)"))
