@@ -33,4 +33,5 @@
   X(Walker2d)                     \
   X(Humanoid)                     \
   X(Quadruped)                    \
-  X(Go1Joystick)
+  X(Go1Joystick)                  \
+  X(Go1JoystickRough)

@@ -84,11 +84,15 @@
 
 namespace rlt {
 
-// kRough: Go1JoystickRoughTerrain, the same task on scene_mjx_feetonly_rough_terrain.xml (the floor a
-// 20 m x 20 m height field, friction 1; home pose at 0.35 m). Not registered yet: add
-// X(Go1JoystickRough) to envs/all_envs.h and its CPU/CUDA instances once <hfield> and meshes load.
+// kRough: Go1JoystickRoughTerrain ("go1_joystick_rough"), the same task on
+// scene_mjx_feetonly_rough_terrain.xml: the floor a 20 m x 20 m height field (256 x 256 samples,
+// elevations 0..0.05 m, friction 1 before randomization), home pose at 0.35 m. Playground changes
+// nothing else (joystick.py: only the scene and its MJX contact buffers). Only the four foot spheres
+// collide with the floor in either scene (contype 1 / conaffinity 1; every other robot geom has
+// 0/0), so sphere-hfield is the only terrain pair (mesh-hfield is not needed).
 template <bool kRough>
 struct Go1JoystickT {
+  static constexpr bool kIsRough = kRough;
   static constexpr const char* kName = kRough ? "go1_joystick_rough" : "go1_joystick";
   static constexpr const char* kAsset =
       kRough ? "go1/scene_mjx_feetonly_rough_terrain.xml" : "go1/scene_mjx_feetonly_flat_terrain.xml";

@@ -1,13 +1,15 @@
-// go1_trace: steps the Go1 joystick task (envs/go1_joystick.h) from a given start state with given
+// go1_trace: steps a Go1 joystick task (envs/go1_joystick.h) from a given start state with given
 // commands and actions and prints what each step produced, so that tests/envs/go1_peer.py can
-// compare it with EnvPool's Go1JoystickFlatTerrain-v1 (a C++ port of MuJoCo Playground's task).
+// compare it with MuJoCo 3 and EnvPool's Go1JoystickFlatTerrain-v1 / Go1JoystickRoughTerrain-v1
+// (a C++ port of MuJoCo Playground's tasks).
 //
 // Request on stdin (JSON):
 //   qpos (19), qvel (18)   the start state (the task's other state as after a reset: no previous
 //                          action, contact or air time)
 //   commands               one (vx, vy, yaw rate) per step: the command in effect for that step
 //   actions                one 12-vector per step
-//   asset                  optional: the scene file (default: the mesh-free copy in tests/data/go1/)
+//   task                   optional: "go1_joystick" (default, flat) or "go1_joystick_rough"
+// A JSON array of such requests is answered by an array of replies (one process for many runs).
 // Reply on stdout (JSON), one entry per step: obs (48), critic (123), reward, terminated, terms (16,
 // unweighted, envs/go1_joystick.h's order), and the start state's obs and critic. Runs through
 // VecEnvT on the CPU executor with one env, observation noise and domain randomization off.
@@ -24,14 +26,10 @@
 #include "envs/registry_impl.h"
 
 namespace rlt {
-struct Go1Trace : Go1Joystick {
-  static constexpr const char* kName = "go1_joystick_trace";
-  static constexpr const char* kAsset = RLT_SOURCE_DIR "/tests/data/go1/scene_mjx_feetonly_flat_terrain.xml";
-};
-
 namespace {
 using json = nlohmann::json;
 
+template <class Go1Trace>
 json run(const json& req) {
   CpuExecutor exec{1};
   auto env = new_vec_env<Go1Trace, CpuExecutor>(1, exec);
@@ -46,11 +44,11 @@ json run(const json& req) {
   if (qpos.size() != 19 || qvel.size() != 18) throw std::runtime_error("qpos needs 19 values, qvel 18");
   for (int k = 0; k < 19; ++k) d.qpos[k] = qpos[static_cast<size_t>(k)];
   for (int k = 0; k < 18; ++k) d.qvel[k] = qvel[static_cast<size_t>(k)];
-  Go1Trace::State& s = v->states()[0];
+  typename Go1Trace::State& s = v->states()[0];
   const auto commands = req.at("commands").get<std::vector<std::vector<float>>>();
   const auto actions = req.at("actions").get<std::vector<std::vector<float>>>();
   if (commands.size() != actions.size()) throw std::runtime_error("one command per action");
-  Go1Trace::Params p{};
+  typename Go1Trace::Params p{};
   p.noise_level = 0.0f, p.rand_enable = 0.0f;
   // the start state's forward pass and observation (as the task's reset ends)
   RobotCtx c;
@@ -62,8 +60,8 @@ json run(const json& req) {
   {
     float ctrl[12];
     for (int j = 0; j < 12; ++j) ctrl[j] = Go1Joystick::default_pose(j);
-    Go1Joystick::Bound b;
-    Go1Joystick::bind(p, c, s, b);
+    typename Go1Trace::Bound b;
+    Go1Trace::bind(p, c, s, b);
     physics_forward(b.m, d, ctrl, 0.0f);
     compute_sensors(b.m, d);
     kinematics(b.m, d);
@@ -76,7 +74,7 @@ json run(const json& req) {
     if (t == 0) {
       for (int k = 0; k < 3; ++k) s.obs_command[k] = s.command[k];
       std::vector<float> o(48), co(123);
-      Go1Joystick::observe(p, c, s, o.data(), co.data());
+      Go1Trace::observe(p, c, s, o.data(), co.data());
       out["obs0"] = o, out["critic0"] = co;
     }
     if (actions[t].size() != 12) throw std::runtime_error("an action needs 12 values");
@@ -100,8 +98,20 @@ json run(const json& req) {
 
 int main() {
   try {
-    const nlohmann::json req = nlohmann::json::parse(std::cin);
-    std::cout << rlt::run(req).dump() << "\n";
+    const nlohmann::json in = nlohmann::json::parse(std::cin);
+    auto one = [](const nlohmann::json& req) {
+      const std::string task = req.value("task", std::string("go1_joystick"));
+      if (task != "go1_joystick" && task != "go1_joystick_rough")
+        throw std::runtime_error("task must be go1_joystick or go1_joystick_rough, not " + task);
+      return task == "go1_joystick" ? rlt::run<rlt::Go1Joystick>(req) : rlt::run<rlt::Go1JoystickRough>(req);
+    };
+    nlohmann::json out = nlohmann::json::array();
+    if (in.is_array()) {
+      for (const auto& req : in) out.push_back(one(req));
+    } else {
+      out = one(in);
+    }
+    std::cout << out.dump() << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "go1_trace: %s\n", e.what());

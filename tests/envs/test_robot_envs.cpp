@@ -464,7 +464,8 @@ TEST_P(RobotEnv, DrawGeomsAndPoses) {
   m.env->reset(kSeed);
   const std::vector<DrawGeom> geoms = m.env->draw_geoms();
   ASSERT_EQ(static_cast<int>(geoms.size()), m.v.model->ngeom);
-  EXPECT_EQ(geoms[0].type, kGeomPlane);  // the floor (or the reacher's ground) is drawn too
+  // the floor (or the reacher's ground, or go1_joystick_rough's height field) is drawn too
+  EXPECT_EQ(geoms[0].type, GetParam() == "go1_joystick_rough" ? kGeomHField : kGeomPlane);
   std::vector<float> poses(2 * geoms.size() * 12);
   m.env->draw_poses(1, 2, poses.data());
   const DataLayout& l = m.v.layout;
