@@ -201,7 +201,12 @@ void MjcfCompiler::compile_bodies() {
       m.body_mass[b] = in.mass;
       std::copy_n(in.inertia, 3, inertia);
     }
-    // else: massless; MuJoCo leaves the body's own pos/quat here, we leave 0 and identity.
+    else {
+      // massless: MuJoCo leaves the body's own pos/quat (in its parent's frame) as the inertial
+      // frame; it weighs nothing, but body_invweight0 is taken there (equality rows on the body)
+      std::copy_n(&m.body_pos[3 * static_cast<size_t>(b)], 3, ipos);
+      std::copy_n(&m.body_quat[4 * static_cast<size_t>(b)], 4, iquat);
+    }
   }
 }
 

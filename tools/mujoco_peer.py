@@ -258,10 +258,7 @@ def compare_compiled(m, ins):
     tens_rl = [_quat_mat(rl_q[b]) @ np.diag(rl_i[b]) @ _quat_mat(rl_q[b]).T for b in range(nb)]
     tens_mj = [_quat_mat(m.body_iquat[b]) @ np.diag(m.body_inertia[b]) @ _quat_mat(m.body_iquat[b]).T for b in range(nb)]
     err["body_inertia_tensor"] = max((_rel(tens_rl[b], tens_mj[b], 1e-12) for b in range(1, nb)), default=0.0)
-    # A massless body's centre of mass weighs nothing anywhere (dynamics, subtree coms); MuJoCo
-    # places it at its geoms' centre, rltrain at the body origin: compared for bodies with mass only.
-    heavy = [b for b in range(nb) if m.body_mass[b] > 0]
-    err["body_ipos"] = _rel(np.array(mod["body_ipos"]).reshape(nb, 3)[heavy], m.body_ipos[heavy], 1e-3) if heavy else 0.0
+    err["body_ipos"] = _rel(mod["body_ipos"], m.body_ipos, 1e-3)
     err["body_pos"] = _rel(mod["body_pos"], m.body_pos, 1e-3)
     err["geom_pos"] = _rel(mod["geom_pos"], m.geom_pos, 1e-3)
     prim = [g for g in range(m.ngeom) if m.geom_type[g] in PRIMITIVES]
