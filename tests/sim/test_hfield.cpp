@@ -14,6 +14,7 @@
 #include "sim/mjcf.h"
 #include "sim/physics_step.h"
 #include "tests/sim/test_dynamics_util.h"
+#include "tests/temp_dir.h"
 
 namespace rlt {
 namespace {
@@ -77,7 +78,8 @@ TEST(HField, UnreadableFilesAreRefused) {
   std::string e = error_of(hfield_scene("<hfield name=\"t\" file=\"no_such.png\" size=\"1 1 1 1\"/>"), dir + "x.xml");
   EXPECT_NE(e.find("x.xml:1: hfield t: cannot read " + dir + "no_such.png: no such file"), std::string::npos) << e;
   // not a PNG, truncated PNG, empty: written to a temporary directory
-  const std::string tmp = ::testing::TempDir();
+  const test::TempDir tmp_dir("rlt_hfield");  // its own, removed afterwards
+  const std::string tmp = tmp_dir.path() + "/";
   {
     std::ofstream(tmp + "text.png") << "hello";
     std::ifstream in(dir + "hfield_terrain.png", std::ios::binary);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/mjcf.h"
+#include "tests/temp_dir.h"
 
 namespace rlt {
 namespace {
@@ -75,7 +76,10 @@ TEST(MjcfMesh, ObjCubeOfQuadsAsMujoco) {
 
 class MeshFiles : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir();
+  // a directory of its own per test: ctest runs these tests in parallel, and each writes
+  // mesh_model.xml (a shared temp folder let one test read another's half-written file)
+  test::TempDir tmp{"rlt_mesh"};
+  std::string dir = tmp.path();
   std::string write(const std::string& name, const std::string& bytes) {
     std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
     return dir + "/" + name;
