@@ -210,7 +210,7 @@ if [[ -f "$BUILD/CTestTestfile.cmake" ]]; then
   log "ctest -L gpu (log: ctest_gpu.log)"
   junit=()
   ctest --help 2>/dev/null | grep -- --output-junit >/dev/null && junit=(--output-junit "$OUT/ctest_gpu.xml")
-  (cd "$BUILD" && timeout "$(budget 180)" ctest -L gpu -j 4 --output-on-failure --timeout 150 "${junit[@]}") \
+  (cd "$BUILD" && timeout "$(budget 240)" ctest -L gpu -j 4 --output-on-failure --timeout 200 "${junit[@]}") \
     >"$OUT/ctest_gpu.log" 2>&1
   rc=$?
   # Counts from the JUnit file (ctest >= 3.21), else from the text summary.
