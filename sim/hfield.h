@@ -183,12 +183,15 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   if (xmin - margin > hs[0] || xmax + margin < -hs[0] || ymin - margin > hs[1] || ymax + margin < -hs[1] ||
       zmin - margin > hs[2] || zmax + margin < -hs[3])
     return;
-  int cmin = static_cast<int>(hfield_detail::m_floor((xmin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)));
-  int cmax = static_cast<int>(hfield_detail::m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)));
-  int rmin = static_cast<int>(hfield_detail::m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)));
-  int rmax = static_cast<int>(hfield_detail::m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)));
-  cmin = cmin > 0 ? cmin : 0, cmax = cmax < ncol - 1 ? cmax : ncol - 1;
-  rmin = rmin > 0 ? rmin : 0, rmax = rmax < nrow - 1 ? rmax : nrow - 1;
+  // The cells under the geom, clamped to the grid in floating point before the conversion to int:
+  // a non-finite pose (an env about to be reset as non-finite) must not reach the cast (UBSan's
+  // float-cast-overflow found it), and is no contact.
+  if (!(xmin <= xmax && ymin <= ymax)) return;
+  auto cell = [](T v, int hi) { return v > T(0) ? (v < T(hi) ? static_cast<int>(v) : hi) : 0; };
+  const int cmin = cell(hfield_detail::m_floor((xmin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int cmax = cell(hfield_detail::m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int rmin = cell(hfield_detail::m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const int rmax = cell(hfield_detail::m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
   convex::Shape<T> b = shape;
   b.inflate = T(0.5) * margin;
   const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);

@@ -15,7 +15,7 @@ CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRL
   -DCMAKE_CXX_FLAGS="$san -fsanitize=fuzzer-no-link" -DCMAKE_C_FLAGS="$san" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 # The unit tests' binaries and the harnesses only (rltrain and the tools come along as test dependencies).
-targets=$(cmake --build "$dir" --target help | sed -n 's/^\.\.\. \(test_[a-z_]*\|fuzz_[a-z_]*\|rltrain\).*/\1/p' |
+targets=$(cmake --build "$dir" --target help | sed -n 's/^\.\.\. \(test_[a-z0-9_]*\|fuzz_[a-z0-9_]*\|rltrain\).*/\1/p' |
           grep -v -E '^test_(learning|learning_robots|viewer)$' | tr '\n' ' ')
 cmake --build "$dir" -j"$(nproc)" --target $targets
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
