@@ -467,6 +467,33 @@ RLT_HD RLT_INLINE Quat<T> quat_conj(const Quat<T>& q) {
   return {q.w, -q.x, -q.y, -q.z};
 }
 
+// The 3 rows J = Jp(b1, p1) - Jp(b2, p2) of two body points (nv columns each, written from zero),
+// and with Jr the 3 rows Jr(b1) - Jr(b2) of the bodies' rotations: connect's and weld's Jacobians.
+template <class T>
+RLT_HD void point_pair_jacobian(const ModelView<T>& m, const DataView<T>& d, int b1, const Vec3<T>& p1, int b2,
+                                const Vec3<T>& p2, T* J, T* Jr) {
+  const int nv = m.nv;
+  for (int k = 0; k < 3 * nv; ++k) J[k] = T(0);
+  if (Jr)
+    for (int k = 0; k < 3 * nv; ++k) Jr[k] = T(0);
+  for (int side = 0; side < 2; ++side) {
+    const int b = side == 0 ? b1 : b2;
+    const Vec3<T> p = side == 0 ? p1 : p2;
+    const T sign = side == 0 ? T(1) : T(-1);
+    for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
+      const Vec3<T> col = point_jacobian_col(m, d, b, p, i);
+      J[i] += sign * col.x;
+      J[nv + i] += sign * col.y;
+      J[2 * nv + i] += sign * col.z;
+      if (Jr) {
+        Jr[i] += sign * d.cdof[6 * i];
+        Jr[nv + i] += sign * d.cdof[6 * i + 1];
+        Jr[2 * nv + i] += sign * d.cdof[6 * i + 2];
+      }
+    }
+  }
+}
+
 // A weld's 6 rows (MuJoCo's mj_instantiateEquality and mj_Jdotv). Its two frames: body semantics
 // (eq_objtype kEqObjBody), eq_data = anchor in body 2's frame (0-2), the point of body 1 kept on it
 // (3-5), relpose (6-9: body 2's orientation in body 1's frame), torquescale (10), frame 1 = body 1's
@@ -494,22 +521,8 @@ RLT_HD void weld_rows(const ModelView<T>& m, const DataView<T>& d, int e, int nr
   const Quat<T> err = quat_mul(negq2, q1);
   const T ts = data[10];
   const T pos[6] = {p1.x - p2.x, p1.y - p2.y, p1.z - p2.z, ts * err.x, ts * err.y, ts * err.z};
-  for (int k = 0; k < 6 * nv; ++k) d.efc_J[nr * nv + k] = T(0);
   T* Jr = d.efc_J + (nr + 3) * nv;  // rows 3-5 hold Jr1 - Jr2 first, then the corrected rows
-  for (int side = 0; side < 2; ++side) {
-    const int b = side == 0 ? b1 : b2;
-    const Vec3<T> p = side == 0 ? p1 : p2;
-    const T sign = side == 0 ? T(1) : T(-1);
-    for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
-      const Vec3<T> col = point_jacobian_col(m, d, b, p, i);
-      d.efc_J[nr * nv + i] += sign * col.x;
-      d.efc_J[(nr + 1) * nv + i] += sign * col.y;
-      d.efc_J[(nr + 2) * nv + i] += sign * col.z;
-      Jr[i] += sign * d.cdof[6 * i];
-      Jr[nv + i] += sign * d.cdof[6 * i + 1];
-      Jr[2 * nv + i] += sign * d.cdof[6 * i + 2];
-    }
-  }
+  point_pair_jacobian(m, d, b1, p1, b2, p2, d.efc_J + nr * nv, Jr);
   for (int i = 0; i < nv; ++i) {
     const Quat<T> q3 = quat_mul(quat_mul_axis(negq2, Vec3<T>{Jr[i], Jr[nv + i], Jr[2 * nv + i]}), q1);
     Jr[i] = T(0.5) * q3.x * ts;
@@ -559,18 +572,7 @@ RLT_HD int equality_rows(const ModelView<T>& m, const DataView<T>& d, T h, int n
       const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
       const Vec3<T> p1 = body_point(d, b1, data), p2 = body_point(d, b2, data + 3);
       const Vec3<T> dif = p1 - p2;
-      for (int k = 0; k < 3 * nv; ++k) d.efc_J[nr * nv + k] = T(0);
-      for (int side = 0; side < 2; ++side) {
-        const int b = side == 0 ? b1 : b2;
-        const Vec3<T> p = side == 0 ? p1 : p2;
-        const T sign = side == 0 ? T(1) : T(-1);
-        for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) {
-          const Vec3<T> col = point_jacobian_col(m, d, b, p, i);
-          d.efc_J[nr * nv + i] += sign * col.x;
-          d.efc_J[(nr + 1) * nv + i] += sign * col.y;
-          d.efc_J[(nr + 2) * nv + i] += sign * col.z;
-        }
-      }
+      point_pair_jacobian(m, d, b1, p1, b2, p2, d.efc_J + nr * nv, static_cast<T*>(nullptr));
       const T pos[3] = {dif.x, dif.y, dif.z};
       const T dist = m_sqrt(dot(dif, dif));
       const T dA = m.body_invweight0[b1] + m.body_invweight0[b2];

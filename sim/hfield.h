@@ -33,11 +33,6 @@ namespace rlt {
 
 namespace hfield_detail {
 
-RLT_HD RLT_INLINE float m_floor(float x) { return floorf(x); }
-RLT_HD RLT_INLINE double m_floor(double x) { return ::floor(x); }
-RLT_HD RLT_INLINE float m_ceil(float x) { return ceilf(x); }
-RLT_HD RLT_INLINE double m_ceil(double x) { return ::ceil(x); }
-
 // One triangular prism of a height-field cell in the field's frame: vertices 0-2 at the bottom,
 // 3-5 above them (MuJoCo's mjc_prism_support), c its centroid (the collider's first direction).
 template <class T>
@@ -188,10 +183,10 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   // float-cast-overflow found it), and is no contact.
   if (!(xmin <= xmax && ymin <= ymax)) return;
   auto cell = [](T v, int hi) { return v > T(0) ? (v < T(hi) ? static_cast<int>(v) : hi) : 0; };
-  const int cmin = cell(hfield_detail::m_floor((xmin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
-  const int cmax = cell(hfield_detail::m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
-  const int rmin = cell(hfield_detail::m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
-  const int rmax = cell(hfield_detail::m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const int cmin = cell(m_floor((xmin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int cmax = cell(m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int rmin = cell(m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const int rmax = cell(m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
   convex::Shape<T> b = shape;
   b.inflate = T(0.5) * margin;
   const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);
