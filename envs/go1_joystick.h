@@ -499,6 +499,14 @@ struct Go1JoystickT {
     }
   }
 
+  // The command this step used and the base's velocities the tracking rewards compare with it.
+  RLT_HD static void tracking(const Params&, const RobotCtx& c, const State& s, float* out) {
+    const float* v = sensor(c, kLocalLinvel);
+    const float* w = sensor(c, kGyro);
+    out[0] = s.obs_command[0], out[1] = s.obs_command[1], out[2] = s.obs_command[2];
+    out[3] = v[0], out[4] = v[1], out[5] = w[2];
+  }
+
   RLT_HD static void observe(const Params&, const RobotCtx& c, const State& s, float* o, float* co) {
     float g[3];
     gravity(c, g);

@@ -109,6 +109,10 @@ class VecEnv {
   // done): its forward displacement over its duration, i.e. the mean of the x velocity the reward
   // pays for. nullptr for envs without a forward direction.
   virtual const float* ep_forward_speed() const { return nullptr; }
+  // Command-tracking tasks (the joysticks): per env, the step's command and what the robot did,
+  // (c_vx, c_vy, c_yaw, v_x, v_y, w_z) in the base frame (num_envs x 6, executor memory; valid for the
+  // step just taken, also where it ended the episode). nullptr for other envs.
+  virtual const float* tracking() const { return nullptr; }
   // Asymmetric actor-critic (spec().critic_obs_dim > 0): the critic's privileged observation
   // (num_envs x critic_obs_dim) after the step, and the one that ended the episode (valid where
   // done), in executor memory. nullptr when the env has none.

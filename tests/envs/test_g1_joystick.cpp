@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "envs/ant.h"
 #include "envs/g1_joystick.h"
 #include "envs/registry_impl.h"
 
@@ -438,5 +439,35 @@ TYPED_TEST(G1Both, ResetOneRestartsOnlyThatEnv) {
   EXPECT_FLOAT_EQ(m.env->obs()[100], -1.0f);
 }
 
+}  // namespace
+}  // namespace rlt
+
+namespace rlt {
+namespace {
+// VecEnv::tracking(): per env the command the step used and the pelvis's local linear velocity and
+// yaw rate (what the tracking rewards compare; `rltrain eval` reports their RMS errors).
+TEST(G1Joystick, TrackingIsTheStepsCommandAndVelocity) {
+  const i64 n = 3;
+  Made<G1Joystick> m(n, {{"noise_level", 0}});
+  m.env->reset(kSeed);
+  ASSERT_NE(m.env->tracking(), nullptr);
+  for (int t = 0; t < 5; ++t) {
+    std::vector<G::State> before(m.q->states(), m.q->states() + n);
+    const auto a = seeded_actions(n, t, 0.3f);
+    m.env->step(a.data());
+    for (i64 i = 0; i < n; ++i) {
+      const float* x = m.env->tracking() + 6 * i;
+      if (m.state(i).t != before[static_cast<size_t>(i)].t + 1) continue;
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(x[k], before[static_cast<size_t>(i)].command[k]);
+      EXPECT_EQ(x[3], m.sensor(i, G::kLocalLinvel)[0]);
+      EXPECT_EQ(x[4], m.sensor(i, G::kLocalLinvel)[1]);
+      EXPECT_EQ(x[5], m.sensor(i, G::kGyro)[2]);
+    }
+  }
+  // tasks without a command have none
+  CpuExecutor exec{1};
+  const auto ant = new_vec_env<Ant, CpuExecutor>(1, exec);
+  EXPECT_EQ(ant->tracking(), nullptr);
+}
 }  // namespace
 }  // namespace rlt
