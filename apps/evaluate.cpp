@@ -60,7 +60,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   std::vector<float> speed(has_speed ? static_cast<size_t>(n) : 0);
   if (has_speed) r.forward_speeds.assign(static_cast<size_t>(n), 0.0f);
   r.has_tracking = env->tracking() != nullptr;
-  std::vector<float> track(r.has_tracking ? static_cast<size_t>(6 * n) : 0);
+  std::vector<float> track(r.has_tracking ? static_cast<size_t>(kTrackingFloats * n) : 0);
   double lin2 = 0, yaw2 = 0;
   i64 remaining = n;
   const std::int64_t max_steps = static_cast<std::int64_t>(env->spec().max_episode_steps) + 1;
@@ -71,10 +71,10 @@ EvalResult evaluate(const EvalOptions& opts) {
     rt.to_host(ret.data(), env->ep_return(), n);
     rt.to_host(len.data(), env->ep_length(), n);
     if (has_speed) rt.to_host(speed.data(), env->ep_forward_speed(), n);
-    if (r.has_tracking) rt.to_host(track.data(), env->tracking(), 6 * n);
+    if (r.has_tracking) rt.to_host(track.data(), env->tracking(), kTrackingFloats * n);
     for (i64 i = 0; i < n; ++i)
       if (r.has_tracking && !finished[i]) {  // this step belongs to episode i (also when it ended it)
-        const float* x = track.data() + 6 * i;
+        const float* x = track.data() + kTrackingFloats * i;
         lin2 += double(x[0] - x[3]) * (x[0] - x[3]) + double(x[1] - x[4]) * (x[1] - x[4]);
         yaw2 += double(x[2] - x[5]) * (x[2] - x[5]);
         ++r.tracking_steps;

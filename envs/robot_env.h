@@ -45,7 +45,8 @@
 //       // default: obs unbounded, act = the actuators' ctrlrange (every actuator must be ctrllimited)
 //   RLT_HD static void tracking(const Params&, const RobotCtx& ctx, const State&, float* out);
 //       // command-tracking tasks (the joysticks): after step, the command the step used and what
-//       // the robot did, out = (c_vx, c_vy, c_yaw, v_x, v_y, w_z) in the base frame; VecEnv::tracking()
+//       // the robot did, out = (c_vx, c_vy, c_yaw, v_x, v_y, w_z) in the base frame, then the base's
+//       // heading (rad, world); kTrackingFloats values (sim/vec_env.h); VecEnv::tracking()
 //       // holds them per env and `rltrain eval` reports the RMS tracking errors
 //   RLT_HD static float obs_noise_scale(const Params&, int k);
 //       // std of the observation noise on component k, in units of the [env] obs_noise (default 1)
@@ -291,7 +292,7 @@ struct RobotWorldKernel {
   const float* act_low;
   const float* act_high;
   float* ep_forward_speed;  // (num_envs) null unless the task has a forward_position
-  float* tracking;          // (num_envs x 6) null unless the task has tracking()
+  float* tracking;          // (num_envs x kTrackingFloats) null unless the task has tracking()
 
   RLT_HD RobotCtx ctx(i64 i) const {
     RobotCtx c;
@@ -325,7 +326,7 @@ struct RobotWorldKernel {
     float a[Task::kActDim];
     for (int k = 0; k < Task::kActDim; ++k) a[k] = clamp(action[k], act_low[k], act_high[k]);
     Task::step(params, c, s, a, rng, reward, terminated);
-    if constexpr (robot_detail::HasTracking<Task>::value) Task::tracking(params, c, s, tracking + 6 * i);
+    if constexpr (robot_detail::HasTracking<Task>::value) Task::tracking(params, c, s, tracking + kTrackingFloats * i);
     (void)i;
   }
 
@@ -441,7 +442,7 @@ class RobotWorld {
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
     if (robot_detail::HasForwardPosition<Task>::value) m_ep_forward_speed.resize(num_envs);
-    if (robot_detail::HasTracking<Task>::value) m_tracking.resize(num_envs * 6);
+    if (robot_detail::HasTracking<Task>::value) m_tracking.resize(num_envs * kTrackingFloats);
   }
 
   Params& params() { return m_robot; }
@@ -574,7 +575,7 @@ class RobotWorld {
   typename Exec::template Buffer<float> m_dr;                              // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   typename Exec::template Buffer<float> m_ep_forward_speed;                // (num_envs) with a forward_position
-  typename Exec::template Buffer<float> m_tracking;                        // (num_envs x 6) with tracking()
+  typename Exec::template Buffer<float> m_tracking;                        // (num_envs x kTrackingFloats) with tracking()
 };
 
 // A task (an env with a kAsset) lives in a RobotWorld.

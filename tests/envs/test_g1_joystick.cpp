@@ -456,12 +456,14 @@ TEST(G1Joystick, TrackingIsTheStepsCommandAndVelocity) {
     const auto a = seeded_actions(n, t, 0.3f);
     m.env->step(a.data());
     for (i64 i = 0; i < n; ++i) {
-      const float* x = m.env->tracking() + 6 * i;
+      const float* x = m.env->tracking() + kTrackingFloats * i;
       if (m.state(i).t != before[static_cast<size_t>(i)].t + 1) continue;
       for (int k = 0; k < 3; ++k) EXPECT_EQ(x[k], before[static_cast<size_t>(i)].command[k]);
       EXPECT_EQ(x[3], m.sensor(i, G::kLocalLinvel)[0]);
       EXPECT_EQ(x[4], m.sensor(i, G::kLocalLinvel)[1]);
       EXPECT_EQ(x[5], m.sensor(i, G::kGyro)[2]);
+      const float* r = m.data(i).site_xmat + 9 * G::kPelvisImu;  // heading: the imu x axis seen from above
+      EXPECT_FLOAT_EQ(x[6], std::atan2(r[3], r[0]));
     }
   }
   // tasks without a command have none
