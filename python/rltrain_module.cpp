@@ -137,26 +137,6 @@ class PyPolicy {
   std::unique_ptr<rlt::Policy> m_policy;
 };
 
-nb::dict space_dict(const rlt::Space& s) {
-  nb::dict d;
-  d["dim"] = s.dim;
-  d["discrete"] = s.discrete;
-  d["num_actions"] = s.num_actions;
-  d["low"] = s.low;
-  d["high"] = s.high;
-  return d;
-}
-
-nb::dict spec_dict(const rlt::EnvSpec& s) {
-  nb::dict d;
-  d["name"] = s.name;
-  d["observation"] = space_dict(s.observation);
-  d["action"] = space_dict(s.action);
-  d["max_episode_steps"] = s.max_episode_steps;
-  d["critic_obs_dim"] = s.critic_obs_dim;
-  return d;
-}
-
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -168,10 +148,35 @@ NB_MODULE(_core, m) {
 
   m.def("env_names", &rlt::env_names, "Names of every registered env (rltrain envs --names)");
 
+  // sim/spaces.h and apps/trainer.h's result, read-only.
+  nb::class_<rlt::Space>(m, "Space")
+      .def_ro("dim", &rlt::Space::dim)
+      .def_ro("discrete", &rlt::Space::discrete)
+      .def_ro("num_actions", &rlt::Space::num_actions)
+      .def_ro("low", &rlt::Space::low)
+      .def_ro("high", &rlt::Space::high)
+      .def("__repr__", &rlt::Space::describe);
+  nb::class_<rlt::EnvSpec>(m, "EnvSpec")
+      .def_ro("name", &rlt::EnvSpec::name)
+      .def_ro("observation", &rlt::EnvSpec::observation)
+      .def_ro("action", &rlt::EnvSpec::action)
+      .def_ro("max_episode_steps", &rlt::EnvSpec::max_episode_steps)
+      .def_ro("critic_obs_dim", &rlt::EnvSpec::critic_obs_dim);
+  nb::class_<rlt::TrainResult>(m, "TrainResult", "What rltrain.train returns (apps/trainer.h)")
+      .def_ro("run_dir", &rlt::TrainResult::run_dir)
+      .def_ro("final_mean_return", &rlt::TrainResult::final_mean_return)
+      .def_ro("env_steps", &rlt::TrainResult::env_steps)
+      .def_ro("iterations", &rlt::TrainResult::iterations)
+      .def_ro("wall_seconds", &rlt::TrainResult::wall_seconds)
+      .def_ro("reached_target", &rlt::TrainResult::reached_target)
+      .def_ro("stop_signal", &rlt::TrainResult::stop_signal)
+      .def_ro("diverged", &rlt::TrainResult::diverged)
+      .def_ro("nonfinite_resets", &rlt::TrainResult::nonfinite_resets);
+
   nb::class_<PyVecEnv>(m, "VecEnv")
       .def(nb::init<const std::string&, i64, const std::string&, int, const std::map<std::string, double>&>(),
            "name"_a, "num_envs"_a, "device"_a, "num_threads"_a, "params"_a)
-      .def_prop_ro("spec", [](const PyVecEnv& e) { return spec_dict(e.env().spec()); })
+      .def_prop_ro("spec", [](const PyVecEnv& e) { return e.env().spec(); })
       .def_prop_ro("num_envs", [](const PyVecEnv& e) { return e.env().num_envs(); })
       .def_prop_ro("device", [](const PyVecEnv& e) { return std::string(rlt::device_name(e.env().device())); })
       .def_prop_ro("device_note", [](const PyVecEnv& e) { return e.runtime().note(); })
@@ -228,7 +233,7 @@ NB_MODULE(_core, m) {
 
   nb::class_<PyPolicy>(m, "Policy")
       .def(nb::init<const std::string&, const std::string&, int>(), "checkpoint"_a, "device"_a, "num_threads"_a)
-      .def_prop_ro("spec", [](const PyPolicy& p) { return spec_dict(p.spec()); })
+      .def_prop_ro("spec", [](const PyPolicy& p) { return p.spec(); })
       .def_prop_ro("path", &PyPolicy::path)
       .def_prop_ro("device", [](const PyPolicy& p) { return std::string(rlt::device_name(p.device())); })
       .def_prop_ro("config_toml", [](const PyPolicy& p) { return rlt::to_toml(p.config()); })
@@ -264,22 +269,8 @@ NB_MODULE(_core, m) {
         o.max_iterations = iterations;
         o.restart = restart;
         o.quiet = quiet;
-        rlt::TrainResult r;
-        {
-          nb::gil_scoped_release released;
-          r = rlt::train(o);
-        }
-        nb::dict d;
-        d["run_dir"] = r.run_dir;
-        d["final_mean_return"] = r.final_mean_return;
-        d["env_steps"] = r.env_steps;
-        d["iterations"] = r.iterations;
-        d["wall_seconds"] = r.wall_seconds;
-        d["reached_target"] = r.reached_target;
-        d["stop_signal"] = r.stop_signal;
-        d["diverged"] = r.diverged;
-        d["nonfinite_resets"] = r.nonfinite_resets;
-        return d;
+        nb::gil_scoped_release released;
+        return rlt::train(o);
       },
       "config"_a.none(), "overrides"_a, "run_dir"_a.none(), "resume"_a.none(), "seed"_a.none(), "device"_a.none(),
       "iterations"_a, "restart"_a, "quiet"_a);

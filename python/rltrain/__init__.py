@@ -11,11 +11,10 @@
 Everything runs in rltrain's C++ core (the extension module rltrain._core); bad arguments raise
 ConfigError / CheckpointError (ValueError) with the messages the rltrain CLI prints.
 """
-import dataclasses
 import signal
 
 from . import _core
-from ._core import CheckpointError, ConfigError, IoError, MjcfError
+from ._core import CheckpointError, ConfigError, IoError, MjcfError, TrainResult
 
 __all__ = ["make_vec", "train", "load_policy", "envs", "TrainResult", "ConfigError", "CheckpointError", "MjcfError",
            "IoError"]
@@ -46,19 +45,6 @@ def load_policy(checkpoint, device="cpu", num_threads=0):
     return Policy(checkpoint, device, num_threads)
 
 
-@dataclasses.dataclass
-class TrainResult:
-    run_dir: str
-    final_mean_return: float
-    env_steps: int
-    iterations: int
-    wall_seconds: float
-    reached_target: bool
-    stop_signal: int
-    diverged: bool
-    nonfinite_resets: int
-
-
 def _toml_value(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -84,9 +70,9 @@ def train(config=None, overrides=(), run_dir=None, *, resume=None, seed=None, de
         raise ConfigError("rltrain.train: config and resume exclude each other (a resumed run keeps its config)")
     if isinstance(overrides, dict):
         overrides = [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
-    r = TrainResult(**_core.train(None if config is None else str(config), [str(o) for o in overrides],
-                                  None if run_dir is None else str(run_dir), None if resume is None else str(resume),
-                                  seed, device, iterations, restart, quiet))
+    r = _core.train(None if config is None else str(config), [str(o) for o in overrides],
+                    None if run_dir is None else str(run_dir), None if resume is None else str(resume), seed, device,
+                    iterations, restart, quiet)
     if r.stop_signal == signal.SIGINT:
         raise KeyboardInterrupt(f"training stopped after writing a checkpoint; resume with "
                                 f"rltrain.train(resume={r.run_dir!r})")

@@ -21,10 +21,10 @@ class Policy:
     def __init__(self, checkpoint, device="cpu", num_threads=0):
         self._core = _core.Policy(os.fspath(checkpoint), device, num_threads)
         spec = self._core.spec
-        self.env = spec["name"]
-        self.obs_dim = spec["observation"]["dim"]
-        self.act_dim = spec["action"]["dim"]
-        self.discrete = spec["action"]["discrete"]
+        self.env = spec.name
+        self.obs_dim = spec.observation.dim
+        self.act_dim = spec.action.dim
+        self.discrete = spec.action.discrete
         self.checkpoint = self._core.path
         self.device = self._core.device
 

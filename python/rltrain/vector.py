@@ -12,9 +12,9 @@ from . import _core
 
 
 def _box(space):
-    low = np.asarray(space["low"], dtype=np.float32)
-    high = np.asarray(space["high"], dtype=np.float32)
-    return gym.spaces.Box(low, high, shape=(space["dim"],), dtype=np.float32)
+    low = np.asarray(space.low, dtype=np.float32)
+    high = np.asarray(space.high, dtype=np.float32)
+    return gym.spaces.Box(low, high, shape=(space.dim,), dtype=np.float32)
 
 
 def _param_values(params):
@@ -67,15 +67,15 @@ class RltrainVectorEnv(VectorEnv):
         self.copy = copy
         self._seed = int(seed)
         self._num_resets = 0
-        self._discrete = spec["action"]["discrete"]
-        self._act_dim = spec["action"]["dim"]
+        self._discrete = spec.action.discrete
+        self._act_dim = spec.action.dim
         self.env_spec = spec
-        self.max_episode_steps = spec["max_episode_steps"]
-        self.single_observation_space = _box(spec["observation"])
+        self.max_episode_steps = spec.max_episode_steps
+        self.single_observation_space = _box(spec.observation)
         if self._discrete:
-            self.single_action_space = gym.spaces.Discrete(spec["action"]["num_actions"])
+            self.single_action_space = gym.spaces.Discrete(spec.action.num_actions)
         else:
-            self.single_action_space = _box(spec["action"])
+            self.single_action_space = _box(spec.action)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.buffers = self._core.views()
