@@ -92,16 +92,19 @@ class PyVecEnv {
   }
 
   rlt::VecEnv& env() const {
-    if (!m_env) throw std::runtime_error("the env is closed");
+    if (m_closed) throw std::runtime_error("the env is closed");
     return *m_env;
   }
   const rlt::Runtime& runtime() const { return *m_rt; }
-  void close() { m_env.reset(); }
-  bool closed() const { return !m_env; }
+  // Refuses further use; the buffers live on until the last view of them is gone (the views own
+  // this object), so a view read after close() never reads freed memory.
+  void close() { m_closed = true; }
+  bool closed() const { return m_closed; }
 
  private:
   std::unique_ptr<rlt::Runtime> m_rt;
   std::unique_ptr<rlt::VecEnv> m_env;  // destroyed before the Runtime that owns its executor
+  bool m_closed = false;
 };
 
 class PyPolicy {

@@ -45,8 +45,9 @@ class RltrainVectorEnv(VectorEnv):
     Zero copy: observations, rewards, terminations, truncations and the info arrays are views of the
     C++ batch buffers (numpy on the CPU; ``torch.from_dlpack`` takes them without a copy, on the CPU
     and, in a CUDA build, on the GPU). They are valid until the next ``step``/``reset``, which
-    overwrites them in place; ``copy=True`` returns copies instead. ``buffers`` maps every buffer's
-    name to its view.
+    overwrites them in place; ``copy=True`` returns copies instead (CPU). ``buffers`` maps every
+    buffer's name to its view. ``close()`` ends stepping; the buffers are freed once the env and every
+    view of them are gone.
 
     Actions: a numpy array (or list) of ``action_space``'s shape; a DLPack producer (a torch tensor)
     is passed through as is and must then be float32, C-contiguous, ``(num_envs, act_dim)``, on the

@@ -141,6 +141,10 @@ def test_views_are_zero_copy():
     o0, _ = env_c.reset()
     o1 = env_c.step(np.zeros((8, 6), np.float32))[0]
     assert not np.shares_memory(o0, o1) and np.array_equal(o1, obs1)
+    # a view outlives close() safely: the buffers stay until the last view is gone
+    env.close()
+    del env
+    assert np.array_equal(obs1, obs0) and np.all(np.isfinite(obs1))
 
 
 def test_torch_from_dlpack():

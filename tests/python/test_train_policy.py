@@ -52,8 +52,8 @@ def test_sampled_policy_replays_rltrain_eval(cartpole_run, rltrain_bin):
 def test_train_from_python_releases_the_gil(tmp_path):
     result = {}
     worker = threading.Thread(target=lambda: result.update(r=rltrain.train(
-        CARTPOLE, overrides={"train.stop_at_target": False, "train.total_env_steps": 409600}, run_dir=tmp_path / "run",
-        quiet=True)))
+        CARTPOLE, overrides={"train.stop_at_target": False, "train.total_env_steps": 409600, "train.threads": 1},
+        run_dir=tmp_path / "run", quiet=True)))
     ticks = 0
     start = time.perf_counter()
     worker.start()
@@ -65,8 +65,9 @@ def test_train_from_python_releases_the_gil(tmp_path):
     assert isinstance(r, rltrain.TrainResult) and r.env_steps == 409600 and not r.diverged and r.stop_signal == 0
     for name in ["config.toml", "metrics.csv", "summary.json", "checkpoints/latest.safetensors"]:
         assert (tmp_path / "run" / name).exists(), name
-    # this thread kept running while the trainer worked (a held GIL would have stopped it)
-    assert elapsed > 0.2 and ticks >= 0.2 * elapsed / 0.001, (ticks, elapsed)
+    # this thread kept running while the trainer worked (a held GIL would have stopped it at ~1 tick;
+    # released, it ticks every millisecond or so, fewer on a loaded machine)
+    assert elapsed > 0.2 and ticks >= 20, (ticks, elapsed)
     # resume from Python: the run continues to a larger budget
     r2 = rltrain.train(resume=tmp_path / "run", overrides=["train.total_env_steps=413696"], quiet=True)
     assert r2.env_steps == 413696
