@@ -101,6 +101,7 @@ class Agent(nn.Module):
 def main():
     args = parse_args()
     torch.manual_seed(args.seed)
+    torch.set_num_threads(1)  # small networks: one thread is fastest, and the envs have their own
     envs = rltrain.make_vec(args.env, num_envs=args.num_envs, seed=args.seed, num_threads=args.threads)
     n, steps = args.num_envs, args.num_steps
     obs_dim = envs.single_observation_space.shape[0]
@@ -139,7 +140,7 @@ def main():
             a = action.numpy() if discrete else action.float().numpy()
             o, reward, term, trunc, info = envs.step(a)
             reward = torch.from_dlpack(reward).clone()
-            term_t, trunc_t = torch.from_dlpack(term).clone(), torch.from_dlpack(trunc).clone()
+            term_t, trunc_t = torch.as_tensor(term).clone(), torch.as_tensor(trunc).clone()
             if trunc_t.any():  # truncation is not death: bootstrap from the observation that ended it
                 idx = torch.nonzero(trunc_t & ~term_t).squeeze(-1)
                 if len(idx):

@@ -204,6 +204,19 @@ NB_MODULE(_core, m) {
           "actions"_a)
       .def(
           "reset_one", [](PyVecEnv& e, i64 i) { e.env().reset_one(i); }, "env"_a)
+      .def(
+          "sample_actions",
+          [](nb::handle self, std::uint64_t seed, std::uint32_t step) {
+            rlt::VecEnv& env = nb::cast<PyVecEnv&>(self).env();
+            const float* a;
+            {
+              nb::gil_scoped_release released;
+              a = env.sample_actions(seed, step);
+            }
+            return view(a, {static_cast<size_t>(env.num_envs()), static_cast<size_t>(env.spec().action.dim)}, self,
+                        env.device());
+          },
+          "seed"_a, "step"_a)
       .def("num_nonfinite_resets", [](const PyVecEnv& e) { return e.env().num_nonfinite_resets(); })
       .def("close", &PyVecEnv::close)
       .def_prop_ro("closed", &PyVecEnv::closed)

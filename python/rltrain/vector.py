@@ -121,6 +121,13 @@ class RltrainVectorEnv(VectorEnv):
         return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]), self._out(b["truncated"]),
                 info)
 
+    def sample_actions(self, step, seed=None):
+        """Uniform random actions for every env, drawn in C++ keyed by (seed, step) (VecEnv::sample_actions):
+        what ``action_space.sample()`` draws, without Python's per-element cost, as ``rltrain bench`` steps.
+        A float32 ``(num_envs, act_dim)`` view (discrete: the index as a float), valid until the next call;
+        ``step`` takes it as it is. seed: make_vec's seed by default."""
+        return self._core.sample_actions(self._seed if seed is None else int(seed), int(step))
+
     def close_extras(self, **kwargs):
         self._core.close()
         self.buffers = {}
@@ -133,7 +140,7 @@ class RltrainVectorEnv(VectorEnv):
             return actions  # a DLPack producer (torch): handed over as is
         a = np.asarray(actions)
         if self._discrete:
-            a = a.astype(np.float32).reshape(self.num_envs, 1)
+            a = a.astype(np.float32, copy=False).reshape(self.num_envs, 1)
         else:
             a = np.ascontiguousarray(a, dtype=np.float32)
             if a.ndim == 1 and self._act_dim == 1:

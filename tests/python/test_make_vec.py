@@ -197,3 +197,19 @@ def test_bad_arguments_raise_the_cli_messages(rltrain_bin):
         env.step(np.zeros((2, 7), np.float32))
     with pytest.raises(IndexError, match=r"reset_one: env 5 outside \[0, 2\)"):
         env._core.reset_one(5)
+
+
+@pytest.mark.parametrize("name", ["cartpole", "ant"])
+def test_sample_actions_drawn_in_cpp(name):
+    env = rltrain.make_vec(name, num_envs=64, seed=2)
+    env.reset()
+    a = np.array(env.sample_actions(5))
+    assert np.array_equal(np.array(env.sample_actions(5)), a)
+    assert not np.array_equal(np.array(env.sample_actions(6)), a)
+    space = env.single_action_space
+    if isinstance(space, gym.spaces.Discrete):
+        assert np.array_equal(a[:, 0], np.round(a[:, 0])) and a.min() >= 0 and a.max() < space.n
+        assert len(np.unique(a)) == space.n
+    else:
+        assert a.dtype == np.float32 and a.shape == (64, *space.shape) and np.all(space.low <= a) and np.all(a <= space.high)
+    env.step(env.sample_actions(7))  # step takes the view as it is
