@@ -4,7 +4,7 @@
     envs = rltrain.make_vec("ant", num_envs=4096, device="cpu", seed=0)   # a gymnasium.vector.VectorEnv
     obs, info = envs.reset()
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
-    result = rltrain.train("configs/cartpole.toml", overrides={"train.total_steps": 200_000}, run_dir="runs/cp")
+    result = rltrain.train("configs/cartpole.toml", overrides={"train.total_env_steps": 200_000}, run_dir="runs/cp")
     policy = rltrain.load_policy("runs/cp")                               # numpy in, numpy out
     actions = policy(obs)
 
