@@ -7,7 +7,6 @@ package that is missing, skip with the reason.
 """
 import os
 import pathlib
-import shutil
 import subprocess
 
 import pytest
@@ -44,9 +43,3 @@ def cli_error(rltrain_bin, *args):
     line = r.stderr.strip()
     assert line.startswith("rltrain: error: ") and "\n" not in line, line
     return line[len("rltrain: error: "):]
-
-
-@pytest.fixture
-def workdir(tmp_path):
-    yield tmp_path
-    shutil.rmtree(tmp_path, ignore_errors=True)
