@@ -89,6 +89,7 @@
 // every robot task (envs/robot_env.h) stay available and are off.
 #pragma once
 
+#include "envs/joystick.h"
 #include "envs/robot_env.h"
 
 namespace rlt {
@@ -352,12 +353,8 @@ struct G1JoystickT {
     b.m.pair_friction = b.pair_friction;
   }
 
-  RLT_HD static float unit(Philox& rng) {
-    float u[4];
-    uniform4(rng, 0.0f, 1.0f, u, 1);
-    return u[0];
-  }
-  RLT_HD static float uniform(Philox& rng, float lo, float hi) { return lo + (hi - lo) * unit(rng); }
+  RLT_HD static float unit(Philox& rng) { return joystick::unit(rng); }
+  RLT_HD static float uniform(Philox& rng, float lo, float hi) { return joystick::uniform(rng, lo, hi); }
   RLT_HD static void draw_noise(const Params& p, State& s, Philox& rng) {
     for (int k = 0; k < 9 + 2 * kNj; ++k) {
       const float scale = k < 3                 ? p.noise_linvel
@@ -369,10 +366,7 @@ struct G1JoystickT {
     }
   }
   RLT_HD static const float* sensor(const RobotCtx& c, int id) { return c.d.sensordata + c.m.sensor_adr[id]; }
-  RLT_HD static void gravity(const RobotCtx& c, float* g) {  // pelvis imu site_xmat^T (0, 0, -1)
-    const float* r = c.d.site_xmat + 9 * kPelvisImu;
-    for (int k = 0; k < 3; ++k) g[k] = -r[6 + k];
-  }
+  RLT_HD static void gravity(const RobotCtx& c, float* g) { joystick::gravity_in_site(c.d, kPelvisImu, g); }
   RLT_HD static void sample_command(const Params& p, State& s, Philox& rng) {
     const float x = uniform(rng, p.lin_vel_x[0], p.lin_vel_x[1]);
     const float y = uniform(rng, p.lin_vel_y[0], p.lin_vel_y[1]);
@@ -395,11 +389,7 @@ struct G1JoystickT {
   RLT_HD static void reset(const Params& p, const RobotCtx& c, State& s, Philox& rng) {
     s = State{};
     float* q = c.d.qpos;
-    q[0] = uniform(rng, -0.5f, 0.5f);
-    q[1] = uniform(rng, -0.5f, 0.5f);
-    q[2] = kHomeHeight;
-    const float yaw = uniform(rng, -3.14f, 3.14f);
-    q[3] = cosf(0.5f * yaw), q[4] = 0.0f, q[5] = 0.0f, q[6] = sinf(0.5f * yaw);
+    joystick::planar_start(q, kHomeHeight, rng);
     float ctrl[kNj];
     for (int j = 0; j < kNj; ++j) q[7 + j] = ctrl[j] = default_pose(j) * uniform(rng, 0.5f, 1.5f);
     for (int k = 0; k < 6 + kNj; ++k) c.d.qvel[k] = k < 6 ? uniform(rng, -0.5f, 0.5f) : 0.0f;
@@ -547,21 +537,13 @@ struct G1JoystickT {
       sample_command(p, s, rng);
       s.cmd_steps = 0;
     }
-    for (int f = 0; f < 2; ++f) {
-      if (contact[f]) s.air_time[f] = 0.0f, s.swing_peak[f] = 0.0f;
-      s.last_contact[f] = contact[f] ? 1.0f : 0.0f;
-    }
+    joystick::end_swings<2>(contact, s.air_time, s.swing_peak, s.last_contact);
   }
 
   // The command this step used, the base's velocities the tracking rewards compare with it, and the
   // base's heading (Task contract, envs/robot_env.h).
   RLT_HD static void tracking(const Params&, const RobotCtx& c, const State& s, float* out) {
-    const float* v = sensor(c, kLocalLinvel);
-    const float* w = sensor(c, kGyro);
-    out[0] = s.obs_command[0], out[1] = s.obs_command[1], out[2] = s.obs_command[2];
-    out[3] = v[0], out[4] = v[1], out[5] = w[2];
-    const float* r = c.d.site_xmat + 9 * kPelvisImu;  // the imu's x axis, seen from above
-    out[6] = atan2f(r[3], r[0]);
+    joystick::tracking(s.obs_command, sensor(c, kLocalLinvel), sensor(c, kGyro), c.d, kPelvisImu, out);
   }
 
   RLT_HD static void observe(const Params&, const RobotCtx& c, const State& s, float* o, float* co) {

@@ -80,6 +80,7 @@
 // obs_noise / push_* keys of every robot task (envs/robot_env.h) stay available and are off.
 #pragma once
 
+#include "envs/joystick.h"
 #include "envs/robot_env.h"
 
 namespace rlt {
@@ -300,12 +301,8 @@ struct Go1JoystickT {
     b.m.geom_friction = b.friction;
   }
 
-  RLT_HD static float unit(Philox& rng) {
-    float u[4];
-    uniform4(rng, 0.0f, 1.0f, u, 1);
-    return u[0];
-  }
-  RLT_HD static float uniform(Philox& rng, float lo, float hi) { return lo + (hi - lo) * unit(rng); }
+  RLT_HD static float unit(Philox& rng) { return joystick::unit(rng); }
+  RLT_HD static float uniform(Philox& rng, float lo, float hi) { return joystick::uniform(rng, lo, hi); }
   RLT_HD static std::int32_t resample_steps(const Params& p, const RobotCtx& c, Philox& rng) {
     const float e = -logf(1.0f - unit(rng));  // Exp(1)
     return static_cast<std::int32_t>(rintf(e * p.cmd_resample_mean_s / c.dt));
@@ -321,19 +318,12 @@ struct Go1JoystickT {
     }
   }
   RLT_HD static const float* sensor(const RobotCtx& c, int id) { return c.d.sensordata + c.m.sensor_adr[id]; }
-  RLT_HD static void gravity(const RobotCtx& c, float* g) {  // imu site_xmat^T (0, 0, -1)
-    const float* r = c.d.site_xmat + 9 * kImuSite;
-    for (int k = 0; k < 3; ++k) g[k] = -r[6 + k];
-  }
+  RLT_HD static void gravity(const RobotCtx& c, float* g) { joystick::gravity_in_site(c.d, kImuSite, g); }
 
   RLT_HD static void reset(const Params& p, const RobotCtx& c, State& s, Philox& rng) {
     s = State{};
     float* q = c.d.qpos;
-    q[0] = uniform(rng, -0.5f, 0.5f);
-    q[1] = uniform(rng, -0.5f, 0.5f);
-    q[2] = kHomeHeight;
-    const float yaw = uniform(rng, -3.14f, 3.14f);
-    q[3] = cosf(0.5f * yaw), q[4] = 0.0f, q[5] = 0.0f, q[6] = sinf(0.5f * yaw);
+    joystick::planar_start(q, kHomeHeight, rng);
     float ctrl[12];
     for (int j = 0; j < 12; ++j) q[7 + j] = ctrl[j] = default_pose(j);
     for (int k = 0; k < 18; ++k) c.d.qvel[k] = k < 6 ? uniform(rng, -0.5f, 0.5f) : 0.0f;
@@ -493,21 +483,13 @@ struct Go1JoystickT {
     const bool resample = s.steps_until_cmd <= 0;
     if (resample) sample_command(p, s, rng);
     if (done || resample) s.steps_until_cmd = resample_steps(p, c, rng);
-    for (int f = 0; f < 4; ++f) {
-      if (contact[f]) s.air_time[f] = 0.0f, s.swing_peak[f] = 0.0f;
-      s.last_contact[f] = contact[f] ? 1.0f : 0.0f;
-    }
+    joystick::end_swings<4>(contact, s.air_time, s.swing_peak, s.last_contact);
   }
 
   // The command this step used, the base's velocities the tracking rewards compare with it, and the
   // base's heading (Task contract, envs/robot_env.h).
   RLT_HD static void tracking(const Params&, const RobotCtx& c, const State& s, float* out) {
-    const float* v = sensor(c, kLocalLinvel);
-    const float* w = sensor(c, kGyro);
-    out[0] = s.obs_command[0], out[1] = s.obs_command[1], out[2] = s.obs_command[2];
-    out[3] = v[0], out[4] = v[1], out[5] = w[2];
-    const float* r = c.d.site_xmat + 9 * kImuSite;  // the imu's x axis, seen from above
-    out[6] = atan2f(r[3], r[0]);
+    joystick::tracking(s.obs_command, sensor(c, kLocalLinvel), sensor(c, kGyro), c.d, kImuSite, out);
   }
 
   RLT_HD static void observe(const Params&, const RobotCtx& c, const State& s, float* o, float* co) {
