@@ -18,7 +18,8 @@ class Runtime final : public HostCopies {
  public:
   // want: auto | cpu | cuda. auto picks CUDA when a GPU answers (note() then says which) and
   // falls back to the CPU with one line saying why; cuda without a GPU throws ConfigError.
-  Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "");
+  // local_rank: a process of a job (rl/distributed.h) takes GPU local_rank modulo the GPUs it sees.
+  Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "", int local_rank = 0);
   ~Runtime() override;
 
   Device device() const { return m_device; }
