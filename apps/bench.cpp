@@ -244,15 +244,21 @@ int run_mpi_bench(const BenchOptions& opts) {
   const bool lead = rank == 0;
   Runtime rt(opts.device, threads_per_rank(opts.threads, comm), "", comm.local_rank());
   if (lead && !rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+  std::string allreduce = size == 1 ? "none (one process)" : "MPI";
+  if (size > 1 && rt.device() == Device::kCuda) {
+    const std::string why = comm.enable_device_allreduce(rt.gpu());
+    allreduce = why.empty() ? "NCCL" : "through the host (" + why + ")";
+  }
   nlohmann::json out;
   out["device"] = device_name(rt.device());
   out["processes"] = size;
   out["threads_per_process"] = rt.cpu_threads();
+  out["allreduce"] = allreduce;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["results"] = nlohmann::json::array();
   if (lead) {
-    std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each\n", size, device_name(rt.device()),
-                rt.cpu_threads());
+    std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each, allreduce %s\n", size,
+                device_name(rt.device()), rt.cpu_threads(), allreduce.c_str());
     std::printf("%-16s %10s %6s %12s %14s %14s %16s %10s\n", "env", "num_envs", "rank", "params", "samples/s",
                 "iteration ms", "allreduce ms/it", "allreduce");
   }
@@ -304,9 +310,25 @@ int run_mpi_bench(const BenchOptions& opts) {
       }
       // The job's throughput: every process's batch per iteration of the slowest (they wait for it).
       const double job_sps = static_cast<double>(learner->batch_size() * size) / (slowest_ms * 1e-3);
+      // The allreduce alone, the processes in step (a barrier first): what the transfer of one
+      // gradient costs, without the wait for a slower process that the iteration's figure includes.
+      std::vector<float> grad(static_cast<size_t>(learner->num_params()), 1.0f);
+      const int reps = 200;
+      comm.barrier();
+      const double bare0 = comm.allreduce_seconds();
+      for (int k = 0; k < reps; ++k) comm.allreduce_mean(grad.data(), learner->num_params());
+      const double bare_us = (comm.allreduce_seconds() - bare0) * 1e6 / reps;
+      double bare_max = bare_us;
+      if (size > 1) {
+        std::vector<double> all_us(static_cast<size_t>(size), 0.0);
+        all_us[static_cast<size_t>(rank)] = bare_us;
+        comm.allreduce_sum(all_us.data(), size);
+        bare_max = *std::max_element(all_us.begin(), all_us.end());
+      }
       if (lead) {
-        std::printf("%-16s %10lld %6s %12s %14.4g   (sum of ranks %.4g)\n", name.c_str(), static_cast<long long>(n),
-                    "all", "", job_sps, total);
+        std::printf("%-16s %10lld %6s %12s %14.4g   (sum of ranks %.4g); one gradient allreduce alone: %.1f us (%lld bytes)\n",
+                    name.c_str(), static_cast<long long>(n), "all", "", job_sps, total, bare_max,
+                    static_cast<long long>(learner->num_params() * 4));
         std::fflush(stdout);
       }
       out["results"].push_back({{"env", name},
@@ -318,6 +340,7 @@ int run_mpi_bench(const BenchOptions& opts) {
                                 {"gradient_bytes", learner->num_params() * 4},
                                 {"iterations", iters},
                                 {"samples_per_second", job_sps},
+                                {"gradient_allreduce_us", bare_max},
                                 {"ranks", ranks}});
     }
   }

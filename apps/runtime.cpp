@@ -35,6 +35,7 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
 #if defined(RLTRAIN_WITH_CUDA)
   // One GPU per process of a job: the process's rank on its machine picks it.
   const int gpu = local_rank % probe.device_count;
+  m_gpu = gpu;
   m_cuda = std::make_unique<Cuda>(Cuda{CudaExecutor(gpu)});
   m_device = Device::kCuda;
   if (want == "auto") m_note = "device auto: using CUDA (" + probe.reason + ")";

@@ -25,6 +25,7 @@ class Runtime final : public HostCopies {
   Device device() const { return m_device; }
   const std::string& note() const { return m_note; }
   int cpu_threads() const { return m_cpu.num_threads(); }
+  int gpu() const { return m_gpu; }  // the CUDA device index (when device() is kCuda)
   const CpuExecutor& cpu() const { return m_cpu; }
 
   // Throws std::invalid_argument for an unknown env.
@@ -52,6 +53,7 @@ class Runtime final : public HostCopies {
 
  private:
   Device m_device = Device::kCpu;
+  int m_gpu = 0;
   std::string m_note;
   CpuExecutor m_cpu;
   struct Cuda;

@@ -326,8 +326,10 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
 
 // The facts every process of a job must share, as "key = value" lines (rl/distributed.h
 // first_disagreement names the first that differs).
-std::string job_fingerprint(const Config& cfg, const VecEnv& env, const Learner& learner, const Checkpoint* ckpt) {
+std::string job_fingerprint(const Config& cfg, const Runtime& rt, const VecEnv& env, const Learner& learner,
+                            const Checkpoint* ckpt) {
   std::string f = toml_fingerprint_lines(to_toml(cfg));
+  f += std::string("device (resolved) = ") + device_name(rt.device()) + "\n";
   const EnvSpec& spec = env.spec();
   f += "env spec = " + spec.name + " obs " + std::to_string(spec.observation.dim) + " act " +
        std::to_string(spec.action.dim) + (spec.action.discrete ? " discrete" : " continuous") + " critic obs " +
@@ -458,12 +460,18 @@ TrainResult train(const TrainOptions& opts) {
     } else if (lead) {
       claim_run_dir(fs::path(opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir), opts.restart);
     }
-    if (world_size > 1) fingerprint = job_fingerprint(cfg, *env, *learner, ckpt ? &*ckpt : nullptr);
+    if (world_size > 1) fingerprint = job_fingerprint(cfg, *rt_ptr, *env, *learner, ckpt ? &*ckpt : nullptr);
   } catch (...) {
     error = std::current_exception();
   }
   agree_to_start(comm, error, fingerprint);
   Runtime& rt = *rt_ptr;
+  // GPUs: NCCL averages device buffers where it can (all processes agree), else the host does.
+  std::string allreduce_note;
+  if (world_size > 1 && rt.device() == Device::kCuda) {
+    const std::string why = comm.enable_device_allreduce(rt.gpu());
+    allreduce_note = why.empty() ? "allreduce: NCCL" : "allreduce through the host (" + why + ")";
+  }
   TrainProgress progress;
   if (resuming) {
     restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, false, env.get(), &progress);
@@ -490,6 +498,7 @@ TrainResult train(const TrainOptions& opts) {
   const bool quiet = opts.quiet || !lead;
   if (!quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+    if (!allreduce_note.empty()) std::fprintf(stderr, "%s\n", allreduce_note.c_str());
     std::string procs;
     if (world_size > 1) procs = std::to_string(world_size) + " processes x ";
     std::fprintf(

@@ -16,6 +16,16 @@ void Communicator::allreduce_mean(float* x, i64 n) {
   for (i64 i = 0; i < n; ++i) x[i] *= inv;
 }
 
+void Communicator::device_allreduce_sum(float*, i64, void*) {
+  throw DistributedError("device allreduce without NCCL (enable_device_allreduce said why)");
+}
+void Communicator::device_allreduce_sum(double*, i64, void*) {
+  throw DistributedError("device allreduce without NCCL (enable_device_allreduce said why)");
+}
+void Communicator::device_allreduce_mean(float*, i64, void*) {
+  throw DistributedError("device allreduce without NCCL (enable_device_allreduce said why)");
+}
+
 namespace {
 
 SingleProcess g_single;

@@ -63,6 +63,19 @@ class Communicator {
   // Every rank's string on rank 0 (others get an empty vector).
   virtual std::vector<std::string> gather(const std::string& mine) = 0;
 
+  // Device memory (NCCL, built with CUDA, MPI and NCCL): set up for this process's GPU `device`
+  // (collective: every process of the job calls it, after choosing its GPU). Returns "" when the
+  // device allreduce is ready, else why not (executor memory then goes through the host).
+  virtual std::string enable_device_allreduce(int device) {
+    (void)device;
+    return "this rltrain was built without NCCL";
+  }
+  virtual bool has_device_allreduce() const { return false; }
+  // In place on device memory, queued on `stream` (a cudaStream_t) after the work queued there.
+  virtual void device_allreduce_sum(float* x, i64 n, void* stream);
+  virtual void device_allreduce_sum(double* x, i64 n, void* stream);
+  virtual void device_allreduce_mean(float* x, i64 n, void* stream);
+
   // Wall seconds spent in collectives so far (allreduce included), and in allreduce alone.
   double collective_seconds() const { return m_collective_seconds; }
   double allreduce_seconds() const { return m_allreduce_seconds; }
@@ -116,14 +129,16 @@ std::string toml_fingerprint_lines(const std::string& toml);
 // FNV-1a 64 of bytes, as 16 hex digits.
 std::string fnv1a_hex(const void* data, size_t bytes);
 
-// Executor-memory collectives: the CPU executor's memory is the host's; any other executor's is
-// copied through the host (the NCCL path for device buffers is not built yet: docs/SCALING.md).
+// Executor-memory collectives: the CPU executor's memory is the host's; another executor's (CUDA)
+// goes to NCCL on the executor's stream when the communicator has it, else through the host.
 template <class Exec, class T>
 void exec_allreduce_sum(const Exec& exec, Communicator& comm, T* x, i64 n) {
   if (comm.size() == 1 || n <= 0) return;
   if constexpr (std::is_same_v<Exec, CpuExecutor>) {
     (void)exec;
     comm.allreduce_sum(x, n);
+  } else if (comm.has_device_allreduce()) {
+    comm.device_allreduce_sum(x, n, static_cast<void*>(exec.stream()));
   } else {
     std::vector<T> h(static_cast<size_t>(n));
     exec.copy_to_host(h.data(), x, n);
@@ -138,6 +153,8 @@ void exec_allreduce_mean(const Exec& exec, Communicator& comm, float* x, i64 n) 
   if constexpr (std::is_same_v<Exec, CpuExecutor>) {
     (void)exec;
     comm.allreduce_mean(x, n);
+  } else if (comm.has_device_allreduce()) {
+    comm.device_allreduce_mean(x, n, static_cast<void*>(exec.stream()));
   } else {
     std::vector<float> h(static_cast<size_t>(n));
     exec.copy_to_host(h.data(), x, n);

@@ -2,6 +2,10 @@
 #include "rl/distributed_mpi.h"
 
 #include <mpi.h>
+#ifdef RLTRAIN_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -40,6 +44,10 @@ class MpiCommunicator final : public Communicator {
 
   void finalize() {
     stop_watchdog();
+#ifdef RLTRAIN_NCCL
+    if (m_nccl != nullptr) ncclCommDestroy(m_nccl);
+    m_nccl = nullptr;
+#endif
     MPI_Comm_free(&m_local);
     MPI_Finalize();
   }
@@ -100,7 +108,51 @@ class MpiCommunicator final : public Communicator {
     return out;
   }
 
+#ifdef RLTRAIN_NCCL
+  // NCCL's communicator bootstrapped over MPI: rank 0's unique id broadcast, one GPU per process.
+  // Every process learns whether all succeeded (NCCL refuses, e.g., two processes on one GPU).
+  std::string enable_device_allreduce(int device) override {
+    std::string why;
+    if (cudaSetDevice(device) != cudaSuccess) why = "cudaSetDevice(" + std::to_string(device) + ") failed";
+    ncclUniqueId id{};
+    if (m_rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) why = "ncclGetUniqueId failed";
+    broadcast(&id, sizeof id, 0);
+    ncclComm_t comm = nullptr;
+    if (why.empty()) {
+      const ncclResult_t r = ncclCommInitRank(&comm, m_size, id, m_rank);
+      if (r != ncclSuccess) why = std::string("ncclCommInitRank: ") + ncclGetErrorString(r), comm = nullptr;
+    }
+    double failed = why.empty() ? 0.0 : 1.0;
+    allreduce_sum(&failed, 1);
+    if (failed > 0) {
+      if (comm != nullptr) ncclCommDestroy(comm);
+      return "NCCL " + std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + " on GPU " +
+             std::to_string(device) + ": " + (why.empty() ? "another process's setup failed" : why);
+    }
+    m_nccl = comm;
+    return "";
+  }
+  bool has_device_allreduce() const override { return m_nccl != nullptr; }
+  void device_allreduce_sum(float* x, i64 n, void* stream) override { nccl(x, n, ncclFloat, ncclSum, stream); }
+  void device_allreduce_sum(double* x, i64 n, void* stream) override { nccl(x, n, ncclDouble, ncclSum, stream); }
+  void device_allreduce_mean(float* x, i64 n, void* stream) override { nccl(x, n, ncclFloat, ncclAvg, stream); }
+#endif
+
  private:
+#ifdef RLTRAIN_NCCL
+  // Queued on the executor's stream: the seconds counted are the call's, not the transfer's (that
+  // shows in the next synchronizing copy).
+  void nccl(void* x, i64 n, ncclDataType_t type, ncclRedOp_t op, void* stream) {
+    Timed t(*this, "ncclAllReduce", true);
+    const ncclResult_t r =
+        ncclAllReduce(x, x, static_cast<size_t>(n), type, op, m_nccl, static_cast<cudaStream_t>(stream));
+    if (r != ncclSuccess)
+      throw DistributedError("rank " + std::to_string(m_rank) + ": ncclAllReduce failed: " + ncclGetErrorString(r) +
+                             " (another rank of the job died?)");
+  }
+  ncclComm_t m_nccl = nullptr;
+#endif
+
   // Marks a collective in progress (for the watchdog) and adds its wall time to the counters.
   struct Timed {
     MpiCommunicator& c;

@@ -3,71 +3,15 @@
 // two, a two-process run resumes bit for bit and after a kill, a checkpoint refuses another process
 // count, processes that differ stop together with one line, a hung process ends the job, and
 // `bench --mpi` reports per rank. Each case skips, saying why, where mpirun or the MPI build is missing.
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include "rl/checkpoint.h"
-#include "rl/distributed.h"
-#include "tests/apps/cli_util.h"
+#include "tests/apps/mpi_util.h"
 
 namespace rlt::cli_test {
 namespace {
-
-#ifndef RLTRAIN_MPIEXEC
-#define RLTRAIN_MPIEXEC ""
-#endif
-
-// Skips the test unless mpirun and an MPI build of rltrain are here.
-#define REQUIRE_MPI()                                                                                       \
-  do {                                                                                                      \
-    if (std::string(RLTRAIN_MPIEXEC).empty() || ::access(RLTRAIN_MPIEXEC, X_OK) != 0)                       \
-      GTEST_SKIP() << "mpirun not found (install openmpi-bin libopenmpi-dev: tools/setup.sh)";             \
-    if (!mpi_built()) GTEST_SKIP() << "rltrain built without MPI (configure with -DRLTRAIN_MPI=ON)";        \
-  } while (0)
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// mpirun -np `np` running `inner` (a shell command; $R is rltrain, $RANK the process's rank) in cwd.
-// Oversubscribed: the CI machine has 2 cores; as root, Open MPI wants --allow-run-as-root.
-CliResult run_mpi(int np, const std::string& inner, const std::string& cwd, int timeout_s = 120) {
-  const std::string wrapper = "R=" + quote(RLTRAIN_BIN) + "; RANK=$OMPI_COMM_WORLD_RANK; " + inner;
-  std::string cmd = quote(RLTRAIN_MPIEXEC) + " --oversubscribe" + (::geteuid() == 0 ? " --allow-run-as-root" : "") +
-                    " -np " + std::to_string(np) + " sh -c " + quote(wrapper);
-  const std::string out = cwd + "/.mpi_out", err = cwd + "/.mpi_err";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::chdir(cwd.c_str()) != 0) ::_exit(126);
-    const std::string full = "exec timeout " + std::to_string(timeout_s) + " " + cmd + " >" + quote(out) + " 2>" +
-                             quote(err) + " </dev/null";
-    ::execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-
-std::string show(const CliResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-size_t count_of(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
 
 std::vector<float> learner_f32(const Checkpoint& c, const std::string& name) {
   return c.file.values<float>("learner/" + name);
@@ -156,18 +100,25 @@ TEST(Mpi, ResumedTwoProcessRunMatchesUninterruptedRun) {
   EXPECT_LE(events, 1);
 }
 
+// A long CartPole run in `run/` whose process 1 gets `signal` (from the shell around it) once the
+// run has written a checkpoint.
+CliResult run_and_signal_rank1(const TempDir& tmp, const std::string& signal, const std::string& extra = "") {
+  const std::string run = "$R train --config " + quote(cartpole_config()) +
+                          " --set env.num_envs=8 --set train.stop_at_target=false"
+                          " --set train.total_env_steps=100000000 --set train.checkpoint_every=5 --run-dir run --quiet" +
+                          extra;
+  return run_mpi(2,
+                 run + " & p=$!; if [ $RANK = 1 ]; then "
+                       "while [ ! -f run/checkpoints/latest.safetensors ]; do sleep 0.05; done; "
+                       "sleep 0.3; kill -" + signal + " $p; fi; wait $p",
+                 tmp.path(), 60);
+}
+
 TEST(Mpi, KilledProcessEndsTheJobAndTheCheckpointResumes) {
   REQUIRE_MPI();
   TempDir tmp;
-  // Process 1 is killed (SIGKILL) once the run has a checkpoint; the launcher ends the job.
-  const std::string run = "$R train --config " + quote(cartpole_config()) +
-                          " --set env.num_envs=8 --set train.stop_at_target=false"
-                          " --set train.total_env_steps=100000000 --set train.checkpoint_every=5 --run-dir run --quiet";
-  const CliResult r = run_mpi(2,
-                              run + " & p=$!; if [ $RANK = 1 ]; then "
-                                    "while [ ! -f run/checkpoints/latest.safetensors ]; do sleep 0.05; done; "
-                                    "sleep 0.3; kill -9 $p; fi; wait $p",
-                              tmp.path(), 60);
+  // Process 1 is killed (SIGKILL); the launcher ends the job.
+  const CliResult r = run_and_signal_rank1(tmp, "KILL");
   EXPECT_NE(r.exit_code, 0) << show(r);
   EXPECT_NE(r.exit_code, 124) << "the job hung until the test's timeout: " << show(r);
   const Checkpoint c = read_checkpoint(tmp.path() + "/run/checkpoints/latest.safetensors");
@@ -212,16 +163,8 @@ TEST(Mpi, ProcessesThatDifferStopTogetherWithOneLine) {
 TEST(Mpi, HungProcessEndsTheJobAfterTheTimeout) {
   REQUIRE_MPI();
   TempDir tmp;
-  const std::string run = "$R train --config " + quote(cartpole_config()) +
-                          " --set env.num_envs=8 --set train.stop_at_target=false"
-                          " --set train.total_env_steps=100000000 --set train.checkpoint_every=5 --run-dir run --quiet"
-                          " --mpi-timeout 2";
   // Process 1 stops (SIGSTOP) mid-run: not dead, so the launcher does not notice; rank 0's watchdog does.
-  const CliResult r = run_mpi(2,
-                              run + " & p=$!; if [ $RANK = 1 ]; then "
-                                    "while [ ! -f run/checkpoints/latest.safetensors ]; do sleep 0.05; done; "
-                                    "kill -STOP $p; fi; wait $p",
-                              tmp.path(), 60);
+  const CliResult r = run_and_signal_rank1(tmp, "STOP", " --mpi-timeout 2");
   EXPECT_EQ(r.exit_code, 6) << show(r);
   EXPECT_NE(r.err.find("rank 0: no answer from the other ranks for 2 s"), std::string::npos) << r.err;
   EXPECT_NO_THROW(read_checkpoint(tmp.path() + "/run/checkpoints/latest.safetensors"));
