@@ -4,6 +4,7 @@
 #include <mpi.h>
 #ifdef RLTRAIN_NCCL
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nccl.h>
 #endif
 
@@ -15,11 +16,50 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 namespace rlt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+#ifdef RLTRAIN_NCCL
+// NCCL, opened when a job first wants it rather than linked: the library is large (~200 MB) and
+// absent from machines that only run single-process GPU work, which must still start.
+struct NcclApi {
+  ncclResult_t (*get_unique_id)(ncclUniqueId*) = nullptr;
+  ncclResult_t (*comm_init_rank)(ncclComm_t*, int, ncclUniqueId, int) = nullptr;
+  ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
+  ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                             cudaStream_t) = nullptr;
+  const char* (*error_string)(ncclResult_t) = nullptr;
+  std::string why;  // empty when loaded
+
+  static const NcclApi& get() {
+    static const NcclApi api = load();
+    return api;
+  }
+  static NcclApi load() {
+    NcclApi a;
+    void* lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
+    if (lib == nullptr) lib = dlopen("libnccl.so", RTLD_NOW | RTLD_GLOBAL);
+    if (lib == nullptr) {
+      a.why = std::string("cannot open libnccl.so.2 (") + dlerror() + ")";
+      return a;
+    }
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      if (fn == nullptr && a.why.empty()) a.why = std::string("libnccl has no ") + name;
+    };
+    sym(a.get_unique_id, "ncclGetUniqueId");
+    sym(a.comm_init_rank, "ncclCommInitRank");
+    sym(a.comm_destroy, "ncclCommDestroy");
+    sym(a.all_reduce, "ncclAllReduce");
+    sym(a.error_string, "ncclGetErrorString");
+    return a;
+  }
+};
+#endif
 
 double now_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
@@ -45,7 +85,7 @@ class MpiCommunicator final : public Communicator {
   void finalize() {
     stop_watchdog();
 #ifdef RLTRAIN_NCCL
-    if (m_nccl != nullptr) ncclCommDestroy(m_nccl);
+    if (m_nccl != nullptr) NcclApi::get().comm_destroy(m_nccl);
     m_nccl = nullptr;
 #endif
     MPI_Comm_free(&m_local);
@@ -112,20 +152,25 @@ class MpiCommunicator final : public Communicator {
   // NCCL's communicator bootstrapped over MPI: rank 0's unique id broadcast, one GPU per process.
   // Every process learns whether all succeeded (NCCL refuses, e.g., two processes on one GPU).
   std::string enable_device_allreduce(int device) override {
-    std::string why;
-    if (cudaSetDevice(device) != cudaSuccess) why = "cudaSetDevice(" + std::to_string(device) + ") failed";
+    const NcclApi& nccl = NcclApi::get();
+    std::string why = nccl.why;
+    if (why.empty() && cudaSetDevice(device) != cudaSuccess) why = "cudaSetDevice(" + std::to_string(device) + ") failed";
     ncclUniqueId id{};
-    if (m_rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) why = "ncclGetUniqueId failed";
-    broadcast(&id, sizeof id, 0);
-    ncclComm_t comm = nullptr;
-    if (why.empty()) {
-      const ncclResult_t r = ncclCommInitRank(&comm, m_size, id, m_rank);
-      if (r != ncclSuccess) why = std::string("ncclCommInitRank: ") + ncclGetErrorString(r), comm = nullptr;
-    }
+    if (why.empty() && m_rank == 0 && nccl.get_unique_id(&id) != ncclSuccess) why = "ncclGetUniqueId failed";
+    // Every process learns whether all can go on before any enters ncclCommInitRank (which waits
+    // for all of them).
     double failed = why.empty() ? 0.0 : 1.0;
     allreduce_sum(&failed, 1);
+    broadcast(&id, sizeof id, 0);
+    ncclComm_t comm = nullptr;
+    if (failed == 0) {
+      const ncclResult_t r = nccl.comm_init_rank(&comm, m_size, id, m_rank);
+      if (r != ncclSuccess) why = std::string("ncclCommInitRank: ") + nccl.error_string(r), comm = nullptr;
+      failed = why.empty() ? 0.0 : 1.0;
+      allreduce_sum(&failed, 1);
+    }
     if (failed > 0) {
-      if (comm != nullptr) ncclCommDestroy(comm);
+      if (comm != nullptr) nccl.comm_destroy(comm);
       return "NCCL " + std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + " on GPU " +
              std::to_string(device) + ": " + (why.empty() ? "another process's setup failed" : why);
     }
@@ -144,10 +189,11 @@ class MpiCommunicator final : public Communicator {
   // shows in the next synchronizing copy).
   void nccl(void* x, i64 n, ncclDataType_t type, ncclRedOp_t op, void* stream) {
     Timed t(*this, "ncclAllReduce", true);
+    const NcclApi& nccl = NcclApi::get();
     const ncclResult_t r =
-        ncclAllReduce(x, x, static_cast<size_t>(n), type, op, m_nccl, static_cast<cudaStream_t>(stream));
+        nccl.all_reduce(x, x, static_cast<size_t>(n), type, op, m_nccl, static_cast<cudaStream_t>(stream));
     if (r != ncclSuccess)
-      throw DistributedError("rank " + std::to_string(m_rank) + ": ncclAllReduce failed: " + ncclGetErrorString(r) +
+      throw DistributedError("rank " + std::to_string(m_rank) + ": ncclAllReduce failed: " + nccl.error_string(r) +
                              " (another rank of the job died?)");
   }
   ncclComm_t m_nccl = nullptr;

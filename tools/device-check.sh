@@ -196,6 +196,12 @@ for d in "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/n
     break
   fi
 done
+# NCCL, which rltrain opens at run time for a job of several GPU processes (test_mpi_gpu): the
+# toolkit's where it has one, else PyTorch's wheel (nvidia-nccl).
+if ! ldconfig -p 2>/dev/null | grep -q libnccl.so.2; then
+  nccl_dir=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+  [[ -n "$nccl_dir" && -d "$nccl_dir" ]] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nccl_dir"
+fi
 # Say up front which shared libraries a binary cannot find here.
 for t in "${BINS[@]}"; do
   b="$BUILD/$t"
