@@ -332,8 +332,9 @@ Command add_inspect(CLI::App& app) {
 }
 
 // Runs the chosen command; bad input (config, flag, checkpoint, model) is exit code 2.
-// In a job of several processes (mpirun) the other processes' error lines name this one's rank.
-bool g_job_wide_exit = true;  // false when this process failed alone (main then aborts the job)
+// A process of a job of several (mpirun) names its rank in its error lines, and, when it failed
+// alone (g_job_wide_exit false), main stops the whole job rather than leave the others waiting.
+bool g_job_wide_exit = true;
 std::string rank_prefix() {
   return rlt::world().size() > 1 ? "rank " + std::to_string(rlt::world().rank()) + ": " : "";
 }

@@ -439,6 +439,7 @@ TrainResult train(const TrainOptions& opts) {
   std::optional<Checkpoint> ckpt;
   std::string fingerprint;
   std::exception_ptr error;
+  TrainProgress progress;
   try {
     if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
     cfg = resolve_train_config(opts, ckpt_path);
@@ -457,6 +458,7 @@ TrainResult train(const TrainOptions& opts) {
                               (saved == 1 ? " process" : " processes") + ", this call has " +
                               std::to_string(world_size) + "; resume it with " +
                               (saved == 1 ? "one process (no mpirun)" : "mpirun -np " + std::to_string(saved)));
+      restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, false, env.get(), &progress);
     } else if (lead) {
       claim_run_dir(fs::path(opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir), opts.restart);
     }
@@ -472,12 +474,7 @@ TrainResult train(const TrainOptions& opts) {
     const std::string why = comm.enable_device_allreduce(rt.gpu());
     allreduce_note = why.empty() ? "allreduce: NCCL" : "allreduce through the host (" + why + ")";
   }
-  TrainProgress progress;
-  if (resuming) {
-    restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, false, env.get(), &progress);
-  } else {
-    learner->start(cfg.train.seed);
-  }
+  if (!resuming) learner->start(cfg.train.seed);  // collective in a job (normalizer moments, weights)
   // A job's iteration takes batch env steps on every process; train.total_env_steps counts them all.
   const std::int64_t batch = learner->batch_size() * world_size;
   const std::int64_t num_iterations = (cfg.train.total_env_steps + batch - 1) / batch;
