@@ -20,11 +20,16 @@ std::string resolve_checkpoint_path(const std::string& path) {
 }
 
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
-                                               const VecEnv& env) {
-  auto policy = rt.make_policy(policy_spec_for(env.spec(), cfg.policy), obs_normalization(cfg),
-                               policy_sample_seed(cfg.train.seed), env.num_envs());
+                                               const EnvSpec& env_spec, i64 max_rows) {
+  auto policy = rt.make_policy(policy_spec_for(env_spec, cfg.policy), obs_normalization(cfg),
+                               policy_sample_seed(cfg.train.seed), max_rows);
   restore_policy(ckpt, *policy);
   return policy;
+}
+
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const VecEnv& env) {
+  return make_checkpoint_policy(rt, cfg, ckpt, env.spec(), env.num_envs());
 }
 
 EvalResult evaluate(const EvalOptions& opts) {
@@ -59,6 +64,9 @@ EvalResult evaluate(const EvalOptions& opts) {
   const bool has_speed = env->ep_forward_speed() != nullptr;
   std::vector<float> speed(has_speed ? static_cast<size_t>(n) : 0);
   if (has_speed) r.forward_speeds.assign(static_cast<size_t>(n), 0.0f);
+  r.has_tracking = env->tracking() != nullptr;
+  std::vector<float> track(r.has_tracking ? static_cast<size_t>(kTrackingFloats * n) : 0);
+  double lin2 = 0, yaw2 = 0;
   i64 remaining = n;
   const std::int64_t max_steps = static_cast<std::int64_t>(env->spec().max_episode_steps) + 1;
   for (std::int64_t t = 0; remaining > 0 && t < max_steps; ++t) {
@@ -68,8 +76,17 @@ EvalResult evaluate(const EvalOptions& opts) {
     rt.to_host(ret.data(), env->ep_return(), n);
     rt.to_host(len.data(), env->ep_length(), n);
     if (has_speed) rt.to_host(speed.data(), env->ep_forward_speed(), n);
+    if (r.has_tracking) rt.to_host(track.data(), env->tracking(), kTrackingFloats * n);
+    for (i64 i = 0; i < n; ++i)
+      if (r.has_tracking && !finished[i]) {  // this step belongs to episode i (also when it ended it)
+        const float* x = track.data() + kTrackingFloats * i;
+        lin2 += double(x[0] - x[3]) * (x[0] - x[3]) + double(x[1] - x[4]) * (x[1] - x[4]);
+        yaw2 += double(x[2] - x[5]) * (x[2] - x[5]);
+        ++r.tracking_steps;
+      }
     for (i64 i = 0; i < n; ++i)
       if (!finished[i] && (term[i] || trunc[i])) {
+        r.falls += term[i] ? 1 : 0;
         finished[i] = 1;
         r.returns[i] = ret[i];
         r.lengths[i] = len[i];
@@ -88,6 +105,10 @@ EvalResult evaluate(const EvalOptions& opts) {
   r.std_return = std::sqrt(std::max(0.0, s2 / static_cast<double>(n) - r.mean_return * r.mean_return));
   r.mean_length = sl / static_cast<double>(n);
   r.mean_forward_speed = sv / static_cast<double>(n);
+  if (r.tracking_steps > 0) {
+    r.tracking_lin_rms = std::sqrt(lin2 / static_cast<double>(r.tracking_steps));
+    r.tracking_yaw_rms = std::sqrt(yaw2 / static_cast<double>(r.tracking_steps));
+  }
   return r;
 }
 

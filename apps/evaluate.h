@@ -27,6 +27,12 @@ struct EvalResult {
   std::vector<float> forward_speeds;  // per episode, m/s; empty for envs without a forward direction
   double mean_return = 0, std_return = 0, mean_length = 0;
   double mean_forward_speed = 0;  // valid when forward_speeds is not empty
+  // Command-tracking tasks (VecEnv::tracking()): RMS over every step of every episode of the planar
+  // velocity error |c_xy - v_xy| (m/s) and of the yaw-rate error c_yaw - w_z (rad/s); falls are the
+  // episodes that ended terminated (not truncated).
+  bool has_tracking = false;
+  double tracking_lin_rms = 0, tracking_yaw_rms = 0;
+  std::int64_t tracking_steps = 0, falls = 0;
   std::string env;
   std::string device;
 };
@@ -42,5 +48,8 @@ EvalResult evaluate(const EvalOptions& opts);
 // restored. CheckpointError when the shapes differ.
 std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
                                                const VecEnv& env);
+// The same for up to max_rows rows of an env whose spec is env_spec (rltrain.load_policy, python/).
+std::unique_ptr<Policy> make_checkpoint_policy(const Runtime& rt, const Config& cfg, const Checkpoint& ckpt,
+                                               const EnvSpec& env_spec, i64 max_rows);
 
 }  // namespace rlt

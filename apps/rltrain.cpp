@@ -223,6 +223,10 @@ Command add_eval(CLI::App& app) {
                         static_cast<long long>(r.returns.size()), eval->deterministic ? "deterministic" : "sampled",
                         r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
             if (!r.forward_speeds.empty()) std::printf(", mean forward speed %.3f m/s", r.mean_forward_speed);
+            if (r.has_tracking)
+              std::printf("; tracking RMS error: planar velocity %.3f m/s, yaw rate %.3f rad/s (%lld steps); falls %lld of %lld",
+                          r.tracking_lin_rms, r.tracking_yaw_rms, static_cast<long long>(r.tracking_steps),
+                          static_cast<long long>(r.falls), static_cast<long long>(r.returns.size()));
             std::printf("\n");
             return 0;
           }};

@@ -9,6 +9,7 @@
 #include "envs/acrobot.h"
 #include "envs/ant.h"
 #include "envs/cartpole.h"
+#include "envs/g1_joystick.h"
 #include "envs/go1_joystick.h"
 #include "envs/halfcheetah.h"
 #include "envs/hopper.h"
@@ -34,4 +35,6 @@
   X(Humanoid)                     \
   X(Quadruped)                    \
   X(Go1Joystick)                  \
-  X(Go1JoystickRough)
+  X(Go1JoystickRough)             \
+  X(G1Joystick)                   \
+  X(G1JoystickRough)

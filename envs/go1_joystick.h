@@ -499,6 +499,17 @@ struct Go1JoystickT {
     }
   }
 
+  // The command this step used, the base's velocities the tracking rewards compare with it, and the
+  // base's heading (Task contract, envs/robot_env.h).
+  RLT_HD static void tracking(const Params&, const RobotCtx& c, const State& s, float* out) {
+    const float* v = sensor(c, kLocalLinvel);
+    const float* w = sensor(c, kGyro);
+    out[0] = s.obs_command[0], out[1] = s.obs_command[1], out[2] = s.obs_command[2];
+    out[3] = v[0], out[4] = v[1], out[5] = w[2];
+    const float* r = c.d.site_xmat + 9 * kImuSite;  // the imu's x axis, seen from above
+    out[6] = atan2f(r[3], r[0]);
+  }
+
   RLT_HD static void observe(const Params&, const RobotCtx& c, const State& s, float* o, float* co) {
     float g[3];
     gravity(c, g);

@@ -43,6 +43,11 @@
 //       // centre of mass); VecEnv::ep_forward_speed() reports each episode's mean forward speed
 //   static void spaces(const Params&, const Model&, Space& obs, Space& act);
 //       // default: obs unbounded, act = the actuators' ctrlrange (every actuator must be ctrllimited)
+//   RLT_HD static void tracking(const Params&, const RobotCtx& ctx, const State&, float* out);
+//       // command-tracking tasks (the joysticks): after step, the command the step used and what
+//       // the robot did, out = (c_vx, c_vy, c_yaw, v_x, v_y, w_z) in the base frame, then the base's
+//       // heading (rad, world); kTrackingFloats values (sim/vec_env.h); VecEnv::tracking()
+//       // holds them per env and `rltrain eval` reports the RMS tracking errors
 //   RLT_HD static float obs_noise_scale(const Params&, int k);
 //       // std of the observation noise on component k, in units of the [env] obs_noise (default 1)
 //
@@ -202,6 +207,14 @@ struct HasForwardPosition<Task, std::void_t<decltype(Task::forward_position(
     : std::true_type {};
 
 template <class Task, class = void>
+struct HasTracking : std::false_type {};
+template <class Task>
+struct HasTracking<Task, std::void_t<decltype(Task::tracking(std::declval<const typename Task::Params&>(),
+                                                             std::declval<const RobotCtx&>(),
+                                                             std::declval<const typename Task::State&>(),
+                                                             std::declval<float*>()))>> : std::true_type {};
+
+template <class Task, class = void>
 struct HasNoiseScale : std::false_type {};
 template <class Task>
 struct HasNoiseScale<Task,
@@ -279,6 +292,7 @@ struct RobotWorldKernel {
   const float* act_low;
   const float* act_high;
   float* ep_forward_speed;  // (num_envs) null unless the task has a forward_position
+  float* tracking;          // (num_envs x kTrackingFloats) null unless the task has tracking()
 
   RLT_HD RobotCtx ctx(i64 i) const {
     RobotCtx c;
@@ -300,8 +314,8 @@ struct RobotWorldKernel {
   }
 
   // A push when one is due, the action clipped to the box, then the task's step.
-  RLT_HD void step(const Params& params, const RobotCtx& c, i64, const EnvCounters& cnt, State& s, const float* action,
-                   Philox& rng, float& reward, bool& terminated) const {
+  RLT_HD void step(const Params& params, const RobotCtx& c, i64 i, const EnvCounters& cnt, State& s,
+                   const float* action, Philox& rng, float& reward, bool& terminated) const {
     if (push_every > 0 && cnt.step > 0 && cnt.step % push_every == 0) {
       Philox push = robot_detail::substream(rng, robot_detail::kSubPush);
       float u[4];
@@ -312,6 +326,8 @@ struct RobotWorldKernel {
     float a[Task::kActDim];
     for (int k = 0; k < Task::kActDim; ++k) a[k] = clamp(action[k], act_low[k], act_high[k]);
     Task::step(params, c, s, a, rng, reward, terminated);
+    if constexpr (robot_detail::HasTracking<Task>::value) Task::tracking(params, c, s, tracking + kTrackingFloats * i);
+    (void)i;
   }
 
   // Actor (with noise from `noise`) and critic observations of env i.
@@ -426,6 +442,7 @@ class RobotWorld {
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
     if (robot_detail::HasForwardPosition<Task>::value) m_ep_forward_speed.resize(num_envs);
+    if (robot_detail::HasTracking<Task>::value) m_tracking.resize(num_envs * kTrackingFloats);
   }
 
   Params& params() { return m_robot; }
@@ -480,6 +497,7 @@ class RobotWorld {
   void clear(Exec& exec) {
     exec.fill(m_data.data(), 0.0f, m_data.size());
     if (m_ep_forward_speed.size() > 0) exec.fill(m_ep_forward_speed.data(), 0.0f, m_ep_forward_speed.size());
+    if (m_tracking.size() > 0) exec.fill(m_tracking.data(), 0.0f, m_tracking.size());
   }
 
   Kernel kernel(const EnvOutputs<Exec>& out) {
@@ -502,12 +520,14 @@ class RobotWorld {
     k.act_low = out.act_low.data();
     k.act_high = out.act_high.data();
     k.ep_forward_speed = robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
+    k.tracking = robot_detail::HasTracking<Task>::value ? m_tracking.data() : nullptr;
     return k;
   }
 
   const float* ep_forward_speed() const {
     return robot_detail::HasForwardPosition<Task>::value ? m_ep_forward_speed.data() : nullptr;
   }
+  const float* tracking() const { return robot_detail::HasTracking<Task>::value ? m_tracking.data() : nullptr; }
   const float* critic_obs() const { return Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr; }
   const float* final_critic_obs() const { return Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr; }
 
@@ -555,6 +575,7 @@ class RobotWorld {
   typename Exec::template Buffer<float> m_dr;                              // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   typename Exec::template Buffer<float> m_ep_forward_speed;                // (num_envs) with a forward_position
+  typename Exec::template Buffer<float> m_tracking;                        // (num_envs x kTrackingFloats) with tracking()
 };
 
 // A task (an env with a kAsset) lives in a RobotWorld.

@@ -16,7 +16,7 @@
 // them); the geometric reach of the search is margin + the active margin:
 //   plane-sphere     1 point; planes are infinite (as MuJoCo's)
 //   plane-capsule    2: the end spheres
-//   plane-box        up to 8: the corners
+//   plane-box        up to 4: the corners below the box centre, in corner order (MuJoCo's)
 //   sphere-sphere, sphere-capsule (closest point of the segment), sphere-box (closest point of the
 //                    box, or the nearest face when the center is inside): 1
 //   capsule-capsule  1: the closest points of the two segments; 2 when the segments are parallel
@@ -679,11 +679,16 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
           plane_sphere(emit, c1, np, c2 + half, s2[0]);
           plane_sphere(emit, c1, np, c2 - half, s2[0]);
         } else if (t2 == kGeomBox) {
-          for (int v = 0; v < 8; ++v) {
-            const Vec3<T> corner =
-                c2 + r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
-            const T depth = -dot(corner - c1, np);
-            emit(corner + (T(0.5) * depth) * np, np, depth);
+          // MuJoCo's mjc_PlaneBox: the corners on the plane's side of the box centre, in corner order,
+          // at most 4 (a box sunk deeper than its thickness keeps its bottom face's four)
+          int cnt = 0;
+          for (int v = 0; v < 8 && cnt < 4; ++v) {
+            const Vec3<T> off = r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
+            const T ldist = dot(off, np);
+            const T depth = -(dot(c2 - c1, np) + ldist);
+            if (ldist > T(0) || !(depth + emit.active > -emit.margin)) continue;
+            emit(c2 + off + (T(0.5) * depth) * np, np, depth);
+            ++cnt;
           }
         } else if (t2 == kGeomCylinder) {
           plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);

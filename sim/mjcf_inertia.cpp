@@ -51,6 +51,7 @@ void MjcfCompiler::compile_geoms() {
     m.geom_contype.push_back(g.contype);
     m.geom_conaffinity.push_back(g.conaffinity);
     for (double c : g.rgba) m.geom_rgba.push_back(static_cast<float>(c));
+    m.geom_group.push_back(g.group);
     geom_mass_inertia(g, &m_geom_mass[i], &m_geom_inertia[3 * i],
                       g.type == kGeomMesh ? &m_meshes[static_cast<size_t>(m.geom_dataid[i])] : nullptr);
   }

@@ -126,6 +126,7 @@ struct Model {
   // Host-only arrays (the compiler, the viewer and the envs read them; the dynamics do not).
   std::vector<int> dof_jntid;        // (nv) joint of the dof
   std::vector<float> geom_rgba;      // (ngeom x 4)
+  std::vector<int> geom_group;       // (ngeom) MuJoCo's visibility group (the viewer shows 0-2, as MuJoCo's)
   std::vector<double> sensor_noise;  // (nsensor) MJCF noise, kept as information: not applied
                                      // (MuJoCo's mj_step does not add it either)
   std::vector<float> tendon_rgba;    // (ntendon x 4) for the viewer

@@ -13,6 +13,7 @@
 // registry (envs/registry.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -29,24 +30,91 @@ namespace rlt {
 
 // One shape the viewer (viewer/) draws for every env; sim/ knows nothing of rendering, it only says
 // what the env is made of. Poses come from VecEnv::request_draw_poses / wait_draw_poses.
+// A triangle mesh in its geom's frame: vert (3 per vertex), face (3 vertex ids per triangle,
+// counter-clockwise seen from outside where the source says so).
+struct DrawMesh {
+  std::vector<float> vert;
+  std::vector<unsigned> face;
+};
+
 struct DrawGeom {
-  int type = 0;               // GeomType (sim/model.h): 0 plane, 2 sphere, 3 capsule, 6 box
+  DrawGeom() = default;
+  DrawGeom(int type_, const float (&size_)[3], const float (&rgba_)[4]) : type(type_) {
+    std::copy(size_, size_ + 3, size);
+    std::copy(rgba_, rgba_ + 4, rgba);
+  }
+  int type = 0;               // GeomType (sim/model.h): 0 plane, 1 hfield, 2 sphere, 3 capsule, 5 cylinder,
+                              // 6 box, 7 mesh
   float size[3] = {0, 0, 0};  // MuJoCo's meaning: plane half-extents, sphere radius, capsule
                               // (radius, half-length along local z), box half-extents
   float rgba[4] = {0.8f, 0.6f, 0.4f, 1.0f};
+  int group = 0;                         // MuJoCo's geom group (the viewer shows 0-2, as MuJoCo's by default)
+  std::shared_ptr<const DrawMesh> mesh;  // mesh geoms: the full mesh; hfield geoms: the terrain surface
 };
 
-// The geoms of a compiled model as the viewer draws them (robot envs, PhysicsBatch).
+namespace detail {
+inline std::shared_ptr<const DrawMesh> model_mesh(const Model& m, int id) {
+  auto out = std::make_shared<DrawMesh>();
+  const size_t v0 = static_cast<size_t>(m.mesh_vertadr[static_cast<size_t>(id)]);
+  const size_t nv = static_cast<size_t>(m.mesh_vertnum[static_cast<size_t>(id)]);
+  for (size_t k = 0; k < 3 * nv; ++k) out->vert.push_back(static_cast<float>(m.mesh_vert[3 * v0 + k]));
+  if (m.mesh_faceadr.size() > static_cast<size_t>(id)) {
+    const size_t f0 = static_cast<size_t>(m.mesh_faceadr[static_cast<size_t>(id)]);
+    const size_t nf = static_cast<size_t>(m.mesh_facenum[static_cast<size_t>(id)]);
+    for (size_t k = 0; k < 3 * nf; ++k) out->face.push_back(static_cast<unsigned>(m.mesh_face[3 * f0 + k]));
+  }
+  return out;
+}
+// The height field's top surface: one vertex per sample, two triangles per cell (MuJoCo's size:
+// radius_x, radius_y, elevation; row 0 at y = -radius_y).
+inline std::shared_ptr<const DrawMesh> model_hfield(const Model& m, int id) {
+  auto out = std::make_shared<DrawMesh>();
+  const size_t h = static_cast<size_t>(id);
+  const int nr = m.hfield_nrow[h], nc = m.hfield_ncol[h];
+  const double rx = m.hfield_size[4 * h], ry = m.hfield_size[4 * h + 1], top = m.hfield_size[4 * h + 2];
+  const size_t adr = static_cast<size_t>(m.hfield_adr[h]);
+  for (int r = 0; r < nr; ++r)
+    for (int c = 0; c < nc; ++c)
+      out->vert.insert(out->vert.end(), {static_cast<float>(-rx + 2 * rx * c / std::max(nc - 1, 1)),
+                                         static_cast<float>(-ry + 2 * ry * r / std::max(nr - 1, 1)),
+                                         static_cast<float>(top * m.hfield_data[adr + static_cast<size_t>(r * nc + c)])});
+  for (int r = 0; r + 1 < nr; ++r)
+    for (int c = 0; c + 1 < nc; ++c) {
+      const unsigned a = static_cast<unsigned>(r * nc + c), b = a + 1, d = a + static_cast<unsigned>(nc), e = d + 1;
+      out->face.insert(out->face.end(), {a, b, e, a, e, d});
+    }
+  return out;
+}
+}  // namespace detail
+
+// The geoms of a compiled model as the viewer draws them (robot envs, PhysicsBatch). Geoms of one
+// mesh or height field share its DrawMesh.
 inline std::vector<DrawGeom> model_draw_geoms(const Model& m) {
   std::vector<DrawGeom> out(static_cast<size_t>(m.ngeom));
+  std::vector<std::shared_ptr<const DrawMesh>> meshes(static_cast<size_t>(m.nmesh)), hfields(static_cast<size_t>(m.nhfield));
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].type = m.geom_type[g];
     for (size_t k = 0; k < 3; ++k) out[g].size[k] = static_cast<float>(m.geom_size[3 * g + k]);
     if (m.geom_rgba.size() == 4 * out.size())
       for (size_t k = 0; k < 4; ++k) out[g].rgba[k] = m.geom_rgba[4 * g + k];
+    if (m.geom_group.size() == out.size()) out[g].group = m.geom_group[g];
+    const int id = m.geom_dataid.size() == out.size() ? m.geom_dataid[g] : -1;
+    if (id < 0) continue;
+    if (out[g].type == kGeomMesh && id < m.nmesh) {
+      auto& mesh = meshes[static_cast<size_t>(id)];
+      if (!mesh) mesh = detail::model_mesh(m, id);
+      out[g].mesh = mesh;
+    } else if (out[g].type == kGeomHField && id < m.nhfield) {
+      auto& hf = hfields[static_cast<size_t>(id)];
+      if (!hf) hf = detail::model_hfield(m, id);
+      out[g].mesh = hf;
+    }
   }
   return out;
 }
+
+// VecEnv::tracking()'s values per env.
+constexpr int kTrackingFloats = 7;
 
 // One named array of a VecEnv's state, as bytes, for checkpoints.
 struct StateBlob {
@@ -116,6 +184,11 @@ class VecEnv {
   // done): its forward displacement over its duration, i.e. the mean of the x velocity the reward
   // pays for. nullptr for envs without a forward direction.
   virtual const float* ep_forward_speed() const { return nullptr; }
+  // Command-tracking tasks (the joysticks): per env, the step's command and what the robot did,
+  // (c_vx, c_vy, c_yaw, v_x, v_y, w_z) in the base frame and the base's heading (rad, world; the
+  // viewer's arrows) (num_envs x kTrackingFloats, executor memory; valid for the
+  // step just taken, also where it ended the episode). nullptr for other envs.
+  virtual const float* tracking() const { return nullptr; }
   // Asymmetric actor-critic (spec().critic_obs_dim > 0): the critic's privileged observation
   // (num_envs x critic_obs_dim) after the step, and the one that ended the episode (valid where
   // done), in executor memory. nullptr when the env has none.

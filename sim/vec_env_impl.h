@@ -208,6 +208,7 @@ class NoWorld {
   Kernel kernel(const EnvOutputs<Exec>&) const { return Kernel{}; }
 
   const float* ep_forward_speed() const { return nullptr; }
+  const float* tracking() const { return nullptr; }
   const float* critic_obs() const { return nullptr; }
   const float* final_critic_obs() const { return nullptr; }
 
@@ -433,6 +434,7 @@ class VecEnvT final : public VecEnv {
   const float* ep_return() const override { return m_out.ep_return.data(); }
   const std::int32_t* ep_length() const override { return m_out.ep_length.data(); }
   const float* ep_forward_speed() const override { return m_world.ep_forward_speed(); }
+  const float* tracking() const override { return m_world.tracking(); }
   const float* critic_obs() const override { return m_world.critic_obs(); }
   const float* final_critic_obs() const override { return m_world.final_critic_obs(); }
   i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }

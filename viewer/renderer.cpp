@@ -72,6 +72,7 @@ out vec4 frag;
 )") + kShadowFn + R"(
 void main() {
   vec3 n = normalize(v_nrm);
+  if (!gl_FrontFacing) n = -n;  // meshes are drawn from both sides
   vec3 l = normalize(u_light_dir);
   float sh = lit(v_light);
   float diff = max(dot(n, l), 0.0) * sh;
@@ -264,7 +265,58 @@ Renderer::Renderer() {
     throw std::runtime_error("viewer: OpenGL error " + std::to_string(e) + " while creating the renderer");
 }
 
+int Renderer::add_mesh(const std::vector<float>& vert, const std::vector<unsigned>& face) {
+  // flat shading: each triangle's corners with its normal (7 floats: position, normal, cap 0)
+  std::vector<float> v;
+  std::vector<unsigned> idx;
+  v.reserve(face.size() * 7);
+  const size_t nv = vert.size() / 3;
+  for (size_t t = 0; t + 2 < face.size(); t += 3) {
+    if (face[t] >= nv || face[t + 1] >= nv || face[t + 2] >= nv) continue;
+    const Vec3 p[3] = {{vert[3 * face[t]], vert[3 * face[t] + 1], vert[3 * face[t] + 2]},
+                       {vert[3 * face[t + 1]], vert[3 * face[t + 1] + 1], vert[3 * face[t + 1] + 2]},
+                       {vert[3 * face[t + 2]], vert[3 * face[t + 2] + 1], vert[3 * face[t + 2] + 2]}};
+    const Vec3 n = cross(p[1] - p[0], p[2] - p[0]);
+    const float len = length(n);
+    if (!(len > 0.0f)) continue;  // degenerate
+    const Vec3 u = n * (1.0f / len);
+    for (const Vec3& q : p) {
+      idx.push_back(static_cast<unsigned>(v.size() / 7));
+      v.insert(v.end(), {q.x, q.y, q.z, u.x, u.y, u.z, 0.0f});
+    }
+  }
+  TriMesh tm;
+  glGenBuffers(1, &tm.instances);
+  build_mesh(tm.mesh, v, idx, tm.instances);
+  m_meshes.push_back(tm);
+  return static_cast<int>(m_meshes.size()) - 1;
+}
+
+void Renderer::set_mesh_instances(int mesh, const float* data, std::int64_t count) {
+  TriMesh& tm = m_meshes.at(static_cast<size_t>(mesh));
+  glBindBuffer(GL_ARRAY_BUFFER, tm.instances);
+  const GLsizeiptr bytes = static_cast<GLsizeiptr>(count * kInstanceFloats * sizeof(float));
+  if (count > tm.capacity) {
+    glBufferData(GL_ARRAY_BUFFER, bytes, data, GL_STREAM_DRAW);
+    tm.capacity = count;
+  } else if (count > 0) {
+    glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, data);
+  }
+  tm.count = count;
+}
+
+void Renderer::clear_meshes() {
+  for (TriMesh& tm : m_meshes) {
+    glDeleteVertexArrays(1, &tm.mesh.vao);
+    glDeleteBuffers(1, &tm.mesh.vbo);
+    glDeleteBuffers(1, &tm.mesh.ibo);
+    glDeleteBuffers(1, &tm.instances);
+  }
+  m_meshes.clear();
+}
+
 Renderer::~Renderer() {
+  clear_meshes();
   for (auto& lods : m_mesh)
     for (auto& m : lods) {
       glDeleteVertexArrays(1, &m.vao);
@@ -338,6 +390,15 @@ void Renderer::draw_geoms(unsigned program) {
                               static_cast<GLsizei>(m_count[k][lod]));
       ++m_draw_calls;
     }
+  glDisable(GL_CULL_FACE);  // meshes: a file's winding is not always outward
+  glUniform1i(kind_loc, kKindBox);  // scaled by size (1 1 1), rotated, placed
+  for (const TriMesh& tm : m_meshes) {
+    if (tm.count == 0 || tm.mesh.num_indices == 0) continue;
+    glBindVertexArray(tm.mesh.vao);
+    glDrawElementsInstanced(GL_TRIANGLES, tm.mesh.num_indices, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(tm.count));
+    ++m_draw_calls;
+  }
+  glEnable(GL_CULL_FACE);
   glBindVertexArray(0);
 }
 

@@ -40,6 +40,13 @@ class Renderer {
 
   // Replaces the instances of kind at level of detail lod (count x kInstanceFloats floats).
   void set_instances(GeomKind kind, int lod, const float* data, std::int64_t count);
+  // Triangle meshes (mesh geoms, height fields): vert 3 floats per vertex in the geom's frame, face 3
+  // vertex ids per triangle; drawn flat-shaded from both sides. Returns the mesh's id for
+  // set_mesh_instances (size 1 1 1: the vertices are already in metres). clear_meshes drops them all.
+  int add_mesh(const std::vector<float>& vert, const std::vector<unsigned>& face);
+  void set_mesh_instances(int mesh, const float* data, std::int64_t count);
+  void clear_meshes();
+  int num_meshes() const { return static_cast<int>(m_meshes.size()); }
   // Draws into framebuffer fbo (0: the window) of width x height pixels.
   void render(const RenderSettings& s, unsigned fbo, int width, int height);
   // Draw calls issued by the last render() (shadow and main passes, ground included).
@@ -54,6 +61,12 @@ class Renderer {
   void draw_geoms(unsigned program);
 
   Mesh m_mesh[kNumKinds][kNumLods];  // mesh of a level, bound to that bucket's instances
+  struct TriMesh {
+    Mesh mesh;
+    unsigned instances = 0;
+    std::int64_t count = 0, capacity = 0;
+  };
+  std::vector<TriMesh> m_meshes;  // add_mesh's
   unsigned m_instances[kNumKinds][kNumLods] = {};
   std::int64_t m_count[kNumKinds][kNumLods] = {};
   std::int64_t m_capacity[kNumKinds][kNumLods] = {};

@@ -89,6 +89,10 @@ EnvInfo EnvSim::inspect(i64 env) {
   m_copies->to_host(&trunc, m_env->truncated() + env, 1);
   info.done = term || trunc;
   if (info.done) m_copies->to_host(&info.finished_return, m_env->ep_return() + env, 1);
+  if (m_env->tracking()) {
+    info.tracking.resize(kTrackingFloats);
+    m_copies->to_host(info.tracking.data(), m_env->tracking() + env * kTrackingFloats, kTrackingFloats);
+  }
   return info;
 }
 

@@ -35,6 +35,7 @@ struct EnvInfo {
   float reward = 0;           // of the last step
   bool done = false;          // the last step ended an episode (the env has auto-reset)
   float finished_return = 0;  // that episode's return, where done
+  std::vector<float> tracking;  // joystick tasks: VecEnv::tracking()'s kTrackingFloats values, else empty
 };
 
 class ViewSim {

@@ -55,8 +55,14 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 std::string g_glfw_error;
 void on_glfw_error(int code, const char* what) { g_glfw_error = std::to_string(code) + ": " + (what ? what : ""); }
 
+// Mesh and height-field geoms are drawn from their triangles (Scene::mesh_of), not by kind.
+constexpr int kKindTriangles = kNumKinds;
+
 int kind_of(int geom_type) {
   switch (geom_type) {
+    case 1:  // height field
+    case 7:  // mesh
+      return kKindTriangles;
     case 2:
       return kKindSphere;
     case 3:
@@ -79,6 +85,13 @@ struct Scene {
   float env_radius = 1;  // half its diagonal
   std::vector<float> poses;
   std::vector<float> inst[kNumKinds][kNumLods];  // instances per geom kind and level of detail
+  // Triangle meshes (mesh geoms, height fields): the distinct DrawMeshes, each geom's index into them
+  // (-1: none), their bounding radii, and the instances of each.
+  std::vector<std::shared_ptr<const DrawMesh>> meshes;
+  std::vector<int> mesh_of;
+  std::vector<float> mesh_radius;
+  std::vector<std::vector<float>> mesh_inst;
+  int generation = 0;  // bumped by init(): the renderer re-uploads the meshes
   std::int64_t visible_envs = 0;
 
   void init(ViewSim& sim) {
@@ -86,19 +99,44 @@ struct Scene {
     if (geoms.empty())
       throw ConfigError("env '" + sim.title() + "' has nothing to draw (it provides no draw_geoms/draw_poses)");
     kinds.clear();
-    for (const auto& g : geoms) kinds.push_back(kind_of(g.type));
+    meshes.clear(), mesh_of.clear(), mesh_radius.clear();
+    for (const auto& g : geoms) {
+      // MuJoCo's viewer shows geom groups 0-2 by default (3+: collision proxies of visual meshes)
+      int kind = g.group >= 0 && g.group <= 2 ? kind_of(g.type) : -1;
+      int mesh = -1;
+      if (kind == kKindTriangles && g.mesh && !g.mesh->face.empty()) {
+        const auto it = std::find(meshes.begin(), meshes.end(), g.mesh);
+        mesh = static_cast<int>(it - meshes.begin());
+        if (it == meshes.end()) {
+          meshes.push_back(g.mesh);
+          float r2 = 0;
+          for (size_t k = 0; k + 2 < g.mesh->vert.size(); k += 3) {
+            const float* v = g.mesh->vert.data() + k;
+            r2 = std::max(r2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+          }
+          mesh_radius.push_back(std::sqrt(r2));
+        }
+      } else if (kind == kKindTriangles) {
+        kind = -1;
+      }
+      kinds.push_back(kind);
+      mesh_of.push_back(mesh);
+    }
+    mesh_inst.assign(meshes.size(), {});
+    ++generation;
     poses.resize(geoms.size() * 12);
     sim.poses(0, 1, poses.data());
     Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
     for (size_t g = 0; g < geoms.size(); ++g) {
-      if (kinds[g] < 0) continue;
+      if (kinds[g] < 0 || geoms[g].type == kGeomHField) continue;  // terrain: not what the camera frames
       const float* p = poses.data() + 12 * g;
       const float* R = p + 3;  // row-major: R[3 i + j] = world axis i of local axis j
       const float* s = geoms[g].size;
       float e[3];
       for (int i = 0; i < 3; ++i) {  // the geom's world-axis half extent
         const float a0 = std::fabs(R[3 * i]), a1 = std::fabs(R[3 * i + 1]), a2 = std::fabs(R[3 * i + 2]);
-        e[i] = kinds[g] == kKindBox       ? a0 * s[0] + a1 * s[1] + a2 * s[2]
+        e[i] = kinds[g] == kKindTriangles ? mesh_radius[static_cast<size_t>(mesh_of[g])]
+               : kinds[g] == kKindBox     ? a0 * s[0] + a1 * s[1] + a2 * s[2]
                : kinds[g] == kKindCapsule ? s[0] + a2 * s[1]
                                           : s[0];
       }
@@ -137,6 +175,7 @@ struct Scene {
   void build(ViewSim& sim, std::int64_t highlight) {
     for (auto& kind : inst)
       for (auto& v : kind) v.clear();
+    for (auto& v : mesh_inst) v.clear();
     const size_t ng = geoms.size();
     visible_envs = 0;
     if (!requested) return;
@@ -153,11 +192,16 @@ struct Scene {
         for (size_t g = 0; g < ng; ++g) {
           const int kind = kinds[g];
           if (kind < 0) continue;
+          // a height field (every env has the same terrain; under each they would overlap): under the
+          // highlighted env only, env 0 when none is
+          if (geoms[g].type == kGeomHField && first + k != std::max<std::int64_t>(highlight, 0)) continue;
           const float* p = range_poses + (static_cast<size_t>(k) * ng + g) * 12;
           const DrawGeom& d = geoms[g];
-          auto& v = inst[kind][kind == kKindBox ? 0 : lod];
-          v.insert(v.end(), {p[0] + o.x, p[1] + o.y, p[2] + o.z, p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
-                             d.size[0], d.size[1], d.size[2]});
+          const bool tri = kind == kKindTriangles;
+          auto& v = tri ? mesh_inst[static_cast<size_t>(mesh_of[g])] : inst[kind][kind == kKindBox ? 0 : lod];
+          v.insert(v.end(), {p[0] + o.x, p[1] + o.y, p[2] + o.z, p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]});
+          if (tri) v.insert(v.end(), {1.0f, 1.0f, 1.0f});  // the vertices are in metres already
+          else v.insert(v.end(), {d.size[0], d.size[1], d.size[2]});
           if (lit) v.insert(v.end(), {0.5f + 0.5f * d.rgba[0], 0.5f + 0.5f * d.rgba[1], 0.5f + 0.5f * d.rgba[2], 1.0f});
           else v.insert(v.end(), {d.rgba[0], d.rgba[1], d.rgba[2], d.rgba[3]});
         }
@@ -173,7 +217,7 @@ struct Scene {
     Vec3 c{0, 0, 0};
     int m = 0;
     for (size_t g = 0; g < ng; ++g)
-      if (kinds[g] >= 0) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
+      if (kinds[g] >= 0 && geoms[g].type != kGeomHField) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
     return grid.origin(env) + (m ? c * (1.0f / static_cast<float>(m)) : env_centre);
   }
 };
@@ -195,6 +239,7 @@ struct Session {
   std::unique_ptr<ViewSim> sim;
   EnvSim* env_sim = nullptr;  // the same object when it is an EnvSim (policy reloads)
   Scene scene;
+  int mesh_generation = -1;  // the scene generation whose meshes the renderer holds
   OrbitCamera camera;
   ControlMode mode = ControlMode::kRandom;
   bool deterministic = false;
@@ -315,8 +360,9 @@ ControlMode parse_control(const std::string& s, bool has_policy) {
   throw ConfigError("--control: expected policy, random or zero, got \"" + s + "\"");
 }
 
-void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w, int h) {
+void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w, int h, int draw_calls) {
   nlohmann::json j;
+  j["draw_calls"] = draw_calls;
   j["width"] = w;
   j["height"] = h;
   j["view_proj"] = std::vector<float>(vp.m, vp.m + 16);
@@ -324,10 +370,15 @@ void write_frame_info(const std::string& path, Session& s, const Mat4& vp, int w
   j["num_envs"] = s.sim->num_envs();
   j["spacing"] = {s.scene.grid.spacing_x, s.scene.grid.spacing_y};
   j["geoms"] = nlohmann::json::array();
-  for (const auto& g : s.scene.geoms)
+  for (size_t i = 0; i < s.scene.geoms.size(); ++i) {
+    const DrawGeom& g = s.scene.geoms[i];
     j["geoms"].push_back({{"type", g.type},
                           {"size", {g.size[0], g.size[1], g.size[2]}},
-                          {"rgba", {g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3]}}});
+                          {"rgba", {g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3]}},
+                          {"group", g.group},
+                          {"drawn", s.scene.kinds[i] >= 0},
+                          {"triangles", g.mesh ? g.mesh->face.size() / 3 : 0}});
+  }
   j["envs"] = nlohmann::json::array();
   const std::int64_t n = std::min<std::int64_t>(s.sim->num_envs(), 256);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -481,6 +532,11 @@ void panel(Session& s, GLFWwindow* win, const Renderer& r) {
       line += buf;
     }
     ImGui::TextWrapped("obs (%zu):\n%s", s.info.obs.size(), line.c_str());
+    if (s.info.tracking.size() == kTrackingFloats) {
+      const float* x = s.info.tracking.data();
+      ImGui::TextColored(ImVec4(0.35f, 0.55f, 1.0f, 1.0f), "command   vx %+.2f  vy %+.2f m/s  yaw %+.2f rad/s", x[0], x[1], x[2]);
+      ImGui::TextColored(ImVec4(0.35f, 0.85f, 0.4f, 1.0f), "tracked   vx %+.2f  vy %+.2f m/s  yaw %+.2f rad/s", x[3], x[4], x[5]);
+    }
     line.clear();
     for (size_t k = 0; k < s.info.action.size(); ++k) {
       std::snprintf(buf, sizeof buf, "%s%.3g", k ? "  " : "", s.info.action[k]);
@@ -559,10 +615,37 @@ struct WindowInput {
   }
 };
 
+// Joystick tasks: over the highlighted env, the commanded planar velocity (blue) and the tracked one
+// (green) as arrows above its geoms' centre, 0.5 m per m/s, turned by the base's heading.
+void add_tracking_arrows(Session& s, std::int64_t highlight) {
+  if (highlight < 0 || s.info.tracking.size() != kTrackingFloats) return;
+  const float* x = s.info.tracking.data();
+  const Vec3 top = s.scene.focus(*s.sim, highlight) + Vec3{0.0f, 0.0f, 0.6f * s.scene.env_radius};
+  auto& v = s.scene.inst[kKindBox][0];
+  for (int k = 0; k < 2; ++k) {
+    const float vx = x[3 * k], vy = x[3 * k + 1];
+    const float len = std::max(0.04f, 0.5f * std::hypot(vx, vy));
+    const float a = x[6] + std::atan2(vy, vx), c = std::cos(a), sn = std::sin(a);
+    const float rgb[2][3] = {{0.2f, 0.4f, 1.0f}, {0.2f, 0.8f, 0.3f}};
+    v.insert(v.end(), {top.x + 0.5f * len * c, top.y + 0.5f * len * sn, top.z + 0.03f * static_cast<float>(k), c, -sn,
+                       0.0f, sn, c, 0.0f, 0.0f, 0.0f, 1.0f, 0.5f * len, 0.01f, 0.01f, rgb[k][0], rgb[k][1], rgb[k][2],
+                       1.0f});
+  }
+}
+
 // The scene of one frame into framebuffer fbo (w x h): instances from the poses requested for it
 // (the highlighted env drawn apart; -1 none), then the shadow and main passes.
 void render_scene(Session& s, Renderer& renderer, const Mat4& vp, std::int64_t highlight, unsigned fbo, int w, int h) {
   s.scene.build(*s.sim, highlight);
+  add_tracking_arrows(s, highlight);
+  if (s.mesh_generation != s.scene.generation) {  // the scene's meshes, uploaded once
+    renderer.clear_meshes();
+    for (const auto& m : s.scene.meshes) renderer.add_mesh(m->vert, m->face);
+    s.mesh_generation = s.scene.generation;
+  }
+  for (size_t m = 0; m < s.scene.mesh_inst.size(); ++m)
+    renderer.set_mesh_instances(static_cast<int>(m), s.scene.mesh_inst[m].data(),
+                                static_cast<std::int64_t>(s.scene.mesh_inst[m].size() / kInstanceFloats));
   for (int k = 0; k < kNumKinds; ++k)
     for (int lod = 0; lod < kNumLods; ++lod)
       renderer.set_instances(static_cast<GeomKind>(k), lod, s.scene.inst[k][lod].data(),
@@ -687,7 +770,7 @@ void headless_loop(Session& s, Renderer& renderer) {
       const std::string base = (fs::path(o.out_dir) / name).string();
       if (!stbi_write_png((base + ".png").c_str(), w, h, 3, rgb.data(), w * 3))
         throw std::runtime_error(base + ".png: cannot write");
-      if (o.frame_info) write_frame_info(base + ".json", s, vp, w, h);
+      if (o.frame_info) write_frame_info(base + ".json", s, vp, w, h, renderer.last_draw_calls());
     }
     if (video && std::fwrite(rgb.data(), 1, rgb.size(), video) != rgb.size())
       throw std::runtime_error("--video: ffmpeg stopped reading");

@@ -1055,5 +1055,26 @@ TEST(CliHelp, EverySubcommandHasHelp) {
   }
 }
 
+// `rltrain eval` on a joystick task prints the tracking figures (issue: velocity tracking RMS and
+// falls over the evaluation episodes); on other tasks it does not.
+TEST(CliEvalTracking, JoystickTasksPrintTracking) {
+  TempDir tmp;
+  const Args train = {"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick.toml", "--quiet",
+                      "--run-dir", tmp / "go1", "--iterations", "1", "--set", "env.num_envs=4", "--set",
+                      "ppo.num_steps=8", "--set", "ppo.num_minibatches=1"};
+  const CliResult t = run_cli(train, tmp.path());
+  ASSERT_EQ(t.exit_code, 0) << describe(train, t);
+  const Args eval = {"eval", "--checkpoint", tmp / "go1", "--episodes", "2"};
+  const CliResult e = run_cli(eval, tmp.path());
+  ASSERT_EQ(e.exit_code, 0) << describe(eval, e);
+  for (const char* want : {"tracking RMS error: planar velocity", "m/s, yaw rate", "rad/s", "falls"})
+    EXPECT_NE(e.out.find(want), std::string::npos) << want << "\n" << e.out;
+  const Args cart_train = concat(tiny_cartpole(1), {"--run-dir", tmp / "cart"});
+  ASSERT_EQ(run_cli(cart_train, tmp.path()).exit_code, 0);
+  const Args cart = {"eval", "--checkpoint", tmp / "cart", "--episodes", "1"};
+  const CliResult c = run_cli(cart, tmp.path());
+  EXPECT_EQ(c.exit_code, 0) << describe(cart, c);
+  EXPECT_EQ(c.out.find("tracking"), std::string::npos) << c.out;
+}
 }  // namespace
 }  // namespace rlt::cli_test

@@ -3,10 +3,10 @@
 EnvPool's Go1JoystickFlatTerrain-v1 / Go1JoystickRoughTerrain-v1 (a C++ port of MuJoCo Playground's
 tasks on MuJoCo 3) and with MuJoCo 3 itself, both on the scenes vendored in envs/assets/go1/.
 
-Usage: go1_peer.py PATH/TO/go1_trace [--rough] [--episodes N] [--steps N]   (default: 4 episodes)
+Usage: go1_peer.py PATH/TO/joystick_trace [--rough] [--episodes N] [--steps N]   (default: 4 episodes)
 
 EnvPool runs with observation noise off (noise_level 0; it has no domain randomization and no kicks);
-go1_trace with noise and randomization off. EnvPool exposes no qpos/qvel, so each episode's start
+joystick_trace with noise and randomization off. EnvPool exposes no qpos/qvel, so each episode's start
 state is rebuilt from EnvPool's first privileged observation: the home pose with joint angles from
 the observation, the trunk's angular velocity = gyro and its linear velocity = the imu velocimeter
 minus gyro x (imu offset), at a planar position and yaw of our own (a seeded draw from Playground's
@@ -28,7 +28,7 @@ velocities) after one control step, so no lockstep with EnvPool can be tight. Th
     states, against the terms EnvPool reports (1e-4 relative): both compute the same terms from the
     same quantities (tests/envs/test_go1_joystick.cpp checks our code against that table);
  3. against MuJoCo 3 itself with a converged solver (iterations 100, ls_iterations 50, the python
-    `mujoco` package): (a) each control step alone, go1_trace started from MuJoCo's state, the
+    `mujoco` package): (a) each control step alone, joystick_trace started from MuJoCo's state, the
     physical part of the privileged state (ONE_STEP_*); (b) the whole run from the same start
     state, commands and actions: the observation (Playground's, computed here from MuJoCo's data),
     the privileged state (with the task's contact and air-time state), each reward term and

@@ -464,8 +464,9 @@ TEST_P(RobotEnv, DrawGeomsAndPoses) {
   m.env->reset(kSeed);
   const std::vector<DrawGeom> geoms = m.env->draw_geoms();
   ASSERT_EQ(static_cast<int>(geoms.size()), m.v.model->ngeom);
-  // the floor (or the reacher's ground, or go1_joystick_rough's height field) is drawn too
-  EXPECT_EQ(geoms[0].type, GetParam() == "go1_joystick_rough" ? kGeomHField : kGeomPlane);
+  // the floor (or the reacher's ground, or the rough joystick tasks' height field) is drawn too
+  const bool hfield = GetParam() == "go1_joystick_rough" || GetParam() == "g1_joystick_rough";
+  EXPECT_EQ(geoms[0].type, hfield ? kGeomHField : kGeomPlane);
   std::vector<float> poses(2 * geoms.size() * 12);
   m.env->draw_poses(1, 2, poses.data());
   const DataLayout& l = m.v.layout;

@@ -449,6 +449,43 @@ TEST(ViewerHeadless, AntEnvTorsoWhereTheStateSays) {
   }
 }
 
+// Playground's scenes: the Menagerie meshes and the height field are drawn from their triangles
+// (one instanced draw call per distinct mesh and pass), the collision proxies (group 3) are not
+// (MuJoCo's viewer default).
+TEST(ViewerHeadless, PlaygroundMeshesAndHeightFieldAreDrawn) {
+  REQUIRE_DISPLAY();
+  for (const std::string task : {"g1_joystick", "go1_joystick_rough"}) {
+    SCOPED_TRACE(task);
+    const std::string config = std::string(RLTRAIN_SOURCE_DIR) + "/configs/" + task + ".toml";
+    test::TempDir dir("rltrain_viewer");
+    const CliRun r = rltrain({"view", "--config", config, "--num-envs", "2", "--control", "zero", "--headless",
+                              "--frames", "1", "--out", dir / "f", "--frame-info", "--width", "320", "--height", "240"},
+                             dir.path());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    const auto info = nlohmann::json::parse(slurp(dir / "f/frame_000000.json"));
+    int meshes = 0, hidden = 0, hfields = 0;
+    size_t triangles = 0;
+    for (const auto& g : info["geoms"]) {
+      const int type = g["type"].get<int>(), group = g["group"].get<int>();
+      const bool drawn = g["drawn"].get<bool>();
+      EXPECT_EQ(drawn, group <= 2 && type != 0) << g.dump();  // planes: the ground is drawn anyway
+      if (type == 7 && drawn) ++meshes, triangles += g["triangles"].get<size_t>();
+      if (type == 1 && drawn) {
+        ++hfields;
+        EXPECT_EQ(g["triangles"].get<size_t>(), 2u * 255u * 255u);  // 256 x 256 samples
+      }
+      hidden += !drawn && group == 3;
+    }
+    EXPECT_GT(meshes, 10);
+    EXPECT_GT(triangles, 10000u);
+    EXPECT_GT(hidden, 0);  // the feet boxes / spheres and capsules of the collision model
+    EXPECT_EQ(hfields, task == "go1_joystick_rough" ? 1 : 0);
+    // one draw call per distinct mesh (and terrain) in each of the two passes, and the ground: Go1 has 5
+    // distinct meshes (trunk, hip, thigh, mirrored thigh, calf), G1 35
+    EXPECT_GE(info["draw_calls"].get<int>(), task == "g1_joystick" ? 2 * 35 + 1 : 2 * 6 + 1);
+  }
+}
+
 // "<env>: N episodes (...): mean return X, std Y" (eval) and "<env>: N of N envs ...: mean return X, std Y" (view).
 std::string mean_std(const std::string& text) {
   std::smatch m;

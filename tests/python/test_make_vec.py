@@ -1,0 +1,215 @@
+"""rltrain.make_vec: Gymnasium's vector-env API on every env, bit-for-bit equality with the C++ VecEnv,
+zero-copy views and DLPack, bad arguments with the CLI's messages."""
+import subprocess
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium", reason="gymnasium is not installed (tools/setup.sh --test installs it)")
+from gymnasium.utils.passive_env_checker import check_action_space, check_observation_space  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
+from gymnasium.vector.utils import batch_space  # noqa: E402
+
+import rltrain  # noqa: E402
+from conftest import SOURCE_DIR, cli_error, tool  # noqa: E402
+
+ENVS = rltrain.envs()
+NUM_ENVS = 4
+
+
+def random_actions(env, rng):
+    """Actions of env.action_space's shape drawn by numpy (not the env's own sampler)."""
+    space = env.single_action_space
+    if isinstance(space, gym.spaces.Discrete):
+        return rng.integers(0, space.n, size=env.num_envs)
+    return rng.uniform(space.low, space.high, size=(env.num_envs, *space.shape)).astype(np.float32)
+
+
+def short_episodes(name):
+    """max_episode_steps=8 where the env has it, so that a few steps cover truncation and autoreset."""
+    env = rltrain.make_vec(name, num_envs=1)
+    names = [p[0] for p in env.params]
+    env.close()
+    return {"max_episode_steps": 8} if "max_episode_steps" in names else {}
+
+
+def test_every_cli_env_is_listed(rltrain_bin):
+    out = subprocess.run([rltrain_bin, "envs", "--names"], capture_output=True, text=True, check=True).stdout
+    assert ENVS == out.split()
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_gymnasium_vector_api(name):
+    """What Gymnasium's env checker asks of an env (check_env), asked of the vector env."""
+    params = short_episodes(name)
+    env = rltrain.make_vec(name, num_envs=NUM_ENVS, seed=3, num_threads=1, **params)
+    assert isinstance(env, VectorEnv) and env.num_envs == NUM_ENVS
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    check_observation_space(env.single_observation_space)
+    check_action_space(env.single_action_space)
+    assert env.observation_space == batch_space(env.single_observation_space, NUM_ENVS)
+    assert env.action_space == batch_space(env.single_action_space, NUM_ENVS)
+
+    # reset: observations in the space; the same seed gives the same bits, another seed others
+    obs, info = env.reset(seed=5)
+    assert isinstance(info, dict)
+    assert obs in env.observation_space, obs
+    first = obs.copy()
+    assert np.array_equal(env.reset(seed=5)[0], first)
+    assert not np.array_equal(env.reset(seed=6)[0], first)
+
+    # step: types, shapes and dtypes; same-step autoreset with the final observation in info
+    rng = np.random.default_rng(0)
+    trajectories = []
+    for _ in range(2):
+        env.reset(seed=5)
+        steps = []
+        for t in range(20):
+            obs, reward, term, trunc, info = env.step(random_actions(env, np.random.default_rng(t)))
+            assert obs.shape == (NUM_ENVS, *env.single_observation_space.shape) and obs.dtype == np.float32
+            assert reward.shape == (NUM_ENVS,) and np.issubdtype(reward.dtype, np.floating)
+            assert term.dtype == np.bool_ and trunc.dtype == np.bool_ and term.shape == trunc.shape == (NUM_ENVS,)
+            assert np.all(np.isfinite(obs)) and np.all(np.isfinite(reward))
+            done = term | trunc
+            assert np.array_equal(info["_final_obs"], done) and np.array_equal(info["_episode_length"], done)
+            assert info["final_obs"].shape == obs.shape
+            for i in np.flatnonzero(done):
+                assert info["final_obs"][i] in env.single_observation_space
+                assert info["episode_length"][i] >= 1
+                if trunc[i] and not term[i] and params:
+                    assert info["episode_length"][i] == 8
+            steps.append((obs.copy(), reward.copy(), term.copy(), trunc.copy()))
+        trajectories.append(steps)
+    for a, b in zip(*trajectories):  # step determinism
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+    if params:
+        assert any(s[3].any() for s in trajectories[0]), "no env was truncated in 20 steps of 8-step episodes"
+
+    # Gymnasium's samplers and wrappers work on it
+    env.step(env.action_space.sample())
+    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(env)
+    wrapped.reset(seed=1)
+    for _ in range(10):
+        wrapped.step(wrapped.action_space.sample())
+    wrapped.close()
+    assert env.closed
+
+
+@pytest.mark.parametrize("name,params", [(n, {}) for n in ENVS] + [
+    ("ant", {"dr_friction_min": 0.5, "dr_friction_max": 1.5, "dr_added_mass_min": -0.2, "dr_added_mass_max": 1.0,
+             "dr_motor_strength_min": 0.8, "dr_motor_strength_max": 1.2, "obs_noise": 0.05, "push_interval_s": 0.1,
+             "push_velocity": 0.5, "max_episode_steps": 30}),
+    ("cartpole", {"max_episode_steps": 7, "gravity": 12.0})])
+def test_bit_equal_to_cpp_vec_env(name, params, tmp_path):
+    """make_vec's steps are the C++ VecEnv's (envs/registry.h, stepped by tests/python/vec_env_trace.cpp), bit for bit."""
+    trace = tool("RLTRAIN_VEC_ENV_TRACE")
+    n, steps, seed = 16, 40, 11
+    env = rltrain.make_vec(name, num_envs=n, seed=seed, num_threads=1, **params)
+    rng = np.random.default_rng(1)
+    actions = [np.asarray(random_actions(env, rng), dtype=np.float32).reshape(n, -1) for _ in range(steps)]
+    np.concatenate(actions).tofile(tmp_path / "actions.bin")
+    subprocess.run([trace, name, str(n), str(seed), "1", str(tmp_path / "actions.bin"), str(tmp_path / "out.bin"),
+                    *[f"{k}={v}" for k, v in params.items()]], check=True, timeout=120)
+    ref = (tmp_path / "out.bin").read_bytes()
+
+    got = [env.reset()[0].tobytes()]
+    for a in actions:
+        obs, reward, term, trunc, info = env.step(a)
+        got += [obs.tobytes(), info["final_obs"].tobytes(), reward.tobytes(), term.astype(np.uint8).tobytes(),
+                trunc.astype(np.uint8).tobytes()]
+    got = b"".join(got)
+    assert len(got) == len(ref)
+    assert got == ref, f"first differing byte at {next(i for i in range(len(ref)) if got[i] != ref[i])}"
+
+
+def test_views_are_zero_copy():
+    env = rltrain.make_vec("halfcheetah", num_envs=8, seed=0)
+    obs0, _ = env.reset()
+    assert obs0.__array_interface__["data"][0] == env._core.obs_address()
+    before = obs0.copy()
+    obs1, reward, term, trunc, info = env.step(np.zeros((8, 6), np.float32))
+    # the same buffer, overwritten in place: the first view now shows the new observation
+    assert np.shares_memory(obs0, obs1) and np.shares_memory(obs1, env.buffers["obs"])
+    assert np.array_equal(obs0, obs1) and not np.array_equal(before, obs1)
+    for key, arr in [("reward", reward), ("terminated", term), ("truncated", trunc), ("final_obs", info["final_obs"])]:
+        assert np.shares_memory(arr, env.buffers[key]) and not arr.flags.owndata, key
+    # DLPack: numpy's own consumer sees the same memory (torch.from_dlpack reads the same protocol)
+    assert np.shares_memory(np.from_dlpack(obs1), obs1)
+    # copy=True: fresh arrays every step
+    env_c = rltrain.make_vec("halfcheetah", num_envs=8, seed=0, copy=True)
+    o0, _ = env_c.reset()
+    o1 = env_c.step(np.zeros((8, 6), np.float32))[0]
+    assert not np.shares_memory(o0, o1) and np.array_equal(o1, obs1)
+    # a view outlives close() safely: the buffers stay until the last view is gone
+    env.close()
+    del env
+    assert np.array_equal(obs1, obs0) and np.all(np.isfinite(obs1))
+
+
+def test_torch_from_dlpack():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    env = rltrain.make_vec("cartpole", num_envs=8, seed=0)
+    obs, _ = env.reset()
+    t = torch.from_dlpack(obs)
+    assert t.data_ptr() == env._core.obs_address()
+    env.step(torch.zeros(8, dtype=torch.float32))
+    assert torch.equal(t, torch.from_numpy(obs))
+
+
+def test_partial_reset_and_seeds():
+    env = rltrain.make_vec("pendulum", num_envs=4, seed=9)
+    first = env.reset()[0].copy()
+    assert np.array_equal(rltrain.make_vec("pendulum", num_envs=4, seed=0).reset(seed=9)[0], first)
+    for _ in range(3):
+        env.step(np.zeros((4, 1), np.float32))
+    moved = env.buffers["obs"].copy()
+    obs, _ = env.reset(options={"reset_mask": np.array([False, True, False, False])})
+    assert np.array_equal(obs[[0, 2, 3]], moved[[0, 2, 3]]) and not np.array_equal(obs[1], moved[1])
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=[1, 2, 3, 4])
+
+
+def test_bad_arguments_raise_the_cli_messages(rltrain_bin):
+    config = str(SOURCE_DIR / "configs" / "cartpole.toml")
+
+    def same(py_kwargs, cli_args, exc=rltrain.ConfigError):
+        with pytest.raises(exc) as e:
+            rltrain.make_vec(**py_kwargs)
+        py = str(e.value)
+        cli = cli_error(rltrain_bin, "train", "--config", config, "--run-dir", "/nonexistent/never", *cli_args)
+        # The same message after where it comes from ("make_vec: " here, "--set k=v: " or "--device: " there)
+        cli_text = cli.split(": ", 1)[1]
+        assert py.startswith("make_vec: ") and "\n" not in py, py
+        assert py.endswith(cli_text), (py, cli)
+
+    same(dict(env_id="no_such_env"), ["--set", "env.name=no_such_env"])
+    same(dict(env_id="cartpole", num_envs=0), ["--set", "env.num_envs=0"])
+    same(dict(env_id="cartpole", gravityy=1.0), ["--set", "env.gravityy=1"])
+    same(dict(env_id="ant", dr_friction_mn=1.0), ["--set", "env.name=ant", "--set", "env.dr_friction_mn=1"])
+    same(dict(env_id="cartpole", device="gpu"), ["--device", "gpu"])
+    with pytest.raises(rltrain.ConfigError, match="make_vec: env.gravity: expected a number or boolean"):
+        rltrain.make_vec("cartpole", gravity="high")
+
+    env = rltrain.make_vec("ant", num_envs=2)
+    env.reset()
+    with pytest.raises(ValueError, match=r"step: actions: expected shape \(2, 8\), got \(2, 7\)"):
+        env.step(np.zeros((2, 7), np.float32))
+    with pytest.raises(IndexError, match=r"reset_one: env 5 outside \[0, 2\)"):
+        env._core.reset_one(5)
+
+
+@pytest.mark.parametrize("name", ["cartpole", "ant"])
+def test_sample_actions_drawn_in_cpp(name):
+    env = rltrain.make_vec(name, num_envs=64, seed=2)
+    env.reset()
+    a = np.array(env.sample_actions(5))
+    assert np.array_equal(np.array(env.sample_actions(5)), a)
+    assert not np.array_equal(np.array(env.sample_actions(6)), a)
+    space = env.single_action_space
+    if isinstance(space, gym.spaces.Discrete):
+        assert np.array_equal(a[:, 0], np.round(a[:, 0])) and a.min() >= 0 and a.max() < space.n
+        assert len(np.unique(a)) == space.n
+    else:
+        assert a.dtype == np.float32 and a.shape == (64, *space.shape) and np.all(space.low <= a) and np.all(a <= space.high)
+    env.step(env.sample_actions(7))  # step takes the view as it is
