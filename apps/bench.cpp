@@ -16,6 +16,7 @@
 #include "envs/physics_batch.h"
 #include "rl/checkpoint.h"  // obs_normalization
 #include "rl/config.h"
+#include "rl/distributed.h"
 #include "rl/files.h"
 #include "sim/constraints.h"  // kEfcStride
 #include "sim/dynamics.h"
@@ -234,6 +235,116 @@ int run_model_bench(const BenchOptions& opts) {
                               {"nonfinite_envs", nonfinite}});
   }
   if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");
+  return 0;
+}
+
+int run_mpi_bench(const BenchOptions& opts) {
+  Communicator& comm = world();
+  const int size = comm.size(), rank = comm.rank();
+  const bool lead = rank == 0;
+  Runtime rt(opts.device, threads_per_rank(opts.threads, comm), "", comm.local_rank());
+  if (lead && !rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+  std::string allreduce = size == 1 ? "none (one process)" : "MPI";
+  if (size > 1 && rt.device() == Device::kCuda) {
+    const std::string why = comm.enable_device_allreduce(rt.gpu());
+    allreduce = why.empty() ? "NCCL" : "through the host (" + why + ")";
+  }
+  nlohmann::json out;
+  out["device"] = device_name(rt.device());
+  out["processes"] = size;
+  out["threads_per_process"] = rt.cpu_threads();
+  out["allreduce"] = allreduce;
+  out["hardware_threads"] = std::thread::hardware_concurrency();
+  out["results"] = nlohmann::json::array();
+  if (lead) {
+    std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each, allreduce %s\n", size,
+                device_name(rt.device()), rt.cpu_threads(), allreduce.c_str());
+    std::printf("%-16s %10s %6s %12s %14s %14s %16s %10s\n", "env", "num_envs", "rank", "params", "samples/s",
+                "iteration ms", "allreduce ms/it", "allreduce");
+  }
+  for (const std::string& name : opts.envs) {
+    for (const std::int64_t n : opts.num_envs) {
+      Config cfg = bench_config(opts, name);
+      cfg.env.num_envs = n;
+      if ((n * cfg.ppo.num_steps) % cfg.ppo.num_minibatches != 0) cfg.ppo.num_minibatches = 1;
+      auto env = rt.make_env(cfg);
+      if (size > 1) env->set_first_env(static_cast<i64>(rank) * n);
+      env->reset(1);
+      auto learner = rt.make_learner(cfg, *env);
+      learner->set_communicator(comm);
+      learner->start(1);
+      learner->iterate(1, 1000);  // warm-up: first touch of the buffers
+      const int iters = opts.steps > 0 ? static_cast<int>(std::max<std::int64_t>(1, opts.steps / cfg.ppo.num_steps))
+                                       : std::max(2, static_cast<int>((1 << 17) / (n * cfg.ppo.num_steps)));
+      comm.barrier();
+      const double reduce0 = comm.allreduce_seconds();
+      const i64 calls0 = comm.allreduce_calls();
+      const auto t0 = Clock::now();
+      for (int it = 2; it < 2 + iters; ++it) learner->iterate(it, 1000);
+      rt.synchronize();
+      const double seconds = seconds_since(t0);
+      const double reduce_ms = (comm.allreduce_seconds() - reduce0) * 1e3 / iters;
+      const double calls = static_cast<double>(comm.allreduce_calls() - calls0) / iters;
+      const double sps = static_cast<double>(learner->batch_size() * iters) / seconds;
+      const double it_ms = seconds * 1e3 / iters;
+      char mine[128];
+      std::snprintf(mine, sizeof mine, "%.17g %.17g %.17g %.17g", sps, it_ms, reduce_ms, calls);
+      const std::vector<std::string> all = comm.allgather(mine);
+      double total = 0, slowest_ms = 0;
+      nlohmann::json ranks = nlohmann::json::array();
+      for (int r = 0; r < size; ++r) {
+        double v[4] = {0, 0, 0, 0};
+        std::sscanf(all[static_cast<size_t>(r)].c_str(), "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]);
+        total += v[0];
+        slowest_ms = std::max(slowest_ms, v[1]);
+        ranks.push_back({{"rank", r},
+                         {"samples_per_second", v[0]},
+                         {"iteration_ms", v[1]},
+                         {"allreduce_ms_per_iteration", v[2]},
+                         {"allreduce_calls_per_iteration", v[3]},
+                         {"allreduce_share", v[1] > 0 ? v[2] / v[1] : 0.0}});
+        if (lead)
+          std::printf("%-16s %10lld %6d %12lld %14.4g %14.4g %16.4g %9.1f%%\n", name.c_str(), static_cast<long long>(n),
+                      r, static_cast<long long>(learner->num_params()), v[0], v[1], v[2],
+                      v[1] > 0 ? 100.0 * v[2] / v[1] : 0.0);
+      }
+      // The job's throughput: every process's batch per iteration of the slowest (they wait for it).
+      const double job_sps = static_cast<double>(learner->batch_size() * size) / (slowest_ms * 1e-3);
+      // The allreduce alone, the processes in step (a barrier first): what the transfer of one
+      // gradient costs, without the wait for a slower process that the iteration's figure includes.
+      std::vector<float> grad(static_cast<size_t>(learner->num_params()), 1.0f);
+      const int reps = 200;
+      comm.barrier();
+      const double bare0 = comm.allreduce_seconds();
+      for (int k = 0; k < reps; ++k) comm.allreduce_mean(grad.data(), learner->num_params());
+      const double bare_us = (comm.allreduce_seconds() - bare0) * 1e6 / reps;
+      double bare_max = bare_us;
+      if (size > 1) {
+        std::vector<double> all_us(static_cast<size_t>(size), 0.0);
+        all_us[static_cast<size_t>(rank)] = bare_us;
+        comm.allreduce_sum(all_us.data(), size);
+        bare_max = *std::max_element(all_us.begin(), all_us.end());
+      }
+      if (lead) {
+        std::printf("%-16s %10lld %6s %12s %14.4g   (sum of ranks %.4g); one gradient allreduce alone: %.1f us (%lld bytes)\n",
+                    name.c_str(), static_cast<long long>(n), "all", "", job_sps, total, bare_max,
+                    static_cast<long long>(learner->num_params() * 4));
+        std::fflush(stdout);
+      }
+      out["results"].push_back({{"env", name},
+                                {"num_envs_per_process", n},
+                                {"num_steps", cfg.ppo.num_steps},
+                                {"num_minibatches", cfg.ppo.num_minibatches},
+                                {"num_epochs", cfg.ppo.num_epochs},
+                                {"num_params", learner->num_params()},
+                                {"gradient_bytes", learner->num_params() * 4},
+                                {"iterations", iters},
+                                {"samples_per_second", job_sps},
+                                {"gradient_allreduce_us", bare_max},
+                                {"ranks", ranks}});
+    }
+  }
+  if (lead && !opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");
   return 0;
 }
 

@@ -25,6 +25,12 @@ struct BenchOptions {
 
 int run_bench(const BenchOptions& opts);
 
+// `rltrain bench --mpi` (and any bench under mpirun): PPO iterations of each env and num_envs on
+// every process of the job (rl/distributed.h), gradients averaged as in training; rank 0 prints,
+// per rank, samples/s, the iteration's wall time and the time spent in allreduce, and the job's
+// samples/s. A process started without mpirun is a job of one.
+int run_mpi_bench(const BenchOptions& opts);
+
 // Physics steps/s and control steps/s (per core too) of opts.model_path for each batch size in
 // opts.num_envs: every env draws random controls (sim/actuators.h random_ctrl) and takes
 // control_dt / timestep physics steps, in float, through parallel_for. Throws MjcfError for a bad

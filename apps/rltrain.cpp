@@ -20,6 +20,7 @@
 #include "apps/trainer.h"
 #include "envs/registry.h"
 #include "rl/checkpoint.h"
+#include "rl/distributed.h"
 #include "rl/files.h"
 #include "sim/mjcf.h"
 #include "viewer/viewer.h"  // ViewOptions (plain C++); run_view only with RLTRAIN_WITH_VIEWER
@@ -84,6 +85,18 @@ struct Command {
 }
 #endif
 
+// Several processes (mpirun, rl/distributed.h): set by the subcommands' flags, read by main before
+// the command runs.
+bool g_force_mpi = false;      // bench --mpi
+double g_mpi_timeout = 300.0;  // --mpi-timeout
+
+void add_mpi_timeout(CLI::App* sub) {
+  sub->add_option("--mpi-timeout", g_mpi_timeout,
+                  "Under mpirun: seconds a collective may wait for the other processes before the job is stopped "
+                  "(a dead or hung process; 0: wait forever)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 Command add_train(CLI::App& app) {
   struct Opts {
     rlt::TrainOptions train;
@@ -108,6 +121,7 @@ Command add_train(CLI::App& app) {
                                 "Start over in --run-dir when the run there stopped before its first checkpoint");
   t_config->excludes(t_resume);
   t_restart->excludes(t_resume);
+  add_mpi_timeout(t);
   auto* view_flag = t->add_flag(
       "--view", o->view, "Watch the run live: a viewer window plays the latest checkpoint on its own small CPU batch");
   t->add_option(
@@ -132,13 +146,14 @@ Command add_train(CLI::App& app) {
             if (*t_seed) o->train.seed = o->seed;
 #if defined(RLTRAIN_WITH_VIEWER)
             if (o->view) {
+              if (rlt::world().size() > 1) throw rlt::ConfigError("--view: not under mpirun (one process only)");
               o->view_opts.headless = !o->view_opts.out_dir.empty();
               if (o->view_opts.headless) o->view_opts.width = 480, o->view_opts.height = 270;
               return rlt::run_train_with_view(o->train, o->view_opts, o->view_every);
             }
 #endif
             const rlt::TrainResult r = rlt::train(o->train);
-            rlt::print_train_result(r);
+            if (rlt::world().rank() == 0) rlt::print_train_result(r);
             return r.diverged ? rlt::kExitDiverged : r.stop_signal ? rlt::kExitInterrupted : 0;
           }};
 }
@@ -256,11 +271,16 @@ Command add_bench(CLI::App& app) {
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
   b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
+  auto* b_mpi = b->add_flag("--mpi", g_force_mpi,
+                            "PPO samples/s per process and for the job, and the time in allreduce per iteration "
+                            "(implied under mpirun; alone: a job of one process)");
+  add_mpi_timeout(b);
   auto* b_model = b->add_option("--model", bench.model_path,
                                 "MJCF model: measure physics and control steps/s with random controls instead of envs");
   b->add_option("--control-dt", bench.control_dt,
                 "With --model: seconds per control step (a whole number of physics steps)");
   b_model->excludes(b_env);
+  b_model->excludes(b_mpi);
   return {b, [o, b_sizes]() {
             rlt::BenchOptions& bench = o->bench;
             if (!bench.model_path.empty()) {
@@ -279,6 +299,10 @@ Command add_bench(CLI::App& app) {
                 else bench.envs.push_back(item);
             }
             bench.ppo = !o->no_ppo;
+            if (g_force_mpi || rlt::world().size() > 1) {
+              if (!b_sizes->count()) bench.num_envs = {256};
+              return rlt::run_mpi_bench(bench);
+            }
             return rlt::run_bench(bench);
           }};
 }
@@ -312,26 +336,39 @@ Command add_inspect(CLI::App& app) {
 }
 
 // Runs the chosen command; bad input (config, flag, checkpoint, model) is exit code 2.
+// A process of a job of several (mpirun) names its rank in its error lines, and, when it failed
+// alone (g_job_wide_exit false), main stops the whole job rather than leave the others waiting.
+bool g_job_wide_exit = true;
+std::string rank_prefix() {
+  return rlt::world().size() > 1 ? "rank " + std::to_string(rlt::world().rank()) + ": " : "";
+}
+
 int run_guarded(const std::function<int()>& run) {
   try {
     return run();
+  } catch (const rlt::JobStopped& err) {  // every process of the job stops on it; one says why
+    if (err.print()) std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return err.exit_code();
   } catch (const rlt::ConfigError& err) {
-    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    std::fprintf(stderr, "rltrain: error: %s%s\n", rank_prefix().c_str(), err.what());
     return 2;
   } catch (const rlt::MjcfError& err) {
-    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    std::fprintf(stderr, "rltrain: error: %s%s\n", rank_prefix().c_str(), err.what());
     return 2;
   } catch (const rlt::CheckpointError& err) {
-    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    std::fprintf(stderr, "rltrain: error: %s%s\n", rank_prefix().c_str(), err.what());
     return 2;
   } catch (const rlt::IoError& err) {
-    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    std::fprintf(stderr, "rltrain: error: %s%s\n", rank_prefix().c_str(), err.what());
     return rlt::kExitIo;
+  } catch (const rlt::DistributedError& err) {  // a collective failed: another process died
+    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    return rlt::kExitJob;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "rltrain: error: out of memory (fewer envs, a smaller model or policy, or more memory)\n");
     return rlt::kExitIo;
   } catch (const std::exception& err) {
-    std::fprintf(stderr, "rltrain: error: %s\n", err.what());
+    std::fprintf(stderr, "rltrain: error: %s%s\n", rank_prefix().c_str(), err.what());
     return 1;
   }
 }
@@ -351,9 +388,36 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rltrain: error: %s (see rltrain --help)\n", err.what());
     return 2;
   }
+  // Under mpirun (or bench --mpi): MPI, before anything else runs. Error lines of a job name the
+  // process's rank.
+  const int init_code = run_guarded([] {
+    rlt::init_world(g_force_mpi, g_mpi_timeout);
+    return 0;
+  });
+  if (init_code != 0) return init_code;
+  struct Finalize {
+    ~Finalize() { rlt::finalize_world(); }
+  } finalize;
   for (const Command& c : commands) {
     if (!*c.sub) continue;
-    const int code = run_guarded(c.run);
+    int code = 0;
+    if (rlt::world().size() > 1) {
+      g_job_wide_exit = false;
+      code = run_guarded([&] {
+        try {
+          const int rc = c.run();
+          g_job_wide_exit = true;  // every process ran to the same end
+          return rc;
+        } catch (const rlt::JobStopped&) {
+          g_job_wide_exit = true;
+          throw;
+        }
+      });
+      // A process that failed alone stops the others at once, rather than leaving them waiting.
+      if (!g_job_wide_exit) rlt::abort_world("", code != 0 ? code : 1);
+    } else {
+      code = run_guarded(c.run);
+    }
     // Output nobody could receive (a full disk, a closed pipe) is a failure, not a success.
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
       std::fprintf(stderr, "rltrain: error: cannot write to standard output (%s)\n", std::strerror(errno));

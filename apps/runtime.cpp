@@ -17,7 +17,8 @@ struct Runtime::Cuda {
 struct Runtime::Cuda {};
 #endif
 
-Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& config_source) : m_cpu(cpu_threads) {
+Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& config_source, int local_rank)
+    : m_cpu(cpu_threads) {
   const std::string where = config_source.empty() ? "--device" : config_source + ": train.device";
   if (want == "cpu") {
     m_device = Device::kCpu;
@@ -32,9 +33,15 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
     return;
   }
 #if defined(RLTRAIN_WITH_CUDA)
-  m_cuda = std::make_unique<Cuda>(Cuda{CudaExecutor(0)});
+  // One GPU per process of a job: the process's rank on its machine picks it.
+  const int gpu = local_rank % probe.device_count;
+  m_gpu = gpu;
+  m_cuda = std::make_unique<Cuda>(Cuda{CudaExecutor(gpu)});
   m_device = Device::kCuda;
   if (want == "auto") m_note = "device auto: using CUDA (" + probe.reason + ")";
+  if (gpu != 0) m_note += (m_note.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(gpu);
+#else
+  (void)local_rank;
 #endif
 }
 

@@ -18,12 +18,14 @@ class Runtime final : public HostCopies {
  public:
   // want: auto | cpu | cuda. auto picks CUDA when a GPU answers (note() then says which) and
   // falls back to the CPU with one line saying why; cuda without a GPU throws ConfigError.
-  Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "");
+  // local_rank: a process of a job (rl/distributed.h) takes GPU local_rank modulo the GPUs it sees.
+  Runtime(const std::string& want, int cpu_threads, const std::string& config_source = "", int local_rank = 0);
   ~Runtime() override;
 
   Device device() const { return m_device; }
   const std::string& note() const { return m_note; }
   int cpu_threads() const { return m_cpu.num_threads(); }
+  int gpu() const { return m_gpu; }  // the CUDA device index (when device() is kCuda)
   const CpuExecutor& cpu() const { return m_cpu; }
 
   // Throws std::invalid_argument for an unknown env.
@@ -51,6 +53,7 @@ class Runtime final : public HostCopies {
 
  private:
   Device m_device = Device::kCpu;
+  int m_gpu = 0;
   std::string m_note;
   CpuExecutor m_cpu;
   struct Cuda;

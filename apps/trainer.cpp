@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +20,9 @@
 #include "apps/runtime.h"
 #include "apps/tensorboard.h"
 #include "rl/checkpoint.h"
+#include "rl/distributed.h"
 #include "rl/files.h"
+#include "sim/mjcf.h"
 
 namespace fs = std::filesystem;
 
@@ -292,7 +296,7 @@ class ProgressPrinter {
 };
 
 void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, const TrainProgress& progress,
-                   const TrainResult& result, std::int64_t num_iterations) {
+                   const TrainResult& result, std::int64_t num_iterations, int processes) {
   nlohmann::json s;
   s["env"] = cfg.env.name;
   s["final_mean_return"] =
@@ -307,6 +311,7 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
       result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
   s["device"] = device_name(rt.device());
   s["threads"] = rt.cpu_threads();
+  s["processes"] = processes;  // ranks of the job (mpirun -np), each with config's num_envs envs
   s["seed"] = cfg.train.seed;
   s["reached_target"] = result.reached_target;
   s["finished"] = result.reached_target || progress.iteration >= num_iterations;
@@ -317,6 +322,90 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["skipped_updates"] = progress.skipped_updates;
   s["checkpoint"] = (dir / "checkpoints" / "latest.safetensors").string();
   write_text_atomic((dir / "summary.json").string(), s.dump(2) + "\n");
+}
+
+// The facts every process of a job must share, as "key = value" lines (rl/distributed.h
+// first_disagreement names the first that differs).
+std::string job_fingerprint(const Config& cfg, const Runtime& rt, const VecEnv& env, const Learner& learner,
+                            const Checkpoint* ckpt) {
+  std::string f = toml_fingerprint_lines(to_toml(cfg));
+  f += std::string("device (resolved) = ") + device_name(rt.device()) + "\n";
+  const EnvSpec& spec = env.spec();
+  f += "env spec = " + spec.name + " obs " + std::to_string(spec.observation.dim) + " act " +
+       std::to_string(spec.action.dim) + (spec.action.discrete ? " discrete" : " continuous") + " critic obs " +
+       std::to_string(spec.critic_obs_dim) + "\n";
+  std::string params;
+  for (const auto& p : env.params()) params += p.name + "=" + fmt(p.value) + ";";
+  f += "env parameters (hash) = " + fnv1a_hex(params.data(), params.size()) + "\n";
+  std::string geoms;  // the env's model as drawn: a robot asset that differs between machines shows here
+  for (const DrawGeom& g : env.draw_geoms()) {
+    geoms += std::to_string(g.type);
+    for (float v : g.size) geoms += "," + fmt(v);
+    geoms += ";";
+  }
+  f += "env model (hash) = " + fnv1a_hex(geoms.data(), geoms.size()) + "\n";
+  f += "policy parameter count = " + std::to_string(learner.num_params()) + "\n";
+  if (ckpt != nullptr) {
+    std::string crcs;
+    for (const auto& [k, v] : ckpt->file.metadata)
+      if (k.rfind("crc32:", 0) == 0) crcs += v;
+    f += "checkpoint (hash) = " + fnv1a_hex(crcs.data(), crcs.size()) + "\n";
+  }
+  return f;
+}
+
+// rltrain's exit code for an exception (as apps/rltrain.cpp maps them).
+int exit_code_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const ConfigError&) {
+    return 2;
+  } catch (const CheckpointError&) {
+    return 2;
+  } catch (const MjcfError&) {
+    return 2;
+  } catch (const IoError&) {
+    return kExitIo;
+  } catch (const std::bad_alloc&) {
+    return kExitIo;
+  } catch (...) {
+    return 1;
+  }
+}
+
+// Before the first collective of a job: every process says whether it got ready (or the error it
+// met) and what it runs. Any error, or any difference, stops every process with one line: printed by
+// the lowest rank that failed (or rank 0 for a difference), the others exit with the same code
+// silently (JobStopped). A process alone just rethrows its error.
+void agree_to_start(Communicator& comm, const std::exception_ptr& error, const std::string& fingerprint) {
+  if (comm.size() == 1) {
+    if (error) std::rethrow_exception(error);
+    return;
+  }
+  std::string mine = "ok\n" + fingerprint;
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      mine = "error " + std::to_string(exit_code_of(error)) + "\n" + e.what();
+    } catch (...) {
+      mine = "error 1\nunknown error";
+    }
+  }
+  const std::vector<std::string> all = comm.allgather(mine);
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].rfind("error ", 0) != 0) continue;
+    const size_t nl = all[r].find('\n');
+    const int code = std::stoi(all[r].substr(6, nl - 6));
+    const std::string what = all[r].substr(nl + 1);
+    const bool print = static_cast<int>(r) == comm.rank();
+    throw JobStopped(code, (r == 0 ? "" : "rank " + std::to_string(r) + ": ") + what, print);
+  }
+  std::vector<std::string> prints;
+  for (const std::string& a : all) prints.push_back(a.substr(3));
+  const std::string diff = first_disagreement(prints);
+  if (!diff.empty())
+    throw JobStopped(2, "the processes of the job differ: " + diff + "; start them all the same way", comm.rank() == 0);
 }
 
 }  // namespace
@@ -332,62 +421,116 @@ void print_train_result(const TrainResult& r) {
 }
 
 TrainResult train(const TrainOptions& opts) {
-  // 1. Everything that can be wrong with the input is checked before anything is written.
+  // A job of several processes (mpirun -np N, rl/distributed.h): each owns cfg's num_envs envs
+  // (envs [rank x num_envs, ...) of the job's), the learners average their gradients, and rank 0
+  // alone writes the run directory. One process: comm is SingleProcess and nothing below changes.
+  Communicator& comm = world();
+  const int world_size = comm.size(), rank = comm.rank();
+  const bool lead = rank == 0;  // writes the run directory and prints
+
+  // 1. Everything that can be wrong with the input is checked before anything is written (and,
+  // in a job, before the first collective: every process learns of any one's error).
   const bool resuming = !opts.resume_dir.empty();
   std::string ckpt_path;
-  const Config cfg = resolve_train_config(opts, ckpt_path);
-  Runtime rt(cfg.train.device, cfg.train.threads, opts.device.empty() ? cfg.source : "");
-  auto env = rt.make_env(cfg);
-  env->reset(cfg.train.seed);
-  auto learner = rt.make_learner(cfg, *env);
+  Config cfg;
+  std::unique_ptr<Runtime> rt_ptr;
+  std::unique_ptr<VecEnv> env;
+  std::unique_ptr<Learner> learner;
+  std::optional<Checkpoint> ckpt;
+  std::string fingerprint;
+  std::exception_ptr error;
   TrainProgress progress;
-  if (resuming) {
-    const Checkpoint ckpt = read_checkpoint(ckpt_path);
-    restore_checkpoint(ckpt, *learner, false, env.get(), &progress);
-  } else {
-    learner->start(cfg.train.seed);
+  try {
+    if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
+    cfg = resolve_train_config(opts, ckpt_path);
+    rt_ptr = std::make_unique<Runtime>(cfg.train.device, threads_per_rank(cfg.train.threads, comm),
+                                       opts.device.empty() ? cfg.source : "", comm.local_rank());
+    env = rt_ptr->make_env(cfg);
+    if (world_size > 1) env->set_first_env(static_cast<i64>(rank) * env->num_envs());
+    env->reset(cfg.train.seed);
+    learner = rt_ptr->make_learner(cfg, *env);
+    learner->set_communicator(comm);
+    if (resuming) {
+      ckpt = read_checkpoint(ckpt_path);
+      const int saved = checkpoint_world_size(*ckpt);
+      if (saved != world_size)
+        throw CheckpointError(ckpt_path + ": metadata \"world_size\": the run was trained by " + std::to_string(saved) +
+                              (saved == 1 ? " process" : " processes") + ", this call has " +
+                              std::to_string(world_size) + "; resume it with " +
+                              (saved == 1 ? "one process (no mpirun)" : "mpirun -np " + std::to_string(saved)));
+      restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, false, env.get(), &progress);
+    } else if (lead) {
+      claim_run_dir(fs::path(opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir), opts.restart);
+    }
+    if (world_size > 1) fingerprint = job_fingerprint(cfg, *rt_ptr, *env, *learner, ckpt ? &*ckpt : nullptr);
+  } catch (...) {
+    error = std::current_exception();
   }
-  const std::int64_t batch = learner->batch_size();
+  agree_to_start(comm, error, fingerprint);
+  Runtime& rt = *rt_ptr;
+  // GPUs: NCCL averages device buffers where it can (all processes agree), else the host does.
+  std::string allreduce_note;
+  if (world_size > 1 && rt.device() == Device::kCuda) {
+    const std::string why = comm.enable_device_allreduce(rt.gpu());
+    allreduce_note = why.empty() ? "allreduce: NCCL" : "allreduce through the host (" + why + ")";
+  }
+  if (!resuming) learner->start(cfg.train.seed);  // collective in a job (normalizer moments, weights)
+  // A job's iteration takes batch env steps on every process; train.total_env_steps counts them all.
+  const std::int64_t batch = learner->batch_size() * world_size;
   const std::int64_t num_iterations = (cfg.train.total_env_steps + batch - 1) / batch;
 
-  // 2. The run directory.
+  // 2. The run directory (rank 0's).
   TrainResult result;
   result.run_dir = resuming ? opts.resume_dir : (opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir);
   const fs::path dir(result.run_dir);
-  if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
-  std::ofstream metrics = open_run_dir(dir, cfg, resuming, opts.restart, progress.iteration);
-  // TensorBoard: a new event file per call; a resumed run's starts where the checkpoint left off.
-  TensorBoardWriter tensorboard(dir.string(), resuming ? progress.env_steps : -1);
-  tensorboard.add_text(progress.env_steps, "config", "```toml\n" + to_toml(cfg) + "```\n");
+  std::ofstream metrics;
+  std::optional<TensorBoardWriter> tensorboard;
+  if (lead) {
+    metrics = open_run_dir(dir, cfg, resuming, opts.restart, progress.iteration);
+    // TensorBoard: a new event file per call; a resumed run's starts where the checkpoint left off.
+    tensorboard.emplace(dir.string(), resuming ? progress.env_steps : -1);
+    tensorboard->add_text(progress.env_steps, "config", "```toml\n" + to_toml(cfg) + "```\n");
+  }
   const std::vector<std::string> tags = metric_tags();
-  if (!opts.quiet) {
+  const bool quiet = opts.quiet || !lead;
+  if (!quiet) {
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+    if (!allreduce_note.empty()) std::fprintf(stderr, "%s\n", allreduce_note.c_str());
+    std::string procs;
+    if (world_size > 1) procs = std::to_string(world_size) + " processes x ";
     std::fprintf(
         stderr,
-        "rltrain train: env %s, %lld envs, device %s (%d threads), %lld iterations of %lld steps, run dir %s%s\n",
-        cfg.env.name.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()), rt.cpu_threads(),
-        static_cast<long long>(num_iterations), static_cast<long long>(batch), result.run_dir.c_str(),
-        resuming ? " (resumed)" : "");
+        "rltrain train: env %s, %s%lld envs, device %s (%d threads%s), %lld iterations of %lld steps, run dir %s%s\n",
+        cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()),
+        rt.cpu_threads(), world_size > 1 ? " each" : "", static_cast<long long>(num_iterations),
+        static_cast<long long>(batch), result.run_dir.c_str(), resuming ? " (resumed)" : "");
   }
 
   // 3. The loop: iterate, record, checkpoint, report; stop at the end or at the target.
   const auto t0 = Clock::now();
   const double wall_before = progress.wall_seconds;
-  ProgressPrinter printer(opts.quiet, num_iterations);
+  ProgressPrinter printer(quiet, num_iterations);
   const std::int64_t first = progress.iteration + 1;
   const std::int64_t last =
       opts.max_iterations > 0 ? std::min(num_iterations, progress.iteration + opts.max_iterations) : num_iterations;
   auto last_save = Clock::now();
   std::int64_t saved_iteration = progress.iteration;
+  // Collective in a job: every process's env state goes to rank 0, which writes the file.
   auto checkpoint = [&](std::int64_t it) {
     last_save = Clock::now();
     saved_iteration = it;
+    std::vector<std::string> others;
+    if (world_size > 1) {
+      others = comm.gather(pack_process_state(*learner, *env));
+      if (lead) others.erase(others.begin());  // rank 0's own state is learner's and env's
+    }
+    if (!lead) return;
     const std::string latest = (dir / "checkpoints" / "latest.safetensors").string();
-    save_checkpoint(latest, cfg, *learner, *env, progress);
+    save_checkpoint(latest, cfg, *learner, *env, progress, others);
     if (cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) {
       char name[64];
       std::snprintf(name, sizeof name, "iter_%06lld.safetensors", static_cast<long long>(it));
-      save_checkpoint((dir / "checkpoints" / name).string(), cfg, *learner, *env, progress);
+      save_checkpoint((dir / "checkpoints" / name).string(), cfg, *learner, *env, progress, others);
     }
   };
   const StopSignals signals;
@@ -407,6 +550,16 @@ TrainResult train(const TrainOptions& opts) {
     progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
     progress.skipped_updates += st.skipped_updates;
     result.nonfinite_resets = env->num_nonfinite_resets();
+    // What differs between the processes of a job, agreed on so that all take the same branches
+    // below: a stop signal on any, rank 0's clock for a timed checkpoint, all envs' non-finite resets.
+    double shared[3] = {0, 0, static_cast<double>(result.nonfinite_resets)};
+    if (world_size > 1) {
+      shared[0] = signals.caught();
+      shared[1] = lead && save_seconds > 0 &&
+                  std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
+      comm.allreduce_sum(shared, 3);
+      result.nonfinite_resets = static_cast<std::int64_t>(shared[2]);
+    }
     const double sps = static_cast<double>(batch) / it_seconds;
     const std::vector<double> values = metric_values(st, progress, sps, result.nonfinite_resets);
     // A write that fails (disk full, a file-size limit) stops the run with what to do next.
@@ -416,18 +569,21 @@ TrainResult train(const TrainOptions& opts) {
                        " is kept: free space, then --resume " + result.run_dir
                  : std::string("; no checkpoint yet: free space, then start over with --restart");
     };
-    metrics << metrics_row(values) << "\n" << std::flush;
-    if (!metrics)
-      throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?)" + io_hint());
-    try {
-      tensorboard.add_scalars(progress.env_steps, tags, values);
-    } catch (const IoError& e) {
-      throw IoError(e.what() + std::string(" (disk full or a file-size limit?)") + io_hint());
+    if (lead) {
+      metrics << metrics_row(values) << "\n" << std::flush;
+      if (!metrics)
+        throw IoError((dir / "metrics.csv").string() + ": write failed (disk full or a file-size limit?)" + io_hint());
+      try {
+        tensorboard->add_scalars(progress.env_steps, tags, values);
+      } catch (const IoError& e) {
+        throw IoError(e.what() + std::string(" (disk full or a file-size limit?)") + io_hint());
+      }
     }
     // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
     // (written before the run of skips began, or earlier) and writing no new one.
     if (cfg.train.max_skipped_updates > 0 && st.consecutive_skipped >= cfg.train.max_skipped_updates) {
       result.diverged = true;
+      if (!lead) break;
       printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), true,
                     result.nonfinite_resets);
       std::fprintf(stderr,
@@ -443,10 +599,12 @@ TrainResult train(const TrainOptions& opts) {
     const bool reached = cfg.train.stop_at_target &&
                          progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
                          progress.mean_return() >= cfg.train.target_return;
-    result.stop_signal = signals.caught();
+    result.stop_signal = world_size > 1 ? (shared[0] > 0 ? (signals.caught() ? signals.caught() : SIGTERM) : 0)
+                                        : signals.caught();
     const bool final_it = it == last || reached || result.stop_signal;
-    const bool due =
-        save_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
+    const bool due = world_size > 1 ? shared[1] > 0
+                                    : save_seconds > 0 &&
+                                          std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
     if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it || due) checkpoint(it);
     printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it,
                   result.nonfinite_resets);
@@ -455,6 +613,7 @@ TrainResult train(const TrainOptions& opts) {
       break;
     }
     if (result.stop_signal) {
+      if (!lead) break;
       std::fprintf(stderr,
                    "rltrain train: stopped by %s after iteration %lld; checkpoint written, continue with "
                    "rltrain train --resume %s\n",
@@ -469,7 +628,7 @@ TrainResult train(const TrainOptions& opts) {
   result.env_steps = progress.env_steps;
   result.iterations = progress.iteration;
   result.wall_seconds = progress.wall_seconds;
-  write_summary(dir, cfg, rt, progress, result, num_iterations);
+  if (lead) write_summary(dir, cfg, rt, progress, result, num_iterations, world_size);
   return result;
 }
 

@@ -40,10 +40,12 @@ struct TrainResult {
 
 // Exit codes of `rltrain` (README): 0 done, 1 internal error, 2 bad input, 3 stopped by a signal
 // after writing a checkpoint (resume with --resume), 4 diverged (non-finite updates; the last good
-// checkpoint is kept), 5 a write failed or memory ran out.
+// checkpoint is kept), 5 a write failed or memory ran out, 6 under mpirun: another process of the
+// job died or stopped answering (the last checkpoint is kept).
 constexpr int kExitInterrupted = 3;
 constexpr int kExitDiverged = 4;
-constexpr int kExitIo = 5;  // a write failed (IoError, rl/files.h) or memory ran out
+constexpr int kExitIo = 5;   // a write failed (IoError, rl/files.h) or memory ran out
+constexpr int kExitJob = 6;  // a collective failed or timed out (rl/distributed.h; the watchdog's exit code too)
 
 // Throws ConfigError / CheckpointError for bad input (the CLI maps them to exit code 2).
 TrainResult train(const TrainOptions& opts);

@@ -11,6 +11,7 @@
 
 #include <Eigen/QR>
 
+#include "rl/distributed.h"
 #include "rl/mlp.h"
 #include "rl/ppo_math.h"
 
@@ -154,9 +155,11 @@ class ActorCritic {
   }
 
   // Gradient of the minibatch PPO loss into grads (every entry overwritten) and the minibatch
-  // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory).
+  // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory). With comm (several
+  // processes, each with its own minibatch of the same size), advantages are normalized by the
+  // moments of all processes' minibatches together, as one process holding them all would.
   void loss_and_grad(const Exec& exec, const T* params, const MinibatchView<T>& mb, const PpoCoefs<T>& coefs, T* grads,
-                     double* stat_sums) {
+                     double* stat_sums, Communicator* comm = nullptr) {
     const i64 rows = mb.rows;
     const T* head = m_actor.forward(exec, params, mb.obs, rows);
     if (m_spec.asymmetric() && mb.critic_obs == nullptr)
@@ -165,6 +168,7 @@ class ActorCritic {
     if (coefs.normalize_advantages) {
       reduce_sum(exec, rows, ValueOf<T>{mb.advantage}, m_adv_moments.data());
       reduce_sum(exec, rows, SquareOf<T>{mb.advantage}, m_adv_moments.data() + 1);
+      if (comm != nullptr) exec_allreduce_sum(exec, *comm, m_adv_moments.data(), 2);
     }
     PpoLossGrad<T> f{head,
                      params + m_log_std_offset,
@@ -183,7 +187,8 @@ class ActorCritic {
                      m_spec.act_dim,
                      m_spec.discrete,
                      rows,
-                     coefs};
+                     coefs,
+                     comm != nullptr ? rows * comm->size() : 0};
     parallel_for(exec, rows, f);
     m_actor.backward(exec, params, m_d_head.data(), grads);
     m_critic.backward(exec, params, m_d_value.data(), grads);

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace rlt {
@@ -74,8 +75,104 @@ std::int64_t first_nonfinite(const std::vector<T>& v) {
 
 }  // namespace
 
+namespace {
+
+// The learner arrays that differ between the processes of a job (one value per env).
+bool per_process_array(const std::string& name) { return name == "disc_return"; }
+
+// Tensors as bytes and back: name, dtype, shape, data, each length-prefixed.
+template <class T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T take(const std::string& in, size_t& at) {
+  T v{};
+  if (at + sizeof v > in.size()) throw std::runtime_error("truncated process state");
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+
+std::string pack_tensors(const std::vector<Tensor>& tensors) {
+  std::string out;
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(tensors.size()));
+  for (const Tensor& t : tensors) {
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(t.name.size()));
+    out += t.name;
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(t.dtype));
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(t.shape.size()));
+    for (std::int64_t d : t.shape) put<std::int64_t>(out, d);
+    put<std::uint64_t>(out, t.data.size());
+    out.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
+  }
+  return out;
+}
+
+std::vector<Tensor> unpack_tensors(const std::string& in) {
+  size_t at = 0;
+  std::vector<Tensor> out(take<std::uint32_t>(in, at));
+  for (Tensor& t : out) {
+    const auto len = take<std::uint32_t>(in, at);
+    if (at + len > in.size()) throw std::runtime_error("truncated process state");
+    t.name = in.substr(at, len);
+    at += len;
+    t.dtype = static_cast<DType>(take<std::uint32_t>(in, at));
+    t.shape.resize(take<std::uint32_t>(in, at));
+    for (std::int64_t& d : t.shape) d = take<std::int64_t>(in, at);
+    const auto bytes = take<std::uint64_t>(in, at);
+    if (at + bytes > in.size()) throw std::runtime_error("truncated process state");
+    t.data.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + bytes));
+    at += bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string pack_process_state(const Learner& learner, const VecEnv& env) {
+  std::vector<Tensor> tensors;
+  for (const StateBlob& b : env.save_state()) tensors.push_back(make_tensor("env/" + b.name, b.bytes));
+  for (const NamedArray& a : learner.save())
+    if (per_process_array(a.name)) tensors.push_back(make_tensor("learner/" + a.name, a.f32));
+  return pack_tensors(tensors);
+}
+
+int checkpoint_world_size(const Checkpoint& ckpt) {
+  const auto it = ckpt.file.metadata.find("world_size");
+  return it == ckpt.file.metadata.end() ? 1 : meta_int(ckpt.file.source, "world_size", it->second);
+}
+
+Checkpoint checkpoint_for_rank(const Checkpoint& ckpt, int rank) {
+  if (rank == 0) return ckpt;
+  const std::string prefix = "rank" + std::to_string(rank) + "/";
+  Checkpoint c;
+  c.config = ckpt.config;
+  c.file.source = ckpt.file.source;
+  c.file.metadata = ckpt.file.metadata;
+  std::vector<Tensor> mine;
+  for (const Tensor& t : ckpt.file.tensors)
+    if (t.name.rfind(prefix, 0) == 0) {
+      mine.push_back(t);
+      mine.back().name = t.name.substr(prefix.size());
+    }
+  if (mine.empty())
+    throw CheckpointError(ckpt.file.source + ": no tensors \"" + prefix + "*\": not written by a job of more than " +
+                          std::to_string(rank) + " processes");
+  auto replaced = [&](const std::string& name) {
+    if (name.rfind("rank", 0) == 0) return true;  // other processes' state
+    for (const Tensor& t : mine)
+      if (t.name == name) return true;
+    return name.rfind("env/", 0) == 0;  // rank 0's envs
+  };
+  for (const Tensor& t : ckpt.file.tensors)
+    if (!replaced(t.name)) c.file.tensors.push_back(t);
+  for (Tensor& t : mine) c.file.tensors.push_back(std::move(t));
+  return c;
+}
+
 void save_checkpoint(const std::string& path, const Config& cfg, const Learner& learner, const VecEnv& env,
-                     const TrainProgress& progress) {
+                     const TrainProgress& progress, const std::vector<std::string>& other_processes) {
   TensorFile f;
   const PolicySpec& ps = learner.policy_spec();
   f.metadata["format"] = kCheckpointFormat;
@@ -103,6 +200,14 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
                                   std::vector<float>(progress.recent_returns.begin(), progress.recent_returns.end())));
   f.tensors.push_back(make_tensor("progress/recent_lengths", std::vector<std::int32_t>(progress.recent_lengths.begin(),
                                                                                        progress.recent_lengths.end())));
+  f.metadata["world_size"] = std::to_string(1 + other_processes.size());
+  for (size_t r = 0; r < other_processes.size(); ++r) {
+    const std::string prefix = "rank" + std::to_string(r + 1) + "/";
+    for (Tensor& t : unpack_tensors(other_processes[r])) {
+      t.name = prefix + t.name;
+      f.tensors.push_back(std::move(t));
+    }
+  }
   for (const Tensor& t : f.tensors) f.metadata["crc32:" + t.name] = tensor_crc(t);
   write_safetensors(path, f);
 }
@@ -215,7 +320,7 @@ void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_on
     const Tensor* skipped = ckpt.file.find("progress/skipped_updates");  // absent in older checkpoints
     progress->skipped_updates = skipped ? tensor_values<std::int64_t>(*skipped, {1}, src)[0] : 0;
     // Counters out of range would mislead the resume (metrics trimmed to nothing, a wrong schedule).
-    const std::int64_t batch = learner.batch_size();
+    const std::int64_t batch = learner.batch_size() * checkpoint_world_size(ckpt);  // a job's iteration: every process's batch
     if (progress->iteration < 0 || progress->env_steps != progress->iteration * batch || progress->episodes < 0 ||
         progress->skipped_updates < 0 || !(progress->wall_seconds >= 0) || !std::isfinite(progress->wall_seconds))
       throw CheckpointError(src + ": tensor \"progress/counters\": out of range (iteration " +

@@ -30,9 +30,17 @@ struct TrainProgress {
   void add_episode(float ret, std::int32_t len, std::size_t window);
 };
 
-// Writes atomically (temp file, fsync, rename).
+// Writes atomically (temp file, fsync, rename). The metadata "world_size" records how many
+// processes trained it (rl/distributed.h): 1 + other_processes.size(), where other_processes are
+// ranks 1.. of a job's pack_process_state (rank 0's state is learner's and env's), stored as
+// rank<r>/env/* and rank<r>/learner/*.
 void save_checkpoint(const std::string& path, const Config& cfg, const Learner& learner, const VecEnv& env,
-                     const TrainProgress& progress);
+                     const TrainProgress& progress, const std::vector<std::string>& other_processes = {});
+
+// What differs between the processes of a job: the state of its envs and its learner's per-env
+// arrays (the running discounted return), as bytes for gathering to rank 0.
+std::string pack_process_state(const Learner& learner, const VecEnv& env);
+
 
 struct Checkpoint {
   TensorFile file;
@@ -41,6 +49,12 @@ struct Checkpoint {
 
 // Reads and checks the format; throws CheckpointError("<file>: ...").
 Checkpoint read_checkpoint(const std::string& path);
+
+// How many processes trained the checkpoint (1 when it predates the metadata).
+int checkpoint_world_size(const Checkpoint& ckpt);
+// The checkpoint as process `rank` of its job restores it: that rank's env and per-env learner
+// arrays in place of rank 0's (CheckpointError naming the file when they are missing).
+Checkpoint checkpoint_for_rank(const Checkpoint& ckpt, int rank);
 
 // Restores the learner (policy_only: weights and normalizer only) and, unless env is null, the
 // env and progress. Shape mismatches throw CheckpointError naming the file and tensor, with a

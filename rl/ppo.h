@@ -11,6 +11,7 @@
 
 #include "rl/actor_critic.h"
 #include "rl/config.h"
+#include "rl/distributed.h"
 #include "sim/vec_env.h"
 
 namespace rlt {
@@ -68,9 +69,10 @@ struct RunningMoments {
   }
 };
 
-// Folds a batch (n rows x dim, row-major) into running moments.
+// Folds a batch (n rows x dim, row-major) into running moments. With comm, every process folds
+// its batch of n rows, and all fold the union of the batches (the same moments on every process).
 template <class Exec>
-void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n);
+void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n, Communicator* comm = nullptr);
 
 // A named host array of the learner's state, for checkpoints.
 struct NamedArray {
@@ -100,6 +102,12 @@ class Learner {
   virtual const PolicySpec& policy_spec() const = 0;
   virtual i64 num_params() const = 0;
   virtual i64 batch_size() const = 0;
+  // Joins a data-parallel job (rl/distributed.h), before start() or load(): this learner's envs are
+  // envs [rank x num_envs, (rank + 1) x num_envs) of the job's (its action draws keyed so), the
+  // gradient is averaged over the job's processes once per minibatch, advantages are normalized
+  // and the normalizers and iteration statistics merged over all of them. Without a call (or with
+  // a job of one process) the learner runs exactly as it does alone.
+  virtual void set_communicator(Communicator& comm) = 0;
 };
 
 template <class Exec>
@@ -118,6 +126,7 @@ class Ppo final : public Learner {
   const PolicySpec& policy_spec() const override { return m_ac.spec(); }
   i64 num_params() const override { return m_ac.num_params(); }
   i64 batch_size() const override { return m_batch; }
+  void set_communicator(Communicator& comm) override;
 
   // The last rollout as stored (executor memory), for tests: values V(s_t) (num_steps x num_envs)
   // and the truncation bootstrap gamma * V(final obs) (0 where the step did not truncate).
@@ -169,6 +178,10 @@ class Ppo final : public Learner {
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
   FBuf m_mb_cobs;                    // (minibatch x critic_dim) normalized (asymmetric only)
   std::vector<double> m_host_block;  // host mirror of m_block
+  // Data-parallel job (set_communicator): null, or a job of more than one process.
+  Communicator* m_comm = nullptr;
+  int m_world = 1;     // processes in the job
+  u32 m_first_row = 0; // global index of this process's env 0
 };
 
 }  // namespace rlt

@@ -170,15 +170,54 @@ struct ResidualOf {  // returns - values, and its square
 // ---- moments ------------------------------------------------------------------------------------
 
 template <class Exec>
-void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n) {
+void update_moments(const Exec& exec, RunningMoments<Exec>& m, const float* x, i64 n, Communicator* comm) {
   if (n <= 0) return;
+  // Several processes: the sums first (so every process centres on the union's mean), then the
+  // sums of squared deviations; each rank holds n rows.
+  const bool merge = comm != nullptr && comm->size() > 1;
+  const double rows = static_cast<double>(n) * (merge ? comm->size() : 1);
   for (int k = 0; k < m.dim; ++k) reduce_sum(exec, n, StridedValueOf<float>{x, m.dim, k}, m.batch.data() + k);
+  if (merge) exec_allreduce_sum(exec, *comm, m.batch.data(), m.dim);
   for (int k = 0; k < m.dim; ++k)
-    reduce_sum(exec, n, BatchMomentTerm{x, m.batch.data(), m.dim, k, static_cast<double>(n)},
-               m.batch.data() + m.dim + k);
-  parallel_for(exec, m.dim,
-               MergeMoments{m.mean.data(), m.var.data(), m.batch.data(), m.dim, m.count, static_cast<double>(n)});
-  m.count += static_cast<double>(n);
+    reduce_sum(exec, n, BatchMomentTerm{x, m.batch.data(), m.dim, k, rows}, m.batch.data() + m.dim + k);
+  if (merge) exec_allreduce_sum(exec, *comm, m.batch.data() + m.dim, m.dim);
+  parallel_for(exec, m.dim, MergeMoments{m.mean.data(), m.var.data(), m.batch.data(), m.dim, m.count, rows});
+  m.count += rows;
+}
+
+// The episodes that ended in an iteration on every process of a job, from each one's iteration
+// block (hl: lr | num_finished | the last k returns | their lengths): num_finished summed, and
+// the last k of all, taken newest first from each process in turn (so no process's episodes
+// crowd out another's), oldest first in st.
+inline void merge_episodes(Communicator& comm, const double* hl, i64 k, IterationStats& st) {
+  const i64 kept = std::min<i64>(static_cast<i64>(hl[1]), k);
+  std::vector<double> mine{hl[1]};
+  for (i64 e = 0; e < kept; ++e) mine.push_back(hl[2 + e]), mine.push_back(hl[2 + k + e]);
+  const std::vector<std::string> all =
+      comm.allgather(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)));
+  std::vector<std::vector<double>> ranks;
+  st.num_finished = 0;
+  for (const std::string& r : all) {
+    ranks.emplace_back(r.size() / sizeof(double));
+    std::memcpy(ranks.back().data(), r.data(), ranks.back().size() * sizeof(double));
+    st.num_finished += static_cast<std::int64_t>(ranks.back()[0]);
+  }
+  std::vector<std::pair<float, std::int32_t>> newest_first;
+  for (i64 age = 0; static_cast<i64>(newest_first.size()) < k; ++age) {
+    bool any = false;
+    for (const auto& r : ranks) {
+      const i64 n = static_cast<i64>(r.size() - 1) / 2;
+      if (age >= n || static_cast<i64>(newest_first.size()) >= k) continue;
+      const i64 e = n - 1 - age;
+      newest_first.emplace_back(static_cast<float>(r[1 + 2 * e]), static_cast<std::int32_t>(r[2 + 2 * e]));
+      any = true;
+    }
+    if (!any) break;
+  }
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    st.finished_returns.push_back(it->first);
+    st.finished_lengths.push_back(it->second);
+  }
 }
 
 // ---- Ppo ------------------------------------------------------------------------------------------
@@ -236,6 +275,16 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
 }
 
 template <class Exec>
+void Ppo<Exec>::set_communicator(Communicator& comm) {
+  if (comm.size() == 1) return;  // alone: exactly the single-process code
+  if (static_cast<i64>(comm.size()) * m_num_envs > (i64{1} << 32))
+    throw std::invalid_argument("num_envs x processes exceeds the 32-bit env key");
+  m_comm = &comm;
+  m_world = comm.size();
+  m_first_row = static_cast<u32>(comm.rank() * m_num_envs);
+}
+
+template <class Exec>
 void Ppo<Exec>::start(std::uint64_t seed) {
   m_seed = seed;
   const std::vector<float> init = m_ac.initial_params(seed, m_cfg.policy.init_log_std);
@@ -245,12 +294,14 @@ void Ppo<Exec>::start(std::uint64_t seed) {
   m_exec.fill(m_lr.data(), static_cast<float>(m_cfg.ppo.learning_rate), 1);
   m_exec.fill(m_disc_return.data(), 0.0f, m_num_envs);
   m_adam_step = 0;
+  // Every process draws the same initial weights from the seed; rank 0's are the job's all the same.
+  if (m_comm != nullptr) exec_broadcast(m_exec, *m_comm, m_params.data(), m_ac.num_params(), 0);
   m_obs_rms.init(m_exec, m_obs_dim);
   m_ret_rms.init(m_exec, 1);
-  if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_obs_rms, m_env.obs(), m_num_envs);
+  if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_obs_rms, m_env.obs(), m_num_envs, m_comm);
   if (m_critic_dim > 0) {
     m_critic_rms.init(m_exec, m_critic_dim);
-    if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_critic_rms, m_env.critic_obs(), m_num_envs);
+    if (m_cfg.ppo.normalize_obs) update_moments(m_exec, m_critic_rms, m_env.critic_obs(), m_num_envs, m_comm);
   }
 }
 
@@ -276,7 +327,7 @@ const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
   parallel_for(
       m_exec, m_num_envs,
       SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
-                   ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key});
+                   ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key, m_first_row});
   return m_step_actions.data();
 }
 
@@ -304,7 +355,8 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
     const u32 step_key = static_cast<u32>((iteration - 1) * m_num_steps + t);
     parallel_for(m_exec, n,
                  SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
-                              m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key});
+                              m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key,
+                              m_first_row});
     m_env.step(m_actions.data() + row * m_act_dim);
     if (asym) normalize_critic(m_env.final_critic_obs(), m_step_cfinal.data(), n);
     else normalize(m_env.final_obs(), m_step_final.data(), n);
@@ -323,7 +375,7 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
 
 template <class Exec>
 void Ppo<Exec>::compute_advantages() {
-  if (m_cfg.ppo.normalize_reward) update_moments(m_exec, m_ret_rms, m_disc.data(), m_batch);
+  if (m_cfg.ppo.normalize_reward) update_moments(m_exec, m_ret_rms, m_disc.data(), m_batch, m_comm);
   parallel_for(m_exec, m_batch,
                ScaleRewards{m_rewards.data(), m_boot.data(), m_ret_rms.var.data(), m_cfg.ppo.normalize_reward});
   parallel_for(m_exec, m_num_envs,
@@ -374,11 +426,16 @@ int Ppo<Exec>::update(IterationStats& st) {
       const MinibatchView<float> mb{
           m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
           m_mb_ret.data(), m_mb_val.data(),     m_minibatch,      m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
-      m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
+      m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data(), m_comm);
+      if (m_comm != nullptr) {  // several processes: the mean gradient and the summed loss terms of all
+        exec_allreduce_mean(m_exec, *m_comm, m_grads.data(), p);
+        exec_allreduce_sum(m_exec, *m_comm, m_stat_sums.data(), kNumPpoStats);
+      }
       parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
       if (c.lr_schedule == "adaptive_kl")
         parallel_for(m_exec, 1,
-                     AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch), c.desired_kl});
+                     AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch * m_world),
+                                c.desired_kl});
       // The squared gradient norm: for clipping, and to skip a non-finite update (AdamStep).
       reduce_sum(m_exec, p, SquareOf<float>{m_grads.data()}, m_grad_sq.data());
       parallel_for(m_exec, 1, CountSkippedUpdates{m_grad_sq.data(), skip_slot, m_skip_run.data()});
@@ -395,7 +452,8 @@ int Ppo<Exec>::update(IterationStats& st) {
     if (c.target_kl > 0) {  // one host read per epoch, only when early stopping is enabled
       std::vector<double> acc(kNumPpoStats);
       m_exec.copy_to_host(acc.data(), m_block.data(), kNumPpoStats);
-      if (acc[kStatApproxKl] / static_cast<double>(m_minibatch * c.num_minibatches * epochs) > c.target_kl) break;
+      if (acc[kStatApproxKl] / static_cast<double>(m_minibatch * m_world * c.num_minibatches * epochs) > c.target_kl)
+        break;
     }
   }
   return epochs;
@@ -421,8 +479,8 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), false}, ev + 2);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), true}, ev + 3);
   st.epochs_run = update(st);
-  if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch);
-  if (c.normalize_obs && m_critic_dim > 0) update_moments(m_exec, m_critic_rms, m_cobs.data(), m_batch);
+  if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch, m_comm);
+  if (c.normalize_obs && m_critic_dim > 0) update_moments(m_exec, m_critic_rms, m_cobs.data(), m_batch, m_comm);
 
   // The per-iteration statistics: one transfer to the host.
   const i64 k = m_cfg.train.eval_episodes;
@@ -434,19 +492,25 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   m_exec.copy_to_host(m_host_block.data(), m_block.data(), m_block.size());
   const double* hb = m_host_block.data();
   const double* hl = hb + kNumPpoStats + 4;
-  st.num_finished = static_cast<std::int64_t>(hl[1]);
-  const i64 kept = std::min<i64>(st.num_finished, k);
-  for (i64 e = 0; e < kept; ++e) {
-    st.finished_returns.push_back(static_cast<float>(hl[2 + e]));
-    st.finished_lengths.push_back(static_cast<std::int32_t>(hl[2 + k + e]));
+  if (m_comm != nullptr) {
+    merge_episodes(*m_comm, hl, k, st);
+    m_comm->allreduce_sum(m_host_block.data() + kNumPpoStats, 4);  // explained-variance sums
+  } else {
+    st.num_finished = static_cast<std::int64_t>(hl[1]);
+    const i64 kept = std::min<i64>(st.num_finished, k);
+    for (i64 e = 0; e < kept; ++e) {
+      st.finished_returns.push_back(static_cast<float>(hl[2 + e]));
+      st.finished_lengths.push_back(static_cast<std::int32_t>(hl[2 + k + e]));
+    }
   }
-  const double samples = static_cast<double>(m_minibatch) * c.num_minibatches * st.epochs_run;
+  // The loss sums are over every process's minibatches (summed per minibatch in update()).
+  const double samples = static_cast<double>(m_minibatch) * m_world * c.num_minibatches * st.epochs_run;
   st.policy_loss = hb[kStatPolicyLoss] / samples;
   st.value_loss = hb[kStatValueLoss] / samples;
   st.entropy = hb[kStatEntropy] / samples;
   st.approx_kl = hb[kStatApproxKl] / samples;
   st.clip_frac = hb[kStatClipFrac] / samples;
-  const double nb = static_cast<double>(m_batch);
+  const double nb = static_cast<double>(m_batch) * m_world;
   const double* e = hb + kNumPpoStats;
   const double var_ret = e[1] / nb - (e[0] / nb) * (e[0] / nb);
   const double var_res = e[3] / nb - (e[2] / nb) * (e[2] / nb);

@@ -71,10 +71,11 @@ struct SampleAction {
   bool deterministic;
   u64 seed;
   u32 step;  // global step counter of the rollout (keys the stream)
+  u32 first_row = 0;  // global index of row 0 (one of several processes' envs, rl/distributed.h): keys the stream
 
   RLT_HD void operator()(i64 i) const {
     const float* h = head + i * head_dim;
-    Philox rng(seed, RngStream::kAction, static_cast<u32>(i), step);
+    Philox rng(seed, RngStream::kAction, first_row + static_cast<u32>(i), step);
     if (discrete) {
       int a = 0;
       if (deterministic) {
@@ -151,13 +152,15 @@ struct PpoLossGrad {
   bool discrete;
   i64 rows;
   PpoCoefs<T> c;
+  i64 moment_rows = 0;  // rows that adv_moments sums over (0: rows; more when summed over several processes)
 
   RLT_HD void operator()(i64 i) const {
     const T inv_rows = T(1) / static_cast<T>(rows);
     T adv = advantage[i];
     if (c.normalize_advantages) {
-      const double mean = adv_moments[0] / static_cast<double>(rows);
-      const double var = rows > 1 ? (adv_moments[1] - mean * adv_moments[0]) / static_cast<double>(rows - 1) : 0.0;
+      const i64 mr = moment_rows > 0 ? moment_rows : rows;
+      const double mean = adv_moments[0] / static_cast<double>(mr);
+      const double var = mr > 1 ? (adv_moments[1] - mean * adv_moments[0]) / static_cast<double>(mr - 1) : 0.0;
       adv = static_cast<T>((static_cast<double>(adv) - mean) / (sqrt(var > 0.0 ? var : 0.0) + 1e-8));
     }
     const T* h = head + i * head_dim;

@@ -155,6 +155,13 @@ class VecEnv {
 
   // Starts every env's first episode; all randomness derives from seed (DESIGN.md D4).
   virtual void reset(std::uint64_t seed) = 0;
+  // This batch's envs are envs [first, first + num_envs()) of a larger set spread over several
+  // processes (rl/distributed.h): their random streams are keyed by that global index, so N
+  // processes of E envs draw what one process of N x E envs draws. Set before reset(); 0 by default.
+  // An env type that cannot be offset throws std::logic_error for first != 0.
+  virtual void set_first_env(i64 first) {
+    if (first != 0) throw std::logic_error("env '" + spec().name + "' cannot be offset to env " + std::to_string(first));
+  }
   // actions: (num_envs x action.dim) floats in executor memory; discrete actions hold the index.
   virtual void step(const float* actions) = 0;
   // Ends env `env`'s current episode without counting it as finished (no reward, flags or episode

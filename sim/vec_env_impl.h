@@ -255,6 +255,7 @@ struct EnvKernel {
   float* obs;             // (num_envs x kObsDim)
   float* final_obs;       // (num_envs x kObsDim)
   StepOutputs out;
+  u32 first_env = 0;  // global index of env 0 (VecEnv::set_first_env): keys the random streams
 
   // Env i's control step: step, observe, non-finite check and time limit (finish_env_step), and when
   // the episode ended its final observation and the next episode's start.
@@ -262,7 +263,7 @@ struct EnvKernel {
     State s = states[i];
     EnvCounters c = counters[i];
     const Ctx ctx = world.ctx(i);
-    Philox rng(seed, RngStream::kEnvStep, static_cast<u32>(i), c.episode, static_cast<u32>(c.step));
+    Philox rng(seed, RngStream::kEnvStep, first_env + static_cast<u32>(i), c.episode, static_cast<u32>(c.step));
     float r = 0.0f;
     bool term = false;
     world.step(params, ctx, i, c, s, actions + i * Env::kActDim, rng, r, term);
@@ -282,7 +283,7 @@ struct EnvKernel {
   // Starts episode c.episode of env i: its state from Philox (seed, kEnvReset, env, episode), the
   // world's randomization from sub-key 1 and observation noise from sub-key 2; notes where it starts.
   RLT_HD void start_episode(i64 i, const Ctx& ctx, EnvCounters& c, State& s) const {
-    const u32 env = static_cast<u32>(i);
+    const u32 env = first_env + static_cast<u32>(i);
     Philox rng(seed, RngStream::kEnvReset, env, c.episode);
     s = State{};
     world.reset(params, ctx, i, s, rng, Philox(seed, RngStream::kEnvReset, env, c.episode, 1u));
@@ -406,6 +407,13 @@ class VecEnvT final : public VecEnv {
     parallel_for(m_exec, m_num_envs, ResetOne<Kernel>{kernel(nullptr)});
   }
 
+  void set_first_env(i64 first) override {
+    if (first < 0 || first + m_num_envs > (i64{1} << 32))
+      throw std::out_of_range("set_first_env: envs [" + std::to_string(first) + ", " +
+                              std::to_string(first + m_num_envs) + ") outside the 32-bit env key");
+    m_first_env = static_cast<u32>(first);
+  }
+
   void step(const float* actions) override { parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)}); }
 
   void reset_one(i64 env) override {
@@ -496,7 +504,8 @@ class VecEnvT final : public VecEnv {
                   actions,
                   m_out.obs.data(),
                   m_out.final_obs.data(),
-                  m_out.step_outputs()};
+                  m_out.step_outputs(),
+                  m_first_env};
   }
 
   void upload_action_bounds() { m_out.upload_action_bounds(m_exec, m_spec.action); }
@@ -506,6 +515,7 @@ class VecEnvT final : public VecEnv {
   EnvSpec m_spec;
   int m_max_steps = Env::kMaxEpisodeSteps;
   std::uint64_t m_seed = 0;
+  u32 m_first_env = 0;  // set_first_env
   Params m_params;
   World m_world;                                   // what the env simulates besides its State
   typename Exec::template Buffer<State> m_states;  // (num_envs) env state

@@ -16,9 +16,11 @@
 # The GPU machine has CUDA 13 (nvcc, cuBLAS), CMake and Python but not our Debian packages (Eigen,
 # GTest, CLI11, toml++, nlohmann-json), so the build is made here and carried there. Here:
 #   cmake -S . -B build-sm90 -DCMAKE_CUDA_ARCHITECTURES=90 -DRLTRAIN_NATIVE=OFF -DCMAKE_BUILD_TYPE=Release
-#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda
+#   cmake --build build-sm90 --target rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda test_mpi_gpu
 #   tools/device-check.sh --prepare build-sm90
 # (`cmake --build build-sm90` with no --target builds everything and works as well, only slower.)
+# Open MPI's libraries travel in runtime-libs like the others, but not mpirun: there test_mpi_gpu
+# (two processes over NCCL) skips, saying so, unless that machine has mpirun of its own.
 # --prepare runs the two cmake commands itself when they have not been run, then copies the shared
 # libraries the binaries need that are neither the C/C++ runtime nor CUDA's (toml++, linked as a
 # shared library from Debian) into BUILD_DIR/runtime-libs: carrying BUILD_DIR (~30 MB) is then
@@ -43,9 +45,9 @@ usage() {
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The binaries the check runs; the gpu-labelled test targets of tests/CMakeLists.txt.
-TARGETS=(rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda)
+TARGETS=(rltrain test_kernels test_cuda_learner test_contacts_cuda test_cuda_robot_envs test_viewer_cuda test_mpi_gpu)
 # Their paths in the build folder.
-BINS=(rltrain tests/test_kernels tests/test_cuda_learner tests/test_contacts_cuda tests/test_cuda_robot_envs tests/test_viewer_cuda)
+BINS=(rltrain tests/test_kernels tests/test_cuda_learner tests/test_contacts_cuda tests/test_cuda_robot_envs tests/test_viewer_cuda tests/test_mpi_gpu)
 CUDA_ARCH=90
 
 # Configures BUILD (sm_90, Release, portable CPU code) unless it is configured, then builds TARGETS.
@@ -194,6 +196,12 @@ for d in "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/n
     break
   fi
 done
+# NCCL, which rltrain opens at run time for a job of several GPU processes (test_mpi_gpu): the
+# toolkit's where it has one, else PyTorch's wheel (nvidia-nccl).
+if ! ldconfig -p 2>/dev/null | grep -q libnccl.so.2; then
+  nccl_dir=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+  [[ -n "$nccl_dir" && -d "$nccl_dir" ]] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nccl_dir"
+fi
 # Say up front which shared libraries a binary cannot find here.
 for t in "${BINS[@]}"; do
   b="$BUILD/$t"

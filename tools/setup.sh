@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
 #   tools/setup.sh          build dependencies (qhull for mesh hulls; the viewer's: GLFW, Dear ImGui, OpenGL, stb;
-#                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX)
+#                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX;
+#                           several processes under mpirun: Open MPI, whose build is on where found)
 #   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
 #                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
@@ -18,7 +19,8 @@ want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
-      libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev)
+      libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev
+      openmpi-bin libopenmpi-dev)
 (( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-dev python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
 
 missing=()
