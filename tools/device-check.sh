@@ -4,7 +4,9 @@
 # every classic env at 4096, 65536, 262144 and 1048576 envs and every robot env at 65536 envs
 # (RLT_CHECK_ROBOT_SIZES), then the robot tasks trained on CUDA from their shipped configs until
 # they reach the target return or their time cap (RLT_CHECK_ROBOT_TRAIN, TASK:TARGET:CAP_S
-# words, default "halfcheetah:4800:60 ant:6000:60 humanoid:5000:120"), and one short summary
+# words, default "halfcheetah:4800:60 ant:6000:60 humanoid:5000:120"), Playground's Go1 (flat)
+# trained from configs/go1_joystick_gpu.toml (8192 envs) for RLT_CHECK_GO1_TRAIN_S (default 90) s with
+# the joystick tasks benched at RLT_CHECK_JOYSTICK_SIZES (default 8192,65536), and one short summary
 # table. Finishes within 9 min 30 s (every step has a timeout and the whole script a deadline).
 #
 # Usage:
@@ -106,6 +108,8 @@ BUILD=${2:-$REPO/build-sm90}
 DEVICE=${RLT_CHECK_DEVICE:-cuda}
 SIZES=${RLT_CHECK_SIZES:-4096,65536,262144,1048576}
 ROBOT_SIZES=${RLT_CHECK_ROBOT_SIZES:-65536}
+JOYSTICK_SIZES=${RLT_CHECK_JOYSTICK_SIZES:-8192,65536}
+GO1_TRAIN_S=${RLT_CHECK_GO1_TRAIN_S:-90}
 ROBOT_TRAIN=${RLT_CHECK_ROBOT_TRAIN-halfcheetah:4800:60 ant:6000:60 humanoid:5000:120}
 CLASSIC_ENVS=" cartpole pendulum acrobot mountaincar_continuous "
 cd "$REPO" || exit 2
@@ -331,6 +335,7 @@ else
     sizes=$SIZES steps=()
     # Robot envs: fewer sizes and a fixed step count (physics is ~1000x the work of a classic step).
     [[ "$CLASSIC_ENVS" != *" $env "* ]] && sizes=$ROBOT_SIZES steps=(--steps 200)
+    [[ "$env" == *_joystick* ]] && sizes=$JOYSTICK_SIZES
     for n in ${sizes//,/ }; do
       t=$(budget 75)
       if ((t < 10)); then BENCH_ROWS+=("$env|$n|-|-|-|-|skipped (out of time)"); fail; continue; fi
@@ -357,6 +362,10 @@ PY
       BENCH_ROWS+=("$row")
     done
   done
+
+  # Go1 at Playground's scale, time-capped (no return target: its rewards are clipped at 0 per step);
+  # the row shows where the return got to.
+  ((GO1_TRAIN_S > 0)) && TIMEOUT_OK=1 train_row go1_joystick_gpu "$GO1_TRAIN_S" --set train.stop_at_target=false
 
   # The robot tasks, each until the target return or its time cap (wall time to target).
   for spec in $ROBOT_TRAIN; do
