@@ -415,9 +415,13 @@ void check_run_dir_free(const TrainOptions& opts) {
 }
 
 void print_train_result(const TrainResult& r) {
-  std::printf("run dir %s: %lld env steps in %.2f s, mean return %.2f over the last episodes%s\n", r.run_dir.c_str(),
-              static_cast<long long>(r.env_steps), r.wall_seconds, r.final_mean_return,
-              r.reached_target ? " (target reached)" : "");
+  std::printf("run dir %s: %lld env steps in %.2f s, ", r.run_dir.c_str(), static_cast<long long>(r.env_steps),
+              r.wall_seconds);
+  if (std::isfinite(r.final_mean_return))
+    std::printf("mean return %.2f over the last episodes%s\n", r.final_mean_return,
+                r.reached_target ? " (target reached)" : "");
+  else
+    std::printf("no episode has finished yet\n");  // the mean over none is NaN
 }
 
 TrainResult train(const TrainOptions& opts) {

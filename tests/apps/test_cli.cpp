@@ -1064,6 +1064,9 @@ TEST(CliEvalTracking, JoystickTasksPrintTracking) {
                       "ppo.num_steps=8", "--set", "ppo.num_minibatches=1"};
   const CliResult t = run_cli(train, tmp.path());
   ASSERT_EQ(t.exit_code, 0) << describe(train, t);
+  // 32 steps of 1000-step episodes from a standing start: none ended, and the result line says so
+  // (not "mean return nan")
+  EXPECT_NE(t.out.find("no episode has finished yet"), std::string::npos) << t.out;
   const Args eval = {"eval", "--checkpoint", tmp / "go1", "--episodes", "2"};
   const CliResult e = run_cli(eval, tmp.path());
   ASSERT_EQ(e.exit_code, 0) << describe(eval, e);
