@@ -3,9 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -32,11 +34,32 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // SIGINT, SIGTERM, SIGHUP during training: the loop stops at the end of the current iteration,
-// writes a checkpoint and the summary, and rltrain exits with kExitInterrupted. The handler is
-// one-shot (SA_RESETHAND): a second signal takes its default action, so a stuck run can still be
-// stopped. Installed for the loop only; the previous handlers come back after it.
+// writes a checkpoint and the summary, and rltrain exits with kExitInterrupted. A second signal
+// more than kRepeatWindowMs after the first takes its default action, so a stuck run can still be
+// stopped; one sooner is the same request delivered twice (`timeout` and a terminal's Ctrl-C signal
+// the process and then its whole process group) and is ignored. Installed for the loop only; the
+// previous handlers come back after it.
+constexpr std::int64_t kRepeatWindowMs = 2000;
 volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+std::atomic<std::int64_t> g_first_signal_ms{0};
+static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal handler needs a lock-free clock slot");
+
+std::int64_t monotonic_ms() {  // clock_gettime is async-signal-safe
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+extern "C" void on_stop_signal(int sig) {
+  const std::int64_t now = monotonic_ms();
+  if (g_stop_signal == 0) {
+    g_first_signal_ms.store(now);
+    g_stop_signal = sig;
+  } else if (now - g_first_signal_ms.load() > kRepeatWindowMs) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+}
 
 class StopSignals {
  public:
@@ -44,8 +67,8 @@ class StopSignals {
     g_stop_signal = 0;
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
+    sigfillset(&sa.sa_mask);  // one handler at a time
+    sa.sa_flags = 0;
     for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &sa, &m_old[k]);
   }
   ~StopSignals() {

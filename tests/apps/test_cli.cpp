@@ -679,6 +679,31 @@ TEST_F(CliResume, SignalStopsWithACheckpointAndResumesBitForBit) {
   }
 }
 
+// `timeout -s TERM` and a terminal's Ctrl-C signal the process and then its process group, so one
+// request can arrive twice within microseconds to milliseconds. The repeat must not turn the clean
+// stop into a kill that loses the run (it did: a one-shot handler let the second SIGTERM terminate).
+TEST_F(CliResume, SignalDeliveredTwiceStillStopsCleanly) {
+  const std::int64_t n = 400;
+  const std::string a = tmp("A");
+  CliProcess p(concat(tiny_cartpole(n), {"--run-dir", a}), m_tmp.path(), m_tmp.path());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(a + "/metrics.csv");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (std::count(text.begin(), text.end(), '\n') >= 6) break;  // header + 5 rows
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  p.send(SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the handler has run by now
+  p.send(SIGTERM);
+  const CliResult r = p.wait();
+  const std::size_t rows = read_metrics(a + "/metrics.csv").rows.size();
+  if (rows == static_cast<std::size_t>(n)) GTEST_SKIP() << "the run ended before the signal arrived";
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(checkpoint_iteration(a + "/checkpoints/latest.safetensors"), static_cast<std::int64_t>(rows));
+  EXPECT_EQ(read_json(a + "/summary.json")["stopped_by"], "SIGTERM");
+}
+
 // A run directory written before metrics.csv gained its last two columns resumes with the new
 // header; its old rows keep their values and leave the new cells empty.
 TEST_F(CliResume, OldMetricsHeaderIsExtendedOnResume) {
