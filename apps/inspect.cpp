@@ -1,12 +1,12 @@
 #include "apps/inspect.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "apps/rollout.h"
 #include "rl/config.h"
+#include "rl/files.h"
 #include "sim/constraints.h"
 #include "sim/mjcf.h"
 
@@ -107,18 +107,7 @@ int run_inspect(const InspectOptions& opts) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   }
-  // Written to a temporary name, then renamed: a failed run leaves an existing file as it was.
-  const std::string tmp = opts.out_path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw ConfigError("--out: cannot write " + opts.out_path);
-    f << text;
-    if (!f.flush()) throw ConfigError("--out: cannot write " + opts.out_path);
-  }
-  if (std::rename(tmp.c_str(), opts.out_path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ConfigError("--out: cannot write " + opts.out_path);
-  }
+  write_text_atomic(opts.out_path, text);  // a failed run leaves an existing file as it was
   return 0;
 }
 

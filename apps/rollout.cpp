@@ -1,9 +1,12 @@
 #include "apps/rollout.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include "rl/config.h"
+#include "rl/files.h"
 #include "sim/mjcf.h"
 #include "sim/physics_step.h"
 
@@ -162,8 +165,8 @@ int run_rollout(const RolloutOptions& opts) {
     if (first_bad < 0 && !rollout.finite()) first_bad = t + 1;
   }
   if (std::fflush(out) != 0 || std::ferror(out))
-    throw std::runtime_error(opts.out_path.empty() ? std::string("stdout: write failed")
-                                                   : opts.out_path + ": write failed");
+    throw IoError((opts.out_path.empty() ? std::string("standard output") : opts.out_path) + ": write failed (" +
+                  std::strerror(errno) + ")");
   if (first_bad >= 0)
     std::fprintf(stderr, "rltrain: warning: %s: the state became non-finite at control step %lld\n",
                  opts.model_path.c_str(), static_cast<long long>(first_bad));

@@ -15,7 +15,8 @@ class IoError : public std::runtime_error {
 };
 
 // Writes text to path atomically (temp file, fsync, rename); throws IoError naming the path on
-// failure, leaving any previous file intact.
+// failure, leaving any previous file intact. A path that exists and is not a regular file
+// (/dev/stdout, a FIFO, a device) is written in place, every write checked.
 void write_text_atomic(const std::string& path, const std::string& text);
 // The whole file; throws std::runtime_error naming the path when it cannot be read.
 std::string read_text(const std::string& path);

@@ -409,6 +409,18 @@ TEST(CliWriteFailures, FullStdoutAndFullDiskExitWithCode5) {
   EXPECT_EQ(WEXITSTATUS(status), 5);
   EXPECT_NE(read_file(tmp / "err1").find("standard output"), std::string::npos) << read_file(tmp / "err1");
 
+  // --out naming a device is written in place (a temp file renamed over it would replace the
+  // device node, as root), and its failure is a write failure.
+  for (const Args& args : {Args{"inspect", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--out", "/dev/full"},
+                           Args{"rollout", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--steps", "2", "--out", "/dev/full"}}) {
+    const CliResult r = run_cli(args, tmp.path());
+    EXPECT_EQ(r.exit_code, 5) << describe(args, r);
+    EXPECT_NE(r.err.find("/dev/full: write failed"), std::string::npos) << describe(args, r);
+    struct stat st {};
+    ASSERT_EQ(::stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced by " << describe(args, r);
+  }
+
   const std::string cmd =
       "cd " + tmp.path() + " && ulimit -f 40 && trap '' XFSZ && exec " + bin + " train --config " + cartpole_config() +
       " --quiet --run-dir run --set train.stop_at_target=false --set train.checkpoint_every=5 2> err2";
