@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -90,6 +92,30 @@ struct Command {
 bool g_force_mpi = false;      // bench --mpi
 double g_mpi_timeout = 300.0;  // --mpi-timeout
 
+// An integer option's value within [lo, hi]. CLI11 (2.1) saturates a number beyond its type's range
+// (99999999999999999999 became INT64_MAX: a run that never ends) instead of refusing it; this
+// check reads the text itself, before CLI11 converts it.
+template <class T>
+CLI::Validator integer_in(T lo, T hi = std::numeric_limits<T>::max()) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        const char* s = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        long double v = 0;
+        if (text.find('-') != std::string::npos) v = static_cast<long double>(std::strtoll(s, &end, 10));
+        else v = static_cast<long double>(std::strtoull(s, &end, 10));
+        if (text.empty() || end == s || *end != '\0') return "expected an integer in " + range + ", got \"" + text + "\"";
+        if (errno == ERANGE || v < static_cast<long double>(lo) || v > static_cast<long double>(hi))
+          return "expected an integer in " + range + ", got " + text;
+        return std::string();
+      },
+      "INT in " + range);
+}
+// Worker threads a CPU pool may have (train.threads, --threads): more is a typo, not a machine.
+constexpr int kMaxThreads = 1024;
+
 void add_mpi_timeout(CLI::App* sub) {
   sub->add_option("--mpi-timeout", g_mpi_timeout,
                   "Under mpirun: seconds a collective may wait for the other processes before the job is stopped "
@@ -110,12 +136,12 @@ Command add_train(CLI::App& app) {
   auto* t_config = t->add_option("--config", o->train.config_path, "Config TOML (e.g. configs/cartpole.toml)");
   t->add_option("--set", o->train.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
   t->add_option("--device", o->train.device, "auto | cpu | cuda (default: the config's train.device)");
-  auto* t_seed = t->add_option("--seed", o->seed, "Seed (overrides train.seed)");
+  auto* t_seed = t->add_option("--seed", o->seed, "Seed (overrides train.seed)")->check(integer_in<std::uint64_t>(0));
   t->add_option("--run-dir", o->train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
   auto* t_resume = t->add_option("--resume", o->train.resume_dir, "Continue the run in this directory exactly");
   t->add_option("--iterations", o->train.max_iterations,
                 "Stop after this many iterations in this call (0: run to the end)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in<std::int64_t>(0));
   t->add_flag("--quiet", o->train.quiet, "No progress output");
   auto* t_restart = t->add_flag("--restart", o->train.restart,
                                 "Start over in --run-dir when the run there stopped before its first checkpoint");
@@ -128,15 +154,15 @@ Command add_train(CLI::App& app) {
        "--view-every", o->view_every,
        "With --view and train.checkpoint_every = 0: write the checkpoint the viewer reloads every N iterations")
       ->needs(view_flag)
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in<std::int64_t>(1));
   t->add_option("--view-envs", o->view_opts.num_envs, "With --view: envs in the viewer's batch (default 16)")
       ->needs(view_flag)
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in<std::int64_t>(1));
   t->add_option("--view-out", o->view_opts.out_dir, "With --view: headless, write the viewer's frames here as PNGs")
       ->needs(view_flag);
   t->add_option("--view-frames", o->view_opts.frames, "With --view: frames to show (headless: to write)")
       ->needs(view_flag)
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in<std::int64_t>(1));
   return {t, [o, t_seed]() {
 #if !defined(RLTRAIN_WITH_VIEWER)
             if (o->view) no_viewer("rltrain train --view");
@@ -172,17 +198,18 @@ Command add_view(CLI::App& app) {
   auto* v_model =
       v->add_option("--model", view.model_path, "An MJCF model (e.g. envs/assets/ant.xml) instead of an env");
   v->add_option("--num-envs", view.num_envs, "Envs in the batch (default 64, or the config's when smaller)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in<std::int64_t>(1));
   v->add_option("--device", view.device, "auto | cpu | cuda");
-  v->add_option("--threads", view.threads, "CPU threads (0: one per core)");
-  v->add_option("--seed", view.seed, "Seed of the env resets (as rltrain eval's)");
+  v->add_option("--threads", view.threads, "CPU threads (0: one per core)")->check(integer_in(0, kMaxThreads));
+  v->add_option("--seed", view.seed, "Seed of the env resets (as rltrain eval's)")->check(integer_in<std::uint64_t>(0));
   v->add_option("--control", view.control, "policy | random | zero (default: policy with --checkpoint, else random)");
   v->add_flag("--deterministic", view.deterministic, "Play the policy's mode instead of sampling");
   v->add_option("--speed", view.speed, "Env steps per frame (fractions accumulate; 0 pauses)");
   v->add_option("--control-dt", view.control_dt, "With --model: seconds per control step");
   v->add_flag("--headless", view.headless,
               "No window: render offscreen (--frames N with --out DIR and/or --video FILE)");
-  v->add_option("--frames", view.frames, "Frames to render (headless: required; window: close after N)");
+  v->add_option("--frames", view.frames, "Frames to render (headless: required; window: close after N)")
+      ->check(integer_in<std::int64_t>(0));
   v->add_option("--out", view.out_dir,
                 "Write frame_NNNNNN.png here (headless: the scene; window: the window with its panel)");
   v->add_option("--video", view.video_path, "Headless: also encode the frames as an MP4 (needs ffmpeg)");
@@ -190,10 +217,10 @@ Command add_view(CLI::App& app) {
               "Headless: frame_NNNNNN.json beside each PNG (camera matrix, env origins, obs)");
   v->add_option("--returns", view.returns_path,
                 "Write each env's first finished episode return (JSON) and print their mean");
-  v->add_option("--width", view.width, "Window / image width in pixels");
-  v->add_option("--height", view.height, "Window / image height in pixels");
+  v->add_option("--width", view.width, "Window / image width in pixels")->check(integer_in(1, 16384));
+  v->add_option("--height", view.height, "Window / image height in pixels")->check(integer_in(1, 16384));
   v->add_flag("--no-shadows", o->no_shadows, "Turn the shadow map off");
-  v->add_option("--follow", view.follow, "The camera follows this env");
+  v->add_option("--follow", view.follow, "The camera follows this env")->check(integer_in<std::int64_t>(-1));
   v->add_option("--yaw", view.yaw, "Initial camera yaw (rad; -1.571 looks along +y)");
   v->add_option("--pitch", view.pitch, "Initial camera pitch above the horizon (rad)");
   v->add_option("--zoom", view.zoom, "Initial zoom (>1: closer than the automatic framing)");
@@ -212,10 +239,10 @@ Command add_eval(CLI::App& app) {
   auto eval = std::make_shared<rlt::EvalOptions>();
   auto* e = app.add_subcommand("eval", "Evaluate a checkpoint: mean and std return");
   e->add_option("--checkpoint", eval->checkpoint, "Checkpoint file or run directory")->required();
-  e->add_option("--episodes", eval->episodes, "Episodes to play");
+  e->add_option("--episodes", eval->episodes, "Episodes to play")->check(integer_in<std::int64_t>(1));
   e->add_flag("--deterministic", eval->deterministic, "Play the distribution's mode instead of sampling");
   e->add_option("--config", eval->config_path, "Evaluate on this config's env (same env, other parameters)");
-  e->add_option("--seed", eval->seed, "Seed of the evaluation episodes");
+  e->add_option("--seed", eval->seed, "Seed of the evaluation episodes")->check(integer_in<std::uint64_t>(0));
   e->add_option("--device", eval->device, "auto | cpu | cuda");
   return {e, [eval]() {
             const rlt::EvalResult r = rlt::evaluate(*eval);
@@ -265,9 +292,10 @@ Command add_bench(CLI::App& app) {
   auto* b = app.add_subcommand("bench", "Measure env steps/s, with policy inference, and PPO samples/s");
   auto* b_env = b->add_option("--env", o->env, "Env name, a comma-separated list, or 'all'");
   auto* b_sizes = b->add_option("--num-envs", o->sizes, "Comma-separated batch sizes");
-  b->add_option("--steps", bench.steps, "Steps per env per measurement (default: about 16M env steps)");
+  b->add_option("--steps", bench.steps, "Steps per env per measurement (default: about 16M env steps)")
+      ->check(integer_in<std::int64_t>(0));
   b->add_option("--device", bench.device, "auto | cpu | cuda");
-  b->add_option("--threads", bench.threads, "CPU threads (0: one per core)");
+  b->add_option("--threads", bench.threads, "CPU threads (0: one per core)")->check(integer_in(0, kMaxThreads));
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
   b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
@@ -311,16 +339,16 @@ Command add_rollout(CLI::App& app) {
   auto rollout = std::make_shared<rlt::RolloutOptions>();
   auto* r = app.add_subcommand("rollout", "Step one env of an MJCF model on the CPU and write its trajectory as CSV");
   r->add_option("--model", rollout->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
-  r->add_option("--steps", rollout->steps, "Control steps")->required()->check(CLI::NonNegativeNumber);
+  r->add_option("--steps", rollout->steps, "Control steps")->required()->check(integer_in<std::int64_t>(0));
   r->add_option("--key", rollout->key,
                 "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
   r->add_option("--ctrl", rollout->ctrl,
                 "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
       ->check(CLI::IsMember({"zero", "random"}));
-  r->add_option("--seed", rollout->seed, "Seed of the random controls");
+  r->add_option("--seed", rollout->seed, "Seed of the random controls")->check(integer_in<std::uint64_t>(0));
   r->add_option("--timestep", rollout->timestep, "Physics step in seconds (default: the model's)")
       ->check(CLI::PositiveNumber);
-  r->add_option("--substeps", rollout->substeps, "Physics steps per control step")->check(CLI::PositiveNumber);
+  r->add_option("--substeps", rollout->substeps, "Physics steps per control step")->check(integer_in(1, 1 << 20));
   r->add_option("--out", rollout->out_path, "CSV file (default: stdout)");
   return {r, [rollout]() { return rlt::run_rollout(*rollout); }};
 }
@@ -364,6 +392,9 @@ int run_guarded(const std::function<int()>& run) {
   } catch (const rlt::DistributedError& err) {  // a collective failed: another process died
     std::fprintf(stderr, "rltrain: error: %s\n", err.what());
     return rlt::kExitJob;
+  } catch (const std::length_error&) {  // a size beyond what a container can hold: memory, as below
+    std::fprintf(stderr, "rltrain: error: out of memory (fewer envs, a smaller model or policy, or more memory)\n");
+    return rlt::kExitIo;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "rltrain: error: out of memory (fewer envs, a smaller model or policy, or more memory)\n");
     return rlt::kExitIo;

@@ -224,10 +224,16 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
   } else {
     cfg = load_config(opts.config_path);
   }
+  bool env_checked = false;
   for (const auto& o : opts.overrides) {
-    apply_override(cfg, o);
     // An env name or parameter is checked against the env right away, so a bad one is blamed
-    // on the --set that introduced it rather than on the config file.
+    // on the --set that introduced it rather than on the config file; and the file's own [env]
+    // first, so that its bad value is not blamed on a --set.
+    if (o.rfind("env.", 0) == 0 && !env_checked) {
+      check_env_config(cfg);
+      env_checked = true;
+    }
+    apply_override(cfg, o);
     if (o.rfind("env.", 0) == 0) {
       Config probe = cfg;
       probe.source = "--set " + o;

@@ -332,7 +332,9 @@ class Campaign:
             if sub == "train":
                 argv += ["--run-dir", str(self.tmp("_run"))] if flag != "--run-dir" else []
             rc, err, _ = self.run(argv, timeout=60)
-            self.record("command line (bad flag values)", " ".join(argv), rc, err, self.judge(rc, err, {0, 2}))
+            # An output path that cannot be written (--out /nonexistent/dir/x) is a write failure (5).
+            allowed = {0, 2, 5} if flag in ("--out", "--json", "--run-dir") else {0, 2}
+            self.record("command line (bad flag values)", " ".join(argv), rc, err, self.judge(rc, err, allowed))
 
     # ---- 5. signals ----------------------------------------------------------------------------
     def signals(self, n: int):

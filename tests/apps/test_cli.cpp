@@ -399,6 +399,34 @@ TEST(CliSpecialFiles, FifosAreRefusedNotWaitedOn) {
   }
 }
 
+// Counts beyond their type's range are refused, not saturated (CLI11 turned 99999999999999999999
+// into INT64_MAX: a rollout that never ended), and thread counts beyond any machine (a pool of 1e8
+// threads never finished starting); bad [env] values in the file are blamed on the file, not on a
+// --set that came after them.
+TEST(CliBadFlags, OutOfRangeCountsAreRefusedNotSaturated) {
+  TempDir tmp;
+  const std::string ant = std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml";
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"rollout", "--model", ant, "--steps", "99999999999999999999"}, "--steps: expected an integer in [0, 9223372036854775807]"},
+      {{"train", "--config", cartpole_config(), "--seed", "18446744073709551616"}, "--seed: expected an integer"},
+      {{"eval", "--checkpoint", "x", "--episodes", "-5"}, "--episodes: expected an integer in [1,"},
+      {{"bench", "--env", "cartpole", "--threads", "100000000"}, "--threads: expected an integer in [0, 1024]"},
+      {{"train", "--config", cartpole_config(), "--set", "train.threads=100000000"}, "train.threads"},
+  };
+  for (const auto& [args, needle] : cases) {
+    CliProcess p(args, tmp.path(), tmp.path());
+    const CliResult r = p.wait(std::chrono::seconds(30));
+    EXPECT_EQ(r.exit_code, 2) << describe(args, r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << describe(args, r);
+  }
+  write_file(tmp / "q.toml", "[env]\nname = \"quadruped\"\ndr_friction_max = -1\n");
+  const Args args = {"train", "--config", tmp / "q.toml", "--set", "env.num_envs=8", "--run-dir", tmp / "run"};
+  const CliResult r = run_cli(args, tmp.path());
+  EXPECT_EQ(r.exit_code, 2) << describe(args, r);
+  EXPECT_EQ(r.err.rfind("rltrain: error: " + (tmp / "q.toml") + ": env.dr_friction_max", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "run"));
+}
+
 // Writes that fail are failures (exit code 5), not successes and not "bad input": a full stdout,
 // and metrics.csv hitting a file-size limit part way through a run (as a full disk would).
 TEST(CliWriteFailures, FullStdoutAndFullDiskExitWithCode5) {
