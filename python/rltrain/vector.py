@@ -47,7 +47,8 @@ class RltrainVectorEnv(VectorEnv):
 
     The rows of ``final_obs`` are views of the final-observation buffer, valid until the next
     ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. The object
-    array is built only when some env finished, one row per finished env. rltrain's own keys, on every
+    array is built only when some env finished, from row views made once per buffer (a masked copy of
+    pointers, not a view per finished env each step). rltrain's own keys, on every
     step: ``info["final_obs_batch"]``, the same final observations as one ``(num_envs, obs_dim)``
     view of that buffer (valid in the rows of finished envs, the fast form for batched code: e.g.
     ``torch.from_dlpack``), ``info["episode_return"]`` and ``info["episode_length"]`` (valid where
@@ -96,6 +97,7 @@ class RltrainVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.buffers = self._core.views()
+        self._final_rows = None  # (num_envs,) object array: the row views of buffers["final_obs"], made on first use
 
     @property
     def params(self):
@@ -118,6 +120,7 @@ class RltrainVectorEnv(VectorEnv):
         self._core.reset(int(seed))
         self._num_resets += 1
         self.buffers = self._core.views()
+        self._final_rows = None
         info = {}
         if "critic_obs" in self.buffers:
             info["critic_obs"] = self._out(self.buffers["critic_obs"])
@@ -142,10 +145,18 @@ class RltrainVectorEnv(VectorEnv):
     def _add_final(self, info, done):
         """Gymnasium's same-step final_obs/final_info (as VectorEnv._add_info builds them from each finished
         env's final observation and step info) for the envs where done is True."""
-        final_obs = np.full(self.num_envs, None, dtype=object)
+        final_obs = np.empty(self.num_envs, dtype=object)  # None where the env goes on
         rows = info["final_obs_batch"]
-        for i in np.flatnonzero(done):
-            final_obs[i] = rows[i]
+        if rows is self.buffers["final_obs"]:  # views: each row's view is made once and handed out again
+            if self._final_rows is None:
+                self._final_rows = np.empty(self.num_envs, dtype=object)
+                for i in range(self.num_envs):
+                    self._final_rows[i] = rows[i]
+            idx = np.flatnonzero(done)
+            final_obs[idx] = self._final_rows[idx]
+        else:  # copy=True: rows of this step's copy
+            for i in np.flatnonzero(done):
+                final_obs[i] = rows[i]
         final_info = {}
         per_env = [("episode_return", info["episode_return"]), ("episode_length", info["episode_length"])]
         if "final_critic_obs" in info:
@@ -165,6 +176,7 @@ class RltrainVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         self._core.close()
         self.buffers = {}
+        self._final_rows = None
 
     def _out(self, view):
         return np.array(view) if self.copy and self.device == "cpu" else view

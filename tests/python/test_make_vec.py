@@ -110,6 +110,24 @@ def test_final_obs_as_gymnasium_sync_vector_env():
     assert num_final == 4  # steps 4 and 9 (envs 1 and 2), 6 and 11 (env 0)
 
 
+@pytest.mark.parametrize("copy", [False, True])
+def test_final_obs_rows_are_views_or_copies(copy):
+    """final_obs's rows are views of the final-observation buffer (valid until the next step), copies with copy=True;
+    a fresh object array every step, as Gymnasium's."""
+    env = rltrain.make_vec("cartpole", num_envs=4, seed=0, max_episode_steps=2, copy=copy)
+    env.reset()
+    env.step(np.zeros(4, np.int64))
+    info = env.step(np.ones(4, np.int64))[4]
+    assert info["_final_obs"].all()
+    rows = [info["final_obs"][i] for i in range(4)]
+    for i, row in enumerate(rows):
+        assert np.array_equal(row, env.buffers["final_obs"][i])
+        assert np.shares_memory(row, env.buffers["final_obs"]) == (not copy)
+    env.step(np.zeros(4, np.int64))
+    again = env.step(np.ones(4, np.int64))[4]
+    assert again["final_obs"] is not info["final_obs"] and again["final_info"] is not info["final_info"]
+
+
 @pytest.mark.parametrize("name", ENVS)
 def test_gymnasium_vector_api(name):
     """What Gymnasium's env checker asks of an env (check_env), asked of the vector env."""
