@@ -7,7 +7,8 @@ rltrain.make_vec: the envs step in C++, the learner is plain torch.
 Needs torch (pip install torch); rltrain and gymnasium as for make_vec. Observations come in as
 torch tensors through DLPack without a copy (the views are valid until the next step, so the rollout
 stores copies). Same-step autoreset: a truncated episode's value is bootstrapped from
-info["final_obs"]. Settings per env mirror configs/<env>.toml.
+info["final_obs_batch"] (rltrain's (num_envs, obs_dim) view of the final observations; Gymnasium's
+object array info["final_obs"] holds the same rows). Settings per env mirror configs/<env>.toml.
 """
 import argparse
 import sys
@@ -145,7 +146,7 @@ def main():
                 idx = torch.nonzero(trunc_t & ~term_t).squeeze(-1)
                 if len(idx):
                     with torch.no_grad():
-                        final = torch.from_dlpack(info["final_obs"])[idx]
+                        final = torch.from_dlpack(info["final_obs_batch"])[idx]
                         reward[idx] += args.gamma * agent.value(norm(final))
             if args.normalize:  # reward scaling by the std of the discounted return (Gymnasium's NormalizeReward)
                 disc_return = disc_return * args.gamma * (1 - done_buf[t]) + reward
@@ -154,7 +155,7 @@ def main():
             rew_buf[t] = reward
             next_obs = torch.from_dlpack(o)
             next_done = (term_t | trunc_t).float()
-            for i in np.flatnonzero(info["_final_obs"]):
+            for i in np.flatnonzero(info["_episode_return"]):
                 recent.append(float(info["episode_return"][i]))
             recent = recent[-100:]
         # GAE, with nextnonterminal as CleanRL writes it

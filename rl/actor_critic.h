@@ -11,7 +11,6 @@
 
 #include <Eigen/QR>
 
-#include "rl/distributed.h"
 #include "rl/mlp.h"
 #include "rl/ppo_math.h"
 
@@ -41,6 +40,15 @@ struct MinibatchView {
   const T* old_value;  // (rows)
   i64 rows;
   const T* critic_obs = nullptr;  // (rows x critic_obs_dim), normalized; asymmetric only (else obs)
+};
+
+// A minibatch that is one process's share of a job's (rl/distributed.h; every process holds one of
+// the same size): advantages are normalized by the moments of all processes' minibatches together,
+// as one process holding them all would. The caller sums and all-reduces those moments (Ppo does it
+// for every minibatch of an update in one collective).
+struct JobMinibatch {
+  i64 rows = 0;                         // rows of all processes' minibatches together
+  const double* adv_moments = nullptr;  // (2) their advantages' sum and sum of squares (executor memory)
 };
 
 // Where each part of the flat parameter buffer lives:
@@ -155,20 +163,20 @@ class ActorCritic {
   }
 
   // Gradient of the minibatch PPO loss into grads (every entry overwritten) and the minibatch
-  // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory). With comm (several
-  // processes, each with its own minibatch of the same size), advantages are normalized by the
-  // moments of all processes' minibatches together, as one process holding them all would.
+  // sums of the loss terms into stat_sums[kNumPpoStats] (executor memory). With job (this
+  // minibatch is one process's share), advantages are normalized by job->adv_moments over job->rows.
   void loss_and_grad(const Exec& exec, const T* params, const MinibatchView<T>& mb, const PpoCoefs<T>& coefs, T* grads,
-                     double* stat_sums, Communicator* comm = nullptr) {
+                     double* stat_sums, const JobMinibatch* job = nullptr) {
     const i64 rows = mb.rows;
     const T* head = m_actor.forward(exec, params, mb.obs, rows);
     if (m_spec.asymmetric() && mb.critic_obs == nullptr)
       throw std::invalid_argument("asymmetric actor-critic: the minibatch has no critic observations");
     const T* value = m_critic.forward(exec, params, m_spec.asymmetric() ? mb.critic_obs : mb.obs, rows);
-    if (coefs.normalize_advantages) {
+    if (job != nullptr && coefs.normalize_advantages && job->adv_moments == nullptr)
+      throw std::invalid_argument("loss_and_grad: a job's minibatch needs the job's advantage moments");
+    if (coefs.normalize_advantages && job == nullptr) {
       reduce_sum(exec, rows, ValueOf<T>{mb.advantage}, m_adv_moments.data());
       reduce_sum(exec, rows, SquareOf<T>{mb.advantage}, m_adv_moments.data() + 1);
-      if (comm != nullptr) exec_allreduce_sum(exec, *comm, m_adv_moments.data(), 2);
     }
     PpoLossGrad<T> f{head,
                      params + m_log_std_offset,
@@ -178,7 +186,7 @@ class ActorCritic {
                      mb.advantage,
                      mb.ret,
                      mb.old_value,
-                     m_adv_moments.data(),
+                     job != nullptr ? job->adv_moments : m_adv_moments.data(),
                      m_d_head.data(),
                      m_d_value.data(),
                      m_d_log_std_rows.data(),
@@ -188,7 +196,7 @@ class ActorCritic {
                      m_spec.discrete,
                      rows,
                      coefs,
-                     comm != nullptr ? rows * comm->size() : 0};
+                     job != nullptr ? job->rows : 0};
     parallel_for(exec, rows, f);
     m_actor.backward(exec, params, m_d_head.data(), grads);
     m_critic.backward(exec, params, m_d_value.data(), grads);

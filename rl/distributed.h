@@ -76,12 +76,24 @@ class Communicator {
   virtual void device_allreduce_sum(double* x, i64 n, void* stream);
   virtual void device_allreduce_mean(float* x, i64 n, void* stream);
 
-  // Wall seconds spent in collectives so far (allreduce included), and in allreduce alone.
-  double collective_seconds() const { return m_collective_seconds; }
-  double allreduce_seconds() const { return m_allreduce_seconds; }
+  // Wall seconds spent in collectives so far (allreduce included), and in allreduce alone. A device
+  // allreduce is queued on a stream and counts the time it ran on the device (from the end of the
+  // work queued before it, so waiting for the other ranks is included, as in MPI's) once it has
+  // run: read these after synchronizing the stream, else they wait for the queued calls to finish.
+  double collective_seconds() {
+    settle_device_seconds();
+    return m_collective_seconds;
+  }
+  double allreduce_seconds() {
+    settle_device_seconds();
+    return m_allreduce_seconds;
+  }
   i64 allreduce_calls() const { return m_allreduce_calls; }
 
  protected:
+  // Adds the device time of the queued device allreduces to the counters (waits for them).
+  virtual void settle_device_seconds() {}
+
   double m_collective_seconds = 0, m_allreduce_seconds = 0;
   i64 m_allreduce_calls = 0;
 };

@@ -87,6 +87,9 @@ class MpiCommunicator final : public Communicator {
 #ifdef RLTRAIN_NCCL
     if (m_nccl != nullptr) NcclApi::get().comm_destroy(m_nccl);
     m_nccl = nullptr;
+    for (std::vector<EventPair>* events : {&m_queued_events, &m_free_events})
+      for (const EventPair& e : *events) cudaEventDestroy(e.start), cudaEventDestroy(e.stop);
+    m_queued_events.clear(), m_free_events.clear();
 #endif
     MPI_Comm_free(&m_local);
     MPI_Finalize();
@@ -101,7 +104,7 @@ class MpiCommunicator final : public Communicator {
   void allreduce_sum(double* x, i64 n) override { allreduce(x, n, MPI_DOUBLE); }
 
   void broadcast(void* data, i64 bytes, int root) override {
-    Timed t(*this, "MPI_Bcast", false);
+    Timed t(*this, "MPI_Bcast", Counted::kCollective);
     auto* p = static_cast<char*>(data);
     for (i64 off = 0; off < bytes; off += INT_MAX) {
       const int count = static_cast<int>(std::min<i64>(INT_MAX, bytes - off));
@@ -110,12 +113,12 @@ class MpiCommunicator final : public Communicator {
   }
 
   void barrier() override {
-    Timed t(*this, "MPI_Barrier", false);
+    Timed t(*this, "MPI_Barrier", Counted::kCollective);
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 
   std::vector<std::string> allgather(const std::string& mine) override {
-    Timed t(*this, "MPI_Allgatherv", false);
+    Timed t(*this, "MPI_Allgatherv", Counted::kCollective);
     std::vector<int> lens(static_cast<size_t>(m_size)), offs(static_cast<size_t>(m_size));
     const int len = checked_int(static_cast<i64>(mine.size()), "MPI_Allgather");
     check(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
@@ -131,7 +134,7 @@ class MpiCommunicator final : public Communicator {
   }
 
   std::vector<std::string> gather(const std::string& mine) override {
-    Timed t(*this, "MPI_Gatherv", false);
+    Timed t(*this, "MPI_Gatherv", Counted::kCollective);
     std::vector<int> lens(static_cast<size_t>(m_size)), offs(static_cast<size_t>(m_size));
     const int len = checked_int(static_cast<i64>(mine.size()), "MPI_Gather");
     check(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
@@ -185,40 +188,92 @@ class MpiCommunicator final : public Communicator {
 
  private:
 #ifdef RLTRAIN_NCCL
-  // Queued on the executor's stream: the seconds counted are the call's, not the transfer's (that
-  // shows in the next synchronizing copy).
+  // Queued on the executor's stream, between two events: what is counted is the time between
+  // them on the device (the allreduce from the moment the work before it is done, waiting for the
+  // other ranks included), added once the call has run (settle_device_seconds), not the host's
+  // time to queue it.
   void nccl(void* x, i64 n, ncclDataType_t type, ncclRedOp_t op, void* stream) {
-    Timed t(*this, "ncclAllReduce", true);
+    const auto s = static_cast<cudaStream_t>(stream);
+    const EventPair e = take_events();
+    Timed t(*this, "ncclAllReduce", Counted::kByDevice);
+    cuda_check(cudaEventRecord(e.start, s), "cudaEventRecord");
     const NcclApi& nccl = NcclApi::get();
-    const ncclResult_t r =
-        nccl.all_reduce(x, x, static_cast<size_t>(n), type, op, m_nccl, static_cast<cudaStream_t>(stream));
+    const ncclResult_t r = nccl.all_reduce(x, x, static_cast<size_t>(n), type, op, m_nccl, s);
     if (r != ncclSuccess)
       throw DistributedError("rank " + std::to_string(m_rank) + ": ncclAllReduce failed: " + nccl.error_string(r) +
                              " (another rank of the job died?)");
+    cuda_check(cudaEventRecord(e.stop, s), "cudaEventRecord");
+    m_queued_events.push_back(e);
   }
+
+  struct EventPair {
+    cudaEvent_t start = nullptr, stop = nullptr;
+  };
+  // A pair for the next call: a used one, or two new events. A run that never reads the counters
+  // (training) settles them every kMaxQueued calls, when they have long run.
+  EventPair take_events() {
+    constexpr size_t kMaxQueued = 1024;
+    if (m_queued_events.size() >= kMaxQueued) settle_device_seconds();
+    if (!m_free_events.empty()) {
+      const EventPair e = m_free_events.back();
+      m_free_events.pop_back();
+      return e;
+    }
+    EventPair e;
+    cuda_check(cudaEventCreate(&e.start), "cudaEventCreate");
+    if (cudaEventCreate(&e.stop) != cudaSuccess) {
+      cudaEventDestroy(e.start);
+      cuda_check(cudaErrorMemoryAllocation, "cudaEventCreate");
+    }
+    return e;
+  }
+
+  void settle_device_seconds() override {
+    for (const EventPair& e : m_queued_events) {
+      cuda_check(cudaEventSynchronize(e.stop), "cudaEventSynchronize");
+      float ms = 0;
+      cuda_check(cudaEventElapsedTime(&ms, e.start, e.stop), "cudaEventElapsedTime");
+      m_allreduce_seconds += 1e-3 * ms;
+      m_collective_seconds += 1e-3 * ms;
+      m_free_events.push_back(e);
+    }
+    m_queued_events.clear();
+  }
+
+  void cuda_check(cudaError_t rc, const char* what) const {
+    if (rc != cudaSuccess)
+      throw DistributedError("rank " + std::to_string(m_rank) + ": " + what + " failed: " + cudaGetErrorString(rc));
+  }
+
   ncclComm_t m_nccl = nullptr;
+  std::vector<EventPair> m_queued_events;  // around the device allreduces not yet counted, oldest first
+  std::vector<EventPair> m_free_events;    // counted, for reuse
 #endif
+
+  // What a collective's seconds count towards: collectives, collectives and allreduce, or (a device
+  // allreduce, queued) neither here: its device time is added by settle_device_seconds.
+  enum class Counted { kCollective, kAllreduce, kByDevice };
 
   // Marks a collective in progress (for the watchdog) and adds its wall time to the counters.
   struct Timed {
     MpiCommunicator& c;
     double t0;
-    bool allreduce;
-    Timed(MpiCommunicator& comm, const char* what, bool is_allreduce)
-        : c(comm), t0(now_seconds()), allreduce(is_allreduce) {
+    Counted counted;
+    Timed(MpiCommunicator& comm, const char* what, Counted how) : c(comm), t0(now_seconds()), counted(how) {
       c.m_what.store(what);
       c.m_since.store(t0);
     }
     ~Timed() {
       c.m_since.store(-1.0);
       const double dt = now_seconds() - t0;
-      c.m_collective_seconds += dt;
-      if (allreduce) c.m_allreduce_seconds += dt, ++c.m_allreduce_calls;
+      if (counted != Counted::kByDevice) c.m_collective_seconds += dt;
+      if (counted == Counted::kAllreduce) c.m_allreduce_seconds += dt;
+      if (counted != Counted::kCollective) ++c.m_allreduce_calls;
     }
   };
 
   void allreduce(void* x, i64 n, MPI_Datatype type) {
-    Timed t(*this, "MPI_Allreduce", true);
+    Timed t(*this, "MPI_Allreduce", Counted::kAllreduce);
     int size = 0;
     MPI_Type_size(type, &size);
     auto* p = static_cast<char*>(x);

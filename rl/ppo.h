@@ -151,11 +151,17 @@ class Ppo final : public Learner {
   std::uint64_t m_seed = 0;
   std::int64_t m_adam_step = 0;
 
-  FBuf m_params, m_grads, m_adam_m, m_adam_v;  // (num_params) the flat buffer and its Adam state
+  FBuf m_params, m_adam_m, m_adam_v;  // (num_params) the flat buffer and its Adam state
+  // (num_params + kNumPpoStats) the minibatch's gradient; in a job (m_comm) followed by its loss-term
+  // sums as float, so that one all-reduce carries both (update()).
+  FBuf m_grads;
   FBuf m_lr;                                   // (1) current learning rate
   DBuf m_grad_sq;                              // (1) squared gradient norm of the minibatch
   DBuf m_skip_run;                             // (1) consecutive skipped (non-finite) updates
   DBuf m_stat_sums;                            // (kNumPpoStats) minibatch sums
+  // In a job with advantage normalization: (num_epochs x num_minibatches x 2) the advantages' sum
+  // and sum of squares of every minibatch of the update, of all processes (one all-reduce per update).
+  DBuf m_job_adv_moments;
   // The iteration block: everything the host reads per iteration, copied in one transfer:
   //   [0, kNumPpoStats) loss-term sums | 4 explained-variance sums | lr | num_finished |
   //   returns of the last K finished episodes | their lengths | skipped updates | consecutive skipped

@@ -157,6 +157,36 @@ struct Accumulate {
   RLT_HD void operator()(i64 s) const { acc[s] += x[s]; }
 };
 
+struct PermutedValueOf {  // x[perm(start + j)] (or its square): a minibatch's advantages, not gathered
+  IndexPermutation perm;
+  i64 start;
+  const float* x;
+  bool square;
+  RLT_HD double operator()(i64 j) const {
+    const double v = static_cast<double>(x[perm(static_cast<u64>(start + j))]);
+    return square ? v * v : v;
+  }
+};
+
+// A job's minibatch: its gradient (n floats) and loss-term sums travel in one all-reduce (update()).
+struct PackStatSums {  // grads[n + s] <- stat_sums[s]
+  float* grads;
+  const double* stat_sums;
+  i64 n;
+  RLT_HD void operator()(i64 s) const { grads[n + s] = static_cast<float>(stat_sums[s]); }
+};
+struct UnpackStatSums {  // stat_sums[s] <- grads[n + s] (the job's sums)
+  double* stat_sums;
+  const float* grads;
+  i64 n;
+  RLT_HD void operator()(i64 s) const { stat_sums[s] = static_cast<double>(grads[n + s]); }
+};
+struct ScaleBy {  // x[i] *= f: the sum of the processes' gradients to their mean (Communicator::allreduce_mean)
+  float* x;
+  float f;
+  RLT_HD void operator()(i64 i) const { x[i] *= f; }
+};
+
 struct ResidualOf {  // returns - values, and its square
   const float* ret;
   const float* val;
@@ -241,7 +271,8 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
     throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " +
                                 std::to_string(m_critic_dim) + " but provides no critic observations");
   const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;
-  for (FBuf* buf : {&m_params, &m_grads, &m_adam_m, &m_adam_v}) buf->resize(p);
+  for (FBuf* buf : {&m_params, &m_adam_m, &m_adam_v}) buf->resize(p);
+  m_grads.resize(p + kNumPpoStats);
   m_lr.resize(1);
   m_grad_sq.resize(1);
   m_skip_run.resize(1);
@@ -282,6 +313,8 @@ void Ppo<Exec>::set_communicator(Communicator& comm) {
   m_comm = &comm;
   m_world = comm.size();
   m_first_row = static_cast<u32>(comm.rank() * m_num_envs);
+  if (m_cfg.ppo.normalize_advantages)
+    m_job_adv_moments.resize(2 * static_cast<i64>(m_cfg.ppo.num_epochs) * m_cfg.ppo.num_minibatches);
 }
 
 template <class Exec>
@@ -393,6 +426,22 @@ int Ppo<Exec>::update(IterationStats& st) {
   const PolicySpec& ps = m_ac.spec();
   int epochs = 0;
   double* const skip_slot = m_block.data() + kNumPpoStats + 6 + 2 * static_cast<i64>(m_cfg.train.eval_episodes);
+  // A job of several processes: one collective per minibatch (the gradient with the loss-term sums),
+  // and one per update for the advantage moments of every minibatch, summed here ahead of the
+  // epochs (the advantages do not change during the update, the permutations are known).
+  JobMinibatch job{m_minibatch * m_world, nullptr};
+  if (m_comm != nullptr && c.normalize_advantages) {
+    for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
+      const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
+                                  static_cast<u32>(epoch));
+      for (int k = 0; k < c.num_minibatches; ++k) {
+        double* out = m_job_adv_moments.data() + 2 * (static_cast<i64>(epoch) * c.num_minibatches + k);
+        reduce_sum(m_exec, m_minibatch, PermutedValueOf{perm, k * m_minibatch, m_adv.data(), false}, out);
+        reduce_sum(m_exec, m_minibatch, PermutedValueOf{perm, k * m_minibatch, m_adv.data(), true}, out + 1);
+      }
+    }
+    exec_allreduce_sum(m_exec, *m_comm, m_job_adv_moments.data(), m_job_adv_moments.size());
+  }
   for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
     const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
                                 static_cast<u32>(epoch));
@@ -426,10 +475,16 @@ int Ppo<Exec>::update(IterationStats& st) {
       const MinibatchView<float> mb{
           m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
           m_mb_ret.data(), m_mb_val.data(),     m_minibatch,      m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
-      m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data(), m_comm);
-      if (m_comm != nullptr) {  // several processes: the mean gradient and the summed loss terms of all
-        exec_allreduce_mean(m_exec, *m_comm, m_grads.data(), p);
-        exec_allreduce_sum(m_exec, *m_comm, m_stat_sums.data(), kNumPpoStats);
+      if (m_comm == nullptr) {
+        m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
+      } else {  // several processes: the mean gradient and the summed loss terms of all, in one all-reduce
+        if (c.normalize_advantages)
+          job.adv_moments = m_job_adv_moments.data() + 2 * (static_cast<i64>(epoch) * c.num_minibatches + k);
+        m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data(), &job);
+        parallel_for(m_exec, kNumPpoStats, PackStatSums{m_grads.data(), m_stat_sums.data(), p});
+        exec_allreduce_sum(m_exec, *m_comm, m_grads.data(), p + kNumPpoStats);
+        parallel_for(m_exec, p, ScaleBy{m_grads.data(), 1.0f / static_cast<float>(m_world)});
+        parallel_for(m_exec, kNumPpoStats, UnpackStatSums{m_stat_sums.data(), m_grads.data(), p});
       }
       parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
       if (c.lr_schedule == "adaptive_kl")

@@ -34,13 +34,30 @@ class RltrainVectorEnv(VectorEnv):
     parameters as ``rltrain envs`` lists them (robot tasks: domain randomization, noise, pushes).
 
     Autoreset (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): a step that ends an
-    episode returns the next episode's first observation; ``info["final_obs"]`` holds the
-    observation that ended it, valid in the rows where ``info["_final_obs"]`` is True (an array of
-    ``(num_envs, obs_dim)``, not Gymnasium's object array of rows: indexing a row reads the same).
-    ``info["episode_return"]`` and ``info["episode_length"]`` hold the return and length of the
-    episodes that ended, valid in the same rows (Gymnasium's RecordEpisodeStatistics wrapper adds its
-    own ``info["episode"]`` on top). Tasks with privileged critic observations add
-    ``info["critic_obs"]`` and ``info["final_critic_obs"]``.
+    episode returns the next episode's first observation, and its ``info`` carries what Gymnasium's
+    own vector envs (SyncVectorEnv, AsyncVectorEnv) put there in that mode, built the same way
+    (``VectorEnv._add_info``), and only on a step where some env finished, as theirs:
+
+    * ``info["final_obs"]``: an object array of ``num_envs`` entries, the observation that ended the
+      episode (a float32 ``(obs_dim,)`` row) where ``info["_final_obs"]`` is True, else None;
+    * ``info["final_info"]``: the finished episodes' info, a dict of ``num_envs`` arrays each with its
+      mask: ``episode_return`` and ``episode_length`` (0 where the mask is False), and for tasks with
+      privileged critic observations ``critic_obs``, the critic observation that ended the episode;
+      ``info["_final_info"]`` marks the envs that finished.
+
+    The rows of ``final_obs`` are views of the final-observation buffer, valid until the next
+    ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. The object
+    array is built only when some env finished, from row views made once per buffer (a masked copy of
+    pointers, not a view per finished env each step). rltrain's own keys, on every
+    step: ``info["final_obs_batch"]``, the same final observations as one ``(num_envs, obs_dim)``
+    view of that buffer (valid in the rows of finished envs, the fast form for batched code: e.g.
+    ``torch.from_dlpack``), ``info["episode_return"]`` and ``info["episode_length"]`` (valid where
+    ``info["_episode_return"]``/``["_episode_length"]`` is True; Gymnasium's RecordEpisodeStatistics
+    wrapper adds its own ``info["episode"]`` on top), and, with critic observations,
+    ``info["critic_obs"]`` and ``info["final_critic_obs"]`` (``(num_envs, critic_dim)``, valid in the
+    rows of finished envs). On CUDA the termination flags stay on the device, so the masks and the
+    Gymnasium keys (which need them on the host) are left out; the ``*_batch``/``final_critic_obs``
+    device arrays and ``terminated | truncated`` give the same.
 
     Zero copy: observations, rewards, terminations, truncations and the info arrays are views of the
     C++ batch buffers (numpy on the CPU; ``torch.from_dlpack`` takes them without a copy, on the CPU
@@ -80,6 +97,7 @@ class RltrainVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.buffers = self._core.views()
+        self._final_rows = None  # (num_envs,) object array: the row views of buffers["final_obs"], made on first use
 
     @property
     def params(self):
@@ -102,6 +120,7 @@ class RltrainVectorEnv(VectorEnv):
         self._core.reset(int(seed))
         self._num_resets += 1
         self.buffers = self._core.views()
+        self._final_rows = None
         info = {}
         if "critic_obs" in self.buffers:
             info["critic_obs"] = self._out(self.buffers["critic_obs"])
@@ -110,16 +129,42 @@ class RltrainVectorEnv(VectorEnv):
     def step(self, actions):
         self._core.step(self._actions(actions))
         b = self.buffers
-        info = {"final_obs": self._out(b["final_obs"]), "episode_return": self._out(b["ep_return"]),
+        info = {"final_obs_batch": self._out(b["final_obs"]), "episode_return": self._out(b["ep_return"]),
                 "episode_length": self._out(b["ep_length"])}
         if "critic_obs" in b:
             info["critic_obs"] = self._out(b["critic_obs"])
             info["final_critic_obs"] = self._out(b["final_critic_obs"])
         if self.device == "cpu":  # on CUDA the flags stay on the device: done = terminated | truncated there
             done = np.logical_or(b["terminated"], b["truncated"])
-            info["_final_obs"] = info["_episode_return"] = info["_episode_length"] = done
+            info["_episode_return"] = info["_episode_length"] = done
+            if done.any():
+                self._add_final(info, done)
         return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]), self._out(b["truncated"]),
                 info)
+
+    def _add_final(self, info, done):
+        """Gymnasium's same-step final_obs/final_info (as VectorEnv._add_info builds them from each finished
+        env's final observation and step info) for the envs where done is True."""
+        final_obs = np.empty(self.num_envs, dtype=object)  # None where the env goes on
+        rows = info["final_obs_batch"]
+        if rows is self.buffers["final_obs"]:  # views: each row's view is made once and handed out again
+            if self._final_rows is None:
+                self._final_rows = np.empty(self.num_envs, dtype=object)
+                for i in range(self.num_envs):
+                    self._final_rows[i] = rows[i]
+            idx = np.flatnonzero(done)
+            final_obs[idx] = self._final_rows[idx]
+        else:  # copy=True: rows of this step's copy
+            for i in np.flatnonzero(done):
+                final_obs[i] = rows[i]
+        final_info = {}
+        per_env = [("episode_return", info["episode_return"]), ("episode_length", info["episode_length"])]
+        if "final_critic_obs" in info:
+            per_env.append(("critic_obs", info["final_critic_obs"]))
+        for key, values in per_env:  # _add_info's arrays: zeros in the envs that did not finish
+            final_info[key] = np.where(done.reshape(-1, *([1] * (values.ndim - 1))), values, values.dtype.type(0))
+            final_info["_" + key] = done
+        info.update(final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done)
 
     def sample_actions(self, step, seed=None):
         """Uniform random actions for every env, drawn in C++ keyed by (seed, step) (VecEnv::sample_actions):
@@ -131,6 +176,7 @@ class RltrainVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         self._core.close()
         self.buffers = {}
+        self._final_rows = None
 
     def _out(self, view):
         return np.array(view) if self.copy and self.device == "cpu" else view

@@ -38,6 +38,96 @@ def test_every_cli_env_is_listed(rltrain_bin):
     assert ENVS == out.split()
 
 
+def assert_same_info(got, want, where="info"):
+    """got equals want key for key: the same keys, types, dtypes and shapes; object arrays entry by entry."""
+    assert isinstance(got, dict) and sorted(got) == sorted(want), (where, sorted(got), sorted(want))
+    for key, w in want.items():
+        g = got[key]
+        if isinstance(w, dict):
+            assert_same_info(g, w, f"{where}[{key!r}]")
+            continue
+        assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape, (where, key, g, w)
+        if w.dtype == object:
+            for i, (gi, wi) in enumerate(zip(g, w)):
+                assert (gi is None) == (wi is None), (where, key, i)
+                if wi is not None:
+                    assert gi.dtype == wi.dtype and np.array_equal(gi, wi), (where, key, i, gi, wi)
+        else:
+            assert np.array_equal(g, w), (where, key, g, w)
+
+
+def assert_gymnasium_final_keys(env, info, done):
+    """info's final_obs/final_info are what Gymnasium's SAME_STEP vector envs build with VectorEnv._add_info
+    from each finished env's final observation and final step info (gymnasium/vector/sync_vector_env.py)."""
+    want = {}
+    for i in np.flatnonzero(done):
+        env_info = {"episode_return": info["episode_return"][i], "episode_length": info["episode_length"][i]}
+        if "final_critic_obs" in info:
+            env_info["critic_obs"] = info["final_critic_obs"][i].copy()
+        want = env._add_info(want, {"final_obs": info["final_obs_batch"][i].copy(), "final_info": env_info}, i)
+    assert_same_info({k: info[k] for k in want}, want)
+
+
+def test_final_obs_as_gymnasium_sync_vector_env():
+    """CartPole side by side with Gymnasium's own SyncVectorEnv (SAME_STEP) through truncations and a partial
+    reset: the same final_obs/final_info keys with the same structure on every step, the rows where they should be."""
+    n = 3
+    ours = rltrain.make_vec("cartpole", num_envs=n, seed=0, max_episode_steps=5)
+    theirs = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1", max_episode_steps=5) for _ in range(n)],
+                                      autoreset_mode=AutoresetMode.SAME_STEP)
+    keys = ("final_obs", "_final_obs", "final_info", "_final_info")
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
+    num_final = 0
+    for t in range(13):
+        if t == 2:  # env 0 restarts: from now on it ends two steps after the others
+            mask = np.array([True, False, False])
+            ours.reset(options={"reset_mask": mask})
+            theirs.reset(options={"reset_mask": mask})
+        actions = np.full(n, t % 2)  # left, right, ...: the pole stays up, episodes end by truncation
+        _, _, term, trunc, info = ours.step(actions)
+        _, _, t_term, t_trunc, t_info = theirs.step(actions)
+        assert np.array_equal(term, t_term) and np.array_equal(trunc, t_trunc), t
+        assert sorted(k for k in info if k in keys) == sorted(k for k in t_info if k in keys), t
+        if "final_obs" not in t_info:
+            continue
+        num_final += 1
+        done = term | trunc
+        assert np.array_equal(info["_final_obs"], t_info["_final_obs"]) and np.array_equal(info["_final_obs"], done)
+        assert np.array_equal(info["_final_info"], t_info["_final_info"])
+        assert info["final_obs"].dtype == t_info["final_obs"].dtype == object
+        assert info["final_obs"].shape == t_info["final_obs"].shape == (n,)
+        for i in range(n):
+            g, w = info["final_obs"][i], t_info["final_obs"][i]
+            assert (g is None) == (w is None), (t, i)
+            if w is not None:
+                assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
+                assert np.array_equal(g, info["final_obs_batch"][i])
+        assert isinstance(info["final_info"], dict) and isinstance(t_info["final_info"], dict)
+        for key, value in info["final_info"].items():  # ours: each value with its mask, as _add_info keeps them
+            assert value.shape[0] == n and (key.startswith("_") or np.array_equal(info["final_info"]["_" + key], done))
+        assert_gymnasium_final_keys(ours, info, done)
+    assert num_final == 4  # steps 4 and 9 (envs 1 and 2), 6 and 11 (env 0)
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_final_obs_rows_are_views_or_copies(copy):
+    """final_obs's rows are views of the final-observation buffer (valid until the next step), copies with copy=True;
+    a fresh object array every step, as Gymnasium's."""
+    env = rltrain.make_vec("cartpole", num_envs=4, seed=0, max_episode_steps=2, copy=copy)
+    env.reset()
+    env.step(np.zeros(4, np.int64))
+    info = env.step(np.ones(4, np.int64))[4]
+    assert info["_final_obs"].all()
+    rows = [info["final_obs"][i] for i in range(4)]
+    for i, row in enumerate(rows):
+        assert np.array_equal(row, env.buffers["final_obs"][i])
+        assert np.shares_memory(row, env.buffers["final_obs"]) == (not copy)
+    env.step(np.zeros(4, np.int64))
+    again = env.step(np.ones(4, np.int64))[4]
+    assert again["final_obs"] is not info["final_obs"] and again["final_info"] is not info["final_info"]
+
+
 @pytest.mark.parametrize("name", ENVS)
 def test_gymnasium_vector_api(name):
     """What Gymnasium's env checker asks of an env (check_env), asked of the vector env."""
@@ -71,8 +161,10 @@ def test_gymnasium_vector_api(name):
             assert term.dtype == np.bool_ and trunc.dtype == np.bool_ and term.shape == trunc.shape == (NUM_ENVS,)
             assert np.all(np.isfinite(obs)) and np.all(np.isfinite(reward))
             done = term | trunc
-            assert np.array_equal(info["_final_obs"], done) and np.array_equal(info["_episode_length"], done)
-            assert info["final_obs"].shape == obs.shape
+            assert np.array_equal(info["_episode_length"], done) and info["final_obs_batch"].shape == obs.shape
+            assert ("final_obs" in info) == done.any()  # Gymnasium's keys only on a step where some env finished
+            if done.any():
+                assert_gymnasium_final_keys(env, info, done)
             for i in np.flatnonzero(done):
                 assert info["final_obs"][i] in env.single_observation_space
                 assert info["episode_length"][i] >= 1
@@ -116,7 +208,7 @@ def test_bit_equal_to_cpp_vec_env(name, params, tmp_path):
     got = [env.reset()[0].tobytes()]
     for a in actions:
         obs, reward, term, trunc, info = env.step(a)
-        got += [obs.tobytes(), info["final_obs"].tobytes(), reward.tobytes(), term.astype(np.uint8).tobytes(),
+        got += [obs.tobytes(), info["final_obs_batch"].tobytes(), reward.tobytes(), term.astype(np.uint8).tobytes(),
                 trunc.astype(np.uint8).tobytes()]
     got = b"".join(got)
     assert len(got) == len(ref)
@@ -132,7 +224,7 @@ def test_views_are_zero_copy():
     # the same buffer, overwritten in place: the first view now shows the new observation
     assert np.shares_memory(obs0, obs1) and np.shares_memory(obs1, env.buffers["obs"])
     assert np.array_equal(obs0, obs1) and not np.array_equal(before, obs1)
-    for key, arr in [("reward", reward), ("terminated", term), ("truncated", trunc), ("final_obs", info["final_obs"])]:
+    for key, arr in [("reward", reward), ("terminated", term), ("truncated", trunc), ("final_obs", info["final_obs_batch"])]:
         assert np.shares_memory(arr, env.buffers[key]) and not arr.flags.owndata, key
     # DLPack: numpy's own consumer sees the same memory (torch.from_dlpack reads the same protocol)
     assert np.shares_memory(np.from_dlpack(obs1), obs1)

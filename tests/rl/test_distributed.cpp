@@ -1,6 +1,7 @@
 // rl/distributed.h without mpirun: the single-process communicator is a no-op, the job's
 // fingerprint names the first difference, episodes merge across processes, a job's checkpoint
-// gives each process its own envs back. (Under mpirun: tests/apps/test_mpi.cpp.)
+// gives each process its own envs back, a job's PPO update makes one collective per minibatch and
+// steps with the mean gradient. (Under mpirun: tests/apps/test_mpi.cpp.)
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -117,6 +118,93 @@ TEST(Distributed, JobCheckpointGivesEachProcessItsOwnEnvs) {
   restore_checkpoint(checkpoint_for_rank(c, 0), lb, false, back.get(), nullptr);
   EXPECT_EQ(0, std::memcmp(back->obs(), env0->obs(), 4 * 4 * sizeof(float)));
   EXPECT_THROW(checkpoint_for_rank(c, 2), CheckpointError);
+}
+
+// A job of two identical processes as process 0 sees it: every all-reduce sums two equal shares
+// (x doubles: exact), every gather returns two copies. Records the length of each all-reduce.
+class TwinJob final : public Communicator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  int local_rank() const override { return 0; }
+  int local_size() const override { return 2; }
+  void allreduce_sum(float* x, i64 n) override { twice(x, n); }
+  void allreduce_sum(double* x, i64 n) override { twice(x, n); }
+  void broadcast(void*, i64, int) override {}
+  void barrier() override {}
+  std::vector<std::string> allgather(const std::string& mine) override { return {mine, mine}; }
+  std::vector<std::string> gather(const std::string& mine) override { return {mine, mine}; }
+  std::vector<i64> calls;
+
+ private:
+  template <class T>
+  void twice(T* x, i64 n) {
+    calls.push_back(n);
+    for (i64 i = 0; i < n; ++i) x[i] *= T(2);
+  }
+};
+
+Config small_cartpole(int minibatches, bool normalize) {
+  Config cfg;
+  cfg.env.name = "cartpole";
+  cfg.env.num_envs = 8;
+  cfg.ppo.num_steps = 16;
+  cfg.ppo.num_epochs = 3;
+  cfg.ppo.num_minibatches = minibatches;
+  cfg.ppo.normalize_advantages = normalize;
+  cfg.ppo.normalize_obs = normalize;
+  cfg.ppo.normalize_reward = normalize;
+  return cfg;
+}
+
+TEST(Distributed, OneCollectivePerMinibatch) {
+  const CpuExecutor exec(1);
+  std::vector<size_t> calls_per_iteration;
+  for (const int minibatches : {2, 4}) {
+    const Config cfg = small_cartpole(minibatches, true);
+    auto env = make_vec_env<CpuExecutor>("cartpole", cfg.env.num_envs, exec);
+    env->reset(1);
+    Ppo<CpuExecutor> learner(cfg, *env, exec);
+    TwinJob job;
+    learner.set_communicator(job);
+    learner.start(1);
+    job.calls.clear();
+    learner.iterate(1, 10);
+    const i64 fused = learner.num_params() + kNumPpoStats;  // the gradient and the loss-term sums
+    const i64 epochs_x_minibatches = static_cast<i64>(cfg.ppo.num_epochs) * minibatches;
+    EXPECT_EQ(std::count(job.calls.begin(), job.calls.end(), fused), epochs_x_minibatches) << minibatches;
+    EXPECT_EQ(std::count(job.calls.begin(), job.calls.end(), 2 * epochs_x_minibatches), 1)
+        << "the advantage moments of every minibatch: one all-reduce per update";
+    calls_per_iteration.push_back(job.calls.size());
+  }
+  // Twice the minibatches: one more all-reduce per added minibatch, nothing else per minibatch.
+  EXPECT_EQ(calls_per_iteration[1] - calls_per_iteration[0], 3u * 2u);
+}
+
+TEST(Distributed, JobOfTwinsStepsWithTheMeanGradientAndSumsTheLossTerms) {
+  // Without normalizers (whose moments a twin job merges with another count) a job of two
+  // identical processes makes exactly the updates of one: the fused all-reduce's sum, halved, is the
+  // gradient itself. The loss terms arrive summed over both (float on the way: ~1e-7 relative).
+  const CpuExecutor exec(1);
+  const Config cfg = small_cartpole(4, false);
+  auto env_one = make_vec_env<CpuExecutor>("cartpole", cfg.env.num_envs, exec);
+  auto env_two = make_vec_env<CpuExecutor>("cartpole", cfg.env.num_envs, exec);
+  env_one->reset(1);
+  env_two->reset(1);
+  Ppo<CpuExecutor> one(cfg, *env_one, exec), two(cfg, *env_two, exec);
+  TwinJob job;
+  two.set_communicator(job);
+  one.start(1);
+  two.start(1);
+  for (int it = 1; it <= 3; ++it) {
+    const IterationStats a = one.iterate(it, 10), b = two.iterate(it, 10);
+    for (const auto& [x, y] : {std::pair{a.policy_loss, b.policy_loss}, std::pair{a.value_loss, b.value_loss},
+                               std::pair{a.entropy, b.entropy}, std::pair{a.approx_kl, b.approx_kl}})
+      EXPECT_NEAR(y, x, 1e-6 * std::abs(x) + 1e-12) << "iteration " << it;
+  }
+  const auto pa = one.save(), pb = two.save();
+  ASSERT_EQ(pa[0].name, "params");
+  EXPECT_EQ(pa[0].f32, pb[0].f32) << "the twin job's parameters differ from one process's";
 }
 
 }  // namespace
