@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/memory_budget.h"
 #include "apps/rollout.h"
 #include "apps/runtime.h"
 #include "envs/physics_batch.h"
@@ -37,6 +38,43 @@ Config bench_config(const BenchOptions& opts, const std::string& env_name) {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The PPO row's config for n envs: on the CPU num_steps halved until the batch is within
+// opts.ppo_max_batch; one minibatch when the batch does not divide.
+Config ppo_bench_config(const BenchOptions& opts, Config cfg, std::int64_t n, bool cpu) {
+  cfg.env.num_envs = n;
+  if (cpu)
+    while (cfg.ppo.num_steps > 1 && n * cfg.ppo.num_steps > opts.ppo_max_batch) cfg.ppo.num_steps /= 2;
+  if ((n * cfg.ppo.num_steps) % cfg.ppo.num_minibatches != 0) cfg.ppo.num_minibatches = 1;
+  return cfg;
+}
+
+// Every row's memory before the first is measured: a row holds a batch of envs and a policy over
+// them, then (with opts.ppo) a second batch with a learner. ppo_only: the --mpi rows (a batch and
+// a learner). ConfigError (exit 2) naming the env and --num-envs when one does not fit.
+void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_only) {
+  const FreeMemory free = free_memory(rt, world());
+  const bool cpu = rt.device() == Device::kCpu;
+  for (const std::string& name : opts.envs) {
+    const Config cfg = bench_config(opts, name);
+    if (!memory_check_enabled(cfg)) continue;
+    const EnvProbe probe = probe_env(cfg);
+    const auto need = [&](std::int64_t n) {
+      MemoryNeed m;
+      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n);
+      if (opts.ppo || ppo_only) {
+        const MemoryNeed t =
+            train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec, n, cpu);
+        if (m.parts.empty()) m.parts.push_back(t.parts[0]);
+        else m.parts[0].bytes += t.parts[0].bytes;  // a second batch of envs
+        m.parts.push_back(t.parts[1]), m.parts.push_back(t.parts[2]);  // rollout, learner (no checkpoint)
+      }
+      return m;
+    };
+    for (const std::int64_t n : opts.num_envs)
+      check_memory("bench --env " + name + ": --num-envs", "--num-envs", n, need, free, !cpu);
+  }
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& opts) {
@@ -52,9 +90,10 @@ int run_bench(const BenchOptions& opts) {
                            ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())))
                            : 1;
 
+  check_bench_memory(opts, rt, false);
   std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
-  std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s\n", "env", "num_envs", "env steps/s", "per core", "+policy/s",
-              "PPO samples/s", "T(PPO)", "xfers/it");
+  std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
+              "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
   for (const std::string& name : opts.envs) {
     for (const std::int64_t n : opts.num_envs) {
       Config cfg = bench_config(opts, name);
@@ -87,12 +126,8 @@ int run_bench(const BenchOptions& opts) {
       // CPU); the design moves one block of statistics per iteration.
       double transfers_per_iteration = 0;
       if (opts.ppo) {
-        Config tcfg = cfg;
+        const Config tcfg = ppo_bench_config(opts, cfg, n, rt.device() == Device::kCpu);
         ppo_steps = tcfg.ppo.num_steps;
-        if (rt.device() == Device::kCpu)
-          while (ppo_steps > 1 && n * ppo_steps > opts.ppo_max_batch) ppo_steps /= 2;
-        tcfg.ppo.num_steps = ppo_steps;
-        if ((n * ppo_steps) % tcfg.ppo.num_minibatches != 0) tcfg.ppo.num_minibatches = 1;
         auto tenv = rt.make_env(tcfg);
         tenv->reset(1);
         auto tl = rt.make_learner(tcfg, *tenv);
@@ -108,12 +143,15 @@ int run_bench(const BenchOptions& opts) {
       }
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
-      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s\n", name.c_str(), static_cast<long long>(n),
-                  env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers);
+      // Executor memory per env: the env's rows and outputs (VecEnv::memory, as the memory check counts it).
+      const std::int64_t bytes_per_env = env->memory().per_env;
+      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
+                  env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
       out["results"].push_back({{"env", name},
                                 {"num_envs", n},
                                 {"steps_per_env", steps},
+                                {"bytes_per_env", bytes_per_env},
                                 {"env_steps_per_second", env_sps},
                                 {"env_steps_per_second_per_core", env_sps / cores},
                                 {"policy_steps_per_second", policy_sps},
@@ -142,6 +180,19 @@ int run_model_bench(const BenchOptions& opts) {
   Runtime rt(opts.device, opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   const bool on_cuda = rt.device() == Device::kCuda;
+  if (memory_check_enabled()) {
+    // The batch, and the copy of its rows and contact counts read back after the timing (host).
+    const EnvMemory mem = physics_batch_memory(model);
+    const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).size;
+    const FreeMemory free = free_memory(rt, world());
+    for (const std::int64_t n : opts.num_envs)
+      check_memory(
+          "bench --model " + opts.model_path + ": --num-envs", "--num-envs", n,
+          [&](std::int64_t k) {
+            return MemoryNeed{{{"physics", mem.bytes(k)}, {"read back", k * (row_bytes + 4), true}}};
+          },
+          free, on_cuda);
+  }
   const int threads = rt.cpu_threads();
   const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
 
@@ -164,22 +215,24 @@ int run_model_bench(const BenchOptions& opts) {
     std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
                 opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
   }
-  // Memory per env: its physics row (float), sized from the model's capacities (sim/model_view.h:
-  // contact_capacity, constraint_capacity), and its ctrl row.
+  // Memory per env (what the batch allocates, physics_batch_memory, as the memory check counts it):
+  // its physics row (float), sized from the model's capacities (sim/model_view.h: contact_capacity,
+  // constraint_capacity), its ctrl row and two counters.
   {
     const HostModel<float> host(model);
     const ModelView<float>& v = host.view();
     const DataLayout l = data_layout(v);
+    const EnvMemory mem = physics_batch_memory(model);
     const std::int64_t row_bytes = static_cast<std::int64_t>(l.size) * 4, ctrl_bytes = 4LL * model.nu;
     const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
     const std::int64_t efc_bytes = 4LL * (2LL * model.nv + kEfcStride) * v.nefc_max;
     std::printf(
         "memory per env: %lld bytes (physics row %lld: contacts %lld for up to %d, constraint rows %lld for up "
-        "to %d; ctrl %lld)\n",
-        static_cast<long long>(row_bytes + ctrl_bytes), static_cast<long long>(row_bytes),
-        static_cast<long long>(contact_bytes), v.ncon_max, static_cast<long long>(efc_bytes), v.nefc_max,
-        static_cast<long long>(ctrl_bytes));
-    out["bytes_per_env"] = row_bytes + ctrl_bytes;
+        "to %d; ctrl %lld; counters %lld)\n",
+        static_cast<long long>(mem.per_env), static_cast<long long>(row_bytes), static_cast<long long>(contact_bytes),
+        v.ncon_max, static_cast<long long>(efc_bytes), v.nefc_max, static_cast<long long>(ctrl_bytes),
+        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
+    out["bytes_per_env"] = mem.per_env;
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }
@@ -256,6 +309,7 @@ int run_mpi_bench(const BenchOptions& opts) {
   out["allreduce"] = allreduce;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["results"] = nlohmann::json::array();
+  check_bench_memory(opts, rt, true);
   if (lead) {
     std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each, allreduce %s\n", size,
                 device_name(rt.device()), rt.cpu_threads(), allreduce.c_str());
@@ -264,9 +318,7 @@ int run_mpi_bench(const BenchOptions& opts) {
   }
   for (const std::string& name : opts.envs) {
     for (const std::int64_t n : opts.num_envs) {
-      Config cfg = bench_config(opts, name);
-      cfg.env.num_envs = n;
-      if ((n * cfg.ppo.num_steps) % cfg.ppo.num_minibatches != 0) cfg.ppo.num_minibatches = 1;
+      const Config cfg = ppo_bench_config(opts, bench_config(opts, name), n, false);
       auto env = rt.make_env(cfg);
       if (size > 1) env->set_first_env(static_cast<i64>(rank) * n);
       env->reset(1);

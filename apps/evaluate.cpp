@@ -3,8 +3,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "apps/memory_budget.h"
 #include "apps/runtime.h"
 #include "rl/checkpoint.h"
+#include "rl/distributed.h"
 
 namespace rlt {
 
@@ -47,6 +49,19 @@ EvalResult evaluate(const EvalOptions& opts) {
   }
   cfg.env.num_envs = opts.episodes;  // one env per episode
   Runtime rt(opts.device, opts.threads);
+  if (memory_check_enabled(cfg)) {
+    // One env per episode, a policy over all of them, and the flags and totals read back per env.
+    const EnvProbe probe = probe_env(cfg);
+    const i64 host_per_env = 3 * sizeof(std::uint8_t) + 6 * sizeof(float) + (2 + kTrackingFloats) * sizeof(float);
+    check_memory(
+        "--episodes", "--episodes", opts.episodes,
+        [&](std::int64_t n) {
+          MemoryNeed m = act_memory(cfg, probe.memory, probe.spec, n);
+          m.parts.push_back({"results", n * host_per_env, true});
+          return m;
+        },
+        free_memory(rt, world()), rt.device() == Device::kCuda);
+  }
   auto env = rt.make_env(cfg);
   auto policy = make_checkpoint_policy(rt, cfg, ckpt, *env);
   env->reset(opts.seed);

@@ -1,5 +1,6 @@
 // rltrain: one binary, subcommands train | eval | export | bench | envs | rollout | inspect | view (DESIGN.md D8).
-// Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model), 1 anything else.
+// Exit codes: 0 success, 2 bad input (config, flag, checkpoint, MJCF model, a run too large for free
+// memory: apps/memory_budget.h), 1 anything else.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

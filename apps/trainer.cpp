@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/memory_budget.h"
 #include "apps/runtime.h"
 #include "apps/tensorboard.h"
 #include "rl/checkpoint.h"
@@ -478,6 +479,12 @@ TrainResult train(const TrainOptions& opts) {
     cfg = resolve_train_config(opts, ckpt_path);
     rt_ptr = std::make_unique<Runtime>(cfg.train.device, threads_per_rank(cfg.train.threads, comm),
                                        opts.device.empty() ? cfg.source : "", comm.local_rank());
+    // Memory: what the envs, rollout and learner will take, against what is free, before any of it
+    // is allocated (each process of a job checks its own share).
+    std::string num_envs_key = cfg.source + ": env.num_envs";
+    for (const auto& o : opts.overrides)
+      if (o.rfind("env.num_envs", 0) == 0) num_envs_key = "--set env.num_envs";
+    check_train_memory(cfg, *rt_ptr, comm, num_envs_key);
     env = rt_ptr->make_env(cfg);
     if (world_size > 1) env->set_first_env(static_cast<i64>(rank) * env->num_envs());
     env->reset(cfg.train.seed);
@@ -500,6 +507,7 @@ TrainResult train(const TrainOptions& opts) {
     error = std::current_exception();
   }
   agree_to_start(comm, error, fingerprint);
+  ckpt.reset();  // restored: its copy of the env state is not kept through the run
   Runtime& rt = *rt_ptr;
   // GPUs: NCCL averages device buffers where it can (all processes agree), else the host does.
   std::string allreduce_note;

@@ -9,9 +9,11 @@
 #include <thread>
 
 #include "apps/evaluate.h"
+#include "apps/memory_budget.h"
 #include "apps/rollout.h"  // control_substeps
 #include "apps/runtime.h"
 #include "rl/checkpoint.h"
+#include "rl/distributed.h"
 #include "sim/mjcf.h"
 
 namespace rlt {
@@ -30,6 +32,15 @@ std::string timestamp() {
 // ckpt when it is given.
 std::unique_ptr<view::EnvSim> env_sim(std::shared_ptr<const Runtime> rt, const Config& cfg, bool with_policy,
                                       const Checkpoint* ckpt, std::uint64_t seed) {
+  if (memory_check_enabled(cfg)) {
+    Config shape = cfg;  // the policy's shape: the checkpoint's when there is one
+    if (ckpt) shape.policy = ckpt->config.policy;
+    const EnvProbe probe = probe_env(cfg);
+    check_memory(
+        "--num-envs", "--num-envs", cfg.env.num_envs,
+        [&](std::int64_t n) { return act_memory(shape, probe.memory, probe.spec, n); }, free_memory(*rt, world()),
+        rt->device() == Device::kCuda);
+  }
   auto env = rt->make_env(cfg);
   std::unique_ptr<Policy> policy;
   if (ckpt) {
@@ -63,6 +74,12 @@ std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
     const int substeps = control_substeps(opts.control_dt, model.timestep);
     const Runtime rt(opts.device, opts.threads);
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
+    if (memory_check_enabled()) {
+      const EnvMemory mem = physics_batch_memory(model);
+      check_memory(
+          "--num-envs", "--num-envs", n, [&](std::int64_t k) { return MemoryNeed{{{"physics", mem.bytes(k)}}}; },
+          free_memory(rt, world()), rt.device() == Device::kCuda);
+    }
     return std::make_unique<view::ModelSim>(rt.make_physics_batch(model, n, substeps, opts.seed), opts.model_path);
   }
   Config cfg;

@@ -268,6 +268,20 @@ class PhysicsBatchT final : public PhysicsBatch {
   bool m_pose_requested = false;
 };
 
+// What a PhysicsBatch of `model` allocates in executor memory (its constructor's buffers): the
+// model's blocks and the control ranges once; per env its physics row, ctrl row, contact count and
+// reset count.
+inline EnvMemory physics_batch_memory(const Model& model) {
+  const HostModel<float> host(model);
+  const i64 nu = model.nu;
+  EnvMemory m;
+  m.fixed = static_cast<i64>(sizeof(float) * host.reals().size() + sizeof(int) * host.ints().size()) +
+            static_cast<i64>(sizeof(float)) * (std::max<i64>(1, 2 * nu) + std::max<i64>(1, nu) + 1);
+  m.per_env = static_cast<i64>(sizeof(float)) * (data_layout(host.view()).size + nu) +
+              static_cast<i64>(sizeof(int) + sizeof(std::uint32_t));
+  return m;
+}
+
 // Instantiated for CpuExecutor (envs/physics_batch.cpp) and CudaExecutor (envs/physics_batch_cuda.cu).
 template <class Exec>
 std::unique_ptr<PhysicsBatch> make_physics_batch(const Model& model, i64 num_envs, int substeps,

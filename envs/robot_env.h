@@ -445,6 +445,17 @@ class RobotWorld {
     if (robot_detail::HasTracking<Task>::value) m_tracking.resize(num_envs * kTrackingFloats);
   }
 
+  // What the constructor allocates: the model's blocks once; per env the rows above.
+  EnvMemory memory() const {
+    EnvMemory m;
+    m.fixed = static_cast<i64>(sizeof(float) * m_host.reals().size() + sizeof(int) * m_host.ints().size());
+    m.per_env = static_cast<i64>(sizeof(float)) *
+                (m_layout.size + m_drl.size + 2 * Task::kCriticObsDim +
+                 (robot_detail::HasForwardPosition<Task>::value ? 1 : 0) +
+                 (robot_detail::HasTracking<Task>::value ? kTrackingFloats : 0));
+    return m;
+  }
+
   Params& params() { return m_robot; }
   const Params& params() const { return m_robot; }
 

@@ -37,4 +37,27 @@ CudaProbe probe_cuda() {
   return p;
 }
 
+bool cuda_memory_info(int gpu, std::int64_t* free_bytes, std::int64_t* total_bytes) {
+#if defined(RLTRAIN_WITH_CUDA)
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(gpu) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  size_t free_b = 0, total_b = 0;
+  const cudaError_t err = cudaMemGetInfo(&free_b, &total_b);
+  cudaSetDevice(current);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  *free_bytes = static_cast<std::int64_t>(free_b);
+  *total_bytes = static_cast<std::int64_t>(total_b);
+  return true;
+#else
+  (void)gpu, (void)free_bytes, (void)total_bytes;
+  return false;
+#endif
+}
+
 }  // namespace rlt

@@ -1,6 +1,7 @@
 // Which device answers (DESIGN.md D8: the backend is chosen in one place).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace rlt {
@@ -15,5 +16,9 @@ struct CudaProbe {
 CudaProbe probe_cuda();
 
 bool built_with_cuda();
+
+// Free and total memory of CUDA device `gpu` (cudaMemGetInfo), in bytes. False (and nothing
+// written) when there is no such device or this build has no CUDA.
+bool cuda_memory_info(int gpu, std::int64_t* free_bytes, std::int64_t* total_bytes);
 
 }  // namespace rlt

@@ -84,6 +84,17 @@ struct StridedValueOf {
   RLT_HD double operator()(i64 i) const { return static_cast<double>(x[i * stride + offset]); }
 };
 
+// Bytes an ActorCritic<T> for max_rows rows allocates (its constructor): the two MLPs' scratch,
+// the head, value and log-std gradients per row, the loss terms per row, a column of ones and the
+// advantage moments. The parameters are the owner's (Ppo's flat buffer).
+inline i64 actor_critic_scratch_bytes(const PolicySpec& spec, i64 max_rows, i64 scalar_bytes) {
+  const ActorCriticLayout layout(spec);
+  const i64 per_row = spec.head_dim() + 1 + (spec.discrete ? 0 : spec.act_dim) + kNumPpoStats + 1;
+  return mlp_scratch_bytes(layout.actor, max_rows, scalar_bytes) +
+         mlp_scratch_bytes(layout.critic, max_rows, scalar_bytes) + per_row * max_rows * scalar_bytes +
+         (spec.discrete ? scalar_bytes : 0) + 2 * static_cast<i64>(sizeof(double));
+}
+
 template <class T, class Exec>
 class ActorCritic {
  public:

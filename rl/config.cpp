@@ -115,6 +115,9 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, target_return, any_number(), "stop once the mean return reaches it (if stop_at_target)"),
       RLT_FIELD(train, stop_at_target, boolean(), "enable the early stop above"),
       RLT_FIELD(train, eval_episodes, positive_int(), "finished episodes the reported mean return averages"),
+      RLT_FIELD(train, memory_check, boolean(),
+                "check before allocating that the run fits in free memory (RAM or GPU) with a margin; false skips "
+                "it (so does the environment variable RLTRAIN_MEMORY_CHECK=0)"),
   };
   return table;
 }

@@ -64,6 +64,10 @@ struct TrainConfig {
   double target_return = 0.0;             // stop once the mean return reaches it (if stop_at_target)
   bool stop_at_target = false;            // enable the early stop above
   int eval_episodes = 100;                // finished episodes the reported mean return averages
+  // Before allocating, check that the envs, rollout and learner fit in free memory (RAM, or the
+  // GPU's free memory for what lives there) with a margin (apps/memory_budget.h); false skips it.
+  // The environment variable RLTRAIN_MEMORY_CHECK=0 skips it too (for commands without --set).
+  bool memory_check = true;
 };
 
 struct Config {

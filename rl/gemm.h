@@ -14,6 +14,16 @@
 
 namespace rlt {
 
+constexpr i64 kGemmRows = 256;   // rows of C per task: independent, so any split is deterministic
+constexpr i64 kGemmDepth = 512;  // chunk of the k dimension when C is small and k is long
+
+// Bytes of the chunk scratch gemm grows (once per calling thread, then keeps) for a C of m x n
+// with depth k: 0 unless it takes the split-k path below.
+inline i64 gemm_scratch_bytes(i64 m, i64 n, i64 k, i64 scalar_bytes) {
+  if (m <= 0 || n <= 0 || !(m < 2 * kGemmRows && k > 2 * kGemmDepth)) return 0;
+  return (k + kGemmDepth - 1) / kGemmDepth * m * n * scalar_bytes;
+}
+
 template <class T>
 void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T* a, const T* b,
           T beta, T* c) {
@@ -21,8 +31,7 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
   using Map = Eigen::Map<Mat>;
   using CMap = Eigen::Map<const Mat>;
   if (m <= 0 || n <= 0) return;
-  constexpr i64 kRows = 256;   // rows of C per task: independent, so any split is deterministic
-  constexpr i64 kDepth = 512;  // chunk of the k dimension when C is small and k is long
+  constexpr i64 kRows = kGemmRows, kDepth = kGemmDepth;
   // Weight gradients have a small C and a long k (the batch): split k into fixed chunks, sum the
   // partial products in chunk order.
   if (m < 2 * kRows && k > 2 * kDepth) {

@@ -69,6 +69,14 @@ struct FillValue {
   RLT_HD void operator()(i64 i) const { x[i] = v; }
 };
 
+// Bytes Mlp::reserve allocates for max_rows rows of scalar_bytes each: every layer's output, the
+// two backward scratches of the widest layer, a column of ones.
+inline i64 mlp_scratch_bytes(const MlpShape& shape, i64 max_rows, i64 scalar_bytes) {
+  i64 n = 2 * static_cast<i64>(shape.max_width()) + 1;
+  for (int l = 0; l < shape.num_layers(); ++l) n += shape.layer_out(l);
+  return n * max_rows * scalar_bytes;
+}
+
 // Scratch space for one MLP at a given maximum batch; owns the activations.
 template <class T, class Exec>
 class Mlp {

@@ -43,6 +43,15 @@ class Policy {
   virtual void load(const std::vector<NamedArray>& arrays) = 0;
 };
 
+// Bytes a PolicyT for max_rows rows allocates in executor memory (its constructor): the actor's
+// scratch, the parameters, the normalizer, the normalized observations and the actions.
+inline i64 policy_bytes(const PolicySpec& spec, i64 max_rows) {
+  const ActorCriticLayout layout(spec);
+  return mlp_scratch_bytes(layout.actor, max_rows, sizeof(float)) +
+         static_cast<i64>(sizeof(float)) *
+             (layout.num_params + 2 * static_cast<i64>(spec.obs_dim) + max_rows * (spec.obs_dim + spec.act_dim));
+}
+
 template <class Exec>
 class PolicyT final : public Policy {
  public:

@@ -3,6 +3,7 @@
 // iterate() stays in executor memory; the only host reads are the per-iteration statistics.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -109,6 +110,32 @@ class Learner {
   // a job of one process) the learner runs exactly as it does alone.
   virtual void set_communicator(Communicator& comm) = 0;
 };
+
+// What a Ppo over num_envs envs allocates in executor memory (its constructor's buffers), in two
+// parts: the rollout storage (num_steps x num_envs rows: observations, critic observations,
+// actions, log-probs, values, rewards, bootstraps, discounted returns, advantages, returns,
+// episode totals, done flags) and the learner proper (parameters, gradients, Adam moments, the
+// actor-critic's scratch, minibatch and per-step buffers, normalizers, the iteration block).
+struct PpoMemory {
+  i64 rollout = 0;
+  i64 learner = 0;
+};
+inline PpoMemory ppo_memory(const PolicySpec& spec, const Config& cfg, i64 num_envs) {
+  constexpr i64 f = sizeof(float), d = sizeof(double);
+  const i64 n = num_envs, b = n * cfg.ppo.num_steps, mb = b / cfg.ppo.num_minibatches;
+  const i64 obs = spec.obs_dim, act = spec.act_dim, cobs = spec.asymmetric() ? spec.critic_obs_dim : 0;
+  const i64 params = ActorCriticLayout(spec).num_params;
+  PpoMemory m;
+  m.rollout = b * (f * (obs + cobs + act + 8) + static_cast<i64>(sizeof(std::uint8_t) + sizeof(std::int32_t)));
+  const i64 block = kNumPpoStats + 8 + 2 * static_cast<i64>(cfg.train.eval_episodes);
+  const auto moments = [&](i64 dim) { return dim * (2 * f + 2 * d); };  // RunningMoments::init
+  m.learner = 4 * params * f + f + 2 * d + kNumPpoStats * d + 2 * block * d +  // + the host mirror of the block
+              moments(obs) + moments(cobs) + moments(1) + n * f +              // normalizers, discounted return
+              n * f * (2 * obs + 1 + act + 2 * cobs) +                          // per-step scratch
+              mb * f * (obs + cobs + act + 4) +                                 // minibatch gather
+              actor_critic_scratch_bytes(spec, std::max(n, mb), f);
+  return m;
+}
 
 template <class Exec>
 class Ppo final : public Learner {

@@ -135,6 +135,16 @@ inline i64 draw_range_total(const std::vector<std::pair<i64, i64>>& ranges, i64 
   return total;
 }
 
+// Bytes a batch of envs allocates in executor memory: `fixed` once (the model's blocks, the
+// action bounds) and `per_env` for each env (its state, physics and randomization rows, outputs).
+// Computed from the same dimensions the batch allocates with (apps/memory_budget.h sums it with the
+// learner's to check a run against free memory before anything is allocated).
+struct EnvMemory {
+  i64 fixed = 0;
+  i64 per_env = 0;
+  i64 bytes(i64 num_envs) const { return fixed + per_env * num_envs; }
+};
+
 class VecEnv {
  public:
   virtual ~VecEnv() = default;
@@ -142,6 +152,8 @@ class VecEnv {
   virtual const EnvSpec& spec() const = 0;
   virtual i64 num_envs() const = 0;
   virtual Device device() const = 0;
+  // What a batch of this env allocates (the same for any num_envs and either executor).
+  virtual EnvMemory memory() const = 0;
 
   // Sets a parameter of the env by name (before reset). Returns false for an unknown name.
   virtual bool set_param(const std::string& name, double value) = 0;

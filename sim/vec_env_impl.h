@@ -115,6 +115,13 @@ struct EnvOutputs {
     act_high.resize(act_dim);
   }
   // Every env at its first episode's start, no flags, no non-finite resets counted (VecEnv::reset).
+  // Bytes resize() allocates per env, and once (the bounds).
+  static i64 bytes_per_env(int obs_dim, int act_dim) {
+    return sizeof(EnvCounters) + 2 * sizeof(float) * obs_dim + sizeof(float) + 2 * sizeof(std::uint8_t) +
+           sizeof(float) + sizeof(std::int32_t) + sizeof(std::uint32_t) + sizeof(float) * act_dim;
+  }
+  static i64 fixed_bytes(int act_dim) { return 2 * sizeof(float) * act_dim; }
+
   void clear(Exec& exec, i64 num_envs) {
     exec.fill(counters.data(), EnvCounters{0, 0, 0.0f, 0}, num_envs);
     exec.fill(nonfinite.data(), std::uint32_t{0}, num_envs);
@@ -200,6 +207,7 @@ class NoWorld {
   using Kernel = NoWorldKernel<Env>;
 
   NoWorld(Exec&, i64) {}
+  EnvMemory memory() const { return {}; }  // nothing beyond the env's State
   Params& params() { return m_params; }
   const Params& params() const { return m_params; }
   void check_params() const {}
@@ -354,6 +362,12 @@ class VecEnvT final : public VecEnv {
   const EnvSpec& spec() const override { return m_spec; }
   i64 num_envs() const override { return m_num_envs; }
   Device device() const override { return Exec::kDevice; }
+  EnvMemory memory() const override {
+    EnvMemory m = m_world.memory();
+    m.per_env += static_cast<i64>(sizeof(State)) + EnvOutputs<Exec>::bytes_per_env(Env::kObsDim, Env::kActDim);
+    m.fixed += EnvOutputs<Exec>::fixed_bytes(Env::kActDim);
+    return m;
+  }
 
   // Sets max_episode_steps, a key of Env::Params or of the world's params. A value the env or world
   // rejects (std::invalid_argument) is not kept.

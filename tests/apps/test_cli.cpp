@@ -275,6 +275,54 @@ TEST_F(CliBadInput, DeviceCudaWithoutGpu) {
   bad_config("cuda.toml", "[train]\ndevice = \"cuda\"\n", {"train.device", "cuda"});
 }
 
+// Memory before start (apps/memory_budget.h): with a fake free figure (RLTRAIN_FREE_MEMORY_BYTES,
+// inherited by the child) a run too large stops with one line naming the key, the parts, what is
+// available and what fits, before anything is created (the fixture checks the existing run).
+class FakeFreeMemory {
+ public:
+  explicit FakeFreeMemory(const std::string& bytes) { ::setenv("RLTRAIN_FREE_MEMORY_BYTES", bytes.c_str(), 1); }
+  ~FakeFreeMemory() { ::unsetenv("RLTRAIN_FREE_MEMORY_BYTES"); }
+};
+
+TEST_F(CliBadInput, RunTooLargeForMemory) {
+  const FakeFreeMemory fake("1000000000");  // 0.93 GiB: 0.71 GiB usable after the margin
+  const Args fits_hint = {"num_envs <= ", " fits", "of RAM is available", "(envs ", ", rollout ", ", learner "};
+  Args n = concat({"--set env.num_envs = 1000000 needs "}, fits_hint);
+  bad(concat(tiny_cartpole(1), {"--set", "env.num_envs=1000000", "--run-dir", tmp("big")}), n);
+  EXPECT_FALSE(fs::exists(tmp("big"))) << "a run that does not fit created its directory";
+  // From the config file: the message names the file and the key.
+  n = concat({": env.num_envs = 3000000 needs "}, fits_hint);
+  bad_config("big.toml", "[env]\nname = \"cartpole\"\nnum_envs = 3000000\n", n);
+  // Resuming with next to nothing free: the run directory stays byte for byte (the fixture checks).
+  const FakeFreeMemory none("1000");
+  bad({"train", "--resume", run_dir()}, {run_dir() + "/config.toml: env.num_envs = ", "not even num_envs = 1 fits"});
+  // bench checks every row before measuring and writes no JSON.
+  bad({"bench", "--env", "cartpole", "--device", "cpu", "--num-envs", "16,1000000", "--json", tmp("bench.json")},
+      {"bench --env cartpole: --num-envs = 16 needs", "--num-envs"});
+  EXPECT_FALSE(fs::exists(tmp("bench.json")));
+  bad({"bench", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml", "--device", "cpu", "--num-envs",
+       "64"},
+      {"ant.xml: --num-envs = 64 needs", "physics "});
+  bad({"eval", "--checkpoint", run_dir(), "--device", "cpu", "--episodes", "100"}, {"--episodes = 100 needs", "policy "});
+}
+
+// The override: train.memory_check = false (or RLTRAIN_MEMORY_CHECK=0) runs what the check refuses.
+TEST(CliMemoryCheck, CanBeTurnedOff) {
+  TempDir tmp;
+  const FakeFreeMemory fake("1000");
+  const Args train = concat(tiny_cartpole(1), {"--set", "train.memory_check=false", "--run-dir", tmp / "run"});
+  CliResult r = run_cli(train, tmp.path());
+  EXPECT_EQ(r.exit_code, 0) << describe(train, r);
+  ::setenv("RLTRAIN_MEMORY_CHECK", "0", 1);
+  const Args bench = {"bench", "--env", "cartpole", "--device", "cpu", "--num-envs", "16", "--steps", "3", "--no-ppo"};
+  r = run_cli(bench, tmp.path());
+  ::unsetenv("RLTRAIN_MEMORY_CHECK");
+  EXPECT_EQ(r.exit_code, 0) << describe(bench, r);
+  // The table's bytes per env: CartPole's state, counters, observations, outputs and actions.
+  EXPECT_NE(r.out.find("bytes/env"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 86\n"), std::string::npos) << r.out;
+}
+
 TEST_F(CliBadInput, MissingCheckpointForEval) {
   bad({"eval", "--checkpoint", tmp("nope.safetensors")}, {tmp("nope.safetensors"), "no such checkpoint"});
   fs::create_directories(tmp("empty_dir"));

@@ -46,6 +46,8 @@ class HiddenBias final : public VecEnv {
   const EnvSpec& spec() const override { return m_spec; }
   i64 num_envs() const override { return m_n; }
   Device device() const override { return Device::kCpu; }
+  // The vectors above, per env (the members' sizes in the constructor).
+  EnvMemory memory() const override { return {0, 4 * 16 + 4 * 2 + 4 + 2}; }
   bool set_param(const std::string&, double) override { return false; }
   std::vector<ParamInfo> params() const override { return {}; }
 
@@ -329,6 +331,7 @@ TEST(AsymmetricActorCritic, RejectsAnEnvWithoutCriticObs) {
     const EnvSpec& spec() const override { return s; }
     i64 num_envs() const override { return inner.num_envs(); }
     Device device() const override { return Device::kCpu; }
+    EnvMemory memory() const override { return inner.memory(); }
     bool set_param(const std::string&, double) override { return false; }
     std::vector<ParamInfo> params() const override { return {}; }
     void reset(std::uint64_t seed) override { inner.reset(seed); }
