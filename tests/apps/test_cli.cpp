@@ -327,7 +327,7 @@ TEST_F(CliBadInput, MissingCheckpointForEval) {
   bad({"eval", "--checkpoint", tmp("nope.safetensors")}, {tmp("nope.safetensors"), "no such checkpoint"});
   fs::create_directories(tmp("empty_dir"));
   bad({"eval", "--checkpoint", tmp("empty_dir")}, {tmp("empty_dir"), "checkpoints/latest.safetensors"});
-  bad({"eval", "--checkpoint", run_dir(), "--episodes", "0"}, {"--episodes", "expected a positive integer"});
+  bad({"eval", "--checkpoint", run_dir(), "--episodes", "0"}, {"--episodes", "expected an integer in [1, ", "got 0"});
 }
 
 TEST_F(CliBadInput, CorruptCheckpoint) {
