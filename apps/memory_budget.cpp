@@ -185,7 +185,19 @@ void check_memory(const std::string& what, const std::string& hint, std::int64_t
       << (cuda && show_device ? " of GPU memory" : " of RAM") << " is available (" << format_bytes(usable_bytes(avail))
       << " usable after the safety margin); ";
   if (best > 0) msg << hint << " <= " << best << " fits";
-  else msg << "not even " << hint << " = 1 fits";
+  else {
+    // Not the count, then: name the part that is too large at one env, and what sizes it.
+    const MemoryNeed one = need(1);
+    const MemoryPart* big = nullptr;
+    for (const MemoryPart& p : one.parts)
+      if (big == nullptr || p.bytes > big->bytes) big = &p;
+    const std::string sized_by = big == nullptr                 ? ""
+                                 : big->name == "rollout"       ? " (ppo.num_steps)"
+                                 : big->name == "learner"       ? " (policy.hidden, ppo.num_steps / ppo.num_minibatches)"
+                                                                : "";
+    msg << "not even " << hint << " = 1 fits";
+    if (big != nullptr) msg << ": at one env the " << big->name << " alone needs " << format_bytes(big->bytes) << sized_by;
+  }
   msg << " (train.memory_check = false or RLTRAIN_MEMORY_CHECK=0 skips this check)";
   throw ConfigError(msg.str());
 }

@@ -167,7 +167,19 @@ TEST(MemoryFits, MessageNamesTheKeyThePartsAndWhatFits) {
     check_memory("x", "num_envs", 5, need, FreeMemory{1000, -1}, false);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("not even num_envs = 1 fits"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not even num_envs = 1 fits: at one env the "), std::string::npos)
+        << e.what();
+  }
+  // A rollout too long for any count: the message names what sizes it, not only the count.
+  Config long_cfg = cfg;
+  long_cfg.ppo.num_steps = 1 << 30;
+  long_cfg.ppo.num_minibatches = 1;
+  const MemoryNeedFn long_need = [&](std::int64_t n) { return train_memory(long_cfg, probe.memory, probe.spec, n, true); };
+  try {
+    check_memory("x", "num_envs", 5, long_need, free, false);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("ppo.num_steps"), std::string::npos) << e.what();
   }
 }
 
