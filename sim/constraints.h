@@ -54,8 +54,10 @@
 // Per contact it leaves its normal force (kConForce), whether that is positive (kConActive) and the
 // friction force on geom 2's body (kConFriction, world), which contact_external_forces reads (with
 // contact_torque's torsional and rolling torque for condim 4 and 6, from kConTorqueRow).
-// Cost per substep: one extra factorization of M, one M^-1 solve per row, and per sweep two
-// nv-vector products per row (ant on flat ground: ~16-20 rows, nv 14).
+// Cost per substep: one extra factorization of M, per row z = D^-1/2 L^-T J^T (factor_row: nonzero
+// only on the dof chains the row touches, so A = Z Z^T and the acceleration never need M^-1 J^T),
+// and per sweep two products over each row's nonzero entries of z (G1: ~41 rows of ~11 entries of
+// nv 35; ant on flat ground: ~16-20 rows, nv 14).
 #pragma once
 
 #include <cmath>
@@ -68,8 +70,20 @@
 
 namespace rlt {
 
-// Fields of a row in DataView::efc (kEfcStride scalars each).
-enum EfcField : int { kEfcAref = 0, kEfcR = 1, kEfcDiag = 2, kEfcForce = 3, kEfcOwner = 4 };
+// Fields of a row in DataView::efc (kEfcStride scalars each): aref, R, A_rr + R, the force, its
+// owner (a contact's index, or a code: see kEqOwner); the nonzero entries of its z (efc_Z); and for
+// the solve, the bounds on its force and its residual J a0 - aref at f = 0 (constraint_solve).
+enum EfcField : int {
+  kEfcAref = 0,
+  kEfcR = 1,
+  kEfcDiag = 2,
+  kEfcForce = 3,
+  kEfcOwner = 4,
+  kEfcNnz = 5,
+  kEfcLo = 6,
+  kEfcHi = 7,
+  kEfcRes0 = 8
+};
 
 namespace constraint_detail {
 
@@ -375,19 +389,84 @@ RLT_HD void elliptic_block(const T* A, const T* res_in, const T* mu, int n, T* f
   }
 }
 
+// Row r's z = D^-1/2 L^-T J_r^T (qLD = L^T D L, the factors of M without the implicit damping), kept
+// sparse. M^-1 = L^-1 D^-1 L^-T, so J_r M^-1 J_s^T = z_r . z_s: A = J M^-1 J^T = Z Z^T without forming
+// M^-1 J^T. L^-T (the first pass of solve_mass) only carries a dof's entry to its ancestors, so z is
+// zero off the ancestor chains of J's dofs (a contact's: the chains of its two bodies, ~12 of the
+// G1's 35 dofs; a joint limit's or friction loss's: the dof's), and M^-1 J^T, dense, is never
+// needed. The nonzero entries go to the front of efc_Z, their dofs (ascending) to efc_Zind, their
+// count to kEfcNnz. Returns A_rr = |z|^2.
+template <class T>
+RLT_HD T factor_row(const ModelView<T>& m, const DataView<T>& d, int r) {
+  const int nv = m.nv;
+  const T* ld = d.qLD;
+  T* z = d.efc_Z + r * nv;
+  T* ind = d.efc_Zind + r * nv;
+  for (int i = 0; i < nv; ++i) z[i] = d.efc_J[r * nv + i];
+  for (int i = nv - 1; i >= 0; --i) {  // L^T y = J^T, from the leaves up, skipping zeros
+    const T x = z[i];
+    if (x == T(0)) continue;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) z[j] -= ld[i * nv + j] * x;
+  }
+  int n = 0;
+  T A = T(0);
+  for (int i = 0; i < nv; ++i) {  // z = D^-1/2 y, compacted in place (n <= i)
+    if (z[i] == T(0)) continue;
+    const T v = z[i] * d.qLDiagSqrtInv[i];
+    z[n] = v, ind[n] = T(i), A += v * v, ++n;
+  }
+  d.efc[r * kEfcStride + kEfcNnz] = T(n);
+  return A;
+}
+
+// z_r . x for a dense nv-vector x (the sparse rows of factor_row), and x += a z_r.
+template <class T>
+RLT_HD RLT_INLINE T row_dot(const DataView<T>& d, int nv, int r, const T* x) {
+  const T* z = d.efc_Z + r * nv;
+  const T* ind = d.efc_Zind + r * nv;
+  const int n = static_cast<int>(d.efc[r * kEfcStride + kEfcNnz]);
+  T s = T(0);
+  for (int k = 0; k < n; ++k) s += z[k] * x[static_cast<int>(ind[k])];
+  return s;
+}
+template <class T>
+RLT_HD RLT_INLINE void row_axpy(const DataView<T>& d, int nv, int r, T a, T* x) {
+  const T* z = d.efc_Z + r * nv;
+  const T* ind = d.efc_Zind + r * nv;
+  const int n = static_cast<int>(d.efc[r * kEfcStride + kEfcNnz]);
+  for (int k = 0; k < n; ++k) x[static_cast<int>(ind[k])] += a * z[k];
+}
+// z_r . z_s = (J M^-1 J^T)_rs, merging the two rows' dof lists.
+template <class T>
+RLT_HD T rows_dot(const DataView<T>& d, int nv, int r, int s) {
+  const T *zr = d.efc_Z + r * nv, *zs = d.efc_Z + s * nv;
+  const T *ir = d.efc_Zind + r * nv, *is = d.efc_Zind + s * nv;
+  const int nr = static_cast<int>(d.efc[r * kEfcStride + kEfcNnz]);
+  const int ns = static_cast<int>(d.efc[s * kEfcStride + kEfcNnz]);
+  T sum = T(0);
+  for (int a = 0, b = 0; a < nr && b < ns;) {
+    if (ir[a] < is[b]) {
+      ++a;
+    } else if (is[b] < ir[a]) {
+      ++b;
+    } else {
+      sum += zr[a++] * zs[b++];
+    }
+  }
+  return sum;
+}
+
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
-// implicit damping): M^-1 J^T, A_rr, aref, R. dist = pos - margin (< 0: violated); friction: a
-// friction-loss row (no stiffness).
+// implicit damping, qLDiagSqrtInv set): z (factor_row), A_rr, aref, R. dist = pos - margin (< 0:
+// violated); friction: a friction-loss row (no stiffness).
 template <class T>
 RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dist, T diag_approx, T owner,
                        const SolParams<T>& sp, bool friction, T imp_dist) {
   const int nv = m.nv;
   const T* J = d.efc_J + r * nv;
-  T* MiJ = d.efc_MiJ + r * nv;
-  for (int i = 0; i < nv; ++i) MiJ[i] = J[i];
-  solve_mass(m, d, MiJ);
-  T A = T(0), vel = T(0);
-  for (int i = 0; i < nv; ++i) A += J[i] * MiJ[i], vel += J[i] * d.qvel[i];
+  const T A = factor_row(m, d, r);
+  T vel = T(0);
+  for (int i = 0; i < nv; ++i) vel += J[i] * d.qvel[i];
   const T dimp = impedance(sp.imp, imp_dist);  // imp_dist: dist, or a connect's norm over its rows
   const T dmax = sp.imp[1];
   // standard: K = 1 / (dmax^2 tc^2 dampratio^2), B = 2 / (dmax tc); direct: K = -ref0 / dmax^2, B = -ref1 / dmax
@@ -787,25 +866,17 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
 
 namespace constraint_detail {
 // The block update of the elliptic contact whose n rows start at row r (elliptic_block), applied:
-// the rows' forces and d.qacc; returns the largest force change times A_rr + R_r.
+// the rows' forces and d.efc_Zf; returns the largest force change times A_rr + R_r.
 template <class T>
 RLT_HD T elliptic_update(const ModelView<T>& m, const DataView<T>& d, int r, int n) {
   const int nv = m.nv;
   T A[36], res[6], f[6], fold[6];
   for (int j = 0; j < n; ++j) {
-    const T* J = d.efc_J + (r + j) * nv;
     const T* e = d.efc + (r + j) * kEfcStride;
-    T a = T(0);
-    for (int i = 0; i < nv; ++i) a += J[i] * d.qacc[i];
-    res[j] = a + e[kEfcR] * e[kEfcForce] - e[kEfcAref];
+    res[j] = e[kEfcRes0] + e[kEfcR] * e[kEfcForce] + row_dot(d, nv, r + j, d.efc_Zf);
     f[j] = fold[j] = e[kEfcForce];
     A[j * n + j] = e[kEfcDiag];
-    for (int k = 0; k < j; ++k) {
-      const T* MiJ = d.efc_MiJ + (r + k) * nv;
-      T s = T(0);
-      for (int i = 0; i < nv; ++i) s += J[i] * MiJ[i];
-      A[j * n + k] = A[k * n + j] = s;
-    }
+    for (int k = 0; k < j; ++k) A[j * n + k] = A[k * n + j] = rows_dot(d, nv, r + j, r + k);
   }
   const T* con = d.contact + kContactStride * static_cast<int>(d.efc[r * kEfcStride + kEfcOwner]);
   const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
@@ -815,8 +886,7 @@ RLT_HD T elliptic_update(const ModelView<T>& m, const DataView<T>& d, int r, int
     const T df = f[j] - fold[j];
     if (df == T(0)) continue;
     d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
-    const T* MiJ = d.efc_MiJ + (r + j) * nv;
-    for (int i = 0; i < nv; ++i) d.qacc[i] += df * MiJ[i];
+    row_axpy(d, nv, r + j, df, d.efc_Zf);
     moved = max_(moved, abs_(df) * A[j * n + j]);
   }
   return moved;
@@ -928,7 +998,7 @@ RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, cons
 // converges slowly on (elliptic cones; torsional and rolling friction): a few steps, each along
 // -H^-1 g with an exact line search (Newton on the slope, bisection kept), until the step is below
 // rounding. Leaves the rows' forces f(J a - aref) at the final a (constraint_solve then rebuilds
-// qacc and qfrc_constraint from them). Scratch: qLD (H; refactored before any later use),
+// qacc and qfrc_constraint from them). Scratch: qLD (H; constraint_solve factors M again after),
 // qfrc_constraint (the step).
 template <class T>
 RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
@@ -988,21 +1058,54 @@ RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
 }
 }  // namespace constraint_detail
 
+namespace constraint_detail {
+// d.efc_Zf = sum_r f_r z_r afresh from the rows' forces, then d.qacc = a0 + M^-1 J^T f = qacc_smooth +
+// L^-1 D^-1/2 efc_Zf (the last pass of solve_mass) and d.qfrc_constraint = J^T f.
+template <class T>
+RLT_HD void constraint_acceleration(const ModelView<T>& m, const DataView<T>& d, int nr) {
+  const int nv = m.nv;
+  const T* ld = d.qLD;
+  for (int i = 0; i < nv; ++i) d.efc_Zf[i] = d.qfrc_constraint[i] = T(0);
+  for (int r = 0; r < nr; ++r) {
+    const T f = d.efc[r * kEfcStride + kEfcForce];
+    if (f == T(0)) continue;
+    row_axpy(d, nv, r, f, d.efc_Zf);
+    const T* J = d.efc_J + r * nv;
+    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] += f * J[i];
+  }
+  T* x = d.qacc;
+  for (int i = 0; i < nv; ++i) x[i] = d.efc_Zf[i] * d.qLDiagSqrtInv[i];
+  for (int i = 0; i < nv; ++i)  // L x = D^-1/2 Zf
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= ld[i * nv + j] * x[j];
+  for (int i = 0; i < nv; ++i) x[i] += d.qacc_smooth[i];
+}
+}  // namespace constraint_detail
+
 // The constraint forces by projected Gauss-Seidel (see the header): on entry d.qacc_smooth holds
 // M^-1 f_smooth; on exit each row's force, d.qacc = a0 + M^-1 J^T f and d.qfrc_constraint = J^T f.
-// Returns the sweeps it took.
+// Returns the sweeps it took. The sweeps keep the acceleration as efc_Zf = Z^T f (factor_row):
+// J_r a = J_r a0 + z_r . Zf, so a row's update reads and writes only its z's few nonzero entries.
 template <class T>
 RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr) {
   using namespace constraint_detail;
   const int nv = m.nv;
-  for (int i = 0; i < nv; ++i) d.qacc[i] = d.qacc_smooth[i], d.qfrc_constraint[i] = T(0);
+  for (int i = 0; i < nv; ++i) d.efc_Zf[i] = T(0);
   T scale = T(0);
   for (int r = 0; r < nr; ++r) {
     const T* J = d.efc_J + r * nv;
+    T* e = d.efc + r * kEfcStride;
     T a0 = T(0);
     for (int i = 0; i < nv; ++i) a0 += J[i] * d.qacc_smooth[i];
-    const T g = abs_(a0 - d.efc[r * kEfcStride + kEfcAref]);
+    e[kEfcRes0] = a0 - e[kEfcAref];
+    const T g = abs_(e[kEfcRes0]);
     scale = g > scale ? g : scale;
+    // the force's bounds: a friction loss within +-frictionloss, an equality unbounded, else >= 0
+    const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
+    const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
+    const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : ften >= 0 ? m.tendon_frictionloss[ften] : T(0);
+    const bool eq = equality_row(static_cast<double>(e[kEfcOwner]));
+    e[kEfcLo] = fdof >= 0 || ften >= 0 ? -fl : eq ? -T(HUGE_VAL) : T(0);
+    e[kEfcHi] = fdof >= 0 || ften >= 0 ? fl : T(HUGE_VAL);
   }
   // (floored at 1e-6 m/s^2, so rounding noise cannot keep a problem already solved at f = 0 going)
   const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
@@ -1014,8 +1117,6 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     ++sweep;
     T largest = T(0);
     for (int r = 0; r < nr; ++r) {
-      const T* J = d.efc_J + r * nv;
-      const T* MiJ = d.efc_MiJ + r * nv;
       T* e = d.efc + r * kEfcStride;
       if (elliptic && e[kEfcOwner] >= T(0)) {  // an elliptic contact's rows as one block
         int n = 1;
@@ -1027,42 +1128,29 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
           continue;
         }
       }
-      T res = e[kEfcR] * e[kEfcForce] - e[kEfcAref];
-      for (int i = 0; i < nv; ++i) res += J[i] * d.qacc[i];
+      // residual J a - aref + R f, a = a0 + M^-1 J^T f; the new force clamped to the row's bounds
+      const T res = e[kEfcRes0] + e[kEfcR] * e[kEfcForce] + row_dot(d, nv, r, d.efc_Zf);
       T f = e[kEfcForce] - res / e[kEfcDiag];
-      const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
-      const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
-      if (fdof >= 0 || ften >= 0) {  // friction loss: |f| <= frictionloss
-        const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
-        f = f > fl ? fl : f < -fl ? -fl : f;
-      } else if (equality_row(static_cast<double>(e[kEfcOwner]))) {
-        // equality: unbounded
-      } else {
-        f = f > T(0) ? f : T(0);
-      }
+      f = f > e[kEfcLo] ? f : e[kEfcLo];  // (NaN: the lower bound, as f > 0 ? f : 0 left it)
+      f = f < e[kEfcHi] ? f : e[kEfcHi];
       const T df = f - e[kEfcForce];
       if (df == T(0)) continue;
       e[kEfcForce] = f;
-      for (int i = 0; i < nv; ++i) d.qacc[i] += df * MiJ[i];
+      row_axpy(d, nv, r, df, d.efc_Zf);
       const T moved = abs_(df) * e[kEfcDiag];
       largest = moved > largest ? moved : largest;
     }
     if (!(largest > stop)) break;
   }
   if (m.use_newton && nr > 0) {
+    constraint_acceleration(m, d, nr);  // Newton starts from the Gauss-Seidel forces' acceleration
     newton_polish(m, d, nr);
-    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] = T(0);
+    factor_mass_load(m, d, T(0));  // (newton_polish took qLD for its Hessian)
+    factor_mass_eliminate(m, d);
   }
   // qacc afresh from the final forces (the sweeps' running updates accumulate rounding), so that it
-  // pairs with qfrc_constraint = J^T f exactly as far as M^-1 J^T does.
-  for (int i = 0; i < nv; ++i) d.qacc[i] = d.qacc_smooth[i];
-  for (int r = 0; r < nr; ++r) {
-    const T* J = d.efc_J + r * nv;
-    const T* MiJ = d.efc_MiJ + r * nv;
-    const T f = d.efc[r * kEfcStride + kEfcForce];
-    if (f == T(0)) continue;
-    for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] += f * J[i], d.qacc[i] += f * MiJ[i];
-  }
+  // pairs with qfrc_constraint = J^T f.
+  constraint_acceleration(m, d, nr);
   return sweep;
 }
 
@@ -1132,6 +1220,7 @@ template <class T>
 RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T>& d, T h, T hd) {
   factor_mass_load(m, d, T(0));
   factor_mass_eliminate(m, d);
+  for (int i = 0; i < m.nv; ++i) d.qLDiagSqrtInv[i] = T(1) / m_sqrt(d.qLD[i * m.nv + i]);
   for (int i = 0; i < m.nv; ++i)
     d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
   solve_mass(m, d, d.qacc_smooth);

@@ -647,91 +647,90 @@ template <class T>
 RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
   using namespace contact_detail;
   int ncon = 0;
-  for (int i = 0; i < m.ngeom; ++i) {
-    for (int j = i + 1; j < m.ngeom; ++j) {
-      // an explicit pair (<contact><pair>) collides whatever the filters say
-      if (!geom_pair_allowed(m, i, j) && (m.npair == 0 || explicit_pair(m, i, j) < 0)) continue;
-      // Geom 1 has the lower type number (plane < sphere < capsule < box).
-      const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
-      const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
-      const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
-      const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
-      const T* s1 = m.geom_size + 3 * g1;
-      const T* s2 = m.geom_size + 3 * g2;
-      const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
-      const T reach = margin + active;               // geometric distance under which a pair gives candidates
-      if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
-        if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
-          const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
-          hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
-        }
-        continue;
+  // the pairs geom_pair_allowed lets through and the explicit pairs (<contact><pair>, whatever the
+  // filters say), listed once by HostModel in the order of the loop over i < j
+  for (int k = 0; k < m.ncollide; ++k) {
+    const int i = m.geom_collide[k] / m.ngeom, j = m.geom_collide[k] % m.ngeom;
+    // Geom 1 has the lower type number (plane < sphere < capsule < box).
+    const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
+    const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
+    const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
+    const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
+    const T* s1 = m.geom_size + 3 * g1;
+    const T* s2 = m.geom_size + 3 * g2;
+    const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
+    const T reach = margin + active;               // geometric distance under which a pair gives candidates
+    if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
+      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
+        const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
+        hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
       }
-      if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
-      const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
-      if (t1 == kGeomPlane) {
-        const Vec3<T> np = r1.col(2);
-        if (dot(c2 - c1, np) > bounding_radius(m, g2) + reach) continue;
-        if (t2 == kGeomSphere) {
-          plane_sphere(emit, c1, np, c2, s2[0]);
-        } else if (t2 == kGeomCapsule) {
-          const Vec3<T> half = s2[1] * r2.col(2);
-          plane_sphere(emit, c1, np, c2 + half, s2[0]);
-          plane_sphere(emit, c1, np, c2 - half, s2[0]);
-        } else if (t2 == kGeomBox) {
-          // MuJoCo's mjc_PlaneBox: the corners on the plane's side of the box centre, in corner order,
-          // at most 4 (a box sunk deeper than its thickness keeps its bottom face's four)
-          int cnt = 0;
-          for (int v = 0; v < 8 && cnt < 4; ++v) {
-            const Vec3<T> off = r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
-            const T ldist = dot(off, np);
-            const T depth = -(dot(c2 - c1, np) + ldist);
-            if (ldist > T(0) || !(depth + emit.active > -emit.margin)) continue;
-            emit(c2 + off + (T(0.5) * depth) * np, np, depth);
-            ++cnt;
-          }
-        } else if (t2 == kGeomCylinder) {
-          plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
-        } else if (t2 == kGeomEllipsoid) {
-          plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
-        } else if (t2 == kGeomMesh) {
-          const int id = m.geom_dataid[g2];
-          plane_mesh(emit, c1, np, c2, r2, m.mesh_vert + 3 * m.mesh_vertadr[id], m.mesh_graph + m.mesh_graphadr[id],
-                     bounding_radius(m, g2));
+      continue;
+    }
+    if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
+    const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
+    if (t1 == kGeomPlane) {
+      const Vec3<T> np = r1.col(2);
+      if (dot(c2 - c1, np) > bounding_radius(m, g2) + reach) continue;
+      if (t2 == kGeomSphere) {
+        plane_sphere(emit, c1, np, c2, s2[0]);
+      } else if (t2 == kGeomCapsule) {
+        const Vec3<T> half = s2[1] * r2.col(2);
+        plane_sphere(emit, c1, np, c2 + half, s2[0]);
+        plane_sphere(emit, c1, np, c2 - half, s2[0]);
+      } else if (t2 == kGeomBox) {
+        // MuJoCo's mjc_PlaneBox: the corners on the plane's side of the box centre, in corner order,
+        // at most 4 (a box sunk deeper than its thickness keeps its bottom face's four)
+        int cnt = 0;
+        for (int v = 0; v < 8 && cnt < 4; ++v) {
+          const Vec3<T> off = r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
+          const T ldist = dot(off, np);
+          const T depth = -(dot(c2 - c1, np) + ldist);
+          if (ldist > T(0) || !(depth + emit.active > -emit.margin)) continue;
+          emit(c2 + off + (T(0.5) * depth) * np, np, depth);
+          ++cnt;
         }
-      } else if (t1 == kGeomSphere) {
-        if (t2 == kGeomSphere) {
-          sphere_sphere(emit, c1, s1[0], c2, s2[0], r1.col(2));
-        } else if (t2 == kGeomCapsule) {
-          const Vec3<T> half = s2[1] * r2.col(2);
-          // fallback normal (center on the axis): across the capsule, not along it
-          sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
-        } else if (t2 == kGeomBox) {
-          box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
-        } else if (t2 == kGeomCylinder) {
-          // fallback normal (coincident centers): MuJoCo's cross product of the two z axes
-          Vec3<T> up = cross(r1.col(2), r2.col(2));
-          const T lu = norm(up);
-          up = lu > T(1e-15) ? (T(1) / lu) * up : Vec3<T>{T(1), T(0), T(0)};
-          sphere_cylinder(emit, c1, s1[0], up, c2, r2.col(2), s2[0], s2[1]);
-        } else {
-          convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
-        }
-      } else if (t1 == kGeomCapsule) {
-        const Vec3<T> half1 = s1[1] * r1.col(2);
-        if (t2 == kGeomCapsule) {
-          const Vec3<T> half2 = s2[1] * r2.col(2);
-          capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
-        } else if (t2 == kGeomBox) {
-          capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
-        } else {
-          convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
-        }
-      } else if (t1 == kGeomBox && t2 == kGeomBox) {
-        box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
-      } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
+      } else if (t2 == kGeomCylinder) {
+        plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
+      } else if (t2 == kGeomEllipsoid) {
+        plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
+      } else if (t2 == kGeomMesh) {
+        const int id = m.geom_dataid[g2];
+        plane_mesh(emit, c1, np, c2, r2, m.mesh_vert + 3 * m.mesh_vertadr[id], m.mesh_graph + m.mesh_graphadr[id],
+                   bounding_radius(m, g2));
+      }
+    } else if (t1 == kGeomSphere) {
+      if (t2 == kGeomSphere) {
+        sphere_sphere(emit, c1, s1[0], c2, s2[0], r1.col(2));
+      } else if (t2 == kGeomCapsule) {
+        const Vec3<T> half = s2[1] * r2.col(2);
+        // fallback normal (center on the axis): across the capsule, not along it
+        sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
+      } else if (t2 == kGeomBox) {
+        box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
+      } else if (t2 == kGeomCylinder) {
+        // fallback normal (coincident centers): MuJoCo's cross product of the two z axes
+        Vec3<T> up = cross(r1.col(2), r2.col(2));
+        const T lu = norm(up);
+        up = lu > T(1e-15) ? (T(1) / lu) * up : Vec3<T>{T(1), T(0), T(0)};
+        sphere_cylinder(emit, c1, s1[0], up, c2, r2.col(2), s2[0], s2[1]);
+      } else {
         convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
       }
+    } else if (t1 == kGeomCapsule) {
+      const Vec3<T> half1 = s1[1] * r1.col(2);
+      if (t2 == kGeomCapsule) {
+        const Vec3<T> half2 = s2[1] * r2.col(2);
+        capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
+      } else if (t2 == kGeomBox) {
+        capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
+      } else {
+        convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
+      }
+    } else if (t1 == kGeomBox && t2 == kGeomBox) {
+      box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
+    } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
+      convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
     }
   }
   d.ncon[0] = T(ncon);

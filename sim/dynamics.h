@@ -100,8 +100,8 @@ namespace rlt {
   /* soft constraints (sim/constraints.h; capacity nefc_max) */                                                      \
   X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                              \
   X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
-  X(efc_MiJ, nefc_max* nv, constraint_rows, "M^-1 J^T, row by row")                                                  \
-  X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner (sim/constraints.h)")      \
+  X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
+  X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                               \
   X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")                  \
   X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                          \
@@ -131,12 +131,16 @@ namespace rlt {
   X(ten_J, ntendon* nv, tendon_kinematics, "d length / d qpos per dof (the tendon's moment arms)")                   \
   X(ten_wrapnum, ntendon, tendon_kinematics, "spatial: points of the tendon's path in wrap_xpos (an integer count)") \
   X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
-    "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")
+    "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")       \
+  /* soft constraints, the sparse rows (sim/constraints.h) */                                                        \
+  X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
+  X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
+  X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
-constexpr int kEfcStride = 5;
+constexpr int kEfcStride = 9;
 
 // One env's fields as plain pointers into its row (RLT_DATA_FIELDS: shape, stage, meaning).
 template <class T>

@@ -185,6 +185,9 @@
   X(real, body_invweight0_rot, nbody, required,                                                                      \
     "rotational inverse weight at qpos0 (MuJoCo's body_invweight0[2b+1]; weld rows): mean diagonal of Jr M^-1 Jr^T") \
   X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)") \
+  /* contacts (sim/contact.h) */                                                                                     \
+  X(int, geom_collide, ngeom*(ngeom - 1) / 2, required,                                                              \
+    "the geom pairs detect_contacts tries, g1 * ngeom + g2 (g1 < g2) in its loop order; the first ncollide used")    \
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
   X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)")

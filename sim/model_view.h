@@ -85,6 +85,9 @@ struct ModelView {
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
+  // geom pairs that may collide (geom_pair_allowed, or an explicit pair), listed in geom_collide: a
+  // model fact, so detect_contacts does not run the filters over all ngeom^2 / 2 pairs every substep
+  int ncollide;
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -272,6 +275,11 @@ class HostModel {
     }
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
+    m_view.ncollide = 0;
+    for (int g1 = 0; g1 < model.ngeom; ++g1)
+      for (int g2 = g1 + 1; g2 < model.ngeom; ++g2)
+        if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0))
+          m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = g1 * model.ngeom + g2;
     m_view.ncon_max = contact_capacity(m_view);
     m_view.nefc_max = constraint_capacity(m_view);
     set_invweight0(m_view, m_reals);
