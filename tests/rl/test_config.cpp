@@ -313,7 +313,7 @@ TEST(Config, WrongType) {
   EXPECT_CONTAINS(parse_error("[train]\nseed = \"18446744073709551616\"\n"), "cfg.toml: train.seed:");
   EXPECT_CONTAINS(
       parse_error("[train]\nthreads = 4294967296\n"),
-      "cfg.toml: train.threads: expected a non-negative integer, got integer 4294967296 (does not fit in 32 bits)");
+      "cfg.toml: train.threads: expected an integer in [0, 1024], got integer 4294967296 (does not fit in 32 bits)");
   EXPECT_EQ(parse_error("[env]\nterrain = \"hills\"\n"),
             "cfg.toml: env.terrain: expected a number or boolean (env parameter), got string \"hills\"");
   EXPECT_CONTAINS(parse_error("[env]\nsub.key = 1\n"),
@@ -361,7 +361,7 @@ TEST(Config, OutOfRange) {
       {"[ppo]\ntarget_kl = -1", "r.toml: ppo.target_kl: expected a non-negative number, got -1.0"},
       {"[train]\ntotal_env_steps = 0", "r.toml: train.total_env_steps: expected a positive integer, got 0"},
       {"[train]\ndevice = \"tpu\"", "r.toml: train.device: expected one of auto, cpu, cuda, got \"tpu\""},
-      {"[train]\nthreads = -1", "r.toml: train.threads: expected a non-negative integer, got -1"},
+      {"[train]\nthreads = -1", "r.toml: train.threads: expected an integer in [0, 1024], got -1"},
       {"[train]\ncheckpoint_every = -2", "r.toml: train.checkpoint_every: expected a non-negative integer, got -2"},
       {"[train]\neval_episodes = 0", "r.toml: train.eval_episodes: expected a positive integer, got 0"},
       {"[env]\ng = inf", "r.toml: env.g: expected a number or boolean (env parameter), got float inf"},
