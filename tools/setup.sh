@@ -3,7 +3,8 @@
 #   tools/setup.sh          build dependencies (qhull for mesh hulls; the viewer's: GLFW, Dear ImGui, OpenGL, stb;
 #                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX;
 #                           several processes under mpirun: Open MPI, whose build is on where found)
-#   tools/setup.sh --test   plus the test peers: GoogleTest, MuJoCo 2.2.2 (libmujoco-dev: the MJCF
+#   tools/setup.sh --test   plus the test peers: GoogleTest, clang with its sanitizer and libFuzzer runtimes
+#                           (tools/sanitize.sh), MuJoCo 2.2.2 (libmujoco-dev: the MJCF
 #                           and physics tests compare against it), xvfb, xauth and Mesa (the viewer
 #                           tests render under xvfb-run on llvmpipe), ffmpeg (rltrain view --video),
 #                           and the Python packages the peer tests compare against (gymnasium
@@ -21,7 +22,8 @@ want_tests=0
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
       libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev
       openmpi-bin libopenmpi-dev)
-(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-dev python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg)
+(( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-dev python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg
+                           clang libclang-rt-14-dev)  # tools/sanitize.sh: ASan, UBSan and libFuzzer
 
 missing=()
 for p in "${pkgs[@]}"; do
