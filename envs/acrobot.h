@@ -57,19 +57,19 @@ struct Acrobot {
     float reset_noise = 0.1f;    // half-width of the uniform reset distribution
     template <class V>
     void visit(V&& v) {
-      v("dt", dt, "time step, integrated by one RK4 step (s)");
-      v("gravity", gravity, "gravitational acceleration (m/s^2)");
-      v("link_length_1", link_length_1, "length of link 1 (m)");
-      v("link_mass_1", link_mass_1, "mass of link 1 (kg)");
-      v("link_mass_2", link_mass_2, "mass of link 2 (kg)");
-      v("link_com_1", link_com_1, "pivot to link 1 centre of mass (m)");
-      v("link_com_2", link_com_2, "joint to link 2 centre of mass (m)");
-      v("link_moi", link_moi, "moment of inertia of each link (kg m^2)");
-      v("max_vel_1", max_vel_1, "dtheta1 limit (rad/s)");
-      v("max_vel_2", max_vel_2, "dtheta2 limit (rad/s)");
-      v("torque", torque, "joint torque of actions 0 (-) and 2 (+) (N m)");
+      v("dt", dt, "time step, integrated by one RK4 step (s)", kPositive);
+      v("gravity", gravity, "gravitational acceleration (m/s^2)", kNonNegative);
+      v("link_length_1", link_length_1, "length of link 1 (m)", kPositive);
+      v("link_mass_1", link_mass_1, "mass of link 1 (kg)", kPositive);
+      v("link_mass_2", link_mass_2, "mass of link 2 (kg)", kPositive);
+      v("link_com_1", link_com_1, "pivot to link 1 centre of mass (m)", kNonNegative);
+      v("link_com_2", link_com_2, "joint to link 2 centre of mass (m)", kNonNegative);
+      v("link_moi", link_moi, "moment of inertia of each link (kg m^2)", kPositive);
+      v("max_vel_1", max_vel_1, "dtheta1 limit (rad/s)", kPositive);
+      v("max_vel_2", max_vel_2, "dtheta2 limit (rad/s)", kPositive);
+      v("torque", torque, "joint torque of actions 0 (-) and 2 (+) (N m)", kNonNegative);
       v("goal_height", goal_height, "-cos(t1) - cos(t1 + t2) above this terminates");
-      v("reset_noise", reset_noise, "reset state ~ U(-reset_noise, reset_noise)");
+      v("reset_noise", reset_noise, "reset state ~ U(-reset_noise, reset_noise)", kNonNegative);
     }
   };
 

@@ -61,7 +61,7 @@ struct Ant {
       v("healthy_z_max", healthy_z_max, "torso height above which the ant is unhealthy (m)");
       v("terminate_when_unhealthy", terminate_when_unhealthy,
         "1: end the episode when unhealthy; 0: only withhold healthy_reward");
-      v("reset_noise_scale", reset_noise_scale, "qpos + U(-s, s), qvel + s N(0, 1) at reset");
+      v("reset_noise_scale", reset_noise_scale, "qpos + U(-s, s), qvel + s N(0, 1) at reset", kNonNegative);
     }
   };
   struct State {

@@ -43,15 +43,15 @@ struct CartPole {
     float reset_noise = 0.05f;  // half-width of the uniform reset distribution
     template <class V>
     void visit(V&& v) {
-      v("gravity", gravity, "gravitational acceleration (m/s^2)");
-      v("mass_cart", mass_cart, "cart mass (kg)");
-      v("mass_pole", mass_pole, "pole mass (kg)");
-      v("half_length", half_length, "half the pole length (m)");
-      v("force_mag", force_mag, "push force (N)");
-      v("tau", tau, "time step (s)");
-      v("theta_threshold", theta_threshold, "pole angle that terminates (rad)");
-      v("x_threshold", x_threshold, "cart position that terminates (m)");
-      v("reset_noise", reset_noise, "reset state ~ U(-reset_noise, reset_noise)");
+      v("gravity", gravity, "gravitational acceleration (m/s^2)", kNonNegative);
+      v("mass_cart", mass_cart, "cart mass (kg)", kPositive);
+      v("mass_pole", mass_pole, "pole mass (kg)", kPositive);
+      v("half_length", half_length, "half the pole length (m)", kPositive);
+      v("force_mag", force_mag, "push force (N)", kNonNegative);
+      v("tau", tau, "time step (s)", kPositive);
+      v("theta_threshold", theta_threshold, "pole angle that terminates (rad)", kPositive);
+      v("x_threshold", x_threshold, "cart position that terminates (m)", kPositive);
+      v("reset_noise", reset_noise, "reset state ~ U(-reset_noise, reset_noise)", kNonNegative);
     }
   };
 

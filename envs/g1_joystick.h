@@ -202,47 +202,47 @@ struct G1JoystickT {
                           -0.25f, 0.0f, 1.0f, 0.0f,  -1.0f, -100.0f, -0.1f, -0.01f, -0.1f, -0.25f, -1.0f, -0.1f};
     template <class V>
     void visit(V&& v) {
-      v("action_scale", action_scale, "joint target = q0 + action_scale * action (rad)");
+      v("action_scale", action_scale, "joint target = q0 + action_scale * action (rad)", kNonNegative);
       v("soft_joint_pos_limit_factor", soft_joint_pos_limit_factor,
-        "soft limits: the joint range shrunk about its middle to this fraction of its width");
+        "soft limits: the joint range shrunk about its middle to this fraction of its width", kNonNegative);
       v("restricted_joint_range", restricted_joint_range,
         "1: Playground's RESTRICTED_JOINT_RANGE for the joint ranges and ctrlranges");
       v("noise_level", noise_level,
-        "observation noise level (0: none); each component's noise is U(-1,1) x level x scale");
-      v("noise_joint_pos", noise_joint_pos, "noise scale: joint angles (rad)");
-      v("noise_joint_vel", noise_joint_vel, "noise scale: joint velocities (rad/s)");
-      v("noise_gravity", noise_gravity, "noise scale: gravity direction");
-      v("noise_linvel", noise_linvel, "noise scale: local linear velocity (m/s)");
-      v("noise_gyro", noise_gyro, "noise scale: gyro (rad/s)");
-      v("tracking_sigma", tracking_sigma, "sigma of the tracking rewards exp(-err^2 / sigma)");
-      v("max_foot_height", max_foot_height, "swing height of the gait clock's foot profile and feet terms (m)");
+        "observation noise level (0: none, kNonNegative); each component's noise is U(-1,1) x level x scale");
+      v("noise_joint_pos", noise_joint_pos, "noise scale: joint angles (rad)", kNonNegative);
+      v("noise_joint_vel", noise_joint_vel, "noise scale: joint velocities (rad/s)", kNonNegative);
+      v("noise_gravity", noise_gravity, "noise scale: gravity direction", kNonNegative);
+      v("noise_linvel", noise_linvel, "noise scale: local linear velocity (m/s)", kNonNegative);
+      v("noise_gyro", noise_gyro, "noise scale: gyro (rad/s)", kNonNegative);
+      v("tracking_sigma", tracking_sigma, "sigma of the tracking rewards exp(-err^2 / sigma)", kPositive);
+      v("max_foot_height", max_foot_height, "swing height of the gait clock's foot profile and feet terms (m)", kPositive);
       v("base_height_target", base_height_target, "pelvis height the base_height term aims at (m)");
-      v("max_contact_force", max_contact_force, "foot force (z) beyond which contact_force costs (N)");
+      v("max_contact_force", max_contact_force, "foot force (z) beyond which contact_force costs (N)", kNonNegative);
       v("push_enable", push_enable, "1: Playground's pushes (push_config) on");
-      v("push_interval_min", push_interval_min, "time between pushes, drawn per episode, lower (s)");
-      v("push_interval_max", push_interval_max, "time between pushes, upper (s)");
-      v("push_magnitude_min", push_magnitude_min, "push: horizontal velocity kick, lower (m/s)");
-      v("push_magnitude_max", push_magnitude_max, "push: horizontal velocity kick, upper (m/s)");
+      v("push_interval_min", push_interval_min, "time between pushes, drawn per episode, lower (s)", kPositive);
+      v("push_interval_max", push_interval_max, "time between pushes, upper (s)", kPositive);
+      v("push_magnitude_min", push_magnitude_min, "push: horizontal velocity kick, lower (m/s)", kNonNegative);
+      v("push_magnitude_max", push_magnitude_max, "push: horizontal velocity kick, upper (m/s)", kNonNegative);
       v("lin_vel_x_min", lin_vel_x[0], "command vx ~ U(min, max) (m/s)");
       v("lin_vel_x_max", lin_vel_x[1], "command vx, upper (m/s)");
       v("lin_vel_y_min", lin_vel_y[0], "command vy ~ U(min, max) (m/s)");
       v("lin_vel_y_max", lin_vel_y[1], "command vy, upper (m/s)");
       v("ang_vel_yaw_min", ang_vel_yaw[0], "command yaw rate ~ U(min, max) (rad/s)");
       v("ang_vel_yaw_max", ang_vel_yaw[1], "command yaw rate, upper (rad/s)");
-      v("cmd_zero_prob", cmd_zero_prob, "probability that a new command is all zeros");
-      v("cmd_resample_steps", cmd_resample_steps, "a new command after this many steps + 1");
-      v("gait_freq_min", gait_freq_min, "gait clock frequency ~ U(min, max) per episode (Hz)");
-      v("gait_freq_max", gait_freq_max, "gait clock frequency, upper (Hz)");
+      v("cmd_zero_prob", cmd_zero_prob, "probability that a new command is all zeros", kUnitInterval);
+      v("cmd_resample_steps", cmd_resample_steps, "a new command after this many steps + 1", kPositive);
+      v("gait_freq_min", gait_freq_min, "gait clock frequency ~ U(min, max) per episode (Hz)", kPositive);
+      v("gait_freq_max", gait_freq_max, "gait clock frequency, upper (Hz)", kPositive);
       v("rand_enable", rand_enable, "1: Playground's domain randomization (randomize.py), drawn per episode");
-      v("rand_floor_friction_min", rand_floor_friction_min, "foot-floor pair friction, lower");
-      v("rand_floor_friction_max", rand_floor_friction_max, "foot-floor pair friction, upper");
-      v("rand_frictionloss_min", rand_frictionloss_min, "joint frictionloss scale, lower");
-      v("rand_frictionloss_max", rand_frictionloss_max, "joint frictionloss scale, upper");
-      v("rand_armature_min", rand_armature_min, "joint armature scale, lower");
-      v("rand_armature_max", rand_armature_max, "joint armature scale, upper");
-      v("rand_mass_min", rand_mass_min, "every body's mass scale, lower");
-      v("rand_mass_max", rand_mass_max, "every body's mass scale, upper");
-      v("rand_torso_mass", rand_torso_mass, "kg added to the torso ~ U(-r, r), after the scale");
+      v("rand_floor_friction_min", rand_floor_friction_min, "foot-floor pair friction, lower", kNonNegative);
+      v("rand_floor_friction_max", rand_floor_friction_max, "foot-floor pair friction, upper", kNonNegative);
+      v("rand_frictionloss_min", rand_frictionloss_min, "joint frictionloss scale, lower", kNonNegative);
+      v("rand_frictionloss_max", rand_frictionloss_max, "joint frictionloss scale, upper", kNonNegative);
+      v("rand_armature_min", rand_armature_min, "joint armature scale, lower", kNonNegative);
+      v("rand_armature_max", rand_armature_max, "joint armature scale, upper", kNonNegative);
+      v("rand_mass_min", rand_mass_min, "every body's mass scale, lower", kPositive);
+      v("rand_mass_max", rand_mass_max, "every body's mass scale, upper", kPositive);
+      v("rand_torso_mass", rand_torso_mass, "kg added to the torso ~ U(-r, r), after the scale", kNonNegative);
       for (int k = 0; k < kNumTerms; ++k) v(kWeightKeys[k], w[k], "reward weight (envs/g1_joystick.h's table)");
     }
   };

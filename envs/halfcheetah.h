@@ -45,7 +45,7 @@ struct HalfCheetah {
     void visit(V&& v) {
       v("forward_reward_weight", forward_reward_weight, "weight of the forward (x) velocity");
       v("ctrl_cost_weight", ctrl_cost_weight, "weight of the control cost sum(a^2)");
-      v("reset_noise_scale", reset_noise_scale, "qpos + U(-s, s), qvel + s N(0, 1) at reset");
+      v("reset_noise_scale", reset_noise_scale, "qpos + U(-s, s), qvel + s N(0, 1) at reset", kNonNegative);
     }
   };
   struct State {

@@ -50,12 +50,12 @@ struct Hopper {
       v("forward_reward_weight", forward_reward_weight, "weight of the forward (x) velocity");
       v("ctrl_cost_weight", ctrl_cost_weight, "weight of the control cost sum(a^2)");
       v("healthy_reward", healthy_reward, "reward per step while healthy");
-      v("healthy_state_max", healthy_state_max, "healthy while every |qpos[2:]|, |qvel| < this");
+      v("healthy_state_max", healthy_state_max, "healthy while every |qpos[2:]|, |qvel| < this", kPositive);
       v("healthy_z_min", healthy_z_min, "healthy while the torso height > this (m)");
-      v("healthy_angle_max", healthy_angle_max, "healthy while |torso pitch| < this (rad)");
+      v("healthy_angle_max", healthy_angle_max, "healthy while |torso pitch| < this (rad)", kPositive);
       v("terminate_when_unhealthy", terminate_when_unhealthy,
         "1: end the episode when unhealthy; 0: only withhold healthy_reward");
-      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset");
+      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset", kNonNegative);
     }
   };
   struct State {

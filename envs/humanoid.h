@@ -66,7 +66,7 @@ struct Humanoid {
       v("healthy_z_max", healthy_z_max, "healthy while the torso height < this (m)");
       v("terminate_when_unhealthy", terminate_when_unhealthy,
         "1: end the episode when unhealthy; 0: only withhold healthy_reward");
-      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset");
+      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset", kNonNegative);
     }
   };
   struct State {

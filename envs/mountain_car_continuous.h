@@ -58,10 +58,10 @@ struct MountainCarContinuous {
       v("max_action", max_action, "upper clip of the force");
       v("min_position", min_position, "left wall position");
       v("max_position", max_position, "right end position");
-      v("max_speed", max_speed, "velocity limit (per step)");
+      v("max_speed", max_speed, "velocity limit (per step)", kPositive);
       v("goal_position", goal_position, "position that terminates");
       v("goal_velocity", goal_velocity, "velocity needed at the goal to terminate");
-      v("power", power, "velocity change per unit force per step");
+      v("power", power, "velocity change per unit force per step", kNonNegative);
       v("hill_gravity", hill_gravity, "slope term: v -= hill_gravity * cos(hill_freq * x)");
       v("hill_freq", hill_freq, "track height is sin(hill_freq * x)");
       v("goal_reward", goal_reward, "reward for reaching the goal");

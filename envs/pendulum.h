@@ -56,16 +56,16 @@ struct Pendulum {
     float reset_speed = 1.0f;    // reset theta_dot ~ U(-reset_speed, reset_speed) (y_init)
     template <class V>
     void visit(V&& v) {
-      v("gravity", gravity, "gravitational acceleration (m/s^2)");
-      v("mass", mass, "pendulum mass (kg)");
-      v("length", length, "pendulum length (m)");
-      v("dt", dt, "time step (s)");
-      v("max_speed", max_speed, "angular velocity limit (rad/s)");
-      v("max_torque", max_torque, "torque limit; actions are clipped to it (N m)");
+      v("gravity", gravity, "gravitational acceleration (m/s^2)", kNonNegative);
+      v("mass", mass, "pendulum mass (kg)", kPositive);
+      v("length", length, "pendulum length (m)", kPositive);
+      v("dt", dt, "time step (s)", kPositive);
+      v("max_speed", max_speed, "angular velocity limit (rad/s)", kPositive);
+      v("max_torque", max_torque, "torque limit; actions are clipped to it (N m)", kNonNegative);
       v("speed_cost", speed_cost, "cost weight of theta_dot^2");
       v("torque_cost", torque_cost, "cost weight of torque^2");
-      v("reset_angle", reset_angle, "reset theta ~ U(-reset_angle, reset_angle) (rad)");
-      v("reset_speed", reset_speed, "reset theta_dot ~ U(-reset_speed, reset_speed) (rad/s)");
+      v("reset_angle", reset_angle, "reset theta ~ U(-reset_angle, reset_angle) (rad)", kNonNegative);
+      v("reset_speed", reset_speed, "reset theta_dot ~ U(-reset_speed, reset_speed) (rad/s)", kNonNegative);
     }
   };
 

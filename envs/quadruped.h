@@ -108,17 +108,17 @@ struct Quadruped {
     float w[kNumTerms] = {1.0f, 0.5f, -2.0f, -0.05f, -1.0f, -2e-4f, -2.5e-7f, -0.01f, 1.0f, -10.0f};
     template <class V>
     void visit(V&& v) {
-      v("cmd_vx_max", cmd_vx_max, "forward velocity command range +- (m/s)");
-      v("cmd_vy_max", cmd_vy_max, "lateral velocity command range +- (m/s)");
-      v("cmd_yaw_max", cmd_yaw_max, "yaw rate command range +- (rad/s)");
-      v("cmd_zero_below", cmd_zero_below, "planar commands slower than this are set to 0 (m/s)");
-      v("resample_time_s", resample_time_s, "seconds between command resamples within an episode");
-      v("action_scale", action_scale, "joint target = default pose + action_scale * action (rad)");
-      v("tracking_sigma", tracking_sigma, "sigma of the tracking rewards exp(-err^2 / sigma)");
+      v("cmd_vx_max", cmd_vx_max, "forward velocity command range +- (m/s)", kNonNegative);
+      v("cmd_vy_max", cmd_vy_max, "lateral velocity command range +- (m/s)", kNonNegative);
+      v("cmd_yaw_max", cmd_yaw_max, "yaw rate command range +- (rad/s)", kNonNegative);
+      v("cmd_zero_below", cmd_zero_below, "planar commands slower than this are set to 0 (m/s)", kNonNegative);
+      v("resample_time_s", resample_time_s, "seconds between command resamples within an episode", kPositive);
+      v("action_scale", action_scale, "joint target = default pose + action_scale * action (rad)", kNonNegative);
+      v("tracking_sigma", tracking_sigma, "sigma of the tracking rewards exp(-err^2 / sigma)", kPositive);
       v("base_height_target", base_height_target, "base height the base_height penalty aims at (m)");
       v("only_positive_rewards", only_positive_rewards, "1: clip the step reward at 0 from below");
-      v("terrain_fraction", terrain_fraction, "probability that an episode starts on the field of steps");
-      v("reset_velocity", reset_velocity, "base velocities at reset ~ U(-r, r) (m/s, rad/s)");
+      v("terrain_fraction", terrain_fraction, "probability that an episode starts on the field of steps", kUnitInterval);
+      v("reset_velocity", reset_velocity, "base velocities at reset ~ U(-r, r) (m/s, rad/s)", kNonNegative);
       v("w_track_lin_vel", w[kTrackLinVel], "weight: exp(-|c_xy - v_xy|^2 / sigma)");
       v("w_track_ang_vel", w[kTrackAngVel], "weight: exp(-(c_yaw - w_z)^2 / sigma)");
       v("w_lin_vel_z", w[kLinVelZ], "weight: v_z^2");

@@ -47,9 +47,9 @@ struct Reacher {
     void visit(V&& v) {
       v("ctrl_cost_weight", ctrl_cost_weight, "weight of the control cost sum(a^2)");
       v("dist_weight", dist_weight, "weight of the fingertip-target distance");
-      v("reset_noise", reset_noise, "joint angle reset noise half-width (rad)");
-      v("goal_radius", goal_radius, "goal drawn uniformly in a disc of this radius (m)");
-      v("reset_vel_noise", reset_vel_noise, "joint velocity reset noise half-width (rad/s)");
+      v("reset_noise", reset_noise, "joint angle reset noise half-width (rad)", kNonNegative);
+      v("goal_radius", goal_radius, "goal drawn uniformly in a disc of this radius (m)", kNonNegative);
+      v("reset_vel_noise", reset_vel_noise, "joint velocity reset noise half-width (rad/s)", kNonNegative);
     }
   };
   struct State {

@@ -126,17 +126,17 @@ struct RobotParams {
   float push_velocity = 0.0f;
   template <class V>
   void visit(V&& v) {
-    v("dr_friction_min", dr_friction_min, "domain randomization: friction scale, lower bound");
-    v("dr_friction_max", dr_friction_max, "domain randomization: friction scale, upper bound");
+    v("dr_friction_min", dr_friction_min, "domain randomization: friction scale, lower bound", kNonNegative);
+    v("dr_friction_max", dr_friction_max, "domain randomization: friction scale, upper bound", kNonNegative);
     v("dr_added_mass_min", dr_added_mass_min, "domain randomization: kg added to the base body, lower bound");
     v("dr_added_mass_max", dr_added_mass_max, "domain randomization: kg added to the base body, upper bound");
-    v("dr_motor_strength_min", dr_motor_strength_min, "domain randomization: actuator strength scale, lower bound");
-    v("dr_motor_strength_max", dr_motor_strength_max, "domain randomization: actuator strength scale, upper bound");
-    v("dr_damping_min", dr_damping_min, "domain randomization: joint damping scale, lower bound");
-    v("dr_damping_max", dr_damping_max, "domain randomization: joint damping scale, upper bound");
-    v("obs_noise", obs_noise, "std of Gaussian noise added to the actor observation (0: none)");
-    v("push_interval_s", push_interval_s, "seconds between random base velocity kicks (0: none)");
-    v("push_velocity", push_velocity, "base velocity kick, uniform in [-push_velocity, push_velocity] m/s");
+    v("dr_motor_strength_min", dr_motor_strength_min, "domain randomization: actuator strength scale, lower bound", kNonNegative);
+    v("dr_motor_strength_max", dr_motor_strength_max, "domain randomization: actuator strength scale, upper bound", kNonNegative);
+    v("dr_damping_min", dr_damping_min, "domain randomization: joint damping scale, lower bound", kNonNegative);
+    v("dr_damping_max", dr_damping_max, "domain randomization: joint damping scale, upper bound", kNonNegative);
+    v("obs_noise", obs_noise, "std of Gaussian noise added to the actor observation (0: none)", kNonNegative);
+    v("push_interval_s", push_interval_s, "seconds between random base velocity kicks (0: none)", kNonNegative);
+    v("push_velocity", push_velocity, "base velocity kick, uniform in [-push_velocity, push_velocity] m/s", kNonNegative);
   }
   bool randomizes_model() const {
     return dr_friction_min != 1.0f || dr_friction_max != 1.0f || dr_added_mass_min != 0.0f ||

@@ -52,10 +52,10 @@ struct Walker2d {
       v("healthy_reward", healthy_reward, "reward per step while healthy");
       v("healthy_z_min", healthy_z_min, "healthy while the torso height > this (m)");
       v("healthy_z_max", healthy_z_max, "healthy while the torso height < this (m)");
-      v("healthy_angle_max", healthy_angle_max, "healthy while |torso pitch| < this (rad)");
+      v("healthy_angle_max", healthy_angle_max, "healthy while |torso pitch| < this (rad)", kPositive);
       v("terminate_when_unhealthy", terminate_when_unhealthy,
         "1: end the episode when unhealthy; 0: only withhold healthy_reward");
-      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset");
+      v("reset_noise_scale", reset_noise_scale, "qpos, qvel + U(-s, s) at reset", kNonNegative);
     }
   };
   struct State {

@@ -145,6 +145,20 @@ struct EnvMemory {
   i64 bytes(i64 num_envs) const { return fixed + per_env * num_envs; }
 };
 
+// The values an [env] parameter accepts: a task's Params::visit names each parameter with
+// v(name, field, doc) or, for one with a physical range (a mass, a length, a time step, a noise
+// scale), v(name, field, doc, range); set_param refuses a value outside it with `expect`.
+struct ParamRange {
+  double lo, hi;
+  bool lo_open;        // lo itself is excluded
+  const char* expect;  // completes "expected ..."
+  bool contains(double v) const { return (lo_open ? v > lo : v >= lo) && v <= hi; }
+};
+inline constexpr ParamRange kAnyValue{-1e300, 1e300, false, "a finite number"};
+inline constexpr ParamRange kPositive{0.0, 1e300, true, "a finite positive number"};
+inline constexpr ParamRange kNonNegative{0.0, 1e300, false, "a finite non-negative number"};
+inline constexpr ParamRange kUnitInterval{0.0, 1.0, false, "a number in [0, 1]"};
+
 class VecEnv {
  public:
   virtual ~VecEnv() = default;

@@ -379,8 +379,9 @@ class VecEnvT final : public VecEnv {
       return true;
     }
     bool found = false;
-    auto set = [&](const char* n, auto& field, const char*) {
+    auto set = [&](const char* n, auto& field, const char*, const ParamRange& range = kAnyValue) {
       if (name == n) {
+        if (!range.contains(value)) throw std::invalid_argument(range.expect);
         field = static_cast<std::remove_reference_t<decltype(field)>>(value);
         found = true;
       }
@@ -404,7 +405,7 @@ class VecEnvT final : public VecEnv {
   std::vector<ParamInfo> params() const override {
     std::vector<ParamInfo> out{
         {"max_episode_steps", static_cast<double>(m_max_steps), "episode length before truncation"}};
-    auto get = [&](const char* n, auto& field, const char* doc) {
+    auto get = [&](const char* n, auto& field, const char* doc, const ParamRange& = kAnyValue) {
       out.push_back({n, static_cast<double>(field), doc});
     };
     auto p = m_params;

@@ -24,4 +24,7 @@ targets=$(cmake --build "$dir" --target help | sed -n 's/^\.\.\. \(test_[a-z0-9_
 cmake --build "$dir" -j"$(nproc)" --target $targets
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 long_runs='TenThousandRandom|FallsUnderZeroActions|CommandsWithinRangesAndResampled|RandomActionsStayFinite|StandsUnderZeroActions|SameSeedSameEpisodesOtherSeedOther|ResetOneStartsTheNextEpisode|BoxStackAndCapsuleOnBoxRest|ConvexGeomsLandOnTheField'
-ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -L 'cpu|fuzz' -LE 'learning|peer|viewer|gpu' -E "$long_runs"
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -L 'cpu|fuzz' -LE 'learning|peer|viewer|gpu|mpi' -E "$long_runs"
+# Under mpirun: Open MPI itself leaks at MPI_Finalize (its plugins' buffers, allocated in libraries
+# dlclose'd by then), so LeakSanitizer is off for these; ASan's other checks and UBSan stay on.
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -L mpi -LE gpu

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "envs/cartpole.h"
@@ -18,6 +20,36 @@ TEST(VecEnv, RegistryKnowsCartPoleAndRejectsUnknown) {
   EXPECT_EQ(env->spec().observation.dim, 4);
   EXPECT_TRUE(env->spec().action.discrete);
   EXPECT_THROW(make_vec_env("no_such_env", 4, exec), std::invalid_argument);
+}
+
+// Physical parameters have ranges (a negative mass, a zero time step or length are refused with the
+// range's words), and every env's defaults lie within their own ranges.
+TEST(VecEnv, ParameterRangesRefuseUnphysicalValuesAndHoldTheDefaults) {
+  CpuExecutor exec(1);
+  for (const std::string& name : env_names()) {
+    SCOPED_TRACE(name);
+    auto env = make_vec_env(name, 1, exec);
+    for (const VecEnv::ParamInfo& p : env->params()) EXPECT_NO_THROW(env->set_param(p.name, p.value)) << p.name;
+  }
+  auto cartpole = make_vec_env("cartpole", 1, exec);
+  const std::vector<std::tuple<std::string, double, std::string>> refused = {
+      {"tau", 0.0, "a finite positive number"},      {"mass_pole", -1.0, "a finite positive number"},
+      {"half_length", 0.0, "a finite positive number"}, {"gravity", -9.8, "a finite non-negative number"},
+      {"reset_noise", -0.1, "a finite non-negative number"}};
+  for (const auto& [key, value, expect] : refused) {
+    try {
+      cartpole->set_param(key, value);
+      ADD_FAILURE() << key << " = " << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), expect) << key;
+    }
+  }
+  // A refused value leaves the parameter as it was.
+  for (const VecEnv::ParamInfo& p : cartpole->params())
+    if (p.name == "tau") EXPECT_FLOAT_EQ(static_cast<float>(p.value), 0.02f);
+  auto go1 = make_vec_env("go1_joystick", 1, exec);
+  EXPECT_THROW(go1->set_param("tracking_sigma", 0.0), std::invalid_argument);
+  EXPECT_THROW(go1->set_param("cmd_b_vx", 1.5), std::invalid_argument);
 }
 
 TEST(VecEnv, AutoResetKeepsFinalObservationAndSeparatesTruncation) {
