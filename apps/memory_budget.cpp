@@ -223,15 +223,8 @@ MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& sp
 }
 
 EnvProbe probe_env(const Config& cfg) {
-  const CpuExecutor one(1);
-  std::unique_ptr<VecEnv> env;
-  try {
-    env = make_vec_env(cfg.env.name, 1, one);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(cfg.source + ": env.name: " + e.what());
-  }
-  apply_env_params(cfg, *env);
-  return {env->memory(), env->spec()};
+  const EnvCheck c = check_env_config(cfg);
+  return {c.env->memory(), c.env->spec()};
 }
 
 void check_train_memory(const Config& cfg, const Runtime& rt, const Communicator& comm, const std::string& what) {

@@ -71,15 +71,15 @@ void apply_env_params(const Config& cfg, VecEnv& env) {
   }
 }
 
-void check_env_config(const Config& cfg) {
-  const CpuExecutor one(1);
-  std::unique_ptr<VecEnv> env;
+EnvCheck check_env_config(const Config& cfg) {
+  EnvCheck c{std::make_unique<CpuExecutor>(1), nullptr};
   try {
-    env = make_vec_env(cfg.env.name, 1, one);
+    c.env = make_vec_env(cfg.env.name, 1, *c.exec);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(cfg.source + ": env.name: " + e.what());
   }
-  apply_env_params(cfg, *env);
+  apply_env_params(cfg, *c.env);
+  return c;
 }
 
 std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {

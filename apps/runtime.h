@@ -63,7 +63,13 @@ class Runtime final : public HostCopies {
 // Applies cfg.env.params to env; unknown names or bad values throw ConfigError naming the file
 // and env.<key>.
 void apply_env_params(const Config& cfg, VecEnv& env);
-// Checks env.name and every env parameter of cfg by making one CPU env; throws ConfigError.
-void check_env_config(const Config& cfg);
+// Checks env.name and every env parameter of cfg by making one CPU env, which it returns with the
+// executor it runs on (its spec() and memory() are those of any batch of the env); throws
+// ConfigError.
+struct EnvCheck {
+  std::unique_ptr<CpuExecutor> exec;  // one thread: no worker is started
+  std::unique_ptr<VecEnv> env;
+};
+EnvCheck check_env_config(const Config& cfg);
 
 }  // namespace rlt

@@ -701,6 +701,17 @@ TEST_F(CliResume, RowsAfterTheCheckpointAreTrimmedAndRecomputed) {
     expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
 }
 
+// Waits (at most 60 s) until the metrics.csv at path holds `rows` rows below its header.
+void wait_for_metrics_rows(const std::string& path, int rows) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (std::count(text.begin(), text.end(), '\n') >= rows + 1) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 // The same, with a real kill (SIGKILL) part way through: whatever point it lands at, the resumed
 // run ends where the uninterrupted one does.
 TEST_F(CliResume, KilledRunResumesBitForBit) {
@@ -708,13 +719,7 @@ TEST_F(CliResume, KilledRunResumesBitForBit) {
   const Args base = concat(tiny_cartpole(n), {"--set", "train.checkpoint_every=4"});
   {
     CliProcess p(concat(base, {"--run-dir", tmp("A")}), m_tmp.path(), m_tmp.path());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(tmp("A/metrics.csv"));
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (std::count(text.begin(), text.end(), '\n') >= 11) break;  // header + 10 rows
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    wait_for_metrics_rows(tmp("A/metrics.csv"), 10);
     p.kill_now();
     p.wait();
   }
@@ -739,13 +744,7 @@ TEST_F(CliResume, SignalStopsWithACheckpointAndResumesBitForBit) {
     SCOPED_TRACE(sig);
     const std::string a = tmp("A" + std::to_string(sig));
     CliProcess p(concat(base, {"--run-dir", a}), m_tmp.path(), m_tmp.path());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(a + "/metrics.csv");
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (std::count(text.begin(), text.end(), '\n') >= 6) break;  // header + 5 rows
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    wait_for_metrics_rows(a + "/metrics.csv", 5);
     p.send(sig);
     const CliResult r = p.wait();
     const std::size_t rows = read_metrics(a + "/metrics.csv").rows.size();
@@ -774,13 +773,7 @@ TEST_F(CliResume, SignalDeliveredTwiceStillStopsCleanly) {
   const std::int64_t n = 400;
   const std::string a = tmp("A");
   CliProcess p(concat(tiny_cartpole(n), {"--run-dir", a}), m_tmp.path(), m_tmp.path());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(a + "/metrics.csv");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (std::count(text.begin(), text.end(), '\n') >= 6) break;  // header + 5 rows
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  wait_for_metrics_rows(a + "/metrics.csv", 5);
   p.send(SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the handler has run by now
   p.send(SIGTERM);
