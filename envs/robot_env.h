@@ -459,20 +459,9 @@ class RobotWorld {
   Params& params() { return m_robot; }
   const Params& params() const { return m_robot; }
 
-  // Each value on its own (the order in which a config sets min and max does not matter: a range is
-  // drawn uniformly between its two ends, whichever is larger).
+  // The added-mass range depends on the model (the scales' ranges are in Params::visit). Each value
+  // on its own: a range is drawn uniformly between its two ends, whichever is larger.
   void check_params() const {
-    const float scales[] = {m_robot.dr_friction_min,
-                            m_robot.dr_friction_max,
-                            m_robot.dr_motor_strength_min,
-                            m_robot.dr_motor_strength_max,
-                            m_robot.dr_damping_min,
-                            m_robot.dr_damping_max,
-                            m_robot.obs_noise,
-                            m_robot.push_interval_s,
-                            m_robot.push_velocity};
-    for (float v : scales)
-      if (!(v >= 0.0f) || !std::isfinite(v)) throw std::invalid_argument("a finite non-negative number");
     const float base_mass = m_model.nbody > 1 ? static_cast<float>(m_model.body_mass[1]) : 0.0f;
     for (float v : {m_robot.dr_added_mass_min, m_robot.dr_added_mass_max})
       if (!(v > -base_mass) || !std::isfinite(v))

@@ -176,15 +176,19 @@ class Campaign:
         if r < 0.72:
             section = self.rng.choice(["env", "ppo", "train", "policy", "nonsense"])
             return f"unknown key in [{section}]", text + f"\n[{section}]\nno_such_key = 1\n"
-        if r < 0.8:
+        if r < 0.9:
+            return self.truncate_or_flip(text, r < 0.8)
+        return "a section twice", text + "\n[ppo]\nnum_steps = 8\n"
+
+    def truncate_or_flip(self, text: str, truncate: bool):
+        """The text cut at a random byte, or with one to four random bytes overwritten."""
+        if truncate:
             cut = self.rng.randrange(len(text))
             return f"truncated at byte {cut}", text[:cut]
-        if r < 0.9:
-            data = bytearray(text.encode())
-            for _ in range(self.rng.randint(1, 4)):
-                data[self.rng.randrange(len(data))] = self.rng.randrange(256)
-            return "bytes flipped", bytes(data)
-        return "a section twice", text + "\n[ppo]\nnum_steps = 8\n"
+        data = bytearray(text.encode())
+        for _ in range(self.rng.randint(1, 4)):
+            data[self.rng.randrange(len(data))] = self.rng.randrange(256)
+        return "bytes flipped", bytes(data)
 
     # ---- 2. MJCF models ------------------------------------------------------------------------
     def mjcf(self, n: int):
@@ -235,14 +239,8 @@ class Campaign:
             value = self.rng.choice(MJCF_BAD_VALUES)
             return (f'{m.group(2)}="{m.group(3)}" -> "{value}"',
                     text[:m.start()] + f'{m.group(1)}{m.group(2)}="{value}"' + text[m.end():])
-        if r < 0.8:
-            cut = self.rng.randrange(len(text))
-            return f"truncated at byte {cut}", text[:cut]
         if r < 0.9:
-            data = bytearray(text.encode())
-            for _ in range(self.rng.randint(1, 4)):
-                data[self.rng.randrange(len(data))] = self.rng.randrange(256)
-            return "bytes flipped", bytes(data)
+            return self.truncate_or_flip(text, r < 0.8)
         tags = list(re.finditer(r"<(body|geom|joint|motor|position|include|default)\b[^>]*/>", text))
         if not tags:
             return "unchanged", text
