@@ -182,8 +182,8 @@ int run_model_bench(const BenchOptions& opts) {
   const bool on_cuda = rt.device() == Device::kCuda;
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
-    const EnvMemory mem = physics_batch_memory(model);
-    const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).size;
+    const EnvMemory mem = physics_batch_memory(model, on_cuda);
+    const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).row;
     const FreeMemory free = free_memory(rt, world());
     for (const std::int64_t n : opts.num_envs)
       check_memory(
@@ -216,28 +216,30 @@ int run_model_bench(const BenchOptions& opts) {
                 opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
   }
   // Memory per env (what the batch allocates, physics_batch_memory, as the memory check counts it):
-  // its physics row (float), sized from the model's capacities (sim/model_view.h: contact_capacity,
-  // constraint_capacity), its ctrl row and two counters.
+  // its physics row (float; the contacts sized from the model's capacity, sim/model_view.h:
+  // contact_capacity), the constraint rows' workspace (constraint_capacity rows; per env on the
+  // device, per thread on the CPU: sim/dynamics.h, BatchRows), its ctrl row and two counters.
   {
     const HostModel<float> host(model);
     const ModelView<float>& v = host.view();
     const DataLayout l = data_layout(v);
-    const EnvMemory mem = physics_batch_memory(model);
-    const std::int64_t row_bytes = static_cast<std::int64_t>(l.size) * 4, ctrl_bytes = 4LL * model.nu;
+    const EnvMemory mem = physics_batch_memory(model, on_cuda);
+    const std::int64_t row_bytes = static_cast<std::int64_t>(l.row) * 4, ctrl_bytes = 4LL * model.nu;
     const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
-    const std::int64_t efc_bytes = 4LL * (2LL * model.nv + kEfcStride) * v.nefc_max;
+    const std::int64_t ws_bytes = 4LL * l.workspace;
     std::printf(
-        "memory per env: %lld bytes (physics row %lld: contacts %lld for up to %d, constraint rows %lld for up "
-        "to %d; ctrl %lld; counters %lld)\n",
+        "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; constraint workspace "
+        "%lld for up to %d rows, %s; ctrl %lld; counters %lld)\n",
         static_cast<long long>(mem.per_env), static_cast<long long>(row_bytes), static_cast<long long>(contact_bytes),
-        v.ncon_max, static_cast<long long>(efc_bytes), v.nefc_max, static_cast<long long>(ctrl_bytes),
-        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
+        v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max, on_cuda ? "per env" : "per thread, not per env",
+        static_cast<long long>(ctrl_bytes),
+        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes - (on_cuda ? ws_bytes : 0)));
     out["bytes_per_env"] = mem.per_env;
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }
-  std::printf("%10s %14s %14s %14s %14s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
-              "mean ncon", "nonfinite");
+  std::printf("%10s %14s %14s %14s %14s %10s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s",
+              "per core", "mean ncon", "sweeps", "nonfinite");
   for (const std::int64_t n : opts.num_envs) {
     // The same batch on either executor: random controls drawn on it (seed 7), then the physics.
     auto batch = rt.make_physics_batch(model, n, substeps, 7);
@@ -264,17 +266,20 @@ int run_model_bench(const BenchOptions& opts) {
     const double cores_used = on_cuda ? 1.0 : std::min<double>(cores, static_cast<double>(n));
     const double physics_sps = control_sps * substeps;
     std::int64_t nonfinite = 0, contacts = 0;
+    double sweeps = 0;  // the last substep's Gauss-Seidel sweeps (solver_niter), summed over envs
     for (std::int64_t e = 0; e < n; ++e) {
-      const DataView<float> d = data_view<float>(layout, data.data() + e * layout.size);
+      const DataView<float> d = BatchRows<float>{layout, data.data(), nullptr}.env(e);
       bool ok = true;
       for (int i = 0; i < model.nq; ++i) ok = ok && std::isfinite(d.qpos[i]);
       for (int i = 0; i < model.nv; ++i) ok = ok && std::isfinite(d.qvel[i]);
       nonfinite += ok ? 0 : 1;
       contacts += ncon[static_cast<size_t>(e)];
+      sweeps += d.solver_niter[0];
     }
     const double mean_ncon = static_cast<double>(contacts) / static_cast<double>(n);
-    std::printf("%10lld %14.4g %14.4g %14.4g %14.4g %10.2f %10lld\n", static_cast<long long>(n), control_sps,
-                control_sps / cores_used, physics_sps, physics_sps / cores_used, mean_ncon,
+    const double mean_sweeps = sweeps / static_cast<double>(n);
+    std::printf("%10lld %14.4g %14.4g %14.4g %14.4g %10.2f %10.2f %10lld\n", static_cast<long long>(n), control_sps,
+                control_sps / cores_used, physics_sps, physics_sps / cores_used, mean_ncon, mean_sweeps,
                 static_cast<long long>(nonfinite));
     std::fflush(stdout);
     out["results"].push_back({{"num_envs", n},
@@ -285,6 +290,7 @@ int run_model_bench(const BenchOptions& opts) {
                               {"physics_steps_per_second", physics_sps},
                               {"physics_steps_per_second_per_core", physics_sps / cores_used},
                               {"mean_contacts", mean_ncon},
+                              {"mean_solver_sweeps", mean_sweeps},
                               {"nonfinite_envs", nonfinite}});
   }
   if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");

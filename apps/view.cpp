@@ -75,7 +75,7 @@ std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
     const Runtime rt(opts.device, opts.threads);
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     if (memory_check_enabled()) {
-      const EnvMemory mem = physics_batch_memory(model);
+      const EnvMemory mem = physics_batch_memory(model, rt.device() == Device::kCuda);
       check_memory(
           "--num-envs", "--num-envs", n, [&](std::int64_t k) { return MemoryNeed{{{"physics", mem.bytes(k)}}}; },
           free_memory(rt, world()), rt.device() == Device::kCuda);

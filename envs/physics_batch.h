@@ -54,10 +54,11 @@ inline std::vector<double> ctrl_sample_range(const Model& model) {
 struct ResetModelEnvs {
   ModelView<float> m;
   DataLayout layout;
-  float* data;
+  float* data;       // (num_envs x layout.row)
+  float* workspace;  // BatchRows
   i64 first;
   RLT_HD void operator()(i64 k) const {
-    const DataView<float> d = data_view<float>(layout, data + (first + k) * layout.size);
+    const DataView<float> d = BatchRows<float>{layout, data, workspace}.env(first + k);
     reset_data(m, d);
     kinematics(m, d);
   }
@@ -84,10 +85,11 @@ struct ModelCtrlEnvs {
 struct ResetNonfiniteEnvs {
   ModelView<float> m;
   DataLayout layout;
-  float* data;
+  float* data;            // (num_envs x layout.row)
+  float* workspace;       // BatchRows
   std::uint32_t* resets;  // (num_envs)
   RLT_HD void operator()(i64 env) const {
-    const DataView<float> d = data_view<float>(layout, data + env * layout.size);
+    const DataView<float> d = BatchRows<float>{layout, data, workspace}.env(env);
     bool ok = true;
     for (int k = 0; k < m.nq; ++k) ok = ok && is_finite(d.qpos[k]);
     for (int k = 0; k < m.nv; ++k) ok = ok && is_finite(d.qvel[k]);
@@ -108,7 +110,7 @@ class PhysicsBatch {
   virtual Device device() const = 0;
   virtual i64 num_envs() const = 0;
   virtual const Model& model() const = 0;        // host, double
-  virtual const DataLayout& layout() const = 0;  // of each env's physics row
+  virtual const DataLayout& layout() const = 0;  // of each env's physics row (layout().row scalars)
   virtual int substeps() const = 0;              // physics steps per control step
 
   // Every env, or env i (std::out_of_range outside the batch), at the model's initial state.
@@ -160,7 +162,8 @@ class PhysicsBatchT final : public PhysicsBatch {
     m_manual.resize(std::max<i64>(1, nu));
     m_exec.fill(m_manual.data(), 0.0f, m_manual.size());
     if (nu > 0) m_exec.copy_from_host(m_range.data(), range_f.data(), 2 * nu);
-    m_data.resize(num_envs * m_layout.size);
+    m_data.resize(num_envs * m_layout.row);
+    m_workspace.resize(batch_workspace_scalars(m_layout, num_envs, Exec::kDevice == Device::kCuda));
     m_ctrl.resize(std::max<i64>(1, num_envs * nu));
     m_ncon.resize(num_envs);
     m_resets.resize(num_envs);
@@ -178,11 +181,11 @@ class PhysicsBatchT final : public PhysicsBatch {
   void reset() override {
     m_exec.fill(m_ncon.data(), 0, m_num_envs);
     m_exec.fill(m_resets.data(), std::uint32_t{0}, m_num_envs);
-    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), 0});
+    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), 0});
   }
   void reset_one(i64 env) override {
     check_env(env);
-    parallel_for(m_exec, 1, ResetModelEnvs{m_view, m_layout, m_data.data(), env});
+    parallel_for(m_exec, 1, ResetModelEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), env});
   }
   void control_step(CtrlMode mode, std::uint32_t step) override {
     const int nu = m_model.nu;
@@ -192,7 +195,7 @@ class PhysicsBatchT final : public PhysicsBatch {
           ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
     parallel_for(m_exec, m_num_envs,
                  PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
-                                        m_ncon.data()});
+                                        m_ncon.data(), m_workspace.data()});
   }
   void set_manual_ctrl(const std::vector<float>& ctrl) override {
     std::vector<float> c(static_cast<size_t>(m_manual.size()), 0.0f);
@@ -200,7 +203,7 @@ class PhysicsBatchT final : public PhysicsBatch {
     m_exec.copy_from_host(m_manual.data(), c.data(), m_manual.size());
   }
   void reset_nonfinite() override {
-    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), m_resets.data()});
+    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), m_resets.data()});
   }
   void synchronize() const override { m_exec.synchronize(); }
 
@@ -217,8 +220,8 @@ class PhysicsBatchT final : public PhysicsBatch {
   }
   std::vector<float> row(i64 env) const override {
     check_env(env);
-    std::vector<float> out(static_cast<size_t>(m_layout.size));
-    m_exec.copy_to_host(out.data(), m_data.data() + env * m_layout.size, m_layout.size);
+    std::vector<float> out(static_cast<size_t>(m_layout.row));
+    m_exec.copy_to_host(out.data(), m_data.data() + env * m_layout.row, m_layout.row);
     return out;
   }
   std::vector<float> ctrl_row(i64 env) const override {
@@ -260,7 +263,8 @@ class PhysicsBatchT final : public PhysicsBatch {
   Buffer<int> m_ints;              // HostModel<float>::ints()
   Buffer<float> m_range;           // (nu x 2) random control intervals
   Buffer<float> m_manual;          // (nu) manual controls
-  Buffer<float> m_data;            // (num_envs x layout.size) physics rows
+  Buffer<float> m_data;            // (num_envs x layout.row) physics rows
+  Buffer<float> m_workspace;       // (num_envs x layout.workspace) on the device, empty on the host (BatchRows)
   Buffer<float> m_ctrl;            // (num_envs x nu)
   Buffer<int> m_ncon;              // (num_envs) contacts after the last physics step
   Buffer<std::uint32_t> m_resets;  // (num_envs) non-finite resets
@@ -271,13 +275,14 @@ class PhysicsBatchT final : public PhysicsBatch {
 // What a PhysicsBatch of `model` allocates in executor memory (its constructor's buffers): the
 // model's blocks and the control ranges once; per env its physics row, ctrl row, contact count and
 // reset count.
-inline EnvMemory physics_batch_memory(const Model& model) {
+inline EnvMemory physics_batch_memory(const Model& model, bool on_device) {
   const HostModel<float> host(model);
+  const DataLayout l = data_layout(host.view());
   const i64 nu = model.nu;
   EnvMemory m;
   m.fixed = static_cast<i64>(sizeof(float) * host.reals().size() + sizeof(int) * host.ints().size()) +
             static_cast<i64>(sizeof(float)) * (std::max<i64>(1, 2 * nu) + std::max<i64>(1, nu) + 1);
-  m.per_env = static_cast<i64>(sizeof(float)) * (data_layout(host.view()).size + nu) +
+  m.per_env = static_cast<i64>(sizeof(float)) * (l.row + batch_workspace_scalars(l, 1, on_device) + nu) +
               static_cast<i64>(sizeof(int) + sizeof(std::uint32_t));
   return m;
 }

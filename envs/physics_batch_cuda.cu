@@ -14,11 +14,15 @@ std::unique_ptr<PhysicsBatch> make_physics_batch<CudaExecutor>(const Model& mode
   return std::make_unique<PhysicsBatchT<CudaExecutor>>(model, num_envs, substeps, ctrl_seed, exec);
 }
 
-// Advances num_envs env rows of `data` (device memory, data_size(m) floats per env, one row after
-// the other) by num_steps Euler steps. m points at device memory: HostModel<float>::reals() and
-// ints() uploaded, and the view rebound to them with ModelView::bind. (tests/sim/test_contacts_cuda.cpp)
+// Advances num_envs env rows of `data` (device memory, data_layout(m).row floats per env, one row
+// after the other) by num_steps Euler steps. m points at device memory: HostModel<float>::reals()
+// and ints() uploaded, and the view rebound to them with ModelView::bind. The rows' constraint
+// workspace is allocated for the call. (tests/sim/test_contacts_cuda.cpp)
 void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, i64 num_envs, int num_steps) {
-  parallel_for(exec, num_envs, StepEulerEnvs<float>{m, data_layout(m), data, num_steps});
+  const DataLayout l = data_layout(m);
+  DeviceBuffer<float> workspace(batch_workspace_scalars(l, num_envs, true));
+  parallel_for(exec, num_envs, StepEulerEnvs<float>{m, l, data, num_steps, workspace.data()});
+  exec.synchronize();
 }
 
 // One control step (physics_step: `substeps` substeps, ctrl held) of num_envs env rows; ctrl is
@@ -26,7 +30,10 @@ void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, floa
 // int per env.
 void physics_step_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, const float* ctrl,
                        i64 num_envs, int substeps, int* num_contacts) {
-  parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, data_layout(m), data, ctrl, substeps, num_contacts});
+  const DataLayout l = data_layout(m);
+  DeviceBuffer<float> workspace(batch_workspace_scalars(l, num_envs, true));
+  parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, l, data, ctrl, substeps, num_contacts, workspace.data()});
+  exec.synchronize();
 }
 
 }  // namespace rlt

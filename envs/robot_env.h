@@ -83,7 +83,8 @@
 // set (sub-streams), so they never collide with the task's own draws.
 //
 // ---- Layout (all in executor memory) -----------------------------------------------------------
-//   RobotWorld:  data (num_envs x data_size(m)) physics rows (DataLayout, sim/dynamics.h)
+//   RobotWorld:  data (num_envs x layout.row) physics rows (DataLayout, sim/dynamics.h) and, on the
+//                device, their constraint workspace (BatchRows)
 //                dr   (num_envs x DrLayout::size) drawn values + per-env model fields
 //                critic_obs, final_critic_obs (num_envs x kCriticObsDim); ep_forward_speed (num_envs)
 //   VecEnvT:     states (num_envs) Task::State; counters (num_envs) EnvCounters;
@@ -285,7 +286,8 @@ struct RobotWorldKernel {
   int dr_on;        // rebind the randomized model fields
   int push_every;   // control steps between pushes (0: none)
   int push_dof[2];  // dofs a push kicks (-1: none)
-  float* data;
+  float* data;       // (num_envs x layout.row) physics rows
+  float* workspace;  // their constraint workspace (BatchRows, sim/dynamics.h)
   float* dr;
   float* critic_obs;  // null when kCriticObsDim == 0
   float* final_critic_obs;
@@ -306,7 +308,7 @@ struct RobotWorldKernel {
       c.m.actuator_kp = row + drl.actuator_kp;
       c.m.actuator_kv = row + drl.actuator_kv;
     }
-    c.d = data_view<float>(layout, data + i * layout.size);
+    c.d = BatchRows<float>{layout, data, workspace}.env(i);
     c.frame_skip = frame_skip;
     c.dt = dt;
     c.dr = row;
@@ -409,6 +411,8 @@ inline Model load_robot_model(const char* asset, double timestep) {
 // generic [env] params (RobotParams).
 template <class Task, class Exec>
 class RobotWorld {
+  static constexpr bool kOnDevice = Exec::kDevice == Device::kCuda;
+
  public:
   using Params = RobotParams;
   using Kernel = RobotWorldKernel<Task>;
@@ -437,7 +441,8 @@ class RobotWorld {
             std::fabs(m_model.jnt_axis[3 * static_cast<size_t>(j) + 2]) < 0.5)
           m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
     }
-    m_data.resize(num_envs * m_layout.size);
+    m_data.resize(num_envs * m_layout.row);
+    m_workspace.resize(batch_workspace_scalars(m_layout, num_envs, kOnDevice));
     m_dr.resize(num_envs * m_drl.size);
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
@@ -450,7 +455,7 @@ class RobotWorld {
     EnvMemory m;
     m.fixed = static_cast<i64>(sizeof(float) * m_host.reals().size() + sizeof(int) * m_host.ints().size());
     m.per_env = static_cast<i64>(sizeof(float)) *
-                (m_layout.size + m_drl.size + 2 * Task::kCriticObsDim +
+                (m_layout.row + batch_workspace_scalars(m_layout, 1, kOnDevice) + m_drl.size + 2 * Task::kCriticObsDim +
                  (robot_detail::HasForwardPosition<Task>::value ? 1 : 0) +
                  (robot_detail::HasTracking<Task>::value ? kTrackingFloats : 0));
     return m;
@@ -514,6 +519,7 @@ class RobotWorld {
       k.push_every = std::max(1, static_cast<int>(std::lround(m_robot.push_interval_s / k.dt)));
     k.push_dof[0] = m_push_dof[0], k.push_dof[1] = m_push_dof[1];
     k.data = m_data.data();
+    k.workspace = m_workspace.data();
     k.dr = m_dr.data();
     k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
     k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
@@ -571,7 +577,8 @@ class RobotWorld {
   RobotParams m_robot;
   typename Exec::template Buffer<float> m_model_reals;                     // HostModel<float>::reals() on the executor
   typename Exec::template Buffer<int> m_model_ints;                        // HostModel<float>::ints()
-  typename Exec::template Buffer<float> m_data;                            // (num_envs x layout.size) physics rows
+  typename Exec::template Buffer<float> m_data;                            // (num_envs x layout.row) physics rows
+  typename Exec::template Buffer<float> m_workspace;  // (num_envs x layout.workspace) on the device, empty on the host
   typename Exec::template Buffer<float> m_dr;                              // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   typename Exec::template Buffer<float> m_ep_forward_speed;                // (num_envs) with a forward_position

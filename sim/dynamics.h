@@ -44,6 +44,8 @@
 // a GPU profile says the row size matters.
 #pragma once
 
+#include <vector>
+
 #include "sim/common.h"
 #include "sim/model.h"
 #include "sim/model_view.h"
@@ -97,11 +99,7 @@ namespace rlt {
   X(cfrc_ext, 6 * nbody, contact_external_forces,                                                                    \
     "external (contact) wrench on each body in the last substep of a physics_step: torque (about the body's "        \
     "tree reference point, as cvel, at the end of the step), then force; world row 0 stays zero")                    \
-  /* soft constraints (sim/constraints.h; capacity nefc_max) */                                                      \
   X(nefc, 1, constraint_rows, "constraint rows in the last substep (an integer count)")                              \
-  X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
-  X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
-  X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                               \
   X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")                  \
   X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                          \
@@ -132,30 +130,51 @@ namespace rlt {
   X(ten_wrapnum, ntendon, tendon_kinematics, "spatial: points of the tendon's path in wrap_xpos (an integer count)") \
   X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
     "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")       \
-  /* soft constraints, the sparse rows (sim/constraints.h) */                                                        \
+  /* solver statistics (sim/constraints.h) */                                                                        \
+  X(solver_niter, 1, constraint_solve, "Gauss-Seidel sweeps of the last substep's solve (MuJoCo's solver_niter; a count)")
+
+
+// The constraint rows' workspace: written and read only inside one physics step (constraint_rows
+// builds the rows, the solver and the sensors of that substep read them), so a batch keeps it out
+// of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each env
+// a workspace of its own only where envs run at once (sim/dynamics.h, BatchRows). The count of rows
+// (nefc) stays in the row.
+#define RLT_DATA_WORKSPACE(X)                                                                                        \
+  X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
+  X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
+  X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")
+
+// Every field: the row's, then the workspace's.
+#define RLT_DATA_ALL_FIELDS(X) RLT_DATA_FIELDS(X) RLT_DATA_WORKSPACE(X)
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 9;
 
-// One env's fields as plain pointers into its row (RLT_DATA_FIELDS: shape, stage, meaning).
+// One env's fields as plain pointers into its row and its workspace (RLT_DATA_FIELDS and
+// RLT_DATA_WORKSPACE: shape, stage, meaning).
 template <class T>
 struct DataView {
 #define RLT_DATA_POINTER(name, count, stage, doc) T* name;
-  RLT_DATA_FIELDS(RLT_DATA_POINTER)
+  RLT_DATA_ALL_FIELDS(RLT_DATA_POINTER)
 #undef RLT_DATA_POINTER
 };
 
-// Offsets of DataView's fields in one env's row, and the row's size (in scalars).
+// Offsets of DataView's fields in one env's block: the row's fields in [0, row), the workspace's in
+// [row, total). One env alone keeps both in one block of `total` scalars; a batch keeps rows of
+// `row` scalars (its state: what lives from one step to the next and what env code reads) and hands
+// each env running a step a workspace of `workspace` scalars (BatchRows).
 struct DataLayout {
 #define RLT_DATA_OFFSET(name, count, stage, doc) int name;
-  RLT_DATA_FIELDS(RLT_DATA_OFFSET)
+  RLT_DATA_ALL_FIELDS(RLT_DATA_OFFSET)
 #undef RLT_DATA_OFFSET
-  int size;
+  int row;        // scalars per env row (a multiple of 4)
+  int workspace;  // scalars of one env's workspace (a multiple of 4)
+  int total;      // row + workspace: one env in one block
 };
 
 template <class T>
@@ -169,30 +188,72 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
   RLT_DATA_FIELDS(RLT_DATA_PLACE)
-#undef RLT_DATA_PLACE
   // Rows start on a multiple of 4 scalars (16 bytes in float) when the batch array does.
-  l.size = (at + 3) / 4 * 4;
+  l.row = (at + 3) / 4 * 4;
+  at = l.row;
+  RLT_DATA_WORKSPACE(RLT_DATA_PLACE)
+#undef RLT_DATA_PLACE
+  l.total = (at + 3) / 4 * 4;
+  l.workspace = l.total - l.row;
   return l;
 }
 
-// Scalars per env row.
+// Scalars of one env alone: its row and its workspace in one block.
 template <class T>
 RLT_HD inline int data_size(const ModelView<T>& m) {
-  return data_layout(m).size;
+  return data_layout(m).total;
 }
 
-// The fields of the env whose row starts at `row` (data_size(m) scalars).
+// The fields of one env: its row at `row` and its workspace at `workspace`; with no workspace given,
+// `row` is a block of DataLayout::total scalars holding both (one env alone: data_size(m)).
 template <class T>
-RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row) {
+RLT_HD inline DataView<T> data_view(const DataLayout& l, T* row, T* workspace = nullptr) {
   DataView<T> d;
+  T* const ws = workspace ? workspace - l.row : row;
 #define RLT_DATA_BIND(name, count, stage, doc) d.name = row + l.name;
   RLT_DATA_FIELDS(RLT_DATA_BIND)
 #undef RLT_DATA_BIND
+#define RLT_DATA_BIND_WS(name, count, stage, doc) d.name = ws + l.name;
+  RLT_DATA_WORKSPACE(RLT_DATA_BIND_WS)
+#undef RLT_DATA_BIND_WS
   return d;
 }
 template <class T>
 RLT_HD inline DataView<T> data_view(const ModelView<T>& m, T* row) {
   return data_view(data_layout(m), row);
+}
+
+// A batch's envs: `rows` (num_envs x layout.row, executor memory) and their workspace. On the device
+// every env of a launch runs at once, so each has its own slice of `workspace` (num_envs x
+// layout.workspace); on the host an env's step runs start to end on one thread, so the thread's own
+// buffer serves every env it steps (`workspace` unused: a CPU batch allocates none).
+template <class T>
+struct BatchRows {
+  DataLayout layout;
+  T* rows;
+  T* workspace;
+
+  RLT_HD DataView<T> env(i64 i) const {
+#ifdef __CUDA_ARCH__
+    return data_view(layout, rows + i * layout.row, workspace + i * layout.workspace);
+#else
+    return data_view(layout, rows + i * layout.row, host_workspace(layout.workspace));
+#endif
+  }
+
+#ifndef __CUDA_ARCH__
+  // The calling thread's workspace, grown to n scalars (never shrunk; a few KB per thread).
+  static T* host_workspace(int n) {
+    thread_local std::vector<T> buffer;
+    if (buffer.size() < static_cast<size_t>(n)) buffer.resize(static_cast<size_t>(n));
+    return buffer.data();
+  }
+#endif
+};
+
+// Bytes a batch allocates for its workspace: per env on the device, none on the host.
+inline i64 batch_workspace_scalars(const DataLayout& l, i64 num_envs, bool on_device) {
+  return on_device ? num_envs * l.workspace : 0;
 }
 
 // Sets the state to the reference configuration qpos0 at rest, with no applied forces.
@@ -204,7 +265,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = d.act[i] = d.act_dot[i] = T(0);
   for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
   for (int i = 0; i < m.nsensordata; ++i) d.sensordata[i] = T(0);
-  d.ncon[0] = d.nefc[0] = T(0);
+  d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
 }
 
 // ---- position stage --------------------------------------------------------------------------------
@@ -644,17 +705,18 @@ RLT_HD void step_euler(const ModelView<T>& m, const DataView<T>& d) {
   integrate_positions(m, d.qpos, d.qvel, dt);
 }
 
-// The per-env body of a batched step: the env rows of `data` (one per env, layout.size scalars
+// The per-env body of a batched step: the env rows of `data` (one per env, layout.row scalars
 // each) advanced by num_steps Euler steps. Runs on either executor: parallel_for(exec, n, f).
 template <class T>
 struct StepEulerEnvs {
   ModelView<T> m;
   DataLayout layout;
-  T* data;
+  T* data;            // (num_envs x layout.row)
   int num_steps;
+  T* workspace = nullptr;  // (num_envs x layout.workspace) on the device; unused on the host (BatchRows)
 
   RLT_HD void operator()(i64 env) const {
-    const DataView<T> d = data_view<T>(layout, data + env * layout.size);
+    const DataView<T> d = BatchRows<T>{layout, data, workspace}.env(env);
     for (int s = 0; s < num_steps; ++s) step_euler(m, d);
   }
 };

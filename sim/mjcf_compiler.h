@@ -584,7 +584,8 @@ class MjcfCompiler {
   // <equality>: connect and weld (body and site semantics), joint and tendon; flex refused.
   void read_equality(const XMLElement* section);
   struct Flags {
-    bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true;
+    bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true,
+         equality = true;
   } m_flags;
 
   // ---- tendons (sim/mjcf_tendons.cpp) ----

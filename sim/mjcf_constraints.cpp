@@ -83,7 +83,7 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     };
     bool constraint = true;
     flag("constraint", &constraint);
-    if (!constraint) m_flags.contact = m_flags.limit = m_flags.frictionloss = false;
+    if (!constraint) m_flags.contact = m_flags.limit = m_flags.frictionloss = m_flags.equality = false;
     flag("contact", &m_flags.contact);
     flag("limit", &m_flags.limit);
     flag("frictionloss", &m_flags.frictionloss);
@@ -92,12 +92,12 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("damper", &m_flags.damper);
     flag("eulerdamp", &m.eulerdamp);
     flag("refsafe", &m.refsafe);
-    // No effect on the converged answer, or on nothing this subset has: equality (no equality
-    // constraints yet), warmstart and island (the solver's path, not its answer), midphase,
-    // nativeccd and multiccd (mesh collisions), autoreset, and the diagnostics energy, fwdinv,
-    // invdiscrete.
-    for (const char* n : {"equality", "warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy",
-                          "fwdinv", "invdiscrete"})
+    flag("equality", &m_flags.equality);
+    // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
+    // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
+    // and the diagnostics energy, fwdinv, invdiscrete.
+    for (const char* n :
+         {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy", "fwdinv", "invdiscrete"})
       flag(n, nullptr);
     // Not supported away from MuJoCo's default.
     const struct {
@@ -387,7 +387,7 @@ void MjcfCompiler::read_equality(const XMLElement* section) {
     m.eq_obj1id.push_back(o1);
     m.eq_obj2id.push_back(o2);
     m.eq_objtype.push_back(objtype);
-    m.eq_active.push_back(active ? 1 : 0);
+    m.eq_active.push_back(active && m_flags.equality ? 1 : 0);  // (flag equality="disable": no rows)
     m.eq_data.insert(m.eq_data.end(), data, data + 11);
     m.eq_solref.insert(m.eq_solref.end(), solref, solref + 2);
     m.eq_solimp.insert(m.eq_solimp.end(), solimp, solimp + 5);

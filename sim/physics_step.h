@@ -140,7 +140,7 @@ RLT_HD void physics_step(const ModelView<T>& m, const DataView<T>& d, const T* c
   if (num_contacts) *num_contacts = substeps > 0 ? active_contacts(d) : 0;
 }
 
-// The per-env body of a batched control step: env rows of `data` (layout.size scalars each) and
+// The per-env body of a batched control step: env rows of `data` (layout.row scalars each) and
 // ctrl rows of nu scalars (ctrl may be null when nu == 0); num_contacts (may be null) gets one int
 // per env. Runs on either executor: parallel_for(exec, n, f).
 template <class T>
@@ -151,9 +151,10 @@ struct PhysicsStepEnvs {
   const T* ctrl;
   int substeps;
   int* num_contacts;
+  T* workspace = nullptr;  // (num_envs x layout.workspace) on the device; unused on the host (BatchRows)
 
   RLT_HD void operator()(i64 env) const {
-    const DataView<T> d = data_view<T>(layout, data + env * layout.size);
+    const DataView<T> d = BatchRows<T>{layout, data, workspace}.env(env);
     physics_step(m, d, ctrl ? ctrl + env * m.nu : static_cast<const T*>(nullptr), substeps,
                  num_contacts ? num_contacts + env : static_cast<int*>(nullptr));
   }
@@ -169,7 +170,7 @@ struct GatherGeomPoses {
   i64 first;
   float* out;
   RLT_HD void operator()(i64 k) const {
-    const float* row = data + (first + k) * layout.size;
+    const float* row = data + (first + k) * layout.row;
     float* o = out + k * ngeom * 12;
     for (int g = 0; g < ngeom; ++g) {
       for (int q = 0; q < 3; ++q) o[12 * g + q] = row[layout.geom_xpos + 3 * g + q];

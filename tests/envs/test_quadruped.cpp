@@ -36,7 +36,7 @@ struct Made {
     if (!q) throw std::runtime_error("the registry's quadruped is not VecEnvT<Quadruped, CpuExecutor>");
     for (const auto& [k, x] : params) EXPECT_TRUE(env->set_param(k, x)) << k;
   }
-  float* row(i64 i) { return q->world().physics_rows() + i * q->world().layout().size; }
+  float* row(i64 i) { return q->world().physics_rows() + i * q->world().layout().row; }
   const Quadruped::State& state(i64 i) { return q->states()[i]; }
 };
 
@@ -421,7 +421,7 @@ TEST(Quadruped, TrackingErrorOfACheckpoint) {
       terminations += env->terminated()[i];
       const auto& s = q->states()[i];
       if (env->terminated()[i] || env->truncated()[i] || s.t % 200 < 50) continue;
-      const float* r = q->world().physics_rows() + i * l.size;
+      const float* r = q->world().physics_rows() + i * l.row;
       const float* R = r + l.xmat + 9 * Quadruped::kTrunk;
       float vb[2];
       for (int k = 0; k < 2; ++k) vb[k] = R[k] * r[l.qvel] + R[3 + k] * r[l.qvel + 1] + R[6 + k] * r[l.qvel + 2];

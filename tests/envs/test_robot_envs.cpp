@@ -106,9 +106,9 @@ struct Made {
     for (const auto& [k, x] : params) EXPECT_TRUE(env->set_param(k, x)) << k;
     v = robot_view(env.get());
   }
-  const float* row(i64 i) const { return v.data + i * v.layout.size; }
-  float* qpos(i64 i) { return v.data + i * v.layout.size + v.layout.qpos; }
-  float* qvel(i64 i) { return v.data + i * v.layout.size + v.layout.qvel; }
+  const float* row(i64 i) const { return v.data + i * v.layout.row; }
+  float* qpos(i64 i) { return v.data + i * v.layout.row + v.layout.qpos; }
+  float* qvel(i64 i) { return v.data + i * v.layout.row + v.layout.qvel; }
 };
 
 class RobotEnv : public ::testing::TestWithParam<std::string> {};  // every robot task
@@ -312,7 +312,7 @@ TEST_P(GymTask, RewardAndTerminationFollowTheDocumentedFormulas) {
   double worst = 0;
   for (int t = 0; t < 1500; ++t) {
     actions_for(m.env->spec(), 2, t, act);
-    const std::vector<float> before = copy_of(m.row(0), m.v.layout.size);
+    const std::vector<float> before = copy_of(m.row(0), m.v.layout.row);
     m.env->step(act.data());
     const bool done = m.env->terminated()[0] || m.env->truncated()[0];
     const Expect e = expected(name, m, before, m.row(0), act.data(), dim);
@@ -549,8 +549,8 @@ TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
     };
     auto same_physics_state = [](VecEnv& a, VecEnv& b, i64 i) {
       const RobotView va = robot_view(&a), vb = robot_view(&b);
-      const float* ra = va.data + i * va.layout.size;
-      const float* rb = vb.data + i * vb.layout.size;
+      const float* ra = va.data + i * va.layout.row;
+      const float* rb = vb.data + i * vb.layout.row;
       EXPECT_EQ(0, std::memcmp(ra + va.layout.qpos, rb + vb.layout.qpos, sizeof(float) * va.model->nq)) << "qpos";
       EXPECT_EQ(0, std::memcmp(ra + va.layout.qvel, rb + vb.layout.qvel, sizeof(float) * va.model->nv)) << "qvel";
       EXPECT_EQ(0, std::memcmp(ra + va.layout.xpos, rb + vb.layout.xpos, sizeof(float) * 3 * va.model->nbody))

@@ -339,11 +339,18 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
               nv_acc = v.nbody_acc ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
+    EXPECT_GE(l.row, at);
+    EXPECT_LT(l.row, at + 4);
+    EXPECT_EQ(l.row % 4, 0);
+    at = l.row;  // the workspace follows the row
+    RLT_DATA_WORKSPACE(RLT_TEST_ROW)
   }
 #undef RLT_TEST_ROW
-  EXPECT_GE(l.size, at);
-  EXPECT_LT(l.size, at + 4);
-  EXPECT_EQ(l.size % 4, 0);
+  EXPECT_GE(l.total, at);
+  EXPECT_LT(l.total, at + 4);
+  EXPECT_EQ(l.total % 4, 0);
+  EXPECT_EQ(l.workspace, l.total - l.row);
+  EXPECT_GT(l.workspace, 0);
 }
 
 // Each geom-pair kind gives contacts with sensible normals and depths at a known overlap.
@@ -685,7 +692,7 @@ void contacts_within_capacity() {
                             pair_contact_capacity(model.geom_type[1], model.geom_type[2]));
     m.ncon_max = 4 * capacity;  // room to see a pair that makes too many
     const DataLayout layout = data_layout(m);
-    std::vector<T> row(static_cast<size_t>(layout.size));
+    std::vector<T> row(static_cast<size_t>(layout.total));
     const DataView<T> d = data_view(layout, row.data());
     for (int trial = 0; trial < 300; ++trial) {
       reset_data(m, d);
@@ -978,10 +985,10 @@ TEST(PhysicsStep, BatchMatchesOneByOne) {
   const ModelView<float> m = host.view();
   const DataLayout layout = data_layout(m);
   const int num_envs = 13;
-  std::vector<float> batch(static_cast<size_t>(num_envs * layout.size), 0.0f);
+  std::vector<float> batch(static_cast<size_t>(num_envs * layout.row), 0.0f);
   const int key = model.key_id("dropped");
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = data_view(layout, batch.data() + static_cast<size_t>(e * layout.size));
+    const DataView<float> d = BatchRows<float>{layout, batch.data(), nullptr}.env(e);
     reset_data(m, d);
     for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key * m.nq + i)]);
     d.qpos[2] += 0.01f * static_cast<float>(e);

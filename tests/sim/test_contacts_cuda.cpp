@@ -44,11 +44,11 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
   dm.bind(reals.data(), ints.data());
 
   const DataLayout layout = data_layout(m);
-  const size_t row = static_cast<size_t>(layout.size);
+  const size_t row = static_cast<size_t>(layout.row);
   std::vector<float> cpu(row * static_cast<size_t>(num_envs), 0.0f);
   std::vector<float> ctrl(static_cast<size_t>(num_envs * m.nu));
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = data_view(layout, cpu.data() + row * static_cast<size_t>(e));
+    const DataView<float> d = BatchRows<float>{layout, cpu.data(), nullptr}.env(e);
     reset_data(m, d);
     for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(qpos[static_cast<size_t>(i)]);
     for (int i = 0; i < m.nv; ++i)
@@ -142,10 +142,10 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
   CudaExecutor cuda;
   const auto gpu_batch = make_physics_batch(model, num_envs, substeps, 7, cuda);
   PhysicsBatch& gpu = *gpu_batch;
-  std::vector<float> cpu(static_cast<size_t>(num_envs * layout.size), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
+  std::vector<float> cpu(static_cast<size_t>(num_envs * layout.row), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
   std::vector<int> ncon_cpu(num_envs);
   for (int e = 0; e < num_envs; ++e)
-    reset_data(m, data_view(layout, cpu.data() + static_cast<size_t>(e * layout.size)));
+    reset_data(m, BatchRows<float>{layout, cpu.data(), nullptr}.env(e));
   std::vector<float> got;
   std::vector<int> ncon_gpu;
   for (u32 k = 0; k < 10; ++k) {
@@ -156,7 +156,7 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
     gpu.control_step(CtrlMode::kRandom, k);
     gpu.download(&got, &ncon_gpu);
     for (int e = 0; e < num_envs; ++e) {
-      const size_t at = static_cast<size_t>(e * layout.size);
+      const size_t at = static_cast<size_t>(e * layout.row);
       ASSERT_TRUE(gpu_test::all_close("bench qpos env " + std::to_string(e) + " step " + std::to_string(k),
                                       got.data() + at + layout.qpos, cpu.data() + at + layout.qpos,
                                       static_cast<size_t>(m.nq), 1e-3, 1e-3));

@@ -835,11 +835,10 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   const ModelView<float> m = host.view();
   const DataLayout layout = data_layout(m);
   const int num_envs = 37;
-  std::vector<float> batch(static_cast<size_t>(num_envs) * static_cast<size_t>(layout.size), 0.0f);
+  std::vector<float> batch(static_cast<size_t>(num_envs) * static_cast<size_t>(layout.row), 0.0f);
   std::mt19937_64 rng(9);
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d =
-        data_view(layout, batch.data() + static_cast<size_t>(e) * static_cast<size_t>(layout.size));
+    const DataView<float> d = BatchRows<float>{layout, batch.data(), nullptr}.env(e);
     reset_data(m, d);
     std::vector<double> qpos, qvel;
     random_state(model, rng, qpos, qvel);
@@ -851,14 +850,14 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   CpuExecutor exec(3);
   parallel_for(exec, num_envs, StepEulerEnvs<float>{m, layout, batch.data(), 25});
   for (int e = 0; e < num_envs; ++e) {
-    const size_t row = static_cast<size_t>(e) * static_cast<size_t>(layout.size);
+    const size_t row = static_cast<size_t>(e) * static_cast<size_t>(layout.row);
     for (int i = 0; i < m.nq; ++i)
       ASSERT_EQ(batch[row + static_cast<size_t>(layout.qpos + i)], serial[row + static_cast<size_t>(layout.qpos + i)]);
     for (int i = 0; i < m.nv; ++i)
       ASSERT_EQ(batch[row + static_cast<size_t>(layout.qvel + i)], serial[row + static_cast<size_t>(layout.qvel + i)]);
   }
   // The envs really moved, and differently.
-  EXPECT_NE(batch[static_cast<size_t>(layout.qpos)], batch[static_cast<size_t>(layout.size + layout.qpos)]);
+  EXPECT_NE(batch[static_cast<size_t>(layout.qpos)], batch[static_cast<size_t>(layout.row + layout.qpos)]);
 }
 
 }  // namespace

@@ -211,3 +211,23 @@ TEST(MjcfWeld, FloatFollowsDouble) {
 
 }  // namespace
 }  // namespace rlt
+
+namespace rlt {
+namespace {
+// <flag equality="disable"> (and constraint="disable") leave no equality rows, as in MuJoCo: the
+// constraint stays in the model, inactive.
+TEST(MjcfFlags, EqualityDisableLeavesNoEqualityRows) {
+  auto model = [](const std::string& flag) {
+    return parse_mjcf("<mujoco><option>" + flag + "</option><worldbody><body name='a' pos='0 0 1'><freejoint/>"
+                      "<geom size='.1'/></body></worldbody><equality><connect body1='a' anchor='0 0 0'/>"
+                      "</equality></mujoco>",
+                      "t.xml");
+  };
+  EXPECT_EQ(model("").eq_active, std::vector<int>{1});
+  EXPECT_EQ(model("<flag equality='disable'/>").eq_active, std::vector<int>{0});
+  EXPECT_EQ(model("<flag constraint='disable'/>").eq_active, std::vector<int>{0});
+  EXPECT_EQ(HostModel<double>(model("")).view().nefc_max, 3);
+  EXPECT_EQ(HostModel<double>(model("<flag equality='disable'/>")).view().nefc_max, 0);
+}
+}  // namespace
+}  // namespace rlt
