@@ -140,7 +140,7 @@
     "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")                           \
   X(int, mesh_faceadr, nmesh, optional, "first triangle of the mesh in mesh_face")                                    \
   X(int, mesh_facenum, nmesh, optional, "triangles of the mesh (sim/ray.h casts rays on them; the viewer draws them)") \
-  X(int, mesh_face, 3 * nmeshface, optional, "triangles: vertex ids within the mesh, counter-clockwise seen from out") \
+  X(int, mesh_face, 3 * nmeshface, optional, "triangles: vertex ids within the mesh")                                 \
   X(int, geom_invisible, ngeom, optional,                                                                              \
     "1 where MuJoCo's mj_ray skips the geom (sim/ray.h): its material's alpha is 0, or it has no material and its "    \
     "rgba alpha is 0 (absent: none)")                                                                                  \
