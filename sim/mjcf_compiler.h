@@ -325,6 +325,7 @@ struct GeomSpec {
   int priority = 0;
   std::string mesh;    // the <asset><mesh> of a mesh geom (sim/mjcf_mesh.cpp)
   std::string hfield;  // type hfield: the <asset><hfield> name (sim/mjcf_hfield.cpp)
+  std::string material;  // its <asset><material>, "" if none (only its alpha matters: geom_invisible)
 };
 
 // What <default><mesh> carries (MuJoCo's mjsMesh defaults that change the physics).
@@ -396,6 +397,7 @@ struct DefaultClass {
   FrameSpec geom_frame, site_frame;  // pos / orientation / fromto in <default><geom> and <site>
   PairSpec pair;                     // misc: <default><pair>
   EqualitySpec equality;             // misc: <default><equality>
+  double material_rgba[4] = {1, 1, 1, 1};  // <default><material rgba> (a material's alpha hides a geom from rays)
 };
 
 struct CompilerOptions {
@@ -537,6 +539,7 @@ class MjcfCompiler {
   };
   // <asset>: <mesh> elements (texture, material, hfield, skin: visual here, ignored).
   void read_assets(const XMLElement* section);
+  void read_material_alpha(const XMLElement* e);
   void read_mesh(const XMLElement* e);
   void read_mesh_attrs(Attrs& a, MeshSpec* s);
   void load_mesh_file(MeshAsset* mesh);
@@ -548,6 +551,7 @@ class MjcfCompiler {
   void compile_mesh_geom(int geom);
   std::vector<MeshAsset> m_meshes;
   std::map<std::string, int> m_mesh_names, m_mesh_lines;  // name -> mesh id; -> line (check_name)
+  std::map<std::string, double> m_material_alpha;  // <asset><material> name -> its rgba alpha (geom_invisible)
 
   // ---- geoms: frame from fromto, sizes, mass and inertia in the geom frame ----
   void compile_geoms();

@@ -40,7 +40,10 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_pair_attrs(ca, &cls.pair);
     } else if (n == "equality") {
       read_equality_attrs(ca, &cls.equality);
-    } else if (n == "camera" || n == "light" || n == "material" || n == "texture") {
+    } else if (n == "material") {
+      ca.numbers("rgba", cls.material_rgba, 4, 4);  // its alpha hides geoms from rays (sim/ray.h); the rest is visual
+      continue;
+    } else if (n == "camera" || n == "light" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
@@ -105,7 +108,8 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
     a.fail("attribute \"condim\": expected 1, 3, 4 or 6, got " + std::to_string(g->condim));
   if (a.number("margin", &g->margin) && g->margin < 0) a.fail("attribute \"margin\" must be non-negative");
   read_geom_constraint_attrs(a, g);
-  a.ignore({"material", "user"});  // user: MuJoCo's user data
+  if (const auto mat = a.text("material")) g->material = *mat;
+  a.ignore({"user"});  // user: MuJoCo's user data
 }
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {

@@ -51,6 +51,14 @@ void MjcfCompiler::compile_geoms() {
     m.geom_contype.push_back(g.contype);
     m.geom_conaffinity.push_back(g.conaffinity);
     for (double c : g.rgba) m.geom_rgba.push_back(static_cast<float>(c));
+    // MuJoCo's mj_ray skips a geom whose material (else rgba) has alpha 0 (sim/ray.h)
+    double alpha = g.rgba[3];
+    if (!g.material.empty()) {
+      const auto mat = m_material_alpha.find(g.material);
+      if (mat == m_material_alpha.end()) fail(e, "material " + quoted(g.material) + " not found");
+      alpha = mat->second;
+    }
+    m.geom_invisible.push_back(alpha == 0 ? 1 : 0);
     m.geom_group.push_back(g.group);
     geom_mass_inertia(g, &m_geom_mass[i], &m_geom_inertia[3 * i],
                       g.type == kGeomMesh ? &m_meshes[static_cast<size_t>(m.geom_dataid[i])] : nullptr);

@@ -203,9 +203,22 @@ void MjcfCompiler::read_assets(const XMLElement* section) {
     const std::string n = c->Name();
     if (n == "mesh") read_mesh(c);
     else if (n == "hfield") continue;  // read_hfields (sim/mjcf_hfield.cpp)
-    else if (n == "texture" || n == "material" || n == "skin" || n == "model") continue;  // visual
+    else if (n == "material") read_material_alpha(c);
+    else if (n == "texture" || n == "skin" || n == "model") continue;  // visual
     else unsupported_element(c, "mesh, hfield; ignored: texture, material, skin, model");
   }
+}
+
+// A material's alpha (its own rgba, else its class's <default><material>, else 1): MuJoCo's mj_ray
+// skips the geoms of a transparent material (geom_invisible). Its other attributes are visual.
+void MjcfCompiler::read_material_alpha(const XMLElement* e) {
+  Attrs a(m_file, e);
+  const auto name = a.text("name");
+  if (!name) return;  // no geom can name it
+  double rgba[4];
+  std::copy_n(find_class(a, a.text("class").value_or("main")).material_rgba, 4, rgba);
+  a.numbers("rgba", rgba, 4, 4);
+  m_material_alpha[*name] = rgba[3];
 }
 
 void MjcfCompiler::read_mesh(const XMLElement* e) {
@@ -626,6 +639,7 @@ void MjcfCompiler::compile_meshes() {
     m.mesh_faceadr.push_back(static_cast<int>(m.mesh_face.size() / 3));
     m.mesh_facenum.push_back(static_cast<int>(mesh.face.size() / 3));
     m.mesh_face.insert(m.mesh_face.end(), mesh.face.begin(), mesh.face.end());
+    m.nmeshface += static_cast<int>(mesh.face.size() / 3);
     m.mesh_pos.insert(m.mesh_pos.end(), mesh.pos, mesh.pos + 3);
     m.mesh_quat.insert(m.mesh_quat.end(), mesh.quat, mesh.quat + 4);
     m.mesh_name.push_back(mesh.name);

@@ -1,8 +1,8 @@
 // MJCF compiler, sensors (sim/mjcf_compiler.h): <sensor> children into the sensor_* arrays of the
 // Model (computed by sim/sensors.h), and the zones of sites (type, size) that touch sensors read.
-// MuJoCo 3's rules: each sensor reads one named object; outputs are laid out in order (sensor_adr);
-// noise is kept (Model::sensor_noise) but not applied, as MuJoCo's mj_step does not apply it; cutoff
-// clamps; user is MuJoCo's user data and is ignored.
+// MuJoCo 3's rules: each sensor reads one named object (a rangefinder its site: sim/ray.h); outputs
+// are laid out in order (sensor_adr); noise is kept (Model::sensor_noise) but not applied, as
+// MuJoCo's mj_step does not apply it; cutoff clamps; user is MuJoCo's user data and is ignored.
 #include "sim/mjcf_compiler.h"
 
 namespace rlt::mjcf_detail {
@@ -42,12 +42,14 @@ constexpr SensorKind kSensorKinds[] = {
     {"subtreeangmom", kSensSubtreeAngMom, "body", kSensObjBody, 3},
     {"tendonpos", kSensTendonPos, "tendon", kSensObjTendon, 1},
     {"tendonvel", kSensTendonVel, "tendon", kSensObjTendon, 1},
+    {"rangefinder", kSensRangefinder, "site", kSensObjSite, 1},
 };
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, contact (data=\"found\", geom1 and geom2)";
+    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site, data=\"dist\"), contact "
+    "(data=\"found\", geom1 and geom2)";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -104,8 +106,6 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     for (const SensorKind& k : kSensorKinds)
       if (n == k.name) kind = &k;
     if (!kind) {
-      if (n == "rangefinder")
-        fail(e, "rangefinder sensors are not supported (they need ray casting against every geom)");
       if (n == "contact") {
         read_contact_sensor(e);
         continue;
@@ -140,6 +140,14 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       if (k == 4) a.fail("attribute " + quoted(attr) + ": camera frames are not supported (no cameras)");
       return k < 0 ? -1 : k == 0 ? kSensObjBody : k == 1 ? kSensObjXBody : k == 2 ? kSensObjGeom : kSensObjSite;
     };
+    if (kind->type == kSensRangefinder) {
+      // MuJoCo 3's rangefinder on a site: one ray, its distance. The camera form (a depth image) and
+      // the other data fields (dir, origin, point, normal, depth) are not supported.
+      if (a.has("camera"))
+        a.fail("attribute \"camera\": camera rangefinders are not supported (no cameras; use site=)");
+      if (const auto data = a.text("data"); data && *data != "dist")
+        a.fail("attribute \"data\": only \"dist\" is supported, got " + quoted(*data));
+    }
     if (*kind->attr) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");

@@ -76,7 +76,9 @@ enum SensorType : int {
   kSensSubtreeAngMom,
   kSensContactFound,
   kSensTendonPos,  // tendons (sim/tendon.h)
-  kSensTendonVel
+  kSensTendonVel,
+  kSensRangefinder,  // distance along the site's z axis to the nearest geom, -1 if none (sim/ray.h)
+  kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {
   kSensObjNone = 0,
@@ -98,6 +100,7 @@ struct Model {
   int neq = 0;                                   // equality constraints (MJCF <equality>: connect, joint)
   int nsensor = 0, nsensordata = 0;              // sensors, and the scalars of their outputs (sum of sensor_dim)
   int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
+  int nmeshface = 0;                              // the triangles of all meshes (mesh_face)
   int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
   int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
   int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)
@@ -133,10 +136,8 @@ struct Model {
   std::vector<double> tendon_width;  // (ntendon) m, for the viewer
   std::vector<int> tendon_group;     // (ntendon) visibility group
 
-  // meshes, host only (the viewer draws them): triangles (vertex ids within the mesh), and the
-  // frame MuJoCo moved each mesh by (its centre of mass and principal axes in the file's frame)
-  std::vector<int> mesh_faceadr, mesh_facenum;  // (nmesh) first triangle in mesh_face, triangles
-  std::vector<int> mesh_face;                   // (nmeshface x 3)
+  // meshes, host only: the frame MuJoCo moved each mesh by (its centre of mass and principal axes in
+  // the file's frame)
   std::vector<double> mesh_pos, mesh_quat;      // (nmesh x 3), (nmesh x 4)
   std::vector<std::string> mesh_name;           // (nmesh)
 

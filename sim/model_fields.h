@@ -2,7 +2,7 @@
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
-//          nmeshgraph, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
+//          nmeshgraph, nmeshface, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -138,6 +138,12 @@
   X(int, mesh_graph, nmeshgraph, optional,                                                                             \
     "convex hulls, MuJoCo's layout: nvert, nface, vert_edgeadr[nvert], vert_globalid[nvert], "                         \
     "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")                           \
+  X(int, mesh_faceadr, nmesh, optional, "first triangle of the mesh in mesh_face")                                    \
+  X(int, mesh_facenum, nmesh, optional, "triangles of the mesh (sim/ray.h casts rays on them; the viewer draws them)") \
+  X(int, mesh_face, 3 * nmeshface, optional, "triangles: vertex ids within the mesh")                                 \
+  X(int, geom_invisible, ngeom, optional,                                                                              \
+    "1 where MuJoCo's mj_ray skips the geom (sim/ray.h): its material's alpha is 0, or it has no material and its "    \
+    "rgba alpha is 0 (absent: none)")                                                                                  \
   /* height fields (sim/hfield.h) */                                                                                   \
   X(real, hfield_size, 4 * nhfield, optional, "radius_x, radius_y, elevation_z, base_z (MuJoCo's hfield size)")        \
   X(int, hfield_nrow, nhfield, optional, "grid rows (along y)")                                                        \

@@ -37,7 +37,7 @@ template <class Sizes>
 ModelOffsets model_offsets(const Sizes& s) {
   const i64 nq = s.nq, nv = s.nv, nbody = s.nbody, njnt = s.njnt, ngeom = s.ngeom, nsite = s.nsite, nu = s.nu;
   const i64 neq = s.neq, nsensor = s.nsensor;
-  const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph;
+  const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph, nmeshface = s.nmeshface;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   const i64 ntendon = s.ntendon, nwrap = s.nwrap;
   const i64 npair = s.npair;
@@ -63,6 +63,7 @@ struct ModelView {
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
+  int nmeshface;                     // their triangles (sim/ray.h)
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
@@ -268,6 +269,7 @@ class HostModel {
     m_view.npair = model.npair;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
+    m_view.nmeshface = model.nmeshface;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
@@ -360,11 +362,12 @@ class HostModel {
   static void check_sizes(const Model& m) {
     if (m.nbody < 1) fail("nbody must be at least 1 (the world)");
     if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
-        m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0 || m.ntendon < 0 || m.nwrap < 0)
+        m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0 || m.nmeshface < 0 || m.ntendon < 0 || m.nwrap < 0)
       fail("negative size");
     if (m.npair < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
+    const long nmeshface = m.nmeshface;
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     const long ntendon = m.ntendon, nwrap = m.nwrap;
@@ -545,7 +548,7 @@ class HostModel {
     };
     for (long i = 0; i < m.nsensor; ++i) {
       const size_t is = static_cast<size_t>(i);
-      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] > kSensTendonVel)
+      if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] >= kNumSensorTypes)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
       if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");

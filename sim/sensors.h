@@ -11,6 +11,10 @@
 // MuJoCo's: real-valued outputs to [-cutoff, cutoff], touch to at most cutoff, quaternions and axes
 // never.
 //
+// The rangefinder casts a ray from its site along the site's z axis to the nearest geom not on the
+// site's body (sim/ray.h, MuJoCo's mj_ray), -1 when none; MuJoCo 3 counts it real-valued, so cutoff
+// clamps it to [-cutoff, cutoff] (a miss reads -cutoff when cutoff < 1).
+//
 // Spatial quantities are com-based (sim/dynamics.h) about xpos[body_rootid[b]] where MuJoCo takes
 // subtree_com[body_rootid[b]]; every sensor transforms them to its own point, so the choice cancels.
 // Stages (each only when a sensor of the model needs it):
@@ -27,6 +31,7 @@
 #include "sim/common.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
+#include "sim/ray.h"
 
 namespace rlt {
 
@@ -433,6 +438,16 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
           if (ray_meets_zone(m, d, id, Vec3<T>::load(con + kConPos), ray)) sum += con[kConForce];
         }
         out[0] = sum, vec3 = false;
+        break;
+      }
+      case kSensRangefinder: {
+        // MuJoCo's mj_sensorPos: a ray from the site along its z axis, the site's body excluded
+        // (sim/ray.h); the geoms have not moved since the position stage, so computing it here,
+        // with the other sensors, gives MuJoCo's value.
+        const T* mat = d.site_xmat + 9 * id;
+        const T dir[3] = {mat[2], mat[5], mat[8]};
+        out[0] = ray_cast(m, d, d.site_xpos + 3 * id, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
+        vec3 = false;
         break;
       }
       case kSensContactFound: {

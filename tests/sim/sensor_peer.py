@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """sensor_peer.py MODEL SENSOR_TRACE [STEPS]: MuJoCo 3 and rltrain's sensors (tests/sim/sensor_trace.cpp)
 from the same start (qpos0 at rest, a fixed ctrl held), compared step by step: every sensor's output
-within 1e-6 relative (max(1, |value|) scale) in double. Exit 0 pass, 1 mismatch, 77 no mujoco."""
-import json, os, subprocess, sys, tempfile
+within 1e-6 relative (max(1, |value|) scale) in double. Exit 0 pass, 1 mismatch, 77 no mujoco.
+MODEL may be dm_control:PATH, a file of the installed dm_control package (77 without it)."""
+import importlib.util, json, os, subprocess, sys, tempfile
 
 try:
     import mujoco
@@ -13,6 +14,12 @@ except ImportError:
 
 def main():
     model_path, trace = sys.argv[1], sys.argv[2]
+    if model_path.startswith("dm_control:"):
+        spec = importlib.util.find_spec("dm_control")
+        if spec is None or not spec.submodule_search_locations:
+            print("dm_control is not installed: skipped")
+            return 77
+        model_path = os.path.join(list(spec.submodule_search_locations)[0], model_path[len("dm_control:"):])
     steps = int(sys.argv[3]) if len(sys.argv) > 3 else 200
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)  # MuJoCo writes MUJOCO_LOG.TXT

@@ -688,8 +688,9 @@ TEST(MjcfErrors, UnknownElement) {
       error_of("<mujoco><worldbody><body><joint name='j'>\n<geom size='1'/></joint></body></worldbody></mujoco>");
   EXPECT_TRUE(starts_with(nested, "test.xml:2: geom: unsupported element in <joint> (it takes no child elements)"))
       << nested;
-  const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder site='s'/></sensor></mujoco>");
-  EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: rangefinder sensors are not supported")) << sensor;
+  const std::string sensor = error_of("<mujoco><worldbody/>\n\n<sensor><rangefinder camera='c'/></sensor></mujoco>");
+  EXPECT_TRUE(starts_with(sensor, "test.xml:3: rangefinder: attribute \"camera\": camera rangefinders are not supported"))
+      << sensor;
   const std::string tendon_default = error_of("<mujoco><default>\n<flex width='1'/></default></mujoco>");
   EXPECT_TRUE(starts_with(tendon_default, "test.xml:2: flex: unsupported element in <default>")) << tendon_default;
   // visual-only sections and elements are skipped whatever they hold
