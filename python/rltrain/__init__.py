@@ -25,17 +25,19 @@ def envs():
     return _core.env_names()
 
 
-def make_vec(env_id, num_envs=1, device="cpu", seed=0, *, num_threads=0, copy=False, **params):
+def make_vec(env_id, num_envs=1, device="cpu", seed=0, *, num_threads=0, copy=False, gymnasium_info=True, **params):
     """``num_envs`` copies of env ``env_id`` as a ``gymnasium.vector.VectorEnv`` (rltrain.vector.RltrainVectorEnv).
 
     device: ``cpu``, ``cuda`` or ``auto``; num_threads: CPU threads (0: one per core); seed: the first
-    reset's seed; copy: return copies instead of views of the batch buffers; params: the env's
+    reset's seed; copy: return copies instead of views of the batch buffers; gymnasium_info=False: no
+    ``final_obs``/``final_info`` (Gymnasium's per-env objects) in a step's info, only rltrain's batched
+    keys (``final_obs_batch``, ...: the fast path for batched trainers); params: the env's
     parameters (``rltrain envs`` lists them), e.g. ``max_episode_steps=200`` or a robot task's
     domain randomization.
     """
     from .vector import RltrainVectorEnv  # gymnasium is needed for envs only
 
-    return RltrainVectorEnv(env_id, num_envs, device, seed, num_threads, copy, **params)
+    return RltrainVectorEnv(env_id, num_envs, device, seed, num_threads, copy, gymnasium_info, **params)
 
 
 def load_policy(checkpoint, device="cpu", num_threads=0):

@@ -59,6 +59,11 @@ class RltrainVectorEnv(VectorEnv):
     Gymnasium keys (which need them on the host) are left out; the ``*_batch``/``final_critic_obs``
     device arrays and ``terminated | truncated`` give the same.
 
+    ``gymnasium_info=False`` leaves out Gymnasium's ``final_obs``/``final_info`` keys (and their
+    masks) for code that reads rltrain's batched keys: a step then builds no Python object per
+    finished env (CartPole at 4096 envs finishes ~170 a step), and ``info["_episode_return"]`` is a
+    view of a mask buffer valid until the next step, like the other views.
+
     Zero copy: observations, rewards, terminations, truncations and the info arrays are views of the
     C++ batch buffers (numpy on the CPU; ``torch.from_dlpack`` takes them without a copy, on the CPU
     and, in a CUDA build, on the GPU). They are valid until the next ``step``/``reset``, which
@@ -76,8 +81,12 @@ class RltrainVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, env_id, num_envs=1, device="cpu", seed=0, num_threads=0, copy=False, **params):
+    def __init__(self, env_id, num_envs=1, device="cpu", seed=0, num_threads=0, copy=False, gymnasium_info=True,
+                 **params):
+        if not isinstance(gymnasium_info, bool):
+            raise ValueError(f"make_vec: gymnasium_info: expected True or False, got {gymnasium_info!r}")
         self._core = _core.VecEnv(env_id, num_envs, device, num_threads, _param_values(params))
+        self.gymnasium_info = gymnasium_info
         spec = self._core.spec
         self.num_envs = self._core.num_envs
         self.device = self._core.device
@@ -98,6 +107,7 @@ class RltrainVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.buffers = self._core.views()
         self._final_rows = None  # (num_envs,) object array: the row views of buffers["final_obs"], made on first use
+        self._done = np.zeros(self.num_envs, dtype=bool)  # gymnasium_info=False: the mask, reused
 
     @property
     def params(self):
@@ -135,10 +145,14 @@ class RltrainVectorEnv(VectorEnv):
             info["critic_obs"] = self._out(b["critic_obs"])
             info["final_critic_obs"] = self._out(b["final_critic_obs"])
         if self.device == "cpu":  # on CUDA the flags stay on the device: done = terminated | truncated there
-            done = np.logical_or(b["terminated"], b["truncated"])
-            info["_episode_return"] = info["_episode_length"] = done
-            if done.any():
-                self._add_final(info, done)
+            if not self.gymnasium_info:
+                done = np.logical_or(b["terminated"], b["truncated"], out=self._done)
+                info["_episode_return"] = info["_episode_length"] = self._out(done)
+            else:
+                done = np.logical_or(b["terminated"], b["truncated"])
+                info["_episode_return"] = info["_episode_length"] = done
+                if done.any():
+                    self._add_final(info, done)
         return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]), self._out(b["truncated"]),
                 info)
 

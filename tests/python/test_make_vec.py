@@ -128,6 +128,39 @@ def test_final_obs_rows_are_views_or_copies(copy):
     assert again["final_obs"] is not info["final_obs"] and again["final_info"] is not info["final_info"]
 
 
+@pytest.mark.parametrize("copy", [False, True])
+def test_gymnasium_info_false_keeps_only_the_batched_keys(copy):
+    """gymnasium_info=False: no final_obs/final_info, the same steps, and the batched keys give what Gymnasium's did."""
+    def run(gymnasium_info):
+        env = rltrain.make_vec("cartpole", num_envs=16, seed=3, copy=copy, gymnasium_info=gymnasium_info)
+        env.reset()
+        rng, out = np.random.default_rng(5), []
+        for _ in range(60):
+            obs, reward, term, trunc, info = env.step(random_actions(env, rng))
+            done = term | trunc
+            assert np.array_equal(info["_episode_return"], done)
+            if gymnasium_info:  # what Gymnasium's keys say of the finished envs, read now (views)
+                assert ("final_obs" in info) == done.any()
+                final = {i: (info["final_obs"][i].copy(), info["final_info"]["episode_length"][i])
+                         for i in np.flatnonzero(done)}
+            else:
+                assert not any(k in info for k in ("final_obs", "_final_obs", "final_info", "_final_info"))
+                final = {i: (info["final_obs_batch"][i].copy(), info["episode_length"][i]) for i in np.flatnonzero(done)}
+            out.append((obs.copy(), reward.copy(), done, final))
+        env.close()
+        return out
+    finished = 0
+    for (obs, reward, done, final), (obs_b, reward_b, done_b, final_b) in zip(run(True), run(False)):
+        assert np.array_equal(obs, obs_b) and np.array_equal(reward, reward_b) and np.array_equal(done, done_b)
+        assert final.keys() == final_b.keys()
+        for i, (row, length) in final.items():
+            assert np.array_equal(row, final_b[i][0]) and length == final_b[i][1]
+            finished += 1
+    assert finished > 10
+    with pytest.raises(ValueError, match="gymnasium_info"):
+        rltrain.make_vec("cartpole", num_envs=2, gymnasium_info="no")
+
+
 @pytest.mark.parametrize("name", ENVS)
 def test_gymnasium_vector_api(name):
     """What Gymnasium's env checker asks of an env (check_env), asked of the vector env."""
