@@ -43,6 +43,12 @@ std::string copy_suffix(const std::string& sep, int count, int i) {
   return sep + std::string(width > digits.size() ? width - digits.size() : 0, '0') + digits;
 }
 
+size_t count_elements(const tinyxml2::XMLElement* e) {
+  size_t n = 1;
+  for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) n += count_elements(c);
+  return n;
+}
+
 void append_to_names(tinyxml2::XMLElement* e, const std::string& suffix) {
   if (const char* name = e->Attribute("name")) e->SetAttribute("name", (std::string(name) + suffix).c_str());
   for (tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) append_to_names(c, suffix);
@@ -81,6 +87,13 @@ void MjcfCompiler::expand_replicates(tinyxml2::XMLDocument* doc, tinyxml2::XMLEl
         unsupported_element(k, "body, frame, replicate, geom, site; ignored: camera, light");
     }
     expand_replicates(doc, c);  // nested replicates first: their suffixes come first
+    // A bound of ours (MuJoCo has none): nested counts multiply, and a typo such as count="100000"
+    // in two levels would build 10^10 elements before any message.
+    const size_t per_copy = count_elements(c);  // the copy's frame and its contents
+    if (static_cast<size_t>(count) > (kMaxReplicatedElements - m_replicated) / per_copy)
+      a.fail("the replicates would make more than " + std::to_string(kMaxReplicatedElements) +
+             " elements in all (count " + std::to_string(count) + " x " + std::to_string(per_copy) + ")");
+    m_replicated += static_cast<size_t>(count) * per_copy;
 
     double pos[3] = {0, 0, 0};
     tinyxml2::XMLNode* after = c;

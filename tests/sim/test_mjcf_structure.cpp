@@ -282,6 +282,9 @@ TEST(MjcfReplicate, MalformedUsesAreRefusedWithTheLine) {
       // a copy's name meets a name written elsewhere: the error names the copy and its source line
       {"<geom name='g-1' size='.1'/>\n<replicate count='2' sep='-'>\n<geom name='g' size='.1'/></replicate>",
        "t.xml:5: geom g-1: duplicate geom name \"g-1\" (first at line 3)"},
+      // nested counts multiply: refused before the elements are made
+      {"<replicate count='1000'>\n<replicate count='1000'><geom size='.1'/></replicate></replicate>",
+       "t.xml:3: replicate: the replicates would make more than 100000 elements in all (count 1000 x 2001)"},
       // an error inside a copy names the line the user wrote
       {"<replicate count='2'>\n<body>\n<geom type='sphere' size='-1'/></body></replicate>", "t.xml:5: geom"},
   };
