@@ -462,6 +462,7 @@ class MjcfCompiler {
   // copy's index), innermost replicate first, as MuJoCo 3's reader and mjs_attach. Run after the
   // <compiler> sections are read (euler follows angle and eulerseq).
   void expand_replicates(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent);
+  void check_replicate_children(const XMLElement* e) const;
   static constexpr size_t kMaxReplicatedElements = 100000;  // elements all replicates may make
   size_t m_replicated = 0;                                   // elements the replicates made so far
 

@@ -56,6 +56,20 @@ void append_to_names(tinyxml2::XMLElement* e, const std::string& suffix) {
 
 }  // namespace
 
+// MuJoCo refuses a joint in a replicate outside a body of its own, frames around it or not; an
+// <inertial> there it drops (refused here).
+void MjcfCompiler::check_replicate_children(const XMLElement* e) const {
+  for (const XMLElement* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) {
+    const std::string n = k->Name();
+    if (n == "joint" || n == "freejoint") fail(k, "a joint cannot be a direct child of <replicate> (as in MuJoCo)");
+    if (n == "inertial") fail(k, "an <inertial> as a direct child of <replicate> is not supported (MuJoCo drops it)");
+    if (std::strcmp(e->Name(), "replicate") == 0 && n != "body" && n != "frame" && n != "replicate" && n != "geom" &&
+        n != "site" && n != "camera" && n != "light")
+      unsupported_element(k, "body, frame, replicate, geom, site; ignored: camera, light");
+    if (n == "frame" || n == "replicate") check_replicate_children(k);
+  }
+}
+
 void MjcfCompiler::expand_replicates(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent) {
   tinyxml2::XMLElement* c = parent->FirstChildElement();
   while (c) {
@@ -77,15 +91,7 @@ void MjcfCompiler::expand_replicates(tinyxml2::XMLDocument* doc, tinyxml2::XMLEl
     const auto childclass = a.text("childclass");
     if (childclass) find_class(a, *childclass);
     a.finish();
-    for (const XMLElement* k = c->FirstChildElement(); k; k = k->NextSiblingElement()) {
-      const std::string n = k->Name();
-      if (n == "joint" || n == "freejoint") fail(k, "a joint cannot be a direct child of <replicate> (as in MuJoCo)");
-      if (n == "inertial")
-        fail(k, "an <inertial> as a direct child of <replicate> is not supported (MuJoCo drops it)");
-      if (n != "body" && n != "frame" && n != "replicate" && n != "geom" && n != "site" && n != "camera" &&
-          n != "light")
-        unsupported_element(k, "body, frame, replicate, geom, site; ignored: camera, light");
-    }
+    check_replicate_children(c);
     expand_replicates(doc, c);  // nested replicates first: their suffixes come first
     // A bound of ours (MuJoCo has none): nested counts multiply, and a typo such as count="100000"
     // in two levels would build 10^10 elements before any message.

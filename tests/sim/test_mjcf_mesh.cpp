@@ -170,6 +170,23 @@ TEST_F(MeshFiles, ObjFacesAsMujoco) {
   EXPECT_NE(msg.find("mesh m: in face 3, vertex index 8 does not exist"), std::string::npos) << msg;
 }
 
+// The libraries report through return values: nothing on stdout or stderr, for a file they read
+// (assimp on the STL tetrahedron, tinyobjloader on an OBJ with a missing material file) or refuse.
+TEST_F(MeshFiles, LibrariesPrintNothing) {
+  std::ifstream in(data("mesh_tetra.stl"), std::ios::binary);
+  write("t.stl", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  write("mat.obj", "mtllib nowhere.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\n"
+                   "f 1 4 3\nf 2 3 4\n");
+  write("bad.obj", "v 0 0 0\nf 1 2 x\n");
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(model_for("t.stl").mesh_vertnum[0], 4);
+  EXPECT_EQ(model_for("mat.obj").mesh_facenum[0], 4);
+  EXPECT_NE(error_for("bad.obj").find("tinyobjloader"), std::string::npos);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
 // MuJoCo's binary .msh: header int32 nvert, nnormal, ntexcoord, nface, then float32 vertices,
 // normals, texture coordinates and int32 faces; MuJoCo's size checks, each refusal naming the file.
 std::string msh(std::vector<std::int32_t> header, size_t payload_bytes) {

@@ -276,6 +276,8 @@ TEST(MjcfReplicate, MalformedUsesAreRefusedWithTheLine) {
       {"<replicate count='2' childclass='nope'><geom size='.1'/></replicate>", "unknown default class \"nope\""},
       {"<body><replicate count='2'>\n<joint/></replicate><geom size='.1'/></body>",
        "t.xml:4: joint: a joint cannot be a direct child of <replicate>"},
+      {"<body><replicate count='2'><frame>\n<joint/></frame></replicate><geom size='.1'/></body>",
+       "t.xml:4: joint: a joint cannot be a direct child of <replicate>"},  // (MuJoCo: the same)
       {"<body><replicate count='2'>\n<inertial mass='1' diaginertia='1 1 1'/></replicate><geom size='.1'/></body>",
        "t.xml:4: inertial: an <inertial> as a direct child of <replicate> is not supported"},
       {"<replicate count='2'>\n<composite/></replicate>", "t.xml:4: composite: unsupported element in <replicate>"},
