@@ -109,6 +109,8 @@ Model MjcfCompiler::compile(const std::string& text) {
   add_world();
   // Several <worldbody> sections (an included robot, then the scene's floor) are one world body, as
   // in MuJoCo: the world's own geoms and sites of every section first, then the bodies, in order.
+  // <replicate> (sim/mjcf_replicate.cpp) after <compiler>: its euler follows angle and eulerseq
+  for (const XMLElement* s : worldbodies) expand_replicates(&doc, const_cast<XMLElement*>(s));
   for (const XMLElement* s : worldbodies) read_worldbody(s, false);
   for (const XMLElement* s : worldbodies) read_worldbody(s, true);
   compile_meshes();

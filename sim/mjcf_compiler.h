@@ -57,6 +57,10 @@ inline int line_of(const XMLElement* e) {
   const XmlOrigin* o = origin_of(e);
   return o ? o->line : e->GetLineNum();
 }
+// Gives the elements of `to` (a deep clone of `from`) `from`'s origins: elements that already have
+// one keep it, the others get a new one from `file` and `chain` (sim/mjcf_include.cpp).
+void copy_origins(const tinyxml2::XMLNode* from, tinyxml2::XMLNode* to, const std::string& file,
+                  const std::string& chain, std::vector<std::unique_ptr<XmlOrigin>>* origins);
 
 // ---- small vector and quaternion helpers (MuJoCo's conventions: quat = w x y z, Hamilton) -------
 
@@ -453,6 +457,17 @@ class MjcfCompiler {
   std::set<std::string> m_included;                   // files included so far (as opened)
   std::vector<std::unique_ptr<XmlOrigin>> m_origins;  // user data of the spliced elements
 
+  // ---- replicate (sim/mjcf_replicate.cpp) ----
+
+  // Replaces every <replicate> in the body tree under `parent` (worldbody, body, frame, replicate) by
+  // `count` <frame>s, each holding a copy of its children whose names carry the suffix (sep and the
+  // copy's index), innermost replicate first, as MuJoCo 3's reader and mjs_attach. Run after the
+  // <compiler> sections are read (euler follows angle and eulerseq).
+  void expand_replicates(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent);
+  void check_replicate_children(const XMLElement* e) const;
+  static constexpr size_t kMaxReplicatedElements = 100000;  // elements all replicates may make
+  size_t m_replicated = 0;                                   // elements the replicates made so far
+
   // ---- compiler, option ----
   void read_compiler(const XMLElement* e);
   // MuJoCo's boundmass / boundinertia (lower bounds on every moving body's mass and principal
@@ -487,6 +502,8 @@ class MjcfCompiler {
   // pos and one orientation attribute (MuJoCo's "alternative" frame specifiers) into quat.
   // Returns false when no orientation attribute is present (quat untouched).
   bool read_orientation(Attrs& a, double quat[4]);
+  // Euler angles (the compiler's angle unit and eulerseq) as a unit quaternion.
+  void euler_to_quat(const double euler[3], double quat[4]) const;
 
   // ---- the body tree ----
   void add_world();

@@ -248,6 +248,19 @@ void MjcfCompiler::apply_frame(FrameSpec* f) {
   for (double& q : f->quat) q /= n;
 }
 
+void MjcfCompiler::euler_to_quat(const double euler[3], double quat[4]) const {
+  double q[4] = {1, 0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    const double angle = to_radians(euler[i]);
+    double rot[4] = {std::cos(angle / 2), 0, 0, 0};
+    const char axis = m_opt.eulerseq[i];
+    rot[1 + (std::tolower(axis) - 'x')] = std::sin(angle / 2);
+    if (std::islower(axis)) quat_mul(q, rot, q);  // intrinsic: rotate about the moving axes
+    else quat_mul(rot, q, q);                     // extrinsic: about the fixed axes
+  }
+  std::copy(q, q + 4, quat);
+}
+
 bool MjcfCompiler::read_orientation(Attrs& a, double quat[4]) {
   const char* which[] = {"quat", "euler", "axisangle", "xyaxes", "zaxis"};
   int count = 0;
@@ -260,16 +273,7 @@ bool MjcfCompiler::read_orientation(Attrs& a, double quat[4]) {
     if (n < kMinVal) a.fail("attribute \"quat\": zero quaternion");
     for (int i = 0; i < 4; ++i) quat[i] = v[i] / n;
   } else if (a.numbers("euler", v, 3, 3)) {
-    double q[4] = {1, 0, 0, 0};
-    for (int i = 0; i < 3; ++i) {
-      const double angle = to_radians(v[i]);
-      double rot[4] = {std::cos(angle / 2), 0, 0, 0};
-      const char axis = m_opt.eulerseq[i];
-      rot[1 + (std::tolower(axis) - 'x')] = std::sin(angle / 2);
-      if (std::islower(axis)) quat_mul(q, rot, q);  // intrinsic: rotate about the moving axes
-      else quat_mul(rot, q, q);                     // extrinsic: about the fixed axes
-    }
-    std::copy(q, q + 4, quat);
+    euler_to_quat(v, quat);
   } else if (a.numbers("axisangle", v, 4, 4)) {
     const double n = norm3(v);
     if (n < kEps) a.fail("attribute \"axisangle\": axis too small");

@@ -36,8 +36,8 @@ bool readable(const std::string& path) {
   return static_cast<bool>(in);
 }
 
-// Copies `from`'s origin onto the elements of `to` (a deep clone of `from`): elements that already
-// came from a deeper include keep theirs, the others get a new one from `file`.
+}  // namespace
+
 void copy_origins(const tinyxml2::XMLNode* from, tinyxml2::XMLNode* to, const std::string& file,
                   const std::string& chain, std::vector<std::unique_ptr<XmlOrigin>>* origins) {
   if (const XMLElement* e = from->ToElement()) {
@@ -52,8 +52,6 @@ void copy_origins(const tinyxml2::XMLNode* from, tinyxml2::XMLNode* to, const st
   tinyxml2::XMLNode* t = to->FirstChild();
   for (; f && t; f = f->NextSibling(), t = t->NextSibling()) copy_origins(f, t, file, chain, origins);
 }
-
-}  // namespace
 
 void MjcfCompiler::expand_includes(tinyxml2::XMLDocument* doc, tinyxml2::XMLElement* parent, const std::string& file,
                                    const std::string& chain) {

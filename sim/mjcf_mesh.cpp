@@ -1,5 +1,5 @@
-// MJCF compiler, meshes (sim/mjcf_compiler.h): <asset><mesh> (binary STL and OBJ files, inline
-// vertex/face), compiled as MuJoCo 3's mjCMesh (src/user/user_mesh.cc): the convex hull (qhull, the
+// MJCF compiler, meshes (sim/mjcf_compiler.h): <asset><mesh> (files read by sim/mjcf_mesh_file.cpp,
+// inline vertex/face), compiled as MuJoCo 3's mjCMesh (src/user/user_mesh.cc): the convex hull (qhull, the
 // same options and graph layout, built when a colliding geom uses the mesh or inertia="convex"),
 // scale / refpos / refquat, the volume, centre of mass and inertia per the mesh's inertia mode
 // (legacy, the default; convex; exact; shell), its principal axes (MuJoCo's Jacobi mjuu_eig3, so
@@ -9,8 +9,6 @@
 #include <libqhull_r/qhull_ra.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "sim/mjcf_compiler.h"
 
@@ -173,15 +171,6 @@ std::string file_stem(const std::string& path) {
   return dot == std::string::npos ? base : base.substr(0, dot);
 }
 
-std::string lower_extension(const std::string& path) {
-  const auto slash = path.find_last_of("/\\");
-  const auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
-
 }  // namespace
 
 // ---- reading ----
@@ -253,79 +242,6 @@ void MjcfCompiler::read_mesh(const XMLElement* e) {
   m_mesh_names[mesh.name] = static_cast<int>(m_meshes.size());
   if (!mesh.file.empty()) load_mesh_file(&mesh);
   m_meshes.push_back(std::move(mesh));
-}
-
-// Binary STL (MuJoCo's stl_decoder: vertices merged when bit-identical, in order of first use)
-// and OBJ (MuJoCo's obj_decoder via tinyobjloader: `v` lines, faces of 3 or 4 vertices, a quad split
-// into (0 1 2) (0 2 3)); the .msh format is refused (no corpus file uses it).
-void MjcfCompiler::load_mesh_file(MeshAsset* mesh) {
-  const std::string& f = mesh->file;
-  const std::string path = !f.empty() && f[0] == '/' ? f : m.meshdir + f;
-  auto cannot = [&](const std::string& why) { fail(mesh->elem, "cannot read " + path + ": " + why); };
-  const std::string ext = lower_extension(f);
-  if (ext == ".msh") cannot("MuJoCo's binary .msh mesh format is not supported (STL and OBJ are)");
-  if (ext != ".stl" && ext != ".obj") cannot("unknown mesh format " + quoted(ext) + " (STL and OBJ are supported)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) cannot(std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) cannot("read error");
-  if (ext == ".stl") {
-    if (bytes.empty()) cannot("empty file");
-    if (bytes.size() < 84) cannot("truncated STL header (" + std::to_string(bytes.size()) + " bytes)");
-    std::int32_t nface = 0;
-    std::memcpy(&nface, bytes.data() + 80, 4);
-    if (nface < 1 || nface > 200000)
-      cannot("the binary STL header gives " + std::to_string(nface) +
-             " triangles (1 to 200000; ASCII STL is not supported, as in MuJoCo)");
-    if (static_cast<size_t>(nface) * 50 != bytes.size() - 84)
-      cannot("wrong size for a binary STL of " + std::to_string(nface) + " triangles (" + std::to_string(bytes.size()) +
-             " bytes, expected " + std::to_string(84 + 50 * size_t(nface)) +
-             "; truncated, or ASCII STL, which is not supported)");
-    std::map<std::array<std::uint32_t, 3>, int> ids;
-    for (int i = 0; i < nface; ++i) {
-      for (int j = 0; j < 3; ++j) {
-        float v[3];
-        std::memcpy(v, bytes.data() + 84 + 50 * size_t(i) + 12 * (j + 1), 12);
-        for (float x : v)
-          if (std::fabs(x) > std::pow(2.0, 30)) cannot("a vertex exceeds the bounds (2^30)");
-        std::array<std::uint32_t, 3> key;
-        std::memcpy(key.data(), v, 12);
-        const auto [it, inserted] = ids.emplace(key, static_cast<int>(mesh->vert.size() / 3));
-        if (inserted) mesh->vert.insert(mesh->vert.end(), v, v + 3);
-        mesh->face.push_back(it->second);
-      }
-    }
-    return;
-  }
-  // OBJ
-  std::istringstream text(bytes);
-  std::string line;
-  int lineno = 0;
-  while (std::getline(text, line)) {
-    ++lineno;
-    std::istringstream ls(line);
-    std::string tag;
-    if (!(ls >> tag)) continue;
-    if (tag == "v") {
-      double x[3];
-      if (!(ls >> x[0] >> x[1] >> x[2])) cannot("line " + std::to_string(lineno) + ": a vertex needs 3 numbers");
-      for (double c : x) mesh->vert.push_back(static_cast<float>(c));
-    } else if (tag == "f") {
-      std::vector<int> ids;
-      std::string tok;
-      const int nv = static_cast<int>(mesh->vert.size() / 3);
-      while (ls >> tok) {
-        const int idx = std::atoi(tok.c_str());  // "i", "i/t", "i//n", "i/t/n": the vertex is first
-        if (idx == 0) cannot("line " + std::to_string(lineno) + ": bad face index " + quoted(tok));
-        ids.push_back(idx > 0 ? idx - 1 : nv + idx);
-      }
-      if (ids.size() < 3 || ids.size() > 4)
-        cannot("line " + std::to_string(lineno) + ": only triangles and quads are supported (as MuJoCo)");
-      mesh->face.insert(mesh->face.end(), {ids[0], ids[1], ids[2]});
-      if (ids.size() == 4) mesh->face.insert(mesh->face.end(), {ids[0], ids[2], ids[3]});
-    }
-  }
-  if (mesh->vert.empty()) cannot("no vertices (not an OBJ mesh?)");
 }
 
 // ---- compiling ----

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what rltrain needs on Debian 12 (run as root), only what is missing.
-#   tools/setup.sh          build dependencies (qhull for mesh hulls; the viewer's: GLFW, Dear ImGui, OpenGL, stb;
+#   tools/setup.sh          build dependencies (qhull for mesh hulls, tinyobjloader and assimp for OBJ and STL mesh files; the viewer's: GLFW, Dear ImGui, OpenGL, stb;
 #                           TensorBoard output's: protobuf, Boost.CRC; rltrain export's: ONNX;
 #                           several processes under mpirun: Open MPI, whose build is on where found)
 #   tools/setup.sh --test   plus the test peers: GoogleTest, clang with its sanitizer and libFuzzer runtimes
@@ -20,7 +20,7 @@ want_tests=0
 [[ "${1:-}" == "--test" ]] && want_tests=1
 
 pkgs=(build-essential cmake pkg-config libeigen3-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libtinyxml2-dev zlib1g-dev
-      libqhull-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev
+      libqhull-dev libtinyobjloader-dev libassimp-dev libglfw3-dev libimgui-dev libgl-dev libstb-dev libprotobuf-dev protobuf-compiler libboost-dev libonnx-dev
       openmpi-bin libopenmpi-dev)
 (( want_tests )) && pkgs+=(libgtest-dev python3 python3-pip python3-dev python3-venv libmujoco-dev xvfb xauth libgl1-mesa-dri ffmpeg
                            clang libclang-rt-14-dev)  # tools/sanitize.sh: ASan, UBSan and libFuzzer

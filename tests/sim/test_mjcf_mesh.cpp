@@ -97,6 +97,13 @@ class MeshFiles : public ::testing::Test {
     }
     return "";
   }
+  // The compiled model whose one mesh reads `file`.
+  Model model_for(const std::string& file) {
+    write("mesh_model.xml", "<mujoco>\n  <asset>\n    <mesh name=\"m\" file=\"" + file +
+                                "\"/>\n  </asset>\n  <worldbody>\n    <geom type=\"mesh\" mesh=\"m\"/>\n"
+                                "  </worldbody>\n</mujoco>\n");
+    return load_mjcf(dir + "/mesh_model.xml");
+  }
   std::string prefix(const std::string& file) {
     return dir + "/mesh_model.xml:3: mesh m: cannot read " + dir + "/" + file + ": ";
   }
@@ -127,17 +134,111 @@ TEST_F(MeshFiles, AsciiStlAndNonMeshFiles) {
   const std::string msg = error_for("text.obj");
   EXPECT_EQ(msg.rfind(prefix("text.obj"), 0), 0u) << msg;
   EXPECT_NE(msg.find("no vertices"), std::string::npos) << msg;
-  write("pent.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4 5\n");
-  EXPECT_NE(error_for("pent.obj").find("only triangles and quads"), std::string::npos);
 }
 
-TEST_F(MeshFiles, MshAndUnknownFormatsAreRefused) {
-  write("x.msh", std::string(64, '\0'));
-  const std::string msg = error_for("x.msh");
-  EXPECT_EQ(msg.rfind(prefix("x.msh"), 0), 0u) << msg;
-  EXPECT_NE(msg.find(".msh mesh format is not supported"), std::string::npos) << msg;
+// OBJ files as tinyobjloader reads them for MuJoCo (sim/mjcf_mesh_file.cpp): quads split on their
+// shorter diagonal, larger polygons triangulated, the first object's faces only. Expected faces:
+// MuJoCo 3.17's mesh_face for the same files (python, mujoco.MjModel.from_xml_string).
+TEST_F(MeshFiles, ObjFacesAsMujoco) {
+  const std::string tail = "v 0 0 1\nf 1 2 5\nf 2 3 5\nf 3 4 5\nf 4 1 5\n";
+  write("quad.obj", "v 0 0 0\nv 1 0 0\nv 3 3 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4\n" + tail);  // 1-3 is shorter
+  EXPECT_EQ(model_for("quad.obj").mesh_face,
+            (std::vector<int>{0, 1, 3, 1, 2, 3, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4}));
+  write("pent.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4 5\n");
+  EXPECT_EQ(model_for("pent.obj").mesh_face, (std::vector<int>{1, 2, 3, 3, 4, 0, 0, 1, 3}));
+  write("two.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\no a\nf 1 3 2\nf 1 2 4\no b\nf 1 4 3\nf 2 3 4\n");
+  EXPECT_EQ(model_for("two.obj").mesh_face, (std::vector<int>{0, 2, 1, 0, 1, 3}));
+  // tinyobjloader's number parsing: "1e-1", ".1" and "0.1" give the same mesh
+  const std::string faces = "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+  write("num.obj", "v 0 0 0\nv 1e-1 0 0\nv 0 .1 0\nv 0 0 0.1\n" + faces);
+  write("plain.obj", "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n" + faces);
+  const Model num = model_for("num.obj");
+  EXPECT_EQ(num.mesh_facenum[0], 4);
+  EXPECT_EQ(num.mesh_vert, model_for("plain.obj").mesh_vert);
+  // a vertex line with too few numbers: tinyobjloader fills in zeros, and MuJoCo loads it so
+  write("short.obj", "v 0 0 0\nv 1 0\nv 0 1 0\nv 0 0 1\n" + faces);
+  EXPECT_EQ(model_for("short.obj").mesh_vertnum[0], 4);
+  // refusals: tinyobjloader's parse error, and a face index beyond the vertices (as MuJoCo: "in face
+  // 3, vertex index 8 does not exist")
+  write("badtok.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 2 3 x\n");
+  std::string msg = error_for("badtok.obj");
+  EXPECT_EQ(msg.rfind(prefix("badtok.obj"), 0), 0u) << msg;
+  EXPECT_NE(msg.find("tinyobjloader: Failed parse `f' line"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // one line
+  write("badidx.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 9\n");
+  msg = error_for("badidx.obj");
+  EXPECT_NE(msg.find("mesh m: in face 3, vertex index 8 does not exist"), std::string::npos) << msg;
+}
+
+// The libraries report through return values: nothing on stdout or stderr, for a file they read
+// (assimp on the STL tetrahedron, tinyobjloader on an OBJ with a missing material file) or refuse.
+TEST_F(MeshFiles, LibrariesPrintNothing) {
+  std::ifstream in(data("mesh_tetra.stl"), std::ios::binary);
+  write("t.stl", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  write("mat.obj", "mtllib nowhere.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\n"
+                   "f 1 4 3\nf 2 3 4\n");
+  write("bad.obj", "v 0 0 0\nf 1 2 x\n");
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(model_for("t.stl").mesh_vertnum[0], 4);
+  EXPECT_EQ(model_for("mat.obj").mesh_facenum[0], 4);
+  EXPECT_NE(error_for("bad.obj").find("tinyobjloader"), std::string::npos);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// MuJoCo's binary .msh: header int32 nvert, nnormal, ntexcoord, nface, then float32 vertices,
+// normals, texture coordinates and int32 faces; MuJoCo's size checks, each refusal naming the file.
+std::string msh(std::vector<std::int32_t> header, size_t payload_bytes) {
+  std::string b(reinterpret_cast<const char*>(header.data()), 4 * header.size());
+  return b + std::string(payload_bytes, '\0');
+}
+
+TEST_F(MeshFiles, MshRefusals) {
+  auto expect = [&](const std::string& file, const std::string& bytes, const std::string& why) {
+    write(file, bytes);
+    const std::string msg = error_for(file);
+    EXPECT_EQ(msg.rfind(prefix(file), 0), 0u) << msg;
+    EXPECT_NE(msg.find(why), std::string::npos) << msg;
+  };
+  expect("empty.msh", "", "empty file");
+  expect("short.msh", std::string(12, '\0'), "missing MSH header (12 bytes");
+  expect("zeros.msh", std::string(64, '\0'), "invalid sizes in the MSH header (nvert 0");
+  expect("normals.msh", msh({4, 3, 0, 1}, 4 * 12 + 3 * 12 + 12), "invalid sizes");  // normals: 0 or nvert
+  expect("negative.msh", msh({4, 0, 0, -1}, 48), "invalid sizes");
+  expect("huge.msh", msh({4, 0, 0, 0x7fffffff}, 48), "too large sizes");
+  std::ifstream in(data("mesh_wedge.msh"), std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(good.size(), 16u + 6 * (12 + 12 + 8) + 8 * 12);
+  expect("cut.msh", good.substr(0, good.size() - 1), "wrong size for an MSH file of nvert 6, nnormal 6, ntexcoord 6, nface 8 (303 bytes, expected 304)");
+  expect("long.msh", good + "x", "(305 bytes, expected 304)");
   write("x.ply", "ply\n");
   EXPECT_NE(error_for("x.ply").find("unknown mesh format \".ply\""), std::string::npos);
+}
+
+// tests/data/mjcf/mesh_msh.xml: the wedge from mesh_wedge.msh, and a mirrored copy (scale -1 1 1,
+// whose faces MuJoCo keeps in the file's winding: LoadMSH and Process each flip them). Expected
+// values: MuJoCo 3.17's compiled model of the same file.
+TEST(MjcfMesh, MshWedgeAsMujoco) {
+  const Model m = load_mjcf(data("mesh_msh.xml"));
+  const std::vector<int> wedge = {0, 2, 1, 3, 4, 5, 0, 1, 4, 0, 4, 3, 0, 3, 5, 0, 5, 2, 1, 2, 5, 1, 5, 4};
+  std::vector<int> both = wedge;
+  both.insert(both.end(), wedge.begin(), wedge.end());
+  EXPECT_EQ(m.mesh_face, both);
+  expect_close(m.body_mass, {0.0, 1.6000000566244101, 2.0000000707805126}, "body_mass");
+  expect_close(m.body_inertia,
+               {0.0, 0.0, 0.0, 0.007111111905839727, 0.006666667200624951, 0.003111111247705089, 0.008888889882299657,
+                0.008333334000781187, 0.0038888890596313615},
+               "body_inertia");
+  expect_close(m.geom_pos,
+               {0.0, 0.0, 0.0, 0.07666666929920513, 0.04666666934887568, 0.07999999728053808, -0.07666666929920513,
+                0.04666666934887568, 0.07999999728053808},
+               "geom_pos");
+  const std::vector<double> quat = {1.0, 0.0, 0.0, 0.0, 0.27059804703102025, 0.6532814836982599, -0.27059804703102025,
+                                    0.6532814836982599, -0.27059804703102025, 0.6532814836982599, 0.27059804703102025,
+                                    0.6532814836982599};
+  ASSERT_EQ(m.geom_quat.size(), quat.size());
+  for (size_t i = 0; i < quat.size(); ++i) EXPECT_NEAR(m.geom_quat[i], quat[i], 1e-6) << "geom_quat[" << i << "]";
 }
 
 TEST(MjcfMeshErrors, GeomNamesAMissingMesh) {

@@ -1,9 +1,9 @@
 // MJCF structure features (issue 16): <include>, <compiler> mass options and autolimits, default
-// class pos/orientation/fromto, <frame>. Expected values are MuJoCo 3.17's compiled model
+// class pos/orientation/fromto, <frame>, <replicate>. Expected values are MuJoCo 3.17's compiled model
 // (python: mujoco.MjModel.from_xml_path on the same files, tests/data/mjcf/include_*/ and
 // tests/data/mjcf/structure/); the trajectories are compared with MuJoCo 3 by tools/mujoco_peer.py
 // (ctest mujoco_peer_include_basic_main, mujoco_peer_structure_frames_defaults,
-// mujoco_peer_structure_mass_bounds).
+// mujoco_peer_structure_mass_bounds, mujoco_peer_structure_replicate).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -201,6 +201,112 @@ TEST(MjcfCompiler, AutolimitsFalseStillAsksForLimited) {
     EXPECT_NE(std::string(e.what()).find("t.xml:2: joint j: has \"range\" but not \"limited\""), std::string::npos)
         << e.what();
   }
+}
+
+// ---- <replicate> (sim/mjcf_replicate.cpp) ----
+
+// tests/data/mjcf/structure/replicate.xml; expected: MuJoCo 3.17's compiled model of the same file.
+TEST(MjcfReplicate, NamesOrderAndPlacementsAsMuJoCo3) {
+  const Model m = load_mjcf(data("structure/replicate.xml"));
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(m.body_name, (Names{"world", "arm-0", "hand-0", "arm-1", "hand-1", "arm-2", "hand-2", "ball00", "ball10",
+                                "ball01", "ball11"}));
+  EXPECT_EQ(m.body_parentid, (std::vector<int>{0, 0, 1, 0, 3, 0, 5, 0, 0, 0, 0}));
+  EXPECT_EQ(m.geom_name, (Names{"before", "post-0", "post-1", "post-2", "after", "link-0", "", "", "palm-0", "link-1",
+                                "", "", "palm-1", "link-2", "", "", "palm-2", "ball00", "ball10", "ball01", "ball11"}));
+  EXPECT_EQ(m.geom_bodyid, (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 4, 5, 5, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(m.site_name, (Names{"mark#00", "mark#01", "mark#02", "mark#03", "mark#04", "mark#05", "mark#06", "mark#07",
+                                "mark#08", "mark#09", "tip_0-0", "tip_1-0", "tip_0-1", "tip_1-1", "tip_0-2",
+                                "tip_1-2"}));
+  EXPECT_EQ(m.jnt_name, (Names{"hinge-0", "wrist-0", "hinge-1", "wrist-1", "hinge-2", "wrist-2", "free00", "free10",
+                               "free01", "free11"}));
+  ASSERT_EQ(m.actuator_trnid.size(), 1u);
+  EXPECT_EQ(m.actuator_trnid[0], 2);  // joint="hinge-1"
+  const double tol = 1e-12;
+  expect_near(m.body_pos,
+              {0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.25, 0.0, 0.0, 0.5933893490474225, 0.011014609657371395,
+               0.9810602621904071, 0.25, 0.0, 0.0, 1.0599431903781453, 0.40183567930530373, 0.8559573073315513, 0.25,
+               0.0, 0.0, 0.1, -1.0, 0.5, 0.30000000000000004, -1.0, 0.5, 0.07071067811865475, -1.2292893218813452,
+               0.5000000000000001, 0.21213203435596426, -1.0878679656440358, 0.5000000000000001},
+              tol, "body_pos");
+  expect_near(m.body_quat,
+              {1.0, 0.0, 0.0, 0.0, 0.984807753012208, 0.0, 0.17364817766693033, 0.0, 1.0, 0.0, 0.0, 0.0,
+               0.9311407333243972, -0.02495077739843504, 0.2610086235181688, 0.2534341963912302, 1.0, 0.0, 0.0, 0.0,
+               0.8107009354796019, -0.09488023940563169, 0.33864888078016914, 0.4680584033314295, 1.0, 0.0, 0.0, 0.0,
+               0.7071067811865476, 0.7071067811865475, 0.0, 0.0, 0.7071067811865476, 0.7071067811865475, 0.0, 0.0,
+               0.6532814824381883, 0.6532814824381882, 0.2705980500730985, 0.27059805007309845, 0.6532814824381883,
+               0.6532814824381882, 0.2705980500730985, 0.27059805007309845},
+              tol, "body_quat");
+  // the world's geoms: the replicated posts (offset turned by the accumulated euler) between "before"
+  // and "after"; then the inner replicate's boxes, turned 45 degrees about x in its second copy
+  expect_near(std::vector<double>(m.geom_pos.begin(), m.geom_pos.begin() + 24),
+              {0.0, 0.0, 0.0, 0.0, 0.3, 0.0, 0.2545028370749901, 0.26108914008404704, 0.02574949535322939,
+               0.49419552938732714, 0.3601129933471394, -0.0205064977168117, 0.0, 0.0, -0.2, 0.125, 0.0, 0.0, 0.25,
+               0.02, 0.0, 0.35, 0.014142135623730949, 0.014142135623730952},
+              tol, "geom_pos");
+  expect_near(std::vector<double>(m.geom_quat.begin(), m.geom_quat.begin() + 32),
+              {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.9623182851526231, 0.019436667336159463, 0.09535242455050641,
+               0.2539166185111136, 0.8571903276509838, -0.01216130659412469, 0.19272730326230897, 0.4774233251326969,
+               1.0, 0.0, 0.0, 0.0, 0.7071067811865476, 0.0, -0.7071067811865475, 0.0, 1.0, 0.0, 0.0, 0.0,
+               0.9238795325112867, 0.3826834323650898, 0.0, 0.0},
+              tol, "geom_quat");
+  expect_near(std::vector<double>(m.site_pos.begin() + 27, m.site_pos.begin() + 36),
+              {1.0, 1.45, 0.0, 0.25, 0.0, 0.0, 0.35, 0.0, 0.0}, tol, "site_pos");
+  expect_near(std::vector<double>(m.site_quat.begin() + 40, m.site_quat.begin() + 48),
+              {1.0, 0.0, 0.0, 0.0, 0.9238795325112867, 0.3826834323650898, 0.0, 0.0}, tol, "site_quat");
+  EXPECT_NEAR(m.geom_size[3 * 17], 0.03, 0);  // childclass="small" on the replicate
+}
+
+std::string replicate_error(const std::string& body) {
+  try {
+    parse_mjcf("<mujoco>\n<worldbody>\n" + body + "\n</worldbody>\n</mujoco>", "t.xml");
+  } catch (const MjcfError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MjcfReplicate, MalformedUsesAreRefusedWithTheLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"<replicate>\n<geom size='.1'/></replicate>", "t.xml:3: replicate: attribute \"count\" is required"},
+      {"<replicate count='1.5'><geom size='.1'/></replicate>", "t.xml:3: replicate: attribute \"count\""},
+      {"<replicate count='-1'><geom size='.1'/></replicate>", "t.xml:3: replicate: attribute \"count\" must be non-negative"},
+      {"<replicate count='2' offset='1 0'><geom size='.1'/></replicate>", "t.xml:3: replicate: attribute \"offset\": expected 3"},
+      {"<replicate count='2' pos='1 0 0'><geom size='.1'/></replicate>", "t.xml:3: replicate: unsupported attribute \"pos\""},
+      {"<replicate count='2' childclass='nope'><geom size='.1'/></replicate>", "unknown default class \"nope\""},
+      {"<body><replicate count='2'>\n<joint/></replicate><geom size='.1'/></body>",
+       "t.xml:4: joint: a joint cannot be a direct child of <replicate>"},
+      {"<body><replicate count='2'><frame>\n<joint/></frame></replicate><geom size='.1'/></body>",
+       "t.xml:4: joint: a joint cannot be a direct child of <replicate>"},  // (MuJoCo: the same)
+      {"<body><replicate count='2'>\n<inertial mass='1' diaginertia='1 1 1'/></replicate><geom size='.1'/></body>",
+       "t.xml:4: inertial: an <inertial> as a direct child of <replicate> is not supported"},
+      {"<replicate count='2'>\n<composite/></replicate>", "t.xml:4: composite: unsupported element in <replicate>"},
+      // a copy's name meets a name written elsewhere: the error names the copy and its source line
+      {"<geom name='g-1' size='.1'/>\n<replicate count='2' sep='-'>\n<geom name='g' size='.1'/></replicate>",
+       "t.xml:5: geom g-1: duplicate geom name \"g-1\" (first at line 3)"},
+      // nested counts multiply: refused before the elements are made
+      {"<replicate count='1000'>\n<replicate count='1000'><geom size='.1'/></replicate></replicate>",
+       "t.xml:3: replicate: the replicates would make more than 100000 elements in all (count 1000 x 2001)"},
+      // an error inside a copy names the line the user wrote
+      {"<replicate count='2'>\n<body>\n<geom type='sphere' size='-1'/></body></replicate>", "t.xml:5: geom"},
+  };
+  for (const auto& [body, want] : cases) {
+    const std::string msg = replicate_error(body);
+    EXPECT_NE(msg.find(want), std::string::npos) << body << "\n  got: " << msg << "\n  want: " << want;
+  }
+  // outside the body tree a replicate is an unknown element
+  try {
+    parse_mjcf("<mujoco>\n<actuator>\n<replicate count='2'/></actuator></mujoco>", "t.xml");
+    ADD_FAILURE() << "compiled";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.xml:3: replicate: unsupported element in <actuator>"), std::string::npos)
+        << e.what();
+  }
+  // count 0 makes no copies, as MuJoCo
+  const Model m = parse_mjcf("<mujoco><worldbody><replicate count='0'><body><joint/><geom size='.1'/></body>"
+                             "</replicate></worldbody></mujoco>",
+                             "t.xml");
+  EXPECT_EQ(m.nbody, 1);
 }
 
 }  // namespace
