@@ -53,7 +53,7 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap) written by `stage`. From this list come
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip) written by `stage`. From this list come
 // DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
 // so keep new ones at the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -135,7 +135,8 @@ namespace rlt {
   /* soft constraints, the sparse rows (sim/constraints.h) */                                                        \
   X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
-  X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")
+  X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")   \
+  X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)")
 
 // Scalars per contact in DataView::contact (fields: sim/contact.h).
 constexpr int kContactStride = 17;
@@ -163,7 +164,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
-            nv_acc = m.nbody_acc ? m.nv : 0;
+            nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap;
   DataLayout l{};
   int at = 0;
