@@ -1217,6 +1217,11 @@ RLT_HD Vec3<T> contact_torque(const ModelView<T>& m, const DataView<T>& d, const
   return tq;
 }
 
+// MuJoCo's noslip post-pass on the friction rows (m.noslip_iterations > 0), defined in sim/noslip.h
+// (which sim/physics_step.h includes).
+template <class T>
+RLT_HD int noslip_solve(const ModelView<T>& m, const DataView<T>& d, int nr);
+
 // The constrained acceleration of one substep (physics_substep with soft constraints; smooth
 // forces, actuator forces and the contact list done): d.qacc for the Euler update.
 template <class T>
@@ -1229,6 +1234,7 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   solve_mass(m, d, d.qacc_smooth);
   const int nr = constraint_rows(m, d, h);
   d.solver_niter[0] = T(constraint_solve(m, d, nr));
+  if (m.noslip_iterations > 0) noslip_solve(m, d, nr);
   constraint_contact_forces(m, d, nr);
   bool damped = false;
   for (int i = 0; i < m.nv && hd > T(0); ++i) damped = damped || m.dof_damping[i] != T(0);

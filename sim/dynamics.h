@@ -55,7 +55,7 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap) written by `stage`. From this list come
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip) written by `stage`. From this list come
 // DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
 // so keep new ones at the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -135,7 +135,7 @@ namespace rlt {
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
-// builds the rows, the solver and the sensors of that substep read them), so a batch keeps it out
+// builds the rows, the solver, noslip and the sensors of that substep read them), so a batch keeps it out
 // of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each env
 // a workspace of its own only where envs run at once (sim/dynamics.h, BatchRows). The count of rows
 // (nefc) stays in the row.
@@ -145,7 +145,8 @@ namespace rlt {
   X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
-  X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")
+  X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
+  X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)")
 
 // Every field: the row's, then the workspace's.
 #define RLT_DATA_ALL_FIELDS(X) RLT_DATA_FIELDS(X) RLT_DATA_WORKSPACE(X)
@@ -182,7 +183,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
-            nv_acc = m.nbody_acc ? m.nv : 0;
+            nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap;
   DataLayout l{};
   int at = 0;

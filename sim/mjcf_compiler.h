@@ -304,6 +304,9 @@ struct JointSpec {
   double range[2] = {0, 0};
   double ref = 0, damping = 0, armature = 0;
   double stiffness = 0, springref = 0;  // springref in the angle unit for hinges, as ref
+  // MuJoCo's springdamper (timeconst, dampratio): both positive, the stiffness and damping are
+  // computed from the joint's inertia at qpos0 at the compile's end (set_const); 0 0: off
+  double springdamper[2] = {0, 0};
   // constraint parameters (sim/mjcf_constraints.cpp)
   double frictionloss = 0, margin = 0;
   double solreflimit[2] = {0.02, 1}, solimplimit[5] = {0.9, 0.95, 0.001, 0.5, 2};
@@ -632,7 +635,8 @@ class MjcfCompiler {
   void compile_hfield_geom(int geom, GeomSpec* g);
   std::map<std::string, int> m_hfield_names, m_hfield_ids;  // name -> line (check_name), name -> hfield id
   // ---- the last step: MuJoCo's mj_setConst where it changes the model (sim/mjcf_setconst.cpp) ----
-  // Position-like actuators' dampratio (biasprm[2] > 0) into -kv from the dof's inertia at qpos0.
+  // Position-like actuators' dampratio (biasprm[2] > 0) into -kv from the dof's inertia at qpos0;
+  // joints' springdamper into jnt_stiffness and dof_damping from the same inertia.
   void set_const();
 
   // ---- keyframes ----

@@ -40,6 +40,7 @@ void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
 // solves it by projected Gauss-Seidel to its own tolerance (sim/constraints.h), whatever `solver`
 // names, so `solver`, `iterations`, `tolerance`, `ls_iterations` and `ls_tolerance` are read
 // (checked) and the converged answer is the same. What would change the answer is refused.
+// noslip_iterations and noslip_tolerance run MuJoCo's noslip post-pass (sim/noslip.h).
 void MjcfCompiler::read_option_constraints(Attrs& a) {
   a.keyword("solver", {"PGS", "CG", "Newton"});
   int n = 0;
@@ -48,9 +49,11 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   double x = 0;
   if (a.number("tolerance", &x) && x < 0) a.fail("attribute \"tolerance\" must be non-negative");
   if (a.number("ls_tolerance", &x) && x < 0) a.fail("attribute \"ls_tolerance\" must be non-negative");
-  if (a.number("noslip_tolerance", &x) && x < 0) a.fail("attribute \"noslip_tolerance\" must be non-negative");
-  if (a.integer("noslip_iterations", &n) && n != 0)
-    a.fail("attribute \"noslip_iterations\": the noslip solver is not supported (only 0)");
+  // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps and tolerance, as the file gives them
+  if (a.number("noslip_tolerance", &m.noslip_tolerance) && m.noslip_tolerance < 0)
+    a.fail("attribute \"noslip_tolerance\" must be non-negative");
+  if (a.integer("noslip_iterations", &m.noslip_iterations) && m.noslip_iterations < 0)
+    a.fail("attribute \"noslip_iterations\" must be non-negative");
   const int cone = a.keyword("cone", {"pyramidal", "elliptic"});
   if (cone >= 0) m.cone = cone == 1 ? kConeElliptic : kConePyramidal;
   if (a.number("impratio", &m.impratio) && !(m.impratio > 0)) a.fail("attribute \"impratio\" must be positive");

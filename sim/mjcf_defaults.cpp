@@ -73,6 +73,9 @@ void MjcfCompiler::read_joint_attrs(Attrs& a, JointSpec* j) {
   if (a.number("armature", &j->armature) && j->armature < 0) a.fail("attribute \"armature\" must be non-negative");
   if (a.number("stiffness", &j->stiffness) && j->stiffness < 0) a.fail("attribute \"stiffness\" must be non-negative");
   a.number("springref", &j->springref);
+  if (a.numbers("springdamper", j->springdamper, 2, 2) && (j->springdamper[0] != 0 || j->springdamper[1] != 0) &&
+      (j->springdamper[0] <= 0 || j->springdamper[1] <= 0))
+    a.fail("attribute \"springdamper\": when defined, both values must be positive");
   read_joint_constraint_attrs(a, j);
   a.ignore({"group"});
 }

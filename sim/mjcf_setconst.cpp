@@ -1,5 +1,6 @@
 // MJCF compiler, the last step: constants MuJoCo's mj_setConst computes from the compiled model at
 // qpos0 that change the model itself (sim/mjcf_compiler.h).
+#include <algorithm>
 #include <cmath>
 
 #include "sim/mjcf_compiler.h"
@@ -7,7 +8,7 @@
 
 namespace rlt::mjcf_detail {
 
-// MuJoCo's mj_setConst (engine_setconst.c), the actuator part: a position-like actuator (gainprm[0] ==
+// MuJoCo's mj_setConst (engine_setconst.c), the actuator part, and joints' springdamper (below): a position-like actuator (gainprm[0] ==
 // -biasprm[1]) whose biasprm[2] is positive holds a damping ratio (`dampratio`), turned here into
 // the damping -biasprm[2] = dampratio * 2 * sqrt(kp * mass), mass the inertia the actuator sees at
 // qpos0: 1 / (moment M^-1 moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17,
@@ -29,10 +30,29 @@ void MjcfCompiler::set_const() {
     const double* bias = m.actuator_biasprm.data() + 3 * u;
     return gain[0] == -bias[1] && bias[2] > 0;
   };
+  auto has_springdamper = [&](int j) {
+    const double* sd = m_joints[static_cast<size_t>(j)].springdamper;
+    return sd[0] > 0 && sd[1] > 0;
+  };
   bool any = false;
   for (int u = 0; u < m.nu; ++u) any = any || is_ratio(u);
+  for (int j = 0; j < m.njnt; ++j) any = any || has_springdamper(j);
   if (!any) return;
   const HostModel<double> host(m);  // its dof_invweight0: the diagonal of M^-1 at qpos0
+  // MuJoCo's AutoSpringDamper (user_model.cc, right after mj_setConst): a joint with springdamper
+  // (timeconst tc, dampratio z, both positive) gets stiffness = I / (tc^2 z^2) and damping (each of
+  // its dofs) = 2 I / tc, I = ndof / (sum of its dofs' dof_invweight0), as a standard solref's K and B.
+  for (int j = 0; j < m.njnt; ++j) {
+    if (!has_springdamper(j)) continue;
+    const double tc = m_joints[static_cast<size_t>(j)].springdamper[0];
+    const double z = m_joints[static_cast<size_t>(j)].springdamper[1];
+    const int adr = m.jnt_dofadr[static_cast<size_t>(j)], ndof = joint_nv(m.jnt_type[static_cast<size_t>(j)]);
+    double w = 0;
+    for (int k = 0; k < ndof; ++k) w += host.view().dof_invweight0[adr + k];
+    const double inertia = ndof / std::max(kMinVal, w);
+    m.jnt_stiffness[static_cast<size_t>(j)] = inertia / std::max(kMinVal, tc * tc * z * z);
+    for (int k = 0; k < ndof; ++k) m.dof_damping[static_cast<size_t>(adr + k)] = 2 * inertia / std::max(kMinVal, tc);
+  }
   for (int u = 0; u < m.nu; ++u) {
     if (!is_ratio(u)) continue;
     const int dof = m.jnt_dofadr[static_cast<size_t>(m.actuator_trnid[static_cast<size_t>(u)])];

@@ -116,6 +116,10 @@ struct Model {
   bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
   // MJCF option/cone: the friction cone of contacts (Cone; sim/constraints.h)
   int cone = kConePyramidal;
+  // MuJoCo's noslip post-pass on the friction rows (sim/noslip.h): MJCF option noslip_iterations
+  // (0: off) and noslip_tolerance
+  int noslip_iterations = 0;
+  double noslip_tolerance = 1e-6;
   // Fluid forces (MuJoCo's inertia-box model; sim/dynamics.h fluid_forces): MJCF option density
   // (kg/m^3), viscosity (Pa s), wind (m/s, world); all 0: none.
   double density = 0, viscosity = 0, wind[3] = {0, 0, 0};

@@ -81,6 +81,9 @@ struct ModelView {
   // models with elliptic cones, a geom of condim 4 or 6 or an active weld, whose rows Gauss-Seidel
   // converges slowly on (a weld's rotational rows against its translational ones with a long lever)
   int use_newton;
+  // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps (0: none) and stopping tolerance
+  int noslip_iterations;
+  T noslip_tolerance;
   int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
   T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
@@ -285,6 +288,8 @@ class HostModel {
     m_view.ncon_max = contact_capacity(m_view);
     m_view.nefc_max = constraint_capacity(m_view);
     set_invweight0(m_view, m_reals);
+    m_view.noslip_iterations = model.noslip_iterations;
+    m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.

@@ -7,7 +7,8 @@
 //   constraints       joint limits and contacts as MuJoCo's soft constraints, solved for their
 //                     forces -> qfrc_constraint, qacc (sim/constraints.h; MuJoCo's Euler with
 //                     eulerdamp: (M + h D_joint) qacc = qfrc_applied + qfrc_actuator + qfrc_passive +
-//                     qfrc_constraint - qfrc_bias)
+//                     qfrc_constraint - qfrc_bias); with option noslip_iterations, MuJoCo's noslip
+//                     post-pass on the friction rows after the main solve (sim/noslip.h)
 //   integrator        Euler: qvel += h qacc; qpos with the new qvel (as step_euler; with no limits
 //                     and no contacts it is step_euler exactly); implicitfast and RK4 as MuJoCo 3
 //                     (physics_substep); actuator activations advance with the state
@@ -22,6 +23,7 @@
 #include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
+#include "sim/noslip.h"
 #include "sim/sensors.h"
 #include "sim/tendon.h"
 

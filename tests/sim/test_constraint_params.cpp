@@ -172,7 +172,7 @@ void expect_refused(const std::string& xml, const std::string& what) {
 
 TEST(ConstraintParams, UnsupportedIsRefused) {
   const std::string body = "<worldbody><geom size='1'/></worldbody></mujoco>";
-  expect_refused("<mujoco><option noslip_iterations='3'/>" + body, "noslip");
+  expect_refused("<mujoco><option noslip_iterations='-3'/>" + body, "noslip_iterations");  // (3 runs noslip, sim/noslip.h)
   expect_refused("<mujoco><option viscosity='-0.1'/>" + body, "viscosity");
   expect_refused("<mujoco><option><flag actuation='disable'/></option>" + body, "flag \"actuation\"");
   expect_refused("<mujoco><option><flag override='enable'/></option>" + body, "flag \"override\"");
