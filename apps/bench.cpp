@@ -60,7 +60,7 @@ void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_on
     const EnvProbe probe = probe_env(cfg);
     const auto need = [&](std::int64_t n) {
       MemoryNeed m;
-      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n);
+      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, !cpu);
       if (opts.ppo || ppo_only) {
         const MemoryNeed t =
             train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec, n, cpu);
@@ -144,7 +144,7 @@ int run_bench(const BenchOptions& opts) {
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
       // Executor memory per env: the env's rows and outputs (VecEnv::memory, as the memory check counts it).
-      const std::int64_t bytes_per_env = env->memory().per_env;
+      const std::int64_t bytes_per_env = env->memory().per_env_on(env->device() == Device::kCuda);
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
                   env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
@@ -182,14 +182,14 @@ int run_model_bench(const BenchOptions& opts) {
   const bool on_cuda = rt.device() == Device::kCuda;
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
-    const EnvMemory mem = physics_batch_memory(model, on_cuda);
+    const EnvMemory mem = physics_batch_memory(model);
     const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).row;
     const FreeMemory free = free_memory(rt, world());
     for (const std::int64_t n : opts.num_envs)
       check_memory(
           "bench --model " + opts.model_path + ": --num-envs", "--num-envs", n,
           [&](std::int64_t k) {
-            return MemoryNeed{{{"physics", mem.bytes(k)}, {"read back", k * (row_bytes + 4), true}}};
+            return MemoryNeed{{{"physics", mem.bytes(k, on_cuda)}, {"read back", k * (row_bytes + 4), true}}};
           },
           free, on_cuda);
   }
@@ -223,18 +223,19 @@ int run_model_bench(const BenchOptions& opts) {
     const HostModel<float> host(model);
     const ModelView<float>& v = host.view();
     const DataLayout l = data_layout(v);
-    const EnvMemory mem = physics_batch_memory(model, on_cuda);
+    const EnvMemory mem = physics_batch_memory(model);
     const std::int64_t row_bytes = static_cast<std::int64_t>(l.row) * 4, ctrl_bytes = 4LL * model.nu;
     const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
     const std::int64_t ws_bytes = 4LL * l.workspace;
     std::printf(
         "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; constraint workspace "
         "%lld for up to %d rows, %s; ctrl %lld; counters %lld)\n",
-        static_cast<long long>(mem.per_env), static_cast<long long>(row_bytes), static_cast<long long>(contact_bytes),
+        static_cast<long long>(mem.per_env_on(on_cuda)), static_cast<long long>(row_bytes),
+        static_cast<long long>(contact_bytes),
         v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max, on_cuda ? "per env" : "per thread, not per env",
         static_cast<long long>(ctrl_bytes),
-        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes - (on_cuda ? ws_bytes : 0)));
-    out["bytes_per_env"] = mem.per_env;
+        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
+    out["bytes_per_env"] = mem.per_env_on(on_cuda);
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }

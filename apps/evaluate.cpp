@@ -56,7 +56,7 @@ EvalResult evaluate(const EvalOptions& opts) {
     check_memory(
         "--episodes", "--episodes", opts.episodes,
         [&](std::int64_t n) {
-          MemoryNeed m = act_memory(cfg, probe.memory, probe.spec, n);
+          MemoryNeed m = act_memory(cfg, probe.memory, probe.spec, n, rt.device() == Device::kCuda);
           m.parts.push_back({"results", n * host_per_env, true});
           return m;
         },

@@ -214,12 +214,17 @@ MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& 
         scratch = std::max(scratch, gemm_scratch_bytes(mlp->layer_in(l), mlp->layer_out(l), mb, sizeof(float)));
     ppo.learner += scratch;
   }
-  const std::int64_t envs = env.bytes(num_envs);
-  return {{{"envs", envs}, {"rollout", ppo.rollout}, {"learner", ppo.learner}, {"checkpoint copies", 2 * envs, true}}};
+  // (a checkpoint copies the envs' state, not the device's constraint workspace)
+  return {{{"envs", env.bytes(num_envs, !cpu)},
+           {"rollout", ppo.rollout},
+           {"learner", ppo.learner},
+           {"checkpoint copies", 2 * env.bytes(num_envs, false), true}}};
 }
 
-MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs) {
-  return {{{"envs", env.bytes(num_envs)}, {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs)}}};
+MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                      bool device) {
+  return {{{"envs", env.bytes(num_envs, device)},
+           {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs)}}};
 }
 
 EnvProbe probe_env(const Config& cfg) {

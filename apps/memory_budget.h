@@ -74,11 +74,14 @@ std::string format_bytes(std::int64_t bytes);
 // rl/gemm.h), and the two host copies of the env state a checkpoint makes (save_state's blobs and
 // the tensors written).
 MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs, bool cpu);
-// eval, the viewer: the envs and a policy acting on all of them.
-MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs);
+// eval, the viewer: the envs (on a device: with their constraint workspace) and a policy acting on
+// all of them.
+MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                      bool device);
 
 // What a batch of cfg's env allocates and its spec, from a one-env CPU probe (the sizes do not
-// depend on num_envs or the executor). ConfigError for a bad env name or parameter.
+// depend on num_envs or the executor; EnvMemory::device_per_env is what a device adds per env).
+// ConfigError for a bad env name or parameter.
 struct EnvProbe {
   EnvMemory memory;
   EnvSpec spec;

@@ -38,7 +38,8 @@ std::unique_ptr<view::EnvSim> env_sim(std::shared_ptr<const Runtime> rt, const C
     const EnvProbe probe = probe_env(cfg);
     check_memory(
         "--num-envs", "--num-envs", cfg.env.num_envs,
-        [&](std::int64_t n) { return act_memory(shape, probe.memory, probe.spec, n); }, free_memory(*rt, world()),
+        [&](std::int64_t n) { return act_memory(shape, probe.memory, probe.spec, n, rt->device() == Device::kCuda); },
+        free_memory(*rt, world()),
         rt->device() == Device::kCuda);
   }
   auto env = rt->make_env(cfg);
@@ -75,9 +76,10 @@ std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
     const Runtime rt(opts.device, opts.threads);
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     if (memory_check_enabled()) {
-      const EnvMemory mem = physics_batch_memory(model, rt.device() == Device::kCuda);
+      const EnvMemory mem = physics_batch_memory(model);
+      const bool on_cuda = rt.device() == Device::kCuda;
       check_memory(
-          "--num-envs", "--num-envs", n, [&](std::int64_t k) { return MemoryNeed{{{"physics", mem.bytes(k)}}}; },
+          "--num-envs", "--num-envs", n, [&](std::int64_t k) { return MemoryNeed{{{"physics", mem.bytes(k, on_cuda)}}}; },
           free_memory(rt, world()), rt.device() == Device::kCuda);
     }
     return std::make_unique<view::ModelSim>(rt.make_physics_batch(model, n, substeps, opts.seed), opts.model_path);

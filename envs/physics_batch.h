@@ -275,14 +275,15 @@ class PhysicsBatchT final : public PhysicsBatch {
 // What a PhysicsBatch of `model` allocates in executor memory (its constructor's buffers): the
 // model's blocks and the control ranges once; per env its physics row, ctrl row, contact count and
 // reset count.
-inline EnvMemory physics_batch_memory(const Model& model, bool on_device) {
+inline EnvMemory physics_batch_memory(const Model& model) {
   const HostModel<float> host(model);
   const DataLayout l = data_layout(host.view());
   const i64 nu = model.nu;
   EnvMemory m;
   m.fixed = static_cast<i64>(sizeof(float) * host.reals().size() + sizeof(int) * host.ints().size()) +
             static_cast<i64>(sizeof(float)) * (std::max<i64>(1, 2 * nu) + std::max<i64>(1, nu) + 1);
-  m.per_env = static_cast<i64>(sizeof(float)) * (l.row + batch_workspace_scalars(l, 1, on_device) + nu) +
+  m.device_per_env = static_cast<i64>(sizeof(float)) * l.workspace;  // (BatchRows)
+  m.per_env = static_cast<i64>(sizeof(float)) * (l.row + nu) +
               static_cast<i64>(sizeof(int) + sizeof(std::uint32_t));
   return m;
 }

@@ -454,8 +454,9 @@ class RobotWorld {
   EnvMemory memory() const {
     EnvMemory m;
     m.fixed = static_cast<i64>(sizeof(float) * m_host.reals().size() + sizeof(int) * m_host.ints().size());
+    m.device_per_env = static_cast<i64>(sizeof(float)) * m_layout.workspace;  // (BatchRows)
     m.per_env = static_cast<i64>(sizeof(float)) *
-                (m_layout.row + batch_workspace_scalars(m_layout, 1, kOnDevice) + m_drl.size + 2 * Task::kCriticObsDim +
+                (m_layout.row + m_drl.size + 2 * Task::kCriticObsDim +
                  (robot_detail::HasForwardPosition<Task>::value ? 1 : 0) +
                  (robot_detail::HasTracking<Task>::value ? kTrackingFloats : 0));
     return m;

@@ -236,6 +236,7 @@ struct BatchRows {
 
   RLT_HD DataView<T> env(i64 i) const {
 #ifdef __CUDA_ARCH__
+    if (workspace == nullptr && layout.workspace > 0) __trap();  // a device batch must give its workspace
     return data_view(layout, rows + i * layout.row, workspace + i * layout.workspace);
 #else
     return data_view(layout, rows + i * layout.row, host_workspace(layout.workspace));

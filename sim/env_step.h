@@ -81,7 +81,8 @@ template <class T, class Exec>
 void buffer_unblob(const Exec& exec, const StateBlob& b, typename Exec::template Buffer<T>& buf) {
   if (b.bytes.size() != sizeof(T) * static_cast<size_t>(buf.size()))
     throw std::runtime_error("env state '" + b.name + "' has " + std::to_string(b.bytes.size()) + " bytes, expected " +
-                             std::to_string(sizeof(T) * buf.size()) + " (another env or num_envs?)");
+                             std::to_string(sizeof(T) * buf.size()) +
+                             " (another env or num_envs, or a checkpoint of an older rltrain with another row layout?)");
   exec.copy_from_host(buf.data(), reinterpret_cast<const T*>(b.bytes.data()), buf.size());
 }
 inline const StateBlob& find_state_blob(const std::vector<StateBlob>& blobs, const char* name) {

@@ -50,8 +50,10 @@ void MjcfCompiler::set_const() {
     double w = 0;
     for (int k = 0; k < ndof; ++k) w += host.view().dof_invweight0[adr + k];
     const double inertia = ndof / std::max(kMinVal, w);
-    m.jnt_stiffness[static_cast<size_t>(j)] = inertia / std::max(kMinVal, tc * tc * z * z);
-    for (int k = 0; k < ndof; ++k) m.dof_damping[static_cast<size_t>(adr + k)] = 2 * inertia / std::max(kMinVal, tc);
+    // (<flag spring/damper="disable"> keep them 0, as for every joint: MuJoCo applies no such force)
+    if (m_flags.spring) m.jnt_stiffness[static_cast<size_t>(j)] = inertia / std::max(kMinVal, tc * tc * z * z);
+    for (int k = 0; k < ndof && m_flags.damper; ++k)
+      m.dof_damping[static_cast<size_t>(adr + k)] = 2 * inertia / std::max(kMinVal, tc);
   }
   for (int u = 0; u < m.nu; ++u) {
     if (!is_ratio(u)) continue;

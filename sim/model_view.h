@@ -285,11 +285,11 @@ class HostModel {
       for (int g2 = g1 + 1; g2 < model.ngeom; ++g2)
         if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0))
           m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = g1 * model.ngeom + g2;
+    m_view.noslip_iterations = model.noslip_iterations;  // (data_layout reads it: before set_invweight0)
+    m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
     m_view.ncon_max = contact_capacity(m_view);
     m_view.nefc_max = constraint_capacity(m_view);
     set_invweight0(m_view, m_reals);
-    m_view.noslip_iterations = model.noslip_iterations;
-    m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
   }
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.

@@ -136,13 +136,17 @@ inline i64 draw_range_total(const std::vector<std::pair<i64, i64>>& ranges, i64 
 }
 
 // Bytes a batch of envs allocates in executor memory: `fixed` once (the model's blocks, the
-// action bounds) and `per_env` for each env (its state, physics and randomization rows, outputs).
-// Computed from the same dimensions the batch allocates with (apps/memory_budget.h sums it with the
-// learner's to check a run against free memory before anything is allocated).
+// action bounds), `per_env` for each env (its state, physics and randomization rows, outputs) and,
+// on a device only, `device_per_env` more for each (the constraint workspace, which the CPU keeps
+// per thread: sim/dynamics.h, BatchRows). Computed from the same dimensions the batch allocates
+// with, whatever the executor that made it (apps/memory_budget.h sums it with the learner's to
+// check a run against free memory before anything is allocated).
 struct EnvMemory {
   i64 fixed = 0;
   i64 per_env = 0;
-  i64 bytes(i64 num_envs) const { return fixed + per_env * num_envs; }
+  i64 device_per_env = 0;
+  i64 per_env_on(bool device) const { return per_env + (device ? device_per_env : 0); }
+  i64 bytes(i64 num_envs, bool device) const { return fixed + per_env_on(device) * num_envs; }
 };
 
 // The values an [env] parameter accepts: a task's Params::visit names each parameter with
@@ -166,7 +170,8 @@ class VecEnv {
   virtual const EnvSpec& spec() const = 0;
   virtual i64 num_envs() const = 0;
   virtual Device device() const = 0;
-  // What a batch of this env allocates (the same for any num_envs and either executor).
+  // What a batch of this env allocates (the same for any num_envs and either executor; a device adds
+  // EnvMemory::device_per_env per env).
   virtual EnvMemory memory() const = 0;
 
   // Sets a parameter of the env by name (before reset). Returns false for an unknown name.

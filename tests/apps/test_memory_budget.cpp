@@ -133,6 +133,11 @@ TEST(MemoryEstimate, BytesPerEnvComeFromTheBatchLayout) {
   // The constraint rows (for every possible contact) are a workspace per thread on the CPU, not per
   // env (sim/dynamics.h, BatchRows): the Ant stays within the 16 KB per env that the GPU issue asks.
   EXPECT_LE(ant.per_env, 16 * 1024);
+  // A device keeps a workspace per env (all of a launch's envs run at once): counted apart, added
+  // for a CUDA run, whatever executor the probe ran on.
+  EXPECT_GT(ant.device_per_env, ant.per_env);
+  EXPECT_EQ(ant.bytes(10, true) - ant.bytes(10, false), 10 * ant.device_per_env);
+  EXPECT_EQ(cart.device_per_env, 0);
 }
 
 // A need linear in n against a fake free figure: the margin is 10% + 128 MiB, the answer exact.

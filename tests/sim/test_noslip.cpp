@@ -152,6 +152,22 @@ TEST(Springdamper, FormulaOnAPendulum) {
   EXPECT_NEAR(m.dof_damping[0], 2 * inertia / 0.1, 1e-9);
 }
 
+// <flag spring="disable"> / damper="disable": no spring, no damper, springdamper or not.
+TEST(Springdamper, FlagsDisableIt) {
+  auto model = [](const std::string& flag) {
+    return parse_mjcf("<mujoco><option>" + flag +
+                          "</option><worldbody><body><joint type='hinge' springdamper='0.1 0.5'/>"
+                          "<geom type='sphere' size='0.01' pos='0 0 -0.5' mass='2'/></body></worldbody></mujoco>",
+                      "p.xml");
+  };
+  EXPECT_GT(model("").jnt_stiffness[0], 0);
+  EXPECT_GT(model("").dof_damping[0], 0);
+  EXPECT_EQ(model("<flag spring='disable'/>").jnt_stiffness[0], 0);
+  EXPECT_GT(model("<flag spring='disable'/>").dof_damping[0], 0);
+  EXPECT_EQ(model("<flag damper='disable'/>").dof_damping[0], 0);
+  EXPECT_GT(model("<flag damper='disable'/>").jnt_stiffness[0], 0);
+}
+
 TEST(Springdamper, RefusesNonPositive) {
   const std::string head = "<mujoco><worldbody><body><joint springdamper='";
   const std::string tail = "'/><geom size='.1'/></body></worldbody></mujoco>";
