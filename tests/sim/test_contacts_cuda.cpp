@@ -32,7 +32,7 @@ std::string data_path(const std::string& name) { return std::string(RLT_TEST_DAT
 // num_envs rows from qpos (perturbed per env), stepped `steps` control steps of `substeps` on both
 // executors with the same controls; qpos and qvel compared after every control step.
 void lockstep(const Model& model, const std::vector<double>& qpos, const std::vector<double>& qvel, int num_envs,
-              int steps, int substeps) {
+              int steps, int substeps, bool sensors = false) {
   CudaExecutor exec;
   const HostModel<float> host(model);
   const ModelView<float> m = host.view();
@@ -83,6 +83,12 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
       ASSERT_TRUE(gpu_test::all_close("qvel env " + std::to_string(e) + " step " + std::to_string(k),
                                       got.data() + at + layout.qvel, cpu.data() + at + layout.qvel,
                                       static_cast<size_t>(m.nv), 1e-2, 1e-2));
+      // (distances along rays from poses within the qpos tolerance above)
+      if (sensors) {
+        ASSERT_TRUE(gpu_test::all_close("sensordata env " + std::to_string(e) + " step " + std::to_string(k),
+                                        got.data() + at + layout.sensordata, cpu.data() + at + layout.sensordata,
+                                        static_cast<size_t>(m.nsensordata), 1e-3, 1e-3));
+      }
     }
   }
   int total_cpu = 0, total_gpu = 0;
@@ -117,6 +123,23 @@ TEST(PhysicsCuda, ActuatedLimitedArmMatchesCpu) {
       "<position joint=\"b\" kp=\"30\"/></actuator></mujoco>";
   const Model model = parse_mjcf(xml, "arm");
   lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.5), 32, 20, 5);
+}
+
+// MuJoCo's noslip post-pass (sim/noslip.h) on boxes resting and sliding on a plane.
+TEST(PhysicsCuda, NoslipMatchesCpu) {
+  RLT_REQUIRE_GPU();
+  const Model model = load_mjcf(data_path("misc/noslip_pyramidal.xml"));
+  ASSERT_GT(model.noslip_iterations, 0);
+  lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.0), 32, 20, 5);
+}
+
+// Rangefinders (sim/ray.h) on every geom type and two height fields, from a panning scanner: the
+// sensor values as well as the state.
+TEST(PhysicsCuda, RangefinderMatchesCpu) {
+  RLT_REQUIRE_GPU();
+  const Model model = load_mjcf(data_path("sensors_rangefinder.xml"));
+  ASSERT_GT(model.nsensordata, 0);
+  lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.0), 16, 20, 5, true);
 }
 
 // The Ant from its reference pose: it drops onto the floor (sphere and capsule contacts with the
