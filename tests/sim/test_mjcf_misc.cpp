@@ -12,24 +12,17 @@
 #include "sim/model_view.h"
 #include "sim/physics_step.h"
 #include "tests/sim/test_dynamics_util.h"
+#include "tests/sim/mjcf_test_util.h"
 
 namespace rlt {
 namespace {
 
-std::string data(const std::string& name) { return std::string(RLT_MJCF_DATA_DIR) + "/" + name; }
-
-std::string error_of(const std::string& xml) {
-  try {
-    parse_mjcf(xml, "t.xml");
-  } catch (const MjcfError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::mjcf_data;
+using testing_util::mjcf_error_of;
 
 // MuJoCo 3.17: actuator_biasprm[:, 2] after mj_setConst (dampratio -> -kv).
 TEST(MjcfDampratio, KvFromTheDofInertiaAtQpos0) {
-  const Model m = load_mjcf(data("misc/act_dampratio.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/act_dampratio.xml"));
   const double mujoco[5] = {-10.30371574, -0.79667488, -10.75324979, -0.2, -0.29108482};
   ASSERT_EQ(m.nu, 5);
   for (int u = 0; u < 5; ++u) EXPECT_NEAR(m.actuator_biasprm[3 * u + 2], mujoco[u], 1e-7) << "actuator " << u;
@@ -38,16 +31,16 @@ TEST(MjcfDampratio, KvFromTheDofInertiaAtQpos0) {
 
 TEST(MjcfDampratio, RefusesKvWithDampratioAndNegative) {
   const std::string head = "<mujoco><worldbody><body><joint name='j'/><geom size='.1'/></body></worldbody><actuator>";
-  EXPECT_NE(error_of(head + "<position joint='j' kp='1' kv='1' dampratio='1'/></actuator></mujoco>")
+  EXPECT_NE(mjcf_error_of(head + "<position joint='j' kp='1' kv='1' dampratio='1'/></actuator></mujoco>")
                 .find("kv and dampratio cannot both be defined"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "<position joint='j' kp='1' dampratio='-1'/></actuator></mujoco>").find("dampratio"),
+  EXPECT_NE(mjcf_error_of(head + "<position joint='j' kp='1' dampratio='-1'/></actuator></mujoco>").find("dampratio"),
             std::string::npos);
 }
 
 // MuJoCo 3.17: pair_* of tests/data/mjcf/misc/contact_pairs.xml.
 TEST(MjcfPair, PairsCompileAsMuJoCo) {
-  const Model m = load_mjcf(data("misc/contact_pairs.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/contact_pairs.xml"));
   ASSERT_EQ(m.npair, 3);
   EXPECT_EQ(m.pair_condim, (std::vector<int>{3, 1, 3}));
   const std::vector<double> friction = {0.6,    0.6,    0.005, 0.0001, 0.0001, 1,      1,     0.005,
@@ -80,22 +73,22 @@ TEST(MjcfPair, RefusesWhatIsNotModelled) {
       "</body></worldbody><contact>";
   // condim 4 and 6 pairs are modelled (torsional, rolling friction); under elliptic cones a pair's
   // solreffriction would need its own rows' solref, so it is refused
-  EXPECT_EQ(error_of(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
+  EXPECT_EQ(mjcf_error_of(head + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
   const std::string elliptic = "<mujoco><option cone='elliptic'/>" + head.substr(std::string("<mujoco>").size());
-  EXPECT_EQ(error_of(elliptic + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
-  EXPECT_NE(error_of(elliptic + "<pair geom1='f' geom2='b' solreffriction='0.01 1'/></contact></mujoco>")
+  EXPECT_EQ(mjcf_error_of(elliptic + "<pair geom1='f' geom2='b' condim='6'/></contact></mujoco>"), "");
+  EXPECT_NE(mjcf_error_of(elliptic + "<pair geom1='f' geom2='b' solreffriction='0.01 1'/></contact></mujoco>")
                 .find("\"solreffriction\" with elliptic cones"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='b'/><pair geom1='b' geom2='f'/></contact></mujoco>")
+  EXPECT_NE(mjcf_error_of(head + "<pair geom1='f' geom2='b'/><pair geom1='b' geom2='f'/></contact></mujoco>")
                 .find("already form a pair"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "<pair geom1='f' geom2='x'/></contact></mujoco>").find("unknown geom \"x\""),
+  EXPECT_NE(mjcf_error_of(head + "<pair geom1='f' geom2='x'/></contact></mujoco>").find("unknown geom \"x\""),
             std::string::npos);
-  EXPECT_EQ(error_of(head + "<pair geom1='f' geom2='b'/></contact></mujoco>"), "");
+  EXPECT_EQ(mjcf_error_of(head + "<pair geom1='f' geom2='b'/></contact></mujoco>"), "");
 }
 
 TEST(MjcfGravcompFluid, CompileAndRefusals) {
-  const Model m = load_mjcf(data("misc/gravcomp_fluid.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/gravcomp_fluid.xml"));
   EXPECT_EQ(m.body_gravcomp, (std::vector<double>{0, 0.5, 1, 0, 0}));
   EXPECT_EQ(m.density, 1000);
   EXPECT_EQ(m.viscosity, 0.05);
@@ -107,15 +100,15 @@ TEST(MjcfGravcompFluid, CompileAndRefusals) {
       parse_mjcf("<mujoco><option density='10'><flag spring='disable' damper='disable'/></option>" + body, "t.xml");
   EXPECT_TRUE(off.body_gravcomp.empty());
   EXPECT_EQ(off.density, 0);
-  EXPECT_NE(error_of("<mujoco><option integrator='implicitfast' density='1'/>" + body).find("implicitfast"),
+  EXPECT_NE(mjcf_error_of("<mujoco><option integrator='implicitfast' density='1'/>" + body).find("implicitfast"),
             std::string::npos);
-  EXPECT_NE(error_of("<mujoco><option viscosity='-1'/>" + body).find("non-negative"), std::string::npos);
+  EXPECT_NE(mjcf_error_of("<mujoco><option viscosity='-1'/>" + body).find("non-negative"), std::string::npos);
 }
 
 // MuJoCo 3.17's compiled welds (eq_objtype, eq_obj1id/2id, eq_data[:, :11], eq_active0) and
 // body_invweight0 (both columns) of tests/data/mjcf/misc/equality_weld.xml.
 TEST(MjcfWeld, CompilesAsMuJoCo) {
-  const Model m = load_mjcf(data("misc/equality_weld.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/equality_weld.xml"));
   ASSERT_EQ(m.neq, 6);
   EXPECT_EQ(m.eq_type, (std::vector<int>(6, kEqWeld)));
   EXPECT_EQ(m.eq_objtype, (std::vector<int>{kEqObjBody, kEqObjBody, kEqObjBody, kEqObjSite, kEqObjSite, kEqObjBody}));
@@ -155,7 +148,7 @@ TEST(MjcfWeld, Refusals) {
   const std::string head =
       "<mujoco><worldbody><body name='a'><freejoint/><geom size='.1'/><site name='s'/><site name='t'/></body>"
       "<body name='b' pos='1 0 0'><freejoint/><geom size='.1'/></body></worldbody><equality>";
-  auto weld = [&](const std::string& attrs) { return error_of(head + "<weld " + attrs + "/></equality></mujoco>"); };
+  auto weld = [&](const std::string& attrs) { return mjcf_error_of(head + "<weld " + attrs + "/></equality></mujoco>"); };
   EXPECT_EQ(weld("body1='a'"), "");
   EXPECT_EQ(weld("body1='a' body2='b' anchor='0 0 1' relpose='0 0 0 1 0 0 0' torquescale='2'"), "");
   EXPECT_EQ(weld("site1='s' site2='t' torquescale='0'"), "");
@@ -172,7 +165,7 @@ TEST(MjcfWeld, Refusals) {
   EXPECT_NE(weld("body1='a' relpose='0 0 0 1 0 0'").find("\"relpose\": expected 7 numbers, got 6"), std::string::npos);
   EXPECT_NE(weld("body1='a' anchor='0 0'").find("\"anchor\": expected 3 numbers, got 2"), std::string::npos);
   EXPECT_NE(weld("body1='a' joint1='j'").find("joint1"), std::string::npos);
-  EXPECT_NE(error_of(head + "<flex flex='f'/></equality></mujoco>").find("equality \"flex\" is not supported yet"),
+  EXPECT_NE(mjcf_error_of(head + "<flex flex='f'/></equality></mujoco>").find("equality \"flex\" is not supported yet"),
             std::string::npos);
 }
 
@@ -181,7 +174,7 @@ TEST(MjcfWeld, Refusals) {
 // mujoco_peer_misc_equality_weld); and the welds hold: the gripped box stays where the arm's tip
 // carries it.
 TEST(MjcfWeld, FloatFollowsDouble) {
-  const Model m = load_mjcf(data("misc/equality_weld.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/equality_weld.xml"));
   ASSERT_EQ(m.nkey, 1);
   test::Sim<double> a(m);
   test::Sim<float> b(m);

@@ -15,20 +15,13 @@
 #include "sim/mjcf.h"
 #include "sim/model_view.h"
 #include "sim/physics_step.h"
+#include "tests/sim/mjcf_test_util.h"
 
 namespace rlt {
 namespace {
 
-std::string data(const std::string& name) { return std::string(RLT_MJCF_DATA_DIR) + "/" + name; }
-
-std::string error_of(const std::string& xml) {
-  try {
-    parse_mjcf(xml, "t.xml");
-  } catch (const MjcfError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::mjcf_data;
+using testing_util::mjcf_error_of;
 
 // A box resting on a plane, gravity tilted so that the slope is tan = 0.3 against friction 0.8:
 // static friction holds it, so any motion along the plane is the soft contact's creep.
@@ -120,16 +113,16 @@ TEST(Noslip, ReadsItsOptionsAndRefusesNegative) {
       "<mujoco><option noslip_iterations='4' noslip_tolerance='1e-7'/><worldbody/></mujoco>", "t.xml");
   EXPECT_EQ(m.noslip_iterations, 4);
   EXPECT_EQ(m.noslip_tolerance, 1e-7);
-  EXPECT_NE(error_of("<mujoco><option noslip_iterations='-1'/><worldbody/></mujoco>").find("noslip_iterations"),
+  EXPECT_NE(mjcf_error_of("<mujoco><option noslip_iterations='-1'/><worldbody/></mujoco>").find("noslip_iterations"),
             std::string::npos);
-  EXPECT_NE(error_of("<mujoco><option noslip_tolerance='-1'/><worldbody/></mujoco>").find("noslip_tolerance"),
+  EXPECT_NE(mjcf_error_of("<mujoco><option noslip_tolerance='-1'/><worldbody/></mujoco>").find("noslip_tolerance"),
             std::string::npos);
 }
 
 // MuJoCo 3.17's jnt_stiffness and dof_damping of springdamper_chain.xml (AutoSpringDamper): j2's
 // own stiffness 7 and damping 3 are replaced; the ball's three dofs share one damping.
 TEST(Springdamper, StiffnessAndDampingAsMuJoCo) {
-  const Model m = load_mjcf(data("misc/springdamper_chain.xml"));
+  const Model m = load_mjcf(mjcf_data("misc/springdamper_chain.xml"));
   const double stiffness[5] = {725.7387295244, 1.7599274821035797, 474.1160904304453, 5.332158186797673,
                                8.344802295066373};
   const double damping[7] = {35.5611977466956,    1.5839347338932221,  23.231688431091822, 0.09597884736235812,
@@ -171,9 +164,9 @@ TEST(Springdamper, FlagsDisableIt) {
 TEST(Springdamper, RefusesNonPositive) {
   const std::string head = "<mujoco><worldbody><body><joint springdamper='";
   const std::string tail = "'/><geom size='.1'/></body></worldbody></mujoco>";
-  EXPECT_NE(error_of(head + "0 1" + tail).find("springdamper"), std::string::npos);
-  EXPECT_NE(error_of(head + "0.1 -1" + tail).find("springdamper"), std::string::npos);
-  EXPECT_EQ(error_of(head + "0 0" + tail), "");  // 0 0: off
+  EXPECT_NE(mjcf_error_of(head + "0 1" + tail).find("springdamper"), std::string::npos);
+  EXPECT_NE(mjcf_error_of(head + "0.1 -1" + tail).find("springdamper"), std::string::npos);
+  EXPECT_EQ(mjcf_error_of(head + "0 0" + tail), "");  // 0 0: off
 }
 
 }  // namespace
