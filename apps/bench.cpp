@@ -57,7 +57,7 @@ void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_on
   for (const std::string& name : opts.envs) {
     const Config cfg = bench_config(opts, name);
     if (!memory_check_enabled(cfg)) continue;
-    const EnvProbe probe = probe_env(cfg);
+    const EnvProbe probe = probe_env(cfg, rt.device_threads());
     const auto need = [&](std::int64_t n) {
       MemoryNeed m;
       if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, !cpu);
@@ -136,15 +136,22 @@ int run_bench(const BenchOptions& opts) {
         t0 = Clock::now();
         const std::int64_t transfers_before = rt.num_transfers();
         const int iters = 2;
-        for (int it = 2; it < 2 + iters; ++it) tl->iterate(it, 1000);
+        // As the trainer runs them (train.stats_readback "auto"): on CUDA iteration it + 1 is queued
+        // before it's statistics are collected; on the CPU each is collected at once.
+        for (int it = 2; it < 2 + iters; ++it) {
+          tl->launch(it, 1000);
+          if (it > 2 || tl->stats_lag() == 0) tl->collect();
+        }
+        if (tl->stats_lag() > 0) tl->collect();
         rt.synchronize();
         ppo_sps = static_cast<double>(tl->batch_size() * iters) / seconds_since(t0);
         transfers_per_iteration = static_cast<double>(rt.num_transfers() - transfers_before) / iters;
       }
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
-      // Executor memory per env: the env's rows and outputs (VecEnv::memory, as the memory check counts it).
-      const std::int64_t bytes_per_env = env->memory().per_env_on(env->device() == Device::kCuda);
+      // Executor memory per env: the env's rows and outputs, and on a device its share of the
+      // constraint workspace at this num_envs (VecEnv::memory, as the memory check counts it).
+      const std::int64_t bytes_per_env = env->memory().per_env_at(n, env->device() == Device::kCuda);
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
                   env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
@@ -182,7 +189,8 @@ int run_model_bench(const BenchOptions& opts) {
   const bool on_cuda = rt.device() == Device::kCuda;
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
-    const EnvMemory mem = physics_batch_memory(model);
+    EnvMemory mem = physics_batch_memory(model);
+    mem.device_slots = rt.device_threads();
     const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).row;
     const FreeMemory free = free_memory(rt, world());
     for (const std::int64_t n : opts.num_envs)
@@ -217,8 +225,9 @@ int run_model_bench(const BenchOptions& opts) {
   }
   // Memory per env (what the batch allocates, physics_batch_memory, as the memory check counts it):
   // its physics row (float; the contacts sized from the model's capacity, sim/model_view.h:
-  // contact_capacity), the constraint rows' workspace (constraint_capacity rows; per env on the
-  // device, per thread on the CPU: sim/dynamics.h, BatchRows), its ctrl row and two counters.
+  // contact_capacity), its ctrl row and two counters; and apart from it the constraint rows'
+  // workspace (constraint_capacity rows): one per thread on the CPU, one per resident thread of the
+  // device on CUDA (min(num_envs, CudaExecutor::max_threads) slots: sim/dynamics.h, BatchRows).
   {
     const HostModel<float> host(model);
     const ModelView<float>& v = host.view();
@@ -227,15 +236,21 @@ int run_model_bench(const BenchOptions& opts) {
     const std::int64_t row_bytes = static_cast<std::int64_t>(l.row) * 4, ctrl_bytes = 4LL * model.nu;
     const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
     const std::int64_t ws_bytes = 4LL * l.workspace;
+    char where[96];
+    if (on_cuda)
+      std::snprintf(where, sizeof where, "per resident thread, at most %lld of them",
+                    static_cast<long long>(rt.device_threads()));
+    else
+      std::snprintf(where, sizeof where, "per thread, not per env");
     std::printf(
-        "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; constraint workspace "
-        "%lld for up to %d rows, %s; ctrl %lld; counters %lld)\n",
-        static_cast<long long>(mem.per_env_on(on_cuda)), static_cast<long long>(row_bytes),
-        static_cast<long long>(contact_bytes),
-        v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max, on_cuda ? "per env" : "per thread, not per env",
-        static_cast<long long>(ctrl_bytes),
-        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
-    out["bytes_per_env"] = mem.per_env_on(on_cuda);
+        "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; ctrl %lld; counters "
+        "%lld); constraint workspace %lld bytes for up to %d rows, %s\n",
+        static_cast<long long>(mem.per_env), static_cast<long long>(row_bytes), static_cast<long long>(contact_bytes),
+        v.ncon_max, static_cast<long long>(ctrl_bytes), static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes),
+        static_cast<long long>(ws_bytes), v.nefc_max, where);
+    out["bytes_per_env"] = mem.per_env;
+    out["workspace_bytes"] = ws_bytes;
+    out["workspace_slots"] = on_cuda ? rt.device_threads() : static_cast<std::int64_t>(threads);
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }
@@ -269,7 +284,7 @@ int run_model_bench(const BenchOptions& opts) {
     std::int64_t nonfinite = 0, contacts = 0;
     double sweeps = 0;  // the last substep's Gauss-Seidel sweeps (solver_niter), summed over envs
     for (std::int64_t e = 0; e < n; ++e) {
-      const DataView<float> d = BatchRows<float>{layout, data.data(), nullptr}.env(e);
+      const DataView<float> d = BatchRows<float>{layout, data.data(), {}}.env(e);
       bool ok = true;
       for (int i = 0; i < model.nq; ++i) ok = ok && std::isfinite(d.qpos[i]);
       for (int i = 0; i < model.nv; ++i) ok = ok && std::isfinite(d.qvel[i]);

@@ -51,7 +51,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   Runtime rt(opts.device, opts.threads);
   if (memory_check_enabled(cfg)) {
     // One env per episode, a policy over all of them, and the flags and totals read back per env.
-    const EnvProbe probe = probe_env(cfg);
+    const EnvProbe probe = probe_env(cfg, rt.device_threads());
     const i64 host_per_env = 3 * sizeof(std::uint8_t) + 6 * sizeof(float) + (2 + kTrackingFloats) * sizeof(float);
     check_memory(
         "--episodes", "--episodes", opts.episodes,

@@ -227,14 +227,16 @@ MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& sp
            {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs)}}};
 }
 
-EnvProbe probe_env(const Config& cfg) {
+EnvProbe probe_env(const Config& cfg, std::int64_t device_threads) {
   const EnvCheck c = check_env_config(cfg);
-  return {c.env->memory(), c.env->spec()};
+  EnvProbe p{c.env->memory(), c.env->spec()};
+  p.memory.device_slots = device_threads;
+  return p;
 }
 
 void check_train_memory(const Config& cfg, const Runtime& rt, const Communicator& comm, const std::string& what) {
   if (!memory_check_enabled(cfg)) return;
-  const EnvProbe probe = probe_env(cfg);
+  const EnvProbe probe = probe_env(cfg, rt.device_threads());
   check_memory(
       what, "num_envs", cfg.env.num_envs,
       [&](std::int64_t n) { return train_memory(cfg, probe.memory, probe.spec, n, rt.device() == Device::kCpu); },

@@ -80,13 +80,14 @@ MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& sp
                       bool device);
 
 // What a batch of cfg's env allocates and its spec, from a one-env CPU probe (the sizes do not
-// depend on num_envs or the executor; EnvMemory::device_per_env is what a device adds per env).
+// depend on num_envs or the executor; EnvMemory::device_per_slot is what a device adds per
+// workspace slot, of which there are at most device_threads: Runtime::device_threads, -1 unknown).
 // ConfigError for a bad env name or parameter.
 struct EnvProbe {
   EnvMemory memory;
   EnvSpec spec;
 };
-EnvProbe probe_env(const Config& cfg);
+EnvProbe probe_env(const Config& cfg, std::int64_t device_threads = -1);
 
 // The check of `rltrain train` (and of each process of a job): cfg's envs, rollout and learner on
 // rt's device. what: where env.num_envs came from ("configs/x.toml: env.num_envs" or

@@ -136,6 +136,13 @@ void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const {
 void Runtime::synchronize() const { RLT_ACTIVE_EXEC(synchronize()); }
 #undef RLT_ACTIVE_EXEC
 
+std::int64_t Runtime::device_threads() const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return m_cuda->exec.max_threads();
+#endif
+  return -1;
+}
+
 std::int64_t Runtime::num_transfers() const {
 #if defined(RLTRAIN_WITH_CUDA)
   if (m_cuda) return m_cuda->exec.transfers().copies();

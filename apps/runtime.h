@@ -46,6 +46,9 @@ class Runtime final : public HostCopies {
   void from_host(float* dst, const float* src, i64 n) const override;
   void to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const override;
   void to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const override;
+  // Threads a CUDA launch runs at most (CudaExecutor::max_threads): a batch's constraint workspace
+  // has one slot per env up to it (EnvMemory::device_slots); -1 on the CPU.
+  std::int64_t device_threads() const;
   // Counted host<->device copies so far (0 on the CPU).
   std::int64_t num_transfers() const;
   // Waits for queued device work (timing); nothing on the CPU.

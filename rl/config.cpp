@@ -115,6 +115,11 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, target_return, any_number(), "stop once the mean return reaches it (if stop_at_target)"),
       RLT_FIELD(train, stop_at_target, boolean(), "enable the early stop above"),
       RLT_FIELD(train, eval_episodes, positive_int(), "finished episodes the reported mean return averages"),
+      RLT_FIELD(train, stats_readback,
+                (Rule{"one of auto, sync, lagged", -kInf, kInf, false, {"auto", "sync", "lagged"}}),
+                "when an iteration's statistics are read: lagged (after the next iteration is queued, so the host "
+                "never waits on the device inside the loop; a checkpoint, the end or a stop reads them at once), "
+                "sync, or auto (lagged on CUDA, sync on the CPU)"),
       RLT_FIELD(train, memory_check, boolean(),
                 "check before allocating that the run fits in free memory (RAM or GPU) with a margin; false skips "
                 "it (so does the environment variable RLTRAIN_MEMORY_CHECK=0)"),

@@ -64,6 +64,11 @@ struct TrainConfig {
   double target_return = 0.0;             // stop once the mean return reaches it (if stop_at_target)
   bool stop_at_target = false;            // enable the early stop above
   int eval_episodes = 100;                // finished episodes the reported mean return averages
+  // When an iteration's statistics are read (metrics, progress, the stop checks): "lagged" after the
+  // next iteration is queued, so the host never waits on the device inside the loop (a checkpoint,
+  // the last iteration, a stop read them at once); "sync" right after the iteration; "auto" lagged on
+  // CUDA, sync on the CPU (where launching does the work: nothing to overlap).
+  std::string stats_readback = "auto";
   // Before allocating, check that the envs, rollout and learner fit in free memory (RAM, or the
   // GPU's free memory for what lives there) with a margin (apps/memory_budget.h); false skips it.
   // The environment variable RLTRAIN_MEMORY_CHECK=0 skips it too (for commands without --set).

@@ -88,6 +88,12 @@ class CpuExecutor {
 
   int num_threads() const { return m_pool->num_threads(); }
   ThreadPool& pool() const { return *m_pool; }
+  // Constraint workspace blocks a batch of num_envs allocates (sim/dynamics.h, BatchRows): none, an
+  // env's step runs on one thread start to end and uses that thread's own buffer.
+  i64 workspace_slots(i64 num_envs) const {
+    (void)num_envs;
+    return 0;
+  }
 
   template <class T>
   void copy_to_host(T* dst, const T* src, i64 n) const {

@@ -277,21 +277,22 @@ BENCH_ROWS=()
 skip_reason=""
 [[ -z "$RLTRAIN" ]] && skip_reason="rltrain not built"
 [[ -z "$skip_reason" && -n "$NO_GPU" && "$DEVICE" == cuda ]] && skip_reason="no GPU"
-# One training run from a shipped config: train_row TASK CAP_S [extra rltrain train args...].
+# One training run from a shipped config: train_row TASK CAP_S [extra rltrain train args...]; the row,
+# run directory and log are named LABEL (default TASK).
 train_row() {
-  local task=$1 cap=$2 cfg="configs/$1.toml" t start rc wall row
+  local task=$1 cap=$2 cfg="configs/$1.toml" label=${LABEL:-$1} t start rc wall row
   shift 2
-  if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$task|-|-|no $cfg"); fail; return; fi
+  if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$label|-|-|no $cfg"); fail; return; fi
   t=$(budget "$cap")
-  if ((t < 15)); then TRAIN_ROWS+=("$task|-|-|skipped (out of time)"); fail; return; fi
-  log "train $task on $DEVICE (timeout ${t}s, log: train_$task.log)"
-  rm -rf "${OUT:?}/$task"
+  if ((t < 15)); then TRAIN_ROWS+=("$label|-|-|skipped (out of time)"); fail; return; fi
+  log "train $label on $DEVICE (timeout ${t}s, log: train_$label.log)"
+  rm -rf "${OUT:?}/$label"
   start=$(date +%s.%N)
-  timeout "$t" "$RLTRAIN" train --config "$cfg" --device "$DEVICE" --run-dir "$OUT/$task" "$@" \
-    >"$OUT/train_$task.log" 2>&1
+  timeout "$t" "$RLTRAIN" train --config "$cfg" --device "$DEVICE" --run-dir "$OUT/$label" "$@" \
+    >"$OUT/train_$label.log" 2>&1
   rc=$?
   wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$(date +%s.%N)")
-  row=$(python3 - "$OUT/$task" "$task" "$rc" "$wall" <<'PY'
+  row=$(python3 - "$OUT/$label" "$label" "$rc" "$wall" <<'PY'
 import csv, json, math, os, sys
 run, task, rc, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
@@ -327,6 +328,11 @@ if [[ -n "$skip_reason" ]]; then
 else
   # Three short training runs from the shipped configs (they stop at their target return).
   for task in cartpole pendulum reacher; do train_row "$task" 90; done
+  # CartPole again with its statistics read synchronously (the default on CUDA is one iteration
+  # late, train.stats_readback): the wall time the overlap saves; and at 256 envs x 16 steps.
+  LABEL=cartpole_sync train_row cartpole 60 --set train.stats_readback=sync
+  LABEL=cartpole_256 train_row cartpole 60 --set env.num_envs=256 --set ppo.num_steps=16 \
+    --set train.total_env_steps=3000000
 
   # The bench, one invocation per (env, size), so a size that runs out of time loses only its row.
   ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',\n' '  ')
@@ -380,8 +386,8 @@ fi
   echo "build: $BUILD_NOTE"
   echo "tests (ctest -L gpu): $TESTS"
   echo
-  printf '%-10s %12s %8s  %s\n' "train" "final return" "wall s" "status"
-  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-10s %12s %8s  %s\n' "$a" "$b" "$c" "$d"; done
+  printf '%-16s %12s %8s  %s\n' "train" "final return" "wall s" "status"
+  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-16s %12s %8s  %s\n' "$a" "$b" "$c" "$d"; done
   echo
   printf '%-24s %9s %11s %11s %11s %8s  %s\n' "bench ($DEVICE)" "num_envs" "env st/s" "+policy/s" "PPO smp/s" "xfers/it" "status"
   for r in "${BENCH_ROWS[@]}"; do

@@ -701,6 +701,44 @@ TEST_F(CliResume, RowsAfterTheCheckpointAreTrimmedAndRecomputed) {
     expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
 }
 
+// train.stats_readback = "lagged" (the default on CUDA) on the CPU: the loop reads each iteration's
+// statistics after queuing the next one, yet writes the same run as "sync": every metrics row, the
+// checkpoints of checkpoint_every and the last one, the summary; and a lagged run resumes to the
+// same end.
+TEST_F(CliResume, LaggedStatsReadbackWritesTheSameRun) {
+  const std::int64_t n = 9;
+  const Args base = concat(tiny_cartpole(n), {"--set", "train.checkpoint_every=4"});
+  const Args lagged = concat(base, {"--set", "train.stats_readback=lagged"});
+  ok(concat(lagged, {"--run-dir", tmp("A")}));
+  ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+  for (const char* name : {"iter_000004.safetensors", "iter_000008.safetensors"})
+    expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
+  ok(concat(lagged, {"--iterations", "6", "--run-dir", tmp("C")}));
+  EXPECT_EQ(read_metrics(tmp("C/metrics.csv")).rows.size(), 6u);
+  EXPECT_EQ(checkpoint_iteration(tmp("C/checkpoints/latest.safetensors")), 6);
+  ok({"train", "--resume", tmp("C"), "--quiet"});
+  expect_same_run(tmp("C"), tmp("B"), n);
+}
+
+// The target stop when lagged: iteration k's statistics reach the target after k + 1 is queued, so
+// the run stops after k + 1 (read at once, with its checkpoint and row) where "sync" stops after k;
+// the rows they share are the same.
+TEST_F(CliResume, LaggedStatsReadbackStopsOneIterationAfterTheTarget) {
+  const Args base = concat(tiny_cartpole(200), {"--set", "train.stop_at_target=true", "--set",
+                                                "train.target_return=40", "--set", "train.eval_episodes=10"});
+  ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", tmp("S")}));
+  ok(concat(base, {"--set", "train.stats_readback=lagged", "--run-dir", tmp("L")}));
+  const Metrics ms = read_metrics(tmp("S/metrics.csv")), ml = read_metrics(tmp("L/metrics.csv"));
+  ASSERT_LT(ms.rows.size(), 200u) << "the target was not reached: nothing to check";
+  ASSERT_EQ(ml.rows.size(), ms.rows.size() + 1);
+  const auto rs = untimed_rows(ms), rl = untimed_rows(ml);
+  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i], rl[i]) << "metrics row " << i + 1 << " differs";
+  EXPECT_EQ(read_json(tmp("S/summary.json"))["reached_target"], true);
+  EXPECT_EQ(read_json(tmp("L/summary.json"))["reached_target"], true);
+  EXPECT_EQ(checkpoint_iteration(tmp("L/checkpoints/latest.safetensors")), static_cast<std::int64_t>(ml.rows.size()));
+}
+
 // Waits (at most 60 s) until the metrics.csv at path holds `rows` rows below its header.
 void wait_for_metrics_rows(const std::string& path, int rows) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

@@ -133,11 +133,21 @@ TEST(MemoryEstimate, BytesPerEnvComeFromTheBatchLayout) {
   // The constraint rows (for every possible contact) are a workspace per thread on the CPU, not per
   // env (sim/dynamics.h, BatchRows): the Ant stays within the 16 KB per env that the GPU issue asks.
   EXPECT_LE(ant.per_env, 16 * 1024);
-  // A device keeps a workspace per env (all of a launch's envs run at once): counted apart, added
-  // for a CUDA run, whatever executor the probe ran on.
-  EXPECT_GT(ant.device_per_env, ant.per_env);
-  EXPECT_EQ(ant.bytes(10, true) - ant.bytes(10, false), 10 * ant.device_per_env);
-  EXPECT_EQ(cart.device_per_env, 0);
+  // A device keeps a workspace per resident thread (a launch's threads run at once, each stepping its
+  // envs in turn: sim/dynamics.h, BatchRows): counted apart, added for a CUDA run whatever executor
+  // the probe ran on, one slot per env up to the device's resident threads.
+  EXPECT_GT(ant.device_per_slot, ant.per_env);
+  EXPECT_EQ(ant.bytes(10, true) - ant.bytes(10, false), 10 * ant.device_per_slot);  // slots unknown: per env
+  EXPECT_EQ(cart.device_per_slot, 0);
+  EnvMemory capped = ant;
+  capped.device_slots = 270336;  // an H200: 132 SMs x 2048 threads
+  EXPECT_EQ(capped.bytes(1000, true), ant.bytes(1000, true));  // fewer envs than threads: one slot each
+  EXPECT_EQ(capped.bytes(1 << 20, true) - capped.bytes(1 << 20, false), 270336 * ant.device_per_slot);
+  EXPECT_EQ(capped.bytes(1 << 20, false), ant.bytes(1 << 20, false));  // the CPU keeps none
+  // bench's bytes per env at a million envs: the rows plus a quarter of a slot, rounded up
+  EXPECT_EQ(capped.per_env_at(1 << 20, true),
+            (ant.per_env * (1 << 20) + 270336 * ant.device_per_slot + (1 << 20) - 1) / (1 << 20));
+  EXPECT_EQ(capped.per_env_at(1 << 20, false), ant.per_env);
 }
 
 // A need linear in n against a fake free figure: the margin is 10% + 128 MiB, the answer exact.

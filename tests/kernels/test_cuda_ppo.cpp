@@ -104,7 +104,9 @@ struct StatTolerance {
 constexpr StatTolerance kCartPoleTolerance{1e-6, 1e-4, 1e-4, 1e-4, 1e-7, 1e-3, 1e-5, 0.0, 1e-5, 1e-6, 1e-5};
 constexpr StatTolerance kPendulumTolerance{2e-5, 1e-3, 2e-3, 1e-4, 1e-6, 1e-2, 1e-3, 2e-3, 2e-3, 5e-4, 1e-3};
 
-void compare_ppo(const std::string& env_name, int iterations, const StatTolerance& tol) {
+// lagged: the CUDA learner runs as the trainer's lagged readback does (train.stats_readback): iteration
+// it + 1 is launched before it is collected.
+void compare_ppo(const std::string& env_name, int iterations, const StatTolerance& tol, bool lagged = false) {
   Config cfg = shipped_config(env_name);
   cfg.train.seed = 1;
   cfg.ppo.tf32 = false;
@@ -140,7 +142,10 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
   for (int it = 1; it <= iterations; ++it) {
     SCOPED_TRACE(env_name + " iteration " + std::to_string(it));
     const IterationStats r = cpu_ppo.iterate(it, num_iterations);
-    const IterationStats g = cuda_ppo->iterate(it, num_iterations);
+    if (!lagged || it == 1) cuda_ppo->launch(it, num_iterations);
+    if (lagged && it < iterations) cuda_ppo->launch(it + 1, num_iterations);
+    const IterationStats g = cuda_ppo->collect();
+    EXPECT_EQ(g.iteration, it);
     auto near = [](double got, double ref, double atol, double rtol) {
       return std::abs(got - ref) <= atol + rtol * std::abs(ref);
     };
@@ -175,6 +180,13 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
 TEST(CudaPpo, CartPoleIterationsMatchTheCpu) {
   RLT_REQUIRE_GPU();
   compare_ppo("cartpole", 3, kCartPoleTolerance);
+}
+
+// The same with two iterations in flight (the trainer's default on CUDA): each collect() returns its
+// own iteration's statistics, read from its own pinned slot.
+TEST(CudaPpo, LaggedIterationsMatchTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("cartpole", 8, kCartPoleTolerance, true);
 }
 
 TEST(CudaPpo, PendulumIterationsMatchTheCpu) {
@@ -264,12 +276,14 @@ TEST(CudaPpo, CpuTrainedCheckpointEvaluatesAlikeOnCpuAndCuda) {
 
 // ---- transfers ------------------------------------------------------------------------------------------
 
-// The design: inside Ppo::iterate everything stays on the device except the per-iteration block
-// (loss sums, explained-variance sums, learning rate, finished-episode count, returns and lengths),
-// read in one device-to-host copy. The learning-rate fill is a kernel, IndexPermutation is built on
-// the host and passed by value in the launch, reductions and scans write device memory: none of
-// them is a transfer. With target_kl > 0 the update also reads the KL sums once per epoch to decide
-// on early stopping (rl/ppo_impl.h), so then it is 1 + epochs_run copies.
+// The design: inside Ppo::launch everything stays on the device except the per-iteration block
+// (loss sums, explained-variance sums, learning rate, finished-episode count, returns and lengths,
+// skipped-update counters, the envs' non-finite resets), copied in one asynchronous copy into pinned
+// memory (Readback: the host waits on its event only, in collect()). The learning-rate fill is a
+// kernel, IndexPermutation is built on the host and passed by value in the launch, reductions and
+// scans write device memory: none of them is a transfer. With target_kl > 0 the update also reads
+// the KL sums once per epoch to decide on early stopping (rl/ppo_impl.h): epochs_run synchronous
+// copies then.
 void check_transfers(const std::string& env_name, double target_kl) {
   Config cfg = shipped_config(env_name);
   cfg.ppo.target_kl = target_kl;
@@ -279,18 +293,24 @@ void check_transfers(const std::string& env_name, double target_kl) {
   env->reset(1);
   auto learner = make_cuda_learner(cfg, *env, exec);
   learner->start(1);
+  EXPECT_EQ(learner->stats_lag(), 1);
   // rl/ppo_impl.h's m_block: the loss sums, 4 value-fit sums, lr, the finished-episode count, 2 per evaluation
-  // episode, then the 2 skipped-update counters (the non-finite-update guard).
-  const std::int64_t block_bytes = 8 * (kNumPpoStats + 8 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
+  // episode, the 2 skipped-update counters (the non-finite-update guard), the non-finite resets.
+  const std::int64_t block_bytes = 8 * (kNumPpoStats + 9 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
   for (int it = 1; it <= 3; ++it) {
     SCOPED_TRACE(env_name + ", target_kl " + std::to_string(target_kl) + ", iteration " + std::to_string(it));
     const TransferStats before = exec.transfers();
-    const IterationStats st = learner->iterate(it, 100);
+    learner->launch(it, 100);
+    const TransferStats launched = exec.transfers();
+    const IterationStats st = learner->collect();
     const TransferStats after = exec.transfers();
     const std::int64_t per_epoch_reads = target_kl > 0 ? st.epochs_run : 0;
-    EXPECT_EQ(after.h2d_copies - before.h2d_copies, 0) << "host-to-device copies inside iterate()";
-    EXPECT_EQ(after.d2h_copies - before.d2h_copies, 1 + per_epoch_reads) << "device-to-host copies inside iterate()";
-    EXPECT_EQ(after.d2h_bytes - before.d2h_bytes, block_bytes + per_epoch_reads * 8 * kNumPpoStats);
+    EXPECT_EQ(after.h2d_copies - before.h2d_copies, 0) << "host-to-device copies inside an iteration";
+    EXPECT_EQ(after.d2h_copies - before.d2h_copies, per_epoch_reads) << "synchronous device-to-host copies";
+    EXPECT_EQ(after.d2h_bytes - before.d2h_bytes, per_epoch_reads * 8 * kNumPpoStats);
+    EXPECT_EQ(launched.d2h_async_copies - before.d2h_async_copies, 1) << "the block's copy, queued by launch()";
+    EXPECT_EQ(launched.d2h_async_bytes - before.d2h_async_bytes, block_bytes);
+    EXPECT_EQ(after.copies(), launched.copies()) << "collect() copies nothing: it waits on the event";
   }
 }
 
@@ -306,7 +326,7 @@ TEST(CudaPpo, EarlyStoppingReadsTheKlOncePerEpoch) {
   check_transfers("cartpole", 1e-12);  // stops after the first epoch: one read
 }
 
-// The same count through the Runtime, as `rltrain bench` reports it.
+// The same count through the Runtime, as `rltrain bench` reports it (the one asynchronous copy).
 TEST(CudaPpo, RuntimeCountsOneTransferPerIteration) {
   RLT_REQUIRE_GPU();
   const Config cfg = shipped_config("pendulum");
