@@ -210,10 +210,13 @@ MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& 
 
 MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
                         Device env_device, Device learner_device, bool placed) {
-  const bool env_host = env_device == Device::kCpu, learner_host = learner_device == Device::kCpu;
+  // host marks RAM beside a GPU (with no GPU everything is RAM and host keeps its old meaning: the
+  // host copies a device run would make too).
+  const bool cuda = env_device == Device::kCuda || learner_device == Device::kCuda;
+  const bool env_host = cuda && env_device == Device::kCpu, learner_host = cuda && learner_device == Device::kCpu;
   const PolicySpec policy = policy_spec_for(spec, cfg.policy);
   PpoMemory ppo = ppo_memory(policy, cfg, num_envs);
-  if (learner_host) {  // the CPU gemm's split-k scratch for the largest weight gradient of a minibatch
+  if (learner_device == Device::kCpu) {  // the CPU gemm's split-k scratch for the largest weight gradient of a minibatch
     const std::int64_t mb = num_envs * cfg.ppo.num_steps / cfg.ppo.num_minibatches;
     const ActorCriticLayout layout(policy);
     std::int64_t scratch = 0;
@@ -223,7 +226,7 @@ MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& 
     ppo.learner += scratch;
   }
   // (a checkpoint copies the envs' state, not the device's constraint workspace)
-  MemoryNeed need{{{"envs", env.bytes(num_envs, !env_host), env_host},
+  MemoryNeed need{{{"envs", env.bytes(num_envs, env_device == Device::kCuda), env_host},
                    {"rollout", ppo.rollout, learner_host},
                    {"learner", ppo.learner, learner_host},
                    {"checkpoint copies", 2 * env.bytes(num_envs, false), true}}};
@@ -243,8 +246,9 @@ MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& sp
 
 MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
                       Device env_device, Device learner_device, bool placed) {
-  const bool env_host = env_device == Device::kCpu, learner_host = learner_device == Device::kCpu;
-  MemoryNeed need{{{"envs", env.bytes(num_envs, !env_host), env_host},
+  const bool cuda = env_device == Device::kCuda || learner_device == Device::kCuda;
+  const bool env_host = cuda && env_device == Device::kCpu, learner_host = cuda && learner_device == Device::kCpu;
+  MemoryNeed need{{{"envs", env.bytes(num_envs, env_device == Device::kCuda), env_host},
                    {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs), learner_host}}};
   if (placed) {
     const PlacementMemory p = placement_memory(spec, num_envs);
