@@ -95,23 +95,7 @@ class PlacedEnv final : public VecEnv {
     if (m_env->device() != EnvExec::kDevice)
       throw std::invalid_argument(std::string("PlacedEnv: the env is on ") + device_name(m_env->device()) +
                                   ", its executor is " + device_name(EnvExec::kDevice));
-    const i64 n = m_env->num_envs(), obs = m_env->spec().observation.dim, act = m_env->spec().action.dim;
-    const i64 cobs = m_env->spec().critic_obs_dim;
-    const VecEnv& e = *m_env;
-    m_obs.init(n * obs, e.obs());
-    m_final_obs.init(n * obs, e.final_obs());
-    m_reward.init(n, e.reward());
-    m_terminated.init(n, e.terminated());
-    m_truncated.init(n, e.truncated());
-    m_ep_return.init(n, e.ep_return());
-    m_ep_length.init(n, e.ep_length());
-    m_ep_forward_speed.init(n, e.ep_forward_speed());
-    m_tracking.init(n * kTrackingFloats, e.tracking());
-    m_critic_obs.init(n * cobs, e.critic_obs());
-    m_final_critic_obs.init(n * cobs, e.final_critic_obs());
-    m_sampled.init(n * act, m_env.get());
-    m_env_actions.resize(n * act);
-    for (auto& s : m_act_stage) s.resize(n * act);
+    allocate();
   }
 
   ~PlacedEnv() override {
@@ -127,7 +111,12 @@ class PlacedEnv final : public VecEnv {
   i64 num_envs() const override { return m_env->num_envs(); }
   Device device() const override { return LearnerExec::kDevice; }
   EnvMemory memory() const override { return m_env->memory(); }
-  bool set_param(const std::string& name, double value) override { return m_env->set_param(name, value); }
+  // A parameter may change the env's spaces: the buffers follow (Runtime sets them before placing).
+  bool set_param(const std::string& name, double value) override {
+    const bool known = m_env->set_param(name, value);
+    if (known) allocate();
+    return known;
+  }
   std::vector<ParamInfo> params() const override { return m_env->params(); }
   void set_first_env(i64 first) override { m_env->set_first_env(first); }
 
@@ -196,12 +185,34 @@ class PlacedEnv final : public VecEnv {
     void init(i64 n, const void* env_output) {
       size = n;
       present = env_output != nullptr && n > 0;
-      if (!present) return;
-      learner.resize(n);
-      for (auto& s : stage) s.resize(n);
+      learner.resize(present ? n : 0);
+      for (auto& s : stage) s.resize(present ? n : 0);
     }
     const T* presented() const { return present ? learner.data() : nullptr; }
   };
+
+  // Sizes every buffer from the env's spec, and which outputs it has from its pointers.
+  void allocate() {
+    for (auto& e : m_act_done) e.wait();
+    for (auto& e : m_out_done) e.wait();
+    const i64 n = m_env->num_envs(), obs = m_env->spec().observation.dim, act = m_env->spec().action.dim;
+    const i64 cobs = m_env->spec().critic_obs_dim;
+    const VecEnv& e = *m_env;
+    m_obs.init(n * obs, e.obs());
+    m_final_obs.init(n * obs, e.final_obs());
+    m_reward.init(n, e.reward());
+    m_terminated.init(n, e.terminated());
+    m_truncated.init(n, e.truncated());
+    m_ep_return.init(n, e.ep_return());
+    m_ep_length.init(n, e.ep_length());
+    m_ep_forward_speed.init(n, e.ep_forward_speed());
+    m_tracking.init(n * kTrackingFloats, e.tracking());
+    m_critic_obs.init(n * cobs, e.critic_obs());
+    m_final_critic_obs.init(n * cobs, e.final_critic_obs());
+    m_sampled.init(n * act, m_env.get());
+    m_env_actions.resize(n * act);
+    for (auto& s : m_act_stage) s.resize(n * act);
+  }
 
   // Queues the copy of src (env memory) into c's slot k (env executor).
   template <class T>
