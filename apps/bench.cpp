@@ -54,44 +54,62 @@ Config ppo_bench_config(const BenchOptions& opts, Config cfg, std::int64_t n, bo
 void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_only) {
   const FreeMemory free = free_memory(rt, world());
   const bool cpu = rt.device() == Device::kCpu;
+  const Device env_dev = rt.env_device(), learner_dev = rt.device();
   for (const std::string& name : opts.envs) {
     const Config cfg = bench_config(opts, name);
     if (!memory_check_enabled(cfg)) continue;
     const EnvProbe probe = probe_env(cfg, rt.device_threads());
     const auto need = [&](std::int64_t n) {
       MemoryNeed m;
-      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, !cpu);
+      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, env_dev, learner_dev, rt.placed());
       if (opts.ppo || ppo_only) {
-        const MemoryNeed t =
-            train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec, n, cpu);
-        if (m.parts.empty()) m.parts.push_back(t.parts[0]);
-        else m.parts[0].bytes += t.parts[0].bytes;  // a second batch of envs
-        m.parts.push_back(t.parts[1]), m.parts.push_back(t.parts[2]);  // rollout, learner (no checkpoint)
+        const MemoryNeed t = train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec,
+                                          n, env_dev, learner_dev, rt.placed());
+        for (const MemoryPart& p : t.parts) {
+          if (p.name == "checkpoint copies") continue;  // bench writes none
+          // a second batch of envs (and its placement) beside the first
+          auto same = std::find_if(m.parts.begin(), m.parts.end(), [&](const MemoryPart& q) { return q.name == p.name; });
+          if (same != m.parts.end()) same->bytes += p.bytes;
+          else m.parts.push_back(p);
+        }
       }
       return m;
     };
     for (const std::int64_t n : opts.num_envs)
-      check_memory("bench --env " + name + ": --num-envs", "--num-envs", n, need, free, !cpu);
+      check_memory("bench --env " + name + ": --num-envs", "--num-envs", n, need, free, uses_cuda(rt));
   }
 }
 
 }  // namespace
 
+// The runtime of bench's options: --device, --env-device, --learner-device, --placement-copies.
+static Placement bench_placement(const BenchOptions& opts) {
+  Placement p = flag_placement(opts.device, opts.env_device, opts.learner_device);
+  p.force_copies = opts.placement_copies;
+  return p;
+}
+
 int run_bench(const BenchOptions& opts) {
-  Runtime rt(opts.device, opts.threads);
+  Runtime rt(bench_placement(opts), opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   const int threads = rt.cpu_threads();
   nlohmann::json out;
   out["device"] = device_name(rt.device());
+  out["env_device"] = device_name(rt.env_device());
+  out["placement_copies"] = rt.placed();
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["results"] = nlohmann::json::array();
-  const double cores = rt.device() == Device::kCpu
+  const double cores = rt.device() == Device::kCpu && rt.env_device() == Device::kCpu
                            ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())))
                            : 1;
 
   check_bench_memory(opts, rt, false);
-  std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
+  if (rt.placed())
+    std::printf("rltrain bench: envs on %s, learner on %s, through the placement copies, %d threads\n",
+                device_name(rt.env_device()), device_name(rt.device()), threads);
+  else
+    std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
   std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
               "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
   for (const std::string& name : opts.envs) {
@@ -151,7 +169,7 @@ int run_bench(const BenchOptions& opts) {
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
       // Executor memory per env: the env's rows and outputs, and on a device its share of the
       // constraint workspace at this num_envs (VecEnv::memory, as the memory check counts it).
-      const std::int64_t bytes_per_env = env->memory().per_env_at(n, env->device() == Device::kCuda);
+      const std::int64_t bytes_per_env = env->memory().per_env_at(n, rt.env_device() == Device::kCuda);
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
                   env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
@@ -184,9 +202,9 @@ int run_model_bench(const BenchOptions& opts) {
   const int substeps = control_substeps(opts.control_dt, model.timestep);
   // --device cuda without a GPU (or without CUDA in this build): Runtime throws ConfigError (one
   // line, exit 2); auto falls back to the CPU and says why.
-  Runtime rt(opts.device, opts.threads);
+  Runtime rt(bench_placement(opts), opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
-  const bool on_cuda = rt.device() == Device::kCuda;
+  const bool on_cuda = rt.env_device() == Device::kCuda;  // the batch steps on the envs' device
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
     EnvMemory mem = physics_batch_memory(model);
@@ -205,7 +223,7 @@ int run_model_bench(const BenchOptions& opts) {
   const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
 
   nlohmann::json out;
-  out["device"] = device_name(rt.device());
+  out["device"] = device_name(rt.env_device());
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["model"] = opts.model_path;
@@ -317,7 +335,7 @@ int run_mpi_bench(const BenchOptions& opts) {
   Communicator& comm = world();
   const int size = comm.size(), rank = comm.rank();
   const bool lead = rank == 0;
-  Runtime rt(opts.device, threads_per_rank(opts.threads, comm), "", comm.local_rank());
+  Runtime rt(bench_placement(opts), threads_per_rank(opts.threads, comm), comm.local_rank());
   if (lead && !rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   std::string allreduce = size == 1 ? "none (one process)" : "MPI";
   if (size > 1 && rt.device() == Device::kCuda) {

@@ -242,14 +242,42 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
     }
   }
   if (opts.seed) cfg.train.seed = *opts.seed;
+  // Checked before validate(): a bad flag is the flag's fault, not the config file's. --device
+  // places env and learner alike (the config's env_device and learner_device give way to it).
   if (!opts.device.empty()) {
-    // Checked before validate(): a bad --device is the flag's fault, not the config file's.
-    if (opts.device != "auto" && opts.device != "cpu" && opts.device != "cuda")
-      throw ConfigError("--device: expected one of auto, cpu, cuda, got \"" + opts.device + "\"");
+    check_device_flag("--device", opts.device);
     cfg.train.device = opts.device;
+    cfg.train.env_device.clear();
+    cfg.train.learner_device.clear();
+  }
+  if (!opts.env_device.empty()) {
+    check_device_flag("--env-device", opts.env_device);
+    cfg.train.env_device = opts.env_device;
+  }
+  if (!opts.learner_device.empty()) {
+    check_device_flag("--learner-device", opts.learner_device);
+    cfg.train.learner_device = opts.learner_device;
   }
   validate(cfg);
   return cfg;
+}
+
+// "cuda", or "env cpu, learner cuda" when placed apart (" (copies)" when forced on one device).
+std::string placement_text(const Runtime& rt) {
+  if (!rt.placed()) return device_name(rt.device());
+  return std::string("env ") + device_name(rt.env_device()) + ", learner " + device_name(rt.device()) +
+         (rt.env_device() == rt.device() ? " (through the placement copies)" : "");
+}
+
+// The run's placement, naming the flag that set a device (else the config key) in errors.
+Placement train_placement(const Config& cfg, const TrainOptions& opts) {
+  Placement p = config_placement(cfg);
+  if (!opts.env_device.empty()) p.env_from = "--env-device";
+  else if (!opts.device.empty()) p.env_from = "--device";
+  if (!opts.learner_device.empty()) p.learner_from = "--learner-device";
+  else if (!opts.device.empty()) p.learner_from = "--device";
+  p.force_copies = opts.placement_copies;
+  return p;
 }
 
 bool holds_run(const fs::path& dir) { return fs::exists(dir / "config.toml") || fs::exists(dir / "metrics.csv"); }
@@ -339,7 +367,8 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["wall_seconds"] = result.wall_seconds;
   s["env_steps_per_second"] =
       result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
-  s["device"] = device_name(rt.device());
+  s["device"] = device_name(rt.device());  // the learner's
+  s["env_device"] = device_name(rt.env_device());
   s["threads"] = rt.cpu_threads();
   s["processes"] = processes;  // ranks of the job (mpirun -np), each with config's num_envs envs
   s["seed"] = cfg.train.seed;
@@ -360,6 +389,7 @@ std::string job_fingerprint(const Config& cfg, const Runtime& rt, const VecEnv& 
                             const Checkpoint* ckpt) {
   std::string f = toml_fingerprint_lines(to_toml(cfg));
   f += std::string("device (resolved) = ") + device_name(rt.device()) + "\n";
+  f += std::string("env device (resolved) = ") + device_name(rt.env_device()) + "\n";
   const EnvSpec& spec = env.spec();
   f += "env spec = " + spec.name + " obs " + std::to_string(spec.observation.dim) + " act " +
        std::to_string(spec.action.dim) + (spec.action.discrete ? " discrete" : " continuous") + " critic obs " +
@@ -477,8 +507,8 @@ TrainResult train(const TrainOptions& opts) {
   try {
     if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
     cfg = resolve_train_config(opts, ckpt_path);
-    rt_ptr = std::make_unique<Runtime>(cfg.train.device, threads_per_rank(cfg.train.threads, comm),
-                                       opts.device.empty() ? cfg.source : "", comm.local_rank());
+    rt_ptr = std::make_unique<Runtime>(train_placement(cfg, opts), threads_per_rank(cfg.train.threads, comm),
+                                       comm.local_rank());
     // Memory: what the envs, rollout and learner will take, against what is free, before any of it
     // is allocated (each process of a job checks its own share).
     std::string num_envs_key = cfg.source + ": env.num_envs";
@@ -542,7 +572,7 @@ TrainResult train(const TrainOptions& opts) {
     std::fprintf(
         stderr,
         "rltrain train: env %s, %s%lld envs, device %s (%d threads%s), %lld iterations of %lld steps, run dir %s%s\n",
-        cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()),
+        cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), placement_text(rt).c_str(),
         rt.cpu_threads(), world_size > 1 ? " each" : "", static_cast<long long>(num_iterations),
         static_cast<long long>(batch), result.run_dir.c_str(), resuming ? " (resumed)" : "");
   }

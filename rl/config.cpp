@@ -105,6 +105,13 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, seed, any_uint64(), "everything random derives from it (above 2^63-1: write it as a string)"),
       RLT_FIELD(train, device, (Rule{"one of auto, cpu, cuda", -kInf, kInf, false, {"auto", "cpu", "cuda"}}),
                 "auto | cpu | cuda"),
+      RLT_FIELD(train, env_device,
+                (Rule{"one of auto, cpu, cuda, or \"\" (train.device)", -kInf, kInf, false, {"", "auto", "cpu", "cuda"}}),
+                "where the envs step: auto | cpu | cuda (\"\" = train.device); apart from the learner's, their "
+                "outputs reach it through pinned host staging"),
+      RLT_FIELD(train, learner_device,
+                (Rule{"one of auto, cpu, cuda, or \"\" (train.device)", -kInf, kInf, false, {"", "auto", "cpu", "cuda"}}),
+                "where the learner runs: auto | cpu | cuda (\"\" = train.device)"),
       RLT_FIELD(train, threads, Rule({"an integer in [0, 1024]", 0, 1024}), "CPU threads (0 = one per core; at most 1024)"),
       RLT_FIELD(train, checkpoint_every, non_negative_int(), "iterations between checkpoints (0 = final only)"),
       RLT_FIELD(train, checkpoint_minutes, non_negative_number(),

@@ -57,6 +57,8 @@ struct TrainConfig {
   std::int64_t total_env_steps = 100000;  // stop after this many env steps
   std::uint64_t seed = 1;                 // everything random derives from it
   std::string device = "auto";            // auto | cpu | cuda
+  std::string env_device;                 // where the envs step: auto | cpu | cuda ("" = device)
+  std::string learner_device;             // where the learner runs: auto | cpu | cuda ("" = device)
   int threads = 0;                        // CPU threads (0 = one per core)
   int checkpoint_every = 0;               // iterations between checkpoints (0 = final only)
   double checkpoint_minutes = 5.0;        // also refresh latest.safetensors this often, wall time (0 = off)

@@ -7,7 +7,9 @@
 # words, default "halfcheetah:4800:60 ant:6000:60 humanoid:5000:120"), Playground's Go1 (flat)
 # trained from configs/go1_joystick_gpu.toml (8192 envs) for RLT_CHECK_GO1_TRAIN_S (default 90) s with
 # the joystick tasks benched at RLT_CHECK_JOYSTICK_SIZES (default 8192,65536), and one short summary
-# table. Finishes within 9 min 30 s (every step has a timeout and the whole script a deadline).
+# table, with bench rows for CPU envs feeding the CUDA learner (RLT_CHECK_PLACEMENT, ENV:NUM_ENVS
+# words, default "cartpole:4096 ant:256"; issue 18). Finishes within 9 min 30 s (every step has a
+# timeout and the whole script a deadline).
 #
 # Usage:
 #   tools/device-check.sh --prepare [BUILD_DIR]   here, on the build machine (no GPU needed)
@@ -112,6 +114,7 @@ JOYSTICK_SIZES=${RLT_CHECK_JOYSTICK_SIZES:-8192,65536}
 GO1_TRAIN_S=${RLT_CHECK_GO1_TRAIN_S:-90}
 ROBOT_TRAIN=${RLT_CHECK_ROBOT_TRAIN-halfcheetah:4800:60 ant:6000:60 humanoid:5000:120}
 CLASSIC_ENVS=" cartpole pendulum acrobot mountaincar_continuous "
+PLACEMENT=${RLT_CHECK_PLACEMENT-cartpole:4096 ant:256}
 cd "$REPO" || exit 2
 
 T0=$(date +%s)
@@ -320,6 +323,37 @@ PY
   TRAIN_ROWS+=("$row")
 }
 
+# One bench row: bench_row LABEL ENV NUM_ENVS [extra rltrain bench args...] (the device is $DEVICE
+# unless the extra args place the envs elsewhere).
+bench_row() {
+  local label=$1 env=$2 n=$3 t rc row file
+  shift 3
+  file="bench_${label//@/_}_$n"
+  t=$(budget 75)
+  if ((t < 10)); then BENCH_ROWS+=("$label|$n|-|-|-|-|skipped (out of time)"); fail; return; fi
+  log "bench $label at $n envs on $DEVICE (timeout ${t}s, log: $file.log)"
+  timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" "$@" \
+    --json "$OUT/$file.json" >"$OUT/$file.log" 2>&1
+  rc=$?
+  row=$(python3 - "$OUT/$file.json" "$label" "$n" "$rc" <<'PY'
+import json, sys
+path, env, n, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
+def g(r, k, fmt="{:.3g}"):
+    v = r.get(k)
+    return fmt.format(v) if isinstance(v, (int, float)) else "-"
+try:
+    r = json.load(open(path))["results"][0]
+    print("|".join([env, n, g(r, "env_steps_per_second"), g(r, "policy_steps_per_second"),
+                    g(r, "ppo_samples_per_second"), g(r, "transfers_per_ppo_iteration", "{:g}"), status]))
+except Exception:
+    print(f"{env}|{n}|-|-|-|-|no json ({status})")
+PY
+)
+  [[ $rc -ne 0 ]] && fail
+  BENCH_ROWS+=("$row")
+}
+
 if [[ -n "$skip_reason" ]]; then
   log "training and bench skipped: $skip_reason"
   for task in cartpole pendulum reacher $ROBOT_TRAIN; do TRAIN_ROWS+=("${task%%:*}|-|-|$skip_reason"); done
@@ -342,31 +376,16 @@ else
     # Robot envs: fewer sizes and a fixed step count (physics is ~1000x the work of a classic step).
     [[ "$CLASSIC_ENVS" != *" $env "* ]] && sizes=$ROBOT_SIZES steps=(--steps 200)
     [[ "$env" == *_joystick* ]] && sizes=$JOYSTICK_SIZES
-    for n in ${sizes//,/ }; do
-      t=$(budget 75)
-      if ((t < 10)); then BENCH_ROWS+=("$env|$n|-|-|-|-|skipped (out of time)"); fail; continue; fi
-      log "bench $env at $n envs on $DEVICE (timeout ${t}s, log: bench_${env}_$n.log)"
-      timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" "${steps[@]}" \
-        --json "$OUT/bench_${env}_$n.json" >"$OUT/bench_${env}_$n.log" 2>&1
-      rc=$?
-      row=$(python3 - "$OUT/bench_${env}_$n.json" "$env" "$n" "$rc" <<'PY'
-import json, sys
-path, env, n, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
-def g(r, k, fmt="{:.3g}"):
-    v = r.get(k)
-    return fmt.format(v) if isinstance(v, (int, float)) else "-"
-try:
-    r = json.load(open(path))["results"][0]
-    print("|".join([env, n, g(r, "env_steps_per_second"), g(r, "policy_steps_per_second"),
-                    g(r, "ppo_samples_per_second"), g(r, "transfers_per_ppo_iteration", "{:g}"), status]))
-except Exception:
-    print(f"{env}|{n}|-|-|-|-|no json ({status})")
-PY
-)
-      [[ $rc -ne 0 ]] && fail
-      BENCH_ROWS+=("$row")
-    done
+    for n in ${sizes//,/ }; do bench_row "$env" "$env" "$n" "${steps[@]}"; done
+  done
+
+  # Placement (issue 18): the envs on the CPU feeding the learner on $DEVICE through the pinned,
+  # double-buffered staging (RLT_CHECK_PLACEMENT, ENV:NUM_ENVS words); rows named ENV@cpu-env.
+  for spec in $PLACEMENT; do
+    IFS=: read -r env n <<<"$spec"
+    steps=()
+    [[ "$CLASSIC_ENVS" != *" $env "* ]] && steps=(--steps 200)
+    bench_row "$env@cpu-env" "$env" "$n" "${steps[@]}" --env-device cpu --learner-device "$DEVICE" --placement-copies
   done
 
   # Go1 at Playground's scale, time-capped (no return target: its rewards are clipped at 0 per step);

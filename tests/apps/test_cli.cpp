@@ -265,6 +265,38 @@ TEST_F(CliBadInput, DeviceBogus) {
   bad_set("train.device=gpu", {"--set train.device=gpu", "expected one of auto, cpu, cuda", "gpu"});
 }
 
+// Placement (issue 18): --env-device and --learner-device (train, eval, bench) and their config keys.
+TEST_F(CliBadInput, PlacementDeviceBogus) {
+  bad({"train", "--resume", run_dir(), "--env-device", "gpu"}, {"--env-device: expected one of auto, cpu, cuda", "gpu"});
+  bad({"train", "--config", cartpole_config(), "--run-dir", tmp("fresh"), "--learner-device", "tpu"},
+      {"--learner-device: expected one of auto, cpu, cuda", "tpu"});
+  EXPECT_FALSE(fs::exists(tmp("fresh")));
+  bad({"eval", "--checkpoint", run_dir(), "--env-device", "bogus"}, {"--env-device", "expected", "bogus"});
+  bad({"eval", "--checkpoint", run_dir(), "--learner-device", "bogus"}, {"--learner-device", "expected", "bogus"});
+  bad({"bench", "--env", "cartpole", "--num-envs", "16", "--steps", "3", "--env-device", "bogus"},
+      {"--env-device", "expected", "bogus"});
+  bad_set("train.env_device=gpu", {"--set train.env_device=gpu", "expected one of auto, cpu, cuda", "gpu"});
+  bad_config("env_device.toml", "[train]\nlearner_device = \"tpu\"\n", {"train.learner_device", "tpu"});
+}
+
+TEST_F(CliBadInput, PlacementCudaWithoutGpu) {
+  const CudaProbe probe = probe_cuda();
+  if (probe.device_count > 0)
+    GTEST_SKIP() << "a GPU answers (" << probe.reason << "): cuda is not bad input here";
+  // Each names the flag (or the config key) that asked for cuda, as --device cuda does.
+  bad({"train", "--resume", run_dir(), "--env-device", "cuda", "--learner-device", "cpu"},
+      {"--env-device: cuda requested but"});
+  bad({"train", "--resume", run_dir(), "--env-device", "cpu", "--learner-device", "cuda"},
+      {"--learner-device: cuda requested but"});
+  bad({"eval", "--checkpoint", run_dir(), "--learner-device", "cuda"}, {"--learner-device: cuda requested but"});
+  bad({"bench", "--env", "cartpole", "--num-envs", "16", "--steps", "3", "--env-device", "cuda"},
+      {"--env-device: cuda requested but"});
+  bad_config("env_cuda.toml", "[train]\ndevice = \"cpu\"\nenv_device = \"cuda\"\n",
+             {"train.env_device: cuda requested but"});
+  // --device cuda overrides the config's placement, and is named itself.
+  bad({"train", "--resume", run_dir(), "--device", "cuda"}, {"--device: cuda requested but"});
+}
+
 TEST_F(CliBadInput, DeviceCudaWithoutGpu) {
   const CudaProbe probe = probe_cuda();
   if (probe.device_count > 0)
@@ -635,6 +667,19 @@ class CliResume : public ::testing::Test {
       EXPECT_EQ(sa[key], sb[key]) << "summary.json " << key;
   }
 };
+
+// Placement (issue 18): the envs through the cross-device copies with the CPU on both sides (the
+// CPU twin of the CPU<->CUDA staging) train exactly as without them.
+TEST_F(CliResume, PlacementCopiesTrainBitForBit) {
+  const std::int64_t n = 6;
+  ok(concat(tiny_cartpole(n), {"--run-dir", tmp("direct")}));
+  const CliResult r = ok(concat(tiny_cartpole(n), {"--env-device", "cpu", "--learner-device", "cpu",
+                                                   "--placement-copies", "--run-dir", tmp("placed")}));
+  expect_same_run(tmp("direct"), tmp("placed"), n);
+  const auto summary = read_json(tmp("placed/summary.json"));
+  EXPECT_EQ(summary["device"], "cpu");
+  EXPECT_EQ(summary["env_device"], "cpu");
+}
 
 // A: K iterations, then --resume to the end; B: the same in one go.
 TEST_F(CliResume, ContinuesBitForBit) {

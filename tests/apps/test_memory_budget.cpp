@@ -18,6 +18,7 @@
 #include "rl/distributed.h"
 #include "rl/ppo.h"
 #include "sim/cpu_executor.h"
+#include "sim/placed_env.h"
 
 namespace rlt {
 namespace {
@@ -114,6 +115,28 @@ void expect_estimate_close(const std::string& name, std::int64_t n, int num_step
   EXPECT_LE(est_all, real_all + real_all / 50);
   // The whole: the fixed parts the estimate leaves to the safety margin (the parsed model) are small.
   EXPECT_LE(real_big.total, device(est_big) + kAllocatorSlack + (std::int64_t{4} << 20));
+}
+
+// Placement (issue 18): what a PlacedEnv allocates beside its env (the learner-side copies, the
+// host staging, the env-side actions) is placement_memory's, counted as if the env had every
+// optional output: at least what is allocated, and above it by no more than the outputs CartPole
+// lacks (tracking, forward speed: once on the learner side and twice in staging).
+TEST(MemoryEstimate, PlacementMatchesWhatIsAllocated) {
+  if (!allocator_reports()) GTEST_SKIP() << "mallinfo2 does not see allocations here (a sanitizer's allocator)";
+  const CpuExecutor exec(1);
+  const std::int64_t n = 16384;
+  std::unique_ptr<VecEnv> env = make_vec_env("cartpole", n, exec);
+  const EnvSpec spec = env->spec();
+  const std::int64_t before = allocated_bytes();
+  PlacedEnv<CpuExecutor, CpuExecutor> placed(std::move(env), exec, exec);
+  const std::int64_t real = allocated_bytes() - before;
+  const PlacementMemory est = placement_memory(spec, n);
+  const std::int64_t lacking = 3 * n * 4 * (kTrackingFloats + 1);
+  std::printf("cartpole placement, %lld envs: estimate %lld bytes (learner %lld, host %lld), allocated %lld\n",
+              static_cast<long long>(n), static_cast<long long>(est.learner + est.host),
+              static_cast<long long>(est.learner), static_cast<long long>(est.host), static_cast<long long>(real));
+  EXPECT_GE(est.learner + est.host + kAllocatorSlack, real);
+  EXPECT_LE(est.learner + est.host - lacking, real + real / 50);
 }
 
 TEST(MemoryEstimate, CartpoleMatchesWhatIsAllocated) { expect_estimate_close("cartpole", 16384, 32); }
