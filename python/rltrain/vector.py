@@ -46,9 +46,12 @@ class RltrainVectorEnv(VectorEnv):
       ``info["_final_info"]`` marks the envs that finished.
 
     The rows of ``final_obs`` are views of the final-observation buffer, valid until the next
-    ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. The object
-    array is built only when some env finished, from row views made once per buffer (a masked copy of
-    pointers, not a view per finished env each step). rltrain's own keys, on every
+    ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. These keys
+    are built only when some env finished (``_core.step`` counts them), in C++ in one pass each
+    (``_core.select_rows``): ``final_obs`` from row views made once per buffer, in an object array that
+    is either new or one handed out on an earlier step that nobody holds any more, rewritten in place
+    (``_core.ObjectArrayPool``: freeing and making a 4096-slot object array each step cost more than
+    the rest of the step's Python; an array someone keeps never changes). rltrain's own keys, on every
     step: ``info["final_obs_batch"]``, the same final observations as one ``(num_envs, obs_dim)``
     view of that buffer (valid in the rows of finished envs, the fast form for batched code: e.g.
     ``torch.from_dlpack``), ``info["episode_return"]`` and ``info["episode_length"]`` (valid where
@@ -60,9 +63,10 @@ class RltrainVectorEnv(VectorEnv):
     device arrays and ``terminated | truncated`` give the same.
 
     ``gymnasium_info=False`` leaves out Gymnasium's ``final_obs``/``final_info`` keys (and their
-    masks) for code that reads rltrain's batched keys: a step then builds no Python object per
-    finished env (CartPole at 4096 envs finishes ~170 a step), and ``info["_episode_return"]`` is a
-    view of a mask buffer valid until the next step, like the other views.
+    masks) for code that reads rltrain's batched keys: a step then touches no Python object per
+    finished env (CartPole at 4096 envs finishes ~180 a step: with Gymnasium's keys Python costs
+    11-14% of ``rltrain bench``'s rate there, without them 4-6%; tools/bench_python.py), and
+    ``info["_episode_return"]`` is a view of a mask buffer valid until the next step, like the other views.
 
     Zero copy: observations, rewards, terminations, truncations and the info arrays are views of the
     C++ batch buffers (numpy on the CPU; ``torch.from_dlpack`` takes them without a copy, on the CPU
