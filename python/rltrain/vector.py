@@ -136,6 +136,7 @@ class RltrainVectorEnv(VectorEnv):
         self._num_resets += 1
         self.buffers = self._core.views()
         self._final_rows = None
+        self._final_obs_arrays = _core.ObjectArrayPool()  # its arrays hold rows of the views before
         info = {}
         if "critic_obs" in self.buffers:
             info["critic_obs"] = self._out(self.buffers["critic_obs"])
@@ -194,6 +195,7 @@ class RltrainVectorEnv(VectorEnv):
         self._core.close()
         self.buffers = {}
         self._final_rows = None
+        self._final_obs_arrays = None
 
     def _out(self, view):
         return np.array(view) if self.copy and self.device == "cpu" else view
