@@ -263,6 +263,18 @@ def test_object_array_pool_reuses_only_arrays_nobody_holds():
             assert change == np.count_nonzero(masks[k % 4 - 1]) - np.count_nonzero(masks[k % 4])
     del pool
     assert [sys.getrefcount(r) for r in rows] == counts
+    # a reference the pool releases may run a destructor that calls the pool again
+    class CallsBack:
+        def __del__(self):
+            inner.append(pool.select_rows(np.ones(len(letters), bool), letters))  # work space of another size
+
+    letters, inner = np.array([str(i) for i in range(1000)], dtype=object), []
+    values = np.array([CallsBack(), "a", "b"], dtype=object)
+    pool = _core.ObjectArrayPool()
+    pool.select_rows(np.ones(3, bool), values)
+    values[0] = None  # the pool's array holds the last reference
+    outer = pool.select_rows(np.zeros(3, bool), values)
+    assert list(outer) == [None] * 3 and len(inner) == 1 and list(inner[0]) == list(letters)
     with pytest.raises(ValueError, match="expected an object array"):
         _core.ObjectArrayPool().select_rows(np.zeros(3, bool), np.zeros(3))
 
