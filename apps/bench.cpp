@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -123,9 +124,14 @@ int run_bench(const BenchOptions& opts) {
       for (u32 w = 0; w < 3; ++w) env->step(env->sample_actions(7, w));
       rt.synchronize();
       auto t0 = Clock::now();
+      const std::clock_t cpu0 = std::clock();  // the process's CPU time, all its threads
       for (std::int64_t t = 0; t < steps; ++t) env->step(env->sample_actions(7, static_cast<u32>(t + 3)));
       rt.synchronize();
       const double env_sps = static_cast<double>(n * steps) / seconds_since(t0);
+      // Per second of CPU time: with --threads 1 the figure a shared machine's other load distorts
+      // least (tools/bench_python.py compares it with Python's).
+      const double env_sps_cpu = static_cast<double>(n * steps) * CLOCKS_PER_SEC /
+                                 static_cast<double>(std::max<std::clock_t>(1, std::clock() - cpu0));
 
       // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
       // the viewer act through; untrained weights act as well as trained ones for timing).
@@ -179,6 +185,7 @@ int run_bench(const BenchOptions& opts) {
                                 {"bytes_per_env", bytes_per_env},
                                 {"env_steps_per_second", env_sps},
                                 {"env_steps_per_second_per_core", env_sps / cores},
+                                {"env_steps_per_cpu_second", env_sps_cpu},
                                 {"policy_steps_per_second", policy_sps},
                                 {"ppo_samples_per_second", ppo_sps},
                                 {"ppo_num_steps", ppo_steps},
