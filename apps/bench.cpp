@@ -241,9 +241,10 @@ int run_model_bench(const BenchOptions& opts) {
   out["results"] = nlohmann::json::array();
   if (on_cuda) {
     std::printf(
-        "rltrain bench --model %s: cuda (one thread per env), float, timestep %g s, %d substeps per %g s control "
-        "step\n",
-        opts.model_path.c_str(), model.timestep, substeps, opts.control_dt);
+        "rltrain bench --model %s: cuda (one env at a time per thread, at most %lld threads), float, timestep %g s, "
+        "%d substeps per %g s control step\n",
+        opts.model_path.c_str(), static_cast<long long>(rt.device_threads()), model.timestep, substeps,
+        opts.control_dt);
   } else {
     std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
                 opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);

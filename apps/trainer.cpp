@@ -688,7 +688,12 @@ TrainResult train(const TrainOptions& opts) {
                                     : save_seconds > 0 &&
                                           std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
     const bool every = cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0;
-    if (pending > 0 && (it == last || every || due || result.stop_signal || diverged() || reached())) read_stats();
+    // What it - 1's statistics decided stays decided after it's are read (it's window may dip below
+    // the target again, or its update be finite again): the run stops one iteration later than with
+    // "sync", never more.
+    const bool was_diverged = pending > 0 && diverged(), was_reached = pending > 0 && reached();
+    const std::int64_t skip_run = latest.consecutive_skipped;
+    if (pending > 0 && (it == last || every || due || result.stop_signal || was_diverged || was_reached)) read_stats();
     if (pending > 0) {  // lagged, nothing to decide: it - 1 was read
       if (fresh)
         printer.print(progress.iteration, first, last, progress, sps,
@@ -696,7 +701,7 @@ TrainResult train(const TrainOptions& opts) {
       continue;
     }
     // Iteration it is read.
-    if (diverged()) {
+    if (was_diverged || diverged()) {
       result.diverged = true;
       if (!lead) break;
       printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), true,
@@ -704,14 +709,14 @@ TrainResult train(const TrainOptions& opts) {
       std::fprintf(stderr,
                    "rltrain train: diverged: %lld updates in a row had a non-finite loss or gradient (iteration %lld, "
                    "train.max_skipped_updates = %d); stopped, %s\n",
-                   static_cast<long long>(latest.consecutive_skipped), static_cast<long long>(it),
+                   static_cast<long long>(std::max(skip_run, latest.consecutive_skipped)), static_cast<long long>(it),
                    cfg.train.max_skipped_updates,
                    fs::exists(dir / "checkpoints" / "latest.safetensors")
                        ? ("keeping the last checkpoint (iteration " + std::to_string(saved_iteration) + ")").c_str()
                        : "before its first checkpoint (start over with --restart)");
       break;
     }
-    const bool is_reached = reached();
+    const bool is_reached = was_reached || reached();
     const bool final_it = it == last || is_reached || result.stop_signal;
     if (every || final_it || due) {
       const auto before = Clock::now();

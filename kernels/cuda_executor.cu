@@ -22,12 +22,13 @@ CudaExecutor::CudaExecutor(int device) : m_state(std::make_shared<State>()) {
   int sms = 0, per_sm = 0;
   RLT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   RLT_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  set_max_threads(static_cast<i64>(sms) * per_sm);
+  m_state->device_threads = std::max<i64>(kBlockSize, static_cast<i64>(sms) * per_sm / kBlockSize * kBlockSize);
+  m_state->max_threads = m_state->device_threads;
 }
 
 i64 CudaExecutor::max_threads() const { return m_state->max_threads.load(); }
 void CudaExecutor::set_max_threads(i64 threads) {
-  m_state->max_threads = std::max<i64>(kBlockSize, threads / kBlockSize * kBlockSize);
+  m_state->max_threads = std::clamp<i64>(threads / kBlockSize * kBlockSize, kBlockSize, m_state->device_threads);
 }
 
 int CudaExecutor::device() const { return m_state->device; }

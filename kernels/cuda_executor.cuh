@@ -36,8 +36,9 @@ __global__ void __launch_bounds__(CudaExecutor::kBlockSize) parallel_for_kernel(
 template <class F>
 void parallel_for(const CudaExecutor& exec, i64 n, const F& f) {
   if (n <= 0) return;
-  const i64 blocks = std::min<i64>((n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize,
-                                   exec.max_threads() / CudaExecutor::kBlockSize);
+  constexpr i64 kMaxBlocks = 0x7fffffff;  // gridDim.x limit
+  const i64 blocks = std::min<i64>({(n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize,
+                                    exec.max_threads() / CudaExecutor::kBlockSize, kMaxBlocks});
   parallel_for_kernel<F><<<static_cast<unsigned>(blocks), CudaExecutor::kBlockSize, 0, exec.stream()>>>(n, f);
   RLT_CUDA_CHECK_LAUNCH("parallel_for_kernel");
 }

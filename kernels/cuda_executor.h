@@ -1,7 +1,7 @@
 // The CUDA executor (DESIGN.md D1): the twin of CpuExecutor (sim/cpu_executor.h), with the same
 // surface, so that VecEnvT and the learner compile unchanged for both:
 //   CudaExecutor::Buffer<T>                  DeviceBuffer<T> (kernels/device_buffer.h)
-//   parallel_for(exec, n, f)                 a kernel, one thread per index      }
+//   parallel_for(exec, n, f)                 a kernel, grid-stride up to max_threads }
 //   parallel_for_2d(exec, rows, cols, f)     one thread per (r, j)               } in cuda_executor.cuh
 //   reduce_sum(exec, n, f, out)              CUB; *out is in device memory       }
 //   exec.copy_to_host / copy_from_host       counted in transfers(); copy_to_host waits for the data
@@ -97,8 +97,9 @@ class CudaExecutor {
   // Threads a launch runs at most: the device's resident threads (SMs x threads per SM, a multiple
   // of kBlockSize). parallel_for caps its grid there and loops grid-stride, so a batch's constraint
   // workspace needs one block per resident thread, not per env (sim/dynamics.h, BatchRows).
-  // set_max_threads lowers it (rounded down to whole blocks, at least one), e.g. for a test of the
-  // grid-stride reuse; shared by copies; set it before a batch sizes its workspace.
+  // set_max_threads lowers it (rounded down to whole blocks, at least one, never above the device's),
+  // e.g. for a test of the grid-stride reuse; shared by copies; set it before a batch sizes its
+  // workspace (a batch launched after the cap rose would trap).
   i64 max_threads() const;
   void set_max_threads(i64 threads);
   // Constraint workspace blocks a batch of num_envs allocates: min(num_envs, max_threads()).
@@ -131,7 +132,8 @@ class CudaExecutor {
     cudaStream_t stream = nullptr;
     std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0}, d2h_async_copies{0}, d2h_async_bytes{0};
     std::atomic<bool> tf32{false};
-    std::atomic<i64> max_threads{kBlockSize};  // set from the device's properties at construction
+    i64 device_threads = kBlockSize;           // SMs x threads per SM, read at construction
+    std::atomic<i64> max_threads{kBlockSize};  // device_threads unless set_max_threads lowered it
     DeviceBuffer<unsigned char> scratch;
     std::mutex blas_mutex;                // guards the lazy creation of blas
     std::shared_ptr<cublasContext> blas;  // deleter (cublasDestroy) set where it is created

@@ -1,6 +1,6 @@
 // PPO over a VecEnv, single source for every executor (DESIGN.md D6), read top to bottom like
 // CleanRL: rollout (num_steps x num_envs), GAE, then epochs x minibatches. Everything inside
-// iterate() stays in executor memory; the only host reads are the per-iteration statistics.
+// launch() stays in executor memory; the only host read is the per-iteration statistics' (collect()).
 #pragma once
 
 #include <algorithm>
@@ -93,7 +93,7 @@ class Learner {
   // asynchronous copy of its statistics into pinned host memory; collect() reads them. On the CPU
   // the work is done when launch returns; on CUDA the host returns once it is queued, so a caller
   // that reads iteration k's statistics after launching k + 1 never waits on the device inside the
-  // loop (the trainer does: train.stats_lag). At most two launched iterations may be uncollected
+  // loop (the trainer does: train.stats_readback). At most two launched iterations may be uncollected
   // (std::logic_error beyond).
   virtual void launch(std::int64_t iteration, std::int64_t num_iterations) = 0;
   // The statistics of the oldest launched iteration not yet collected, waiting for their copy only
@@ -219,7 +219,8 @@ class Ppo final : public Learner {
   struct Launched {
     std::int64_t iteration;
     int epochs_run;
-    int slot;  // m_readback's
+    int slot;                      // m_readback's
+    std::int64_t host_nonfinite;   // the env's count read on the host at launch, where it has no nonfinite_counts()
   };
   Launched m_launched[2] = {};  // oldest first
   int m_num_launched = 0;

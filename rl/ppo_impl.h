@@ -319,6 +319,7 @@ void Ppo<Exec>::set_communicator(Communicator& comm) {
 
 template <class Exec>
 void Ppo<Exec>::start(std::uint64_t seed) {
+  if (m_num_launched > 0) throw std::logic_error("Ppo::start: launched iterations are not collected yet");
   m_seed = seed;
   const std::vector<float> init = m_ac.initial_params(seed, m_cfg.policy.init_log_std);
   m_exec.copy_from_host(m_params.data(), init.data(), m_ac.num_params());
@@ -543,13 +544,18 @@ void Ppo<Exec>::launch(std::int64_t iteration, std::int64_t num_iterations) {
   select_last_flagged(m_exec, m_batch, m_done.data(), m_ep_ret.data(), m_ep_len.data(), k, lr_slot + 1, lr_slot + 2,
                       lr_slot + 2 + k);
   parallel_for(m_exec, 1, CopyScalar{lr_slot + 2 + 2 * k + 1, m_skip_run.data()});
+  // The envs' non-finite resets after this rollout: summed on the executor where the env's counts
+  // live there, else read now from the env (before the next launch steps it further).
+  std::int64_t host_nonfinite = 0;
   if (const std::uint32_t* counts = m_env.nonfinite_counts())
     reduce_sum(m_exec, m_num_envs, ValueOf<std::uint32_t>{counts}, lr_slot + 2 + 2 * k + 2);
+  else
+    host_nonfinite = m_env.num_nonfinite_resets();
   const int slot = m_next_slot;
   m_next_slot ^= 1;
   m_exec.copy(m_readback[slot].target(m_block.size()), m_block.data(), m_block.size());
   m_readback[slot].start(m_exec, m_block.size());
-  m_launched[m_num_launched++] = Launched{iteration, epochs, slot};
+  m_launched[m_num_launched++] = Launched{iteration, epochs, slot, host_nonfinite};
 }
 
 template <class Exec>
@@ -593,8 +599,7 @@ IterationStats Ppo<Exec>::collect() {
   st.learning_rate = hl[0];
   st.skipped_updates = static_cast<std::int64_t>(hl[2 + 2 * k]);
   st.consecutive_skipped = static_cast<std::int64_t>(hl[2 + 2 * k + 1]);
-  st.nonfinite_resets = m_env.nonfinite_counts() ? static_cast<std::int64_t>(hl[2 + 2 * k + 2])
-                                                 : m_env.num_nonfinite_resets();
+  st.nonfinite_resets = m_env.nonfinite_counts() ? static_cast<std::int64_t>(hl[2 + 2 * k + 2]) : l.host_nonfinite;
   return st;
 }
 
@@ -626,6 +631,7 @@ std::vector<NamedArray> Ppo<Exec>::save() const {
 
 template <class Exec>
 void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, bool policy_only) {
+  if (m_num_launched > 0) throw std::logic_error("Ppo::load: launched iterations are not collected yet");
   auto find = [&](const char* name) -> const NamedArray& {
     for (const auto& a : arrays)
       if (a.name == name) return a;

@@ -136,9 +136,9 @@ namespace rlt {
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
 // builds the rows, the solver, noslip and the sensors of that substep read them), so a batch keeps it out
-// of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each env
-// a workspace of its own only where envs run at once (sim/dynamics.h, BatchRows). The count of rows
-// (nefc) stays in the row.
+// of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each
+// thread that steps envs a workspace of its own, used by one env at a time (BatchRows below). The
+// count of rows (nefc) stays in the row.
 #define RLT_DATA_WORKSPACE(X)                                                                                        \
   X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
   X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \

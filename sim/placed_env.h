@@ -166,6 +166,13 @@ class PlacedEnv final : public VecEnv {
   const float* wait_draw_poses() const override { return m_env->wait_draw_poses(); }
 
   i64 num_nonfinite_resets() const override { return m_env->num_nonfinite_resets(); }
+  // The env's own counts where both sides are one kind of executor (the forced copy path): the
+  // learner can sum them where they are, ordered after the env's step by the output copies. Across
+  // devices none: the learner reads num_nonfinite_resets() at launch.
+  const std::uint32_t* nonfinite_counts() const override {
+    if constexpr (std::is_same<EnvExec, LearnerExec>::value) return m_env->nonfinite_counts();
+    return nullptr;
+  }
   std::vector<StateBlob> save_state() const override { return m_env->save_state(); }
   void load_state(const std::vector<StateBlob>& blobs) override {
     m_env->load_state(blobs);

@@ -766,22 +766,41 @@ TEST_F(CliResume, LaggedStatsReadbackWritesTheSameRun) {
   expect_same_run(tmp("C"), tmp("B"), n);
 }
 
-// The target stop when lagged: iteration k's statistics reach the target after k + 1 is queued, so
-// the run stops after k + 1 (read at once, with its checkpoint and row) where "sync" stops after k;
-// the rows they share are the same.
-TEST_F(CliResume, LaggedStatsReadbackStopsOneIterationAfterTheTarget) {
-  const Args base = concat(tiny_cartpole(200), {"--set", "train.stop_at_target=true", "--set",
-                                                "train.target_return=40", "--set", "train.eval_episodes=10"});
-  ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", tmp("S")}));
-  ok(concat(base, {"--set", "train.stats_readback=lagged", "--run-dir", tmp("L")}));
-  const Metrics ms = read_metrics(tmp("S/metrics.csv")), ml = read_metrics(tmp("L/metrics.csv"));
-  ASSERT_LT(ms.rows.size(), 200u) << "the target was not reached: nothing to check";
-  ASSERT_EQ(ml.rows.size(), ms.rows.size() + 1);
-  const auto rs = untimed_rows(ms), rl = untimed_rows(ml);
-  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i], rl[i]) << "metrics row " << i + 1 << " differs";
-  EXPECT_EQ(read_json(tmp("S/summary.json"))["reached_target"], true);
-  EXPECT_EQ(read_json(tmp("L/summary.json"))["reached_target"], true);
-  EXPECT_EQ(checkpoint_iteration(tmp("L/checkpoints/latest.safetensors")), static_cast<std::int64_t>(ml.rows.size()));
+// The target and divergence stops when lagged: iteration k's statistics decide after k + 1 is queued,
+// so the run stops after k + 1 (read at once, with its row; a checkpoint for the target) where "sync"
+// stops after k, exactly one later whatever k + 1's own statistics say (a window of 3 episodes dips
+// below the target again at some seeds); the rows they share are the same.
+TEST_F(CliResume, LaggedStatsReadbackStopsExactlyOneIterationLater) {
+  for (const char* seed : {"1", "2", "3"}) {
+    SCOPED_TRACE(std::string("seed ") + seed);
+    const Args base =
+        concat(tiny_cartpole(200), {"--seed", seed, "--set", "train.stop_at_target=true", "--set",
+                                    "train.target_return=60", "--set", "train.eval_episodes=3"});
+    const std::string s = tmp(std::string("S") + seed), l = tmp(std::string("L") + seed);
+    ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", s}));
+    ok(concat(base, {"--set", "train.stats_readback=lagged", "--run-dir", l}));
+    const Metrics ms = read_metrics(s + "/metrics.csv"), ml = read_metrics(l + "/metrics.csv");
+    ASSERT_LT(ms.rows.size(), 200u) << "the target was not reached: nothing to check";
+    ASSERT_EQ(ml.rows.size(), ms.rows.size() + 1);
+    const auto rs = untimed_rows(ms), rl = untimed_rows(ml);
+    for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i], rl[i]) << "metrics row " << i + 1 << " differs";
+    EXPECT_EQ(read_json(s + "/summary.json")["reached_target"], true);
+    EXPECT_EQ(read_json(l + "/summary.json")["reached_target"], true);
+    EXPECT_EQ(checkpoint_iteration(l + "/checkpoints/latest.safetensors"), static_cast<std::int64_t>(ml.rows.size()));
+  }
+  // Divergence: a learning rate that makes every update non-finite (each one skipped).
+  const Args diverging = concat(tiny_cartpole(200), {"--set", "ppo.learning_rate=1e30", "--set",
+                                                     "train.max_skipped_updates=8"});
+  const CliResult rs =
+      run_cli(concat(diverging, {"--set", "train.stats_readback=sync", "--run-dir", tmp("DS")}), m_tmp.path());
+  const CliResult rl =
+      run_cli(concat(diverging, {"--set", "train.stats_readback=lagged", "--run-dir", tmp("DL")}), m_tmp.path());
+  EXPECT_EQ(rs.exit_code, 4) << rs.err;
+  EXPECT_EQ(rl.exit_code, 4) << rl.err;
+  EXPECT_NE(rl.err.find("diverged"), std::string::npos) << rl.err;
+  const Metrics ds = read_metrics(tmp("DS/metrics.csv")), dl = read_metrics(tmp("DL/metrics.csv"));
+  ASSERT_LT(ds.rows.size(), 200u) << "the run did not diverge: nothing to check";
+  EXPECT_EQ(dl.rows.size(), ds.rows.size() + 1);
 }
 
 // Waits (at most 60 s) until the metrics.csv at path holds `rows` rows below its header.
