@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "envs/acrobot.h"
+#include "envs/cartpole.h"
+#include "envs/mountain_car_continuous.h"
+#include "envs/pendulum.h"
 #include "envs/registry.h"
 #include "sim/cpu_executor.h"
 #include "tests/envs/env_test_util.h"
@@ -90,6 +94,70 @@ TEST(ClassicTrace, OutputsAreBitForBitThePinnedOnes) {
       EXPECT_EQ(one, p.hash[k]) << "the outputs changed: the hash is now " << got;
     }
   }
+}
+
+// Every output array, whole (stale rows too), after `steps` steps of n envs, in lanes or one env
+// per call (VecEnvT::use_lanes), on two threads; every 50 steps one env's state is made non-finite.
+template <class Env>
+std::vector<std::uint8_t> all_outputs(bool lanes, i64 n, int steps,
+                                      const std::vector<std::pair<std::string, double>>& params) {
+  CpuExecutor exec(2);
+  VecEnvT<Env, CpuExecutor> env(exec, n);
+  env.use_lanes(lanes);
+  for (const auto& [key, value] : params) EXPECT_TRUE(env.set_param(key, value)) << key;
+  env.reset(77);
+  std::vector<float> actions(static_cast<size_t>(n * Env::kActDim));
+  std::vector<std::uint8_t> bytes;
+  auto add = [&](const void* p, size_t size) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    bytes.insert(bytes.end(), b, b + size);
+  };
+  const i64 od = Env::kObsDim;
+  for (int t = 0; t < steps; ++t) {
+    if (t % 50 == 10) {
+      float* row = reinterpret_cast<float*>(env.states() + (t * 13) % n);
+      row[(t / 50) % (sizeof(typename Env::State) / sizeof(float))] = t % 100 == 10 ? NAN : INFINITY;
+    }
+    testing_util::random_actions(env.spec(), t, 0.5f, actions);
+    env.step(actions.data());
+    add(env.obs(), sizeof(float) * n * od);
+    add(env.final_obs(), sizeof(float) * n * od);
+    add(env.reward(), sizeof(float) * n);
+    add(env.terminated(), n);
+    add(env.truncated(), n);
+    add(env.ep_return(), sizeof(float) * n);
+    add(env.ep_length(), sizeof(std::int32_t) * n);
+    add(env.states(), sizeof(typename Env::State) * n);
+    add(env.counters(), sizeof(EnvCounters) * n);
+  }
+  const i64 nonfinite = env.num_nonfinite_resets();
+  EXPECT_GE(nonfinite, (steps + 40) / 100);  // the NaNs at least (an infinite speed may be clipped)
+  add(&nonfinite, sizeof nonfinite);
+  return bytes;
+}
+
+template <class Env>
+void expect_lanes_as_one_env_at_a_time(const std::vector<std::pair<std::string, double>>& params = {}) {
+  static_assert(VecEnvT<Env, CpuExecutor>::kStepsInLanes, "the env steps in lanes");
+  for (const i64 n : {i64{kLanes - 1}, i64{203}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const std::vector<std::uint8_t> one = all_outputs<Env>(false, n, 400, params);
+    const std::vector<std::uint8_t> lanes = all_outputs<Env>(true, n, 400, params);
+    ASSERT_EQ(one.size(), lanes.size());
+    EXPECT_TRUE(one == lanes) << "lanes and one env per call differ";
+  }
+}
+
+// The SIMD lanes step against the one-env step the CUDA executor runs: every byte of every output,
+// state and counter, non-finite states (NaN, infinity) injected, with default and far-out params.
+TEST(ClassicTrace, LanesGiveTheBitsOfOneEnvAtATime) {
+  expect_lanes_as_one_env_at_a_time<CartPole>();
+  expect_lanes_as_one_env_at_a_time<CartPole>({{"theta_threshold", 1e6}, {"x_threshold", 1e9}});
+  expect_lanes_as_one_env_at_a_time<Pendulum>();
+  expect_lanes_as_one_env_at_a_time<Pendulum>({{"dt", 0.4}, {"max_speed", 30.0}});
+  expect_lanes_as_one_env_at_a_time<Acrobot>();
+  expect_lanes_as_one_env_at_a_time<Acrobot>({{"dt", 0.6}, {"torque", 3.0}});
+  expect_lanes_as_one_env_at_a_time<MountainCarContinuous>();
 }
 
 }  // namespace
