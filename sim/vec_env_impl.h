@@ -319,8 +319,10 @@ struct EnvKernel {
     F action[Env::kActDim];
     load_rows(action, actions + i0 * Env::kActDim, Env::kActDim);
     M count[4];  // EnvCounters as words: step, episode, ret (float bits), x0
-    static_assert(sizeof(EnvCounters) == sizeof(count) / kLanes, "EnvCounters: four 32-bit words");
-    load_rows(count, reinterpret_cast<const std::int32_t*>(counters + i0), 4);
+    std::int32_t words[4 * kLanes];  // (memcpy: EnvCounters' float is not read as an int in place)
+    static_assert(sizeof(words) == sizeof(EnvCounters) * kLanes, "EnvCounters: four 32-bit words");
+    std::memcpy(words, counters + i0, sizeof words);
+    load_rows(count, words, 4);
     F r;
     M term;
     NoRandom rng;
@@ -345,7 +347,8 @@ struct EnvKernel {
     std::memcpy(out.truncated + i0, &trunc8, kLanes);
     store_rows(obs + i0 * Env::kObsDim, o, Env::kObsDim);
     store_rows(reinterpret_cast<float*>(states + i0), reinterpret_cast<const F*>(&s), kStateFloats);
-    store_rows(reinterpret_cast<std::int32_t*>(counters + i0), count, 4);
+    store_rows(words, count, 4);
+    std::memcpy(counters + i0, words, sizeof words);
     if (any(!finite))
       for (int l = 0; l < kLanes; ++l) out.nonfinite[i0 + l] += !finite[l];
     const M done = term || trunc;
