@@ -9,8 +9,6 @@
 #include <memory>
 #include <thread>
 
-#include <time.h>
-
 #include <nlohmann/json.hpp>
 
 #include "apps/memory_budget.h"
@@ -40,14 +38,6 @@ Config bench_config(const BenchOptions& opts, const std::string& env_name) {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// CPU time of the whole process (all its threads), in seconds. Throughput per CPU second is what a
-// core delivers whatever else runs on the machine; the pool's idle workers sleep, so they add none.
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 // The PPO row's config for n envs: on the CPU num_steps halved until the batch is within
 // opts.ppo_max_batch; one minibatch when the batch does not divide.
 Config ppo_bench_config(const BenchOptions& opts, Config cfg, std::int64_t n, bool cpu) {
@@ -75,7 +65,7 @@ void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_on
         const MemoryNeed t =
             train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec, n, cpu);
         if (m.parts.empty()) m.parts.push_back(t.parts[0]);
-        else m.parts[0].bytes += t.parts[0].bytes;                     // a second batch of envs
+        else m.parts[0].bytes += t.parts[0].bytes;  // a second batch of envs
         m.parts.push_back(t.parts[1]), m.parts.push_back(t.parts[2]);  // rollout, learner (no checkpoint)
       }
       return m;
@@ -102,8 +92,8 @@ int run_bench(const BenchOptions& opts) {
 
   check_bench_memory(opts, rt, false);
   std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
-  std::printf("%-24s %10s %14s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
-              "per CPU s", "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
+  std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
+              "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
   for (const std::string& name : opts.envs) {
     for (const std::int64_t n : opts.num_envs) {
       Config cfg = bench_config(opts, name);
@@ -115,12 +105,9 @@ int run_bench(const BenchOptions& opts) {
       for (u32 w = 0; w < 3; ++w) env->step(env->sample_actions(7, w));
       rt.synchronize();
       auto t0 = Clock::now();
-      const double cpu0 = process_cpu_seconds();
       for (std::int64_t t = 0; t < steps; ++t) env->step(env->sample_actions(7, static_cast<u32>(t + 3)));
       rt.synchronize();
       const double env_sps = static_cast<double>(n * steps) / seconds_since(t0);
-      // Env steps per CPU second of this process (on CUDA: of the host thread that launches).
-      const double env_cpu_sps = static_cast<double>(n * steps) / std::max(1e-9, process_cpu_seconds() - cpu0);
 
       // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
       // the viewer act through; untrained weights act as well as trained ones for timing).
@@ -158,9 +145,8 @@ int run_bench(const BenchOptions& opts) {
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
       // Executor memory per env: the env's rows and outputs (VecEnv::memory, as the memory check counts it).
       const std::int64_t bytes_per_env = env->memory().per_env_on(env->device() == Device::kCuda);
-      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(),
-                  static_cast<long long>(n), env_sps, env_sps / cores, env_cpu_sps, policy_sps, ppo_sps, ppo_steps,
-                  xfers, static_cast<long long>(bytes_per_env));
+      std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
+                  env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
       out["results"].push_back({{"env", name},
                                 {"num_envs", n},
@@ -168,7 +154,6 @@ int run_bench(const BenchOptions& opts) {
                                 {"bytes_per_env", bytes_per_env},
                                 {"env_steps_per_second", env_sps},
                                 {"env_steps_per_second_per_core", env_sps / cores},
-                                {"env_steps_per_cpu_second", env_cpu_sps},
                                 {"policy_steps_per_second", policy_sps},
                                 {"ppo_samples_per_second", ppo_sps},
                                 {"ppo_num_steps", ppo_steps},
@@ -246,15 +231,16 @@ int run_model_bench(const BenchOptions& opts) {
         "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; constraint workspace "
         "%lld for up to %d rows, %s; ctrl %lld; counters %lld)\n",
         static_cast<long long>(mem.per_env_on(on_cuda)), static_cast<long long>(row_bytes),
-        static_cast<long long>(contact_bytes), v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max,
-        on_cuda ? "per env" : "per thread, not per env", static_cast<long long>(ctrl_bytes),
+        static_cast<long long>(contact_bytes),
+        v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max, on_cuda ? "per env" : "per thread, not per env",
+        static_cast<long long>(ctrl_bytes),
         static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
     out["bytes_per_env"] = mem.per_env_on(on_cuda);
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }
-  std::printf("%10s %14s %14s %14s %14s %10s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s", "per core",
-              "mean ncon", "sweeps", "nonfinite");
+  std::printf("%10s %14s %14s %14s %14s %10s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s",
+              "per core", "mean ncon", "sweeps", "nonfinite");
   for (const std::int64_t n : opts.num_envs) {
     // The same batch on either executor: random controls drawn on it (seed 7), then the physics.
     auto batch = rt.make_physics_batch(model, n, substeps, 7);
@@ -399,10 +385,9 @@ int run_mpi_bench(const BenchOptions& opts) {
         bare_max = *std::max_element(all_us.begin(), all_us.end());
       }
       if (lead) {
-        std::printf(
-            "%-16s %10lld %6s %12s %14.4g   (sum of ranks %.4g); one gradient allreduce alone: %.1f us (%lld bytes)\n",
-            name.c_str(), static_cast<long long>(n), "all", "", job_sps, total, bare_max,
-            static_cast<long long>(learner->num_params() * 4));
+        std::printf("%-16s %10lld %6s %12s %14.4g   (sum of ranks %.4g); one gradient allreduce alone: %.1f us (%lld bytes)\n",
+                    name.c_str(), static_cast<long long>(n), "all", "", job_sps, total, bare_max,
+                    static_cast<long long>(learner->num_params() * 4));
         std::fflush(stdout);
       }
       out["results"].push_back({{"env", name},
