@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "envs/draw_pose.h"
+#include "sim/lanes.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
 #include "sim/vec_env.h"  // DrawGeom
@@ -73,11 +74,16 @@ struct Acrobot {
     }
   };
 
+  // Steps kLanes envs at once on the CPU (sim/lanes.h): StateT, step and observe are templates over
+  // the float type F (float: one env; f32xL: a lane per env).
+  static constexpr bool kStepsInLanes = true;
   // Gymnasium's `state` = [theta1, theta2, dtheta1, dtheta2], in that order.
-  struct State {
-    float theta1, theta2;    // rad, wrapped to [-pi, pi]
-    float dtheta1, dtheta2;  // rad/s
+  template <class F>
+  struct StateT {
+    F theta1, theta2;    // rad, wrapped to [-pi, pi]
+    F dtheta1, dtheta2;  // rad/s
   };
+  using State = StateT<float>;
 
   static void spaces(const Params& p, Space& obs, Space& act) {
     obs = Space{kObsDim,
@@ -89,21 +95,25 @@ struct Acrobot {
   }
 
   // Gymnasium's _dsdt ("book" branch): d/dt of (theta1, theta2, dtheta1, dtheta2) under torque a.
-  RLT_HD static void derivs(const Params& p, const float* s, float a, float* ds) {
+  template <class F>
+  RLT_HD static void derivs(const Params& p, const F* s, F a, F* ds) {
     const float m1 = p.link_mass_1, m2 = p.link_mass_2, l1 = p.link_length_1;
     const float lc1 = p.link_com_1, lc2 = p.link_com_2, i1 = p.link_moi, i2 = p.link_moi;
     const float g = p.gravity;
-    const float theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
-    const float c2 = cosf(theta2), s2 = sinf(theta2);
-    const float d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * c2) + i1 + i2;
-    const float d2 = m2 * (lc2 * lc2 + l1 * lc2 * c2) + i2;
+    const F theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
+    F s2, c2, sin_theta12, sin_theta1, unused;
+    m_sincos(theta2, s2, c2);
+    m_sincos(theta1 + theta2, sin_theta12, unused);
+    m_sincos(theta1, sin_theta1, unused);
+    const F d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * c2) + i1 + i2;
+    const F d2 = m2 * (lc2 * lc2 + l1 * lc2 * c2) + i2;
     // Gymnasium writes cos(x - pi/2); sin(x) is the same function without pi's rounding error.
-    const float phi2 = m2 * lc2 * g * sinf(theta1 + theta2);
-    const float phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * s2 - 2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * s2 +
-                       (m1 * lc1 + m2 * l1) * g * sinf(theta1) + phi2;
-    const float ddtheta2 =
+    const F phi2 = m2 * lc2 * g * sin_theta12;
+    const F phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * s2 - 2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * s2 +
+                   (m1 * lc1 + m2 * l1) * g * sin_theta1 + phi2;
+    const F ddtheta2 =
         (a + d2 / d1 * phi1 - m2 * l1 * lc2 * dtheta1 * dtheta1 * s2 - phi2) / (m2 * lc2 * lc2 + i2 - d2 * d2 / d1);
-    const float ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    const F ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     ds[0] = dtheta1;
     ds[1] = dtheta2;
     ds[2] = ddtheta1;
@@ -112,13 +122,15 @@ struct Acrobot {
 
   // Gymnasium's wrap(x, -pi, pi): shifts by 2 pi until x is in [-pi, pi]. The loop is what
   // Gymnasium does (one shift in practice); far-out values are first reduced in one go so that
-  // the loop always ends, and a non-finite x is left for VecEnv's non-finite check.
-  RLT_HD static float wrap_angle(float x) {
+  // the loop always ends, and a non-finite x is left for VecEnv's non-finite check. (In lanes, a
+  // lane is shifted while it is out of range.)
+  template <class F>
+  RLT_HD static F wrap_angle(F x) {
     const float two_pi = 2.0f * kPi;
-    if (!is_finite(x)) return x;
-    if (x > 4 * kPi || x < -4 * kPi) x -= two_pi * floorf((x + kPi) / two_pi);
-    while (x > kPi) x -= two_pi;
-    while (x < -kPi) x += two_pi;
+    const MaskOf<F> finite = is_finite(x);
+    x = finite && (x > 4 * kPi || x < -4 * kPi) ? x - two_pi * m_floor((x + kPi) / two_pi) : x;
+    for (MaskOf<F> m = finite && x > kPi; any(m); m = finite && x > kPi) x = m ? x - two_pi : x;
+    for (MaskOf<F> m = finite && x < -kPi; any(m); m = finite && x < -kPi) x = m ? x + two_pi : x;
     return x;
   }
 
@@ -128,13 +140,14 @@ struct Acrobot {
     s = State{u[0], u[1], u[2], u[3]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
+  template <class F, class Rng>
+  RLT_HD static void step(const Params& p, StateT<F>& s, const F* action, Rng&, F& reward, MaskOf<F>& terminated) {
     // Discrete index 0, 1, 2 -> torque -1, 0, +1 (out-of-range values go to the nearest end).
-    const float a = action[0] < 0.5f ? -p.torque : (action[0] < 1.5f ? 0.0f : p.torque);
+    const F a = action[0] < 0.5f ? -p.torque : (action[0] < 1.5f ? 0.0f : p.torque);
     // rk4(_dsdt, [s, a], [0, dt]): one classical RK4 step; the torque's derivative is 0.
-    const float y0[4] = {s.theta1, s.theta2, s.dtheta1, s.dtheta2};
+    const F y0[4] = {s.theta1, s.theta2, s.dtheta1, s.dtheta2};
     const float h = p.dt, h2 = p.dt / 2.0f;
-    float k1[4], k2[4], k3[4], k4[4], y[4];
+    F k1[4], k2[4], k3[4], k4[4], y[4];
     derivs(p, y0, a, k1);
     for (int j = 0; j < 4; ++j) y[j] = y0[j] + h2 * k1[j];
     derivs(p, y, a, k2);
@@ -147,15 +160,22 @@ struct Acrobot {
     s.theta2 = wrap_angle(y[1]);
     s.dtheta1 = clamp(y[2], -p.max_vel_1, p.max_vel_1);
     s.dtheta2 = clamp(y[3], -p.max_vel_2, p.max_vel_2);
-    terminated = -cosf(s.theta1) - cosf(s.theta2 + s.theta1) > p.goal_height;
+    F unused, cos_theta1, cos_theta12;
+    m_sincos(s.theta1, unused, cos_theta1);
+    m_sincos(s.theta2 + s.theta1, unused, cos_theta12);
+    terminated = -cos_theta1 - cos_theta12 > p.goal_height;
     reward = terminated ? 0.0f : -1.0f;
   }
 
-  RLT_HD static void observe(const Params&, const State& s, float* obs) {
-    obs[0] = cosf(s.theta1);
-    obs[1] = sinf(s.theta1);
-    obs[2] = cosf(s.theta2);
-    obs[3] = sinf(s.theta2);
+  template <class F>
+  RLT_HD static void observe(const Params&, const StateT<F>& s, F* obs) {
+    F sin_theta1, cos_theta1, sin_theta2, cos_theta2;
+    m_sincos(s.theta1, sin_theta1, cos_theta1);
+    m_sincos(s.theta2, sin_theta2, cos_theta2);
+    obs[0] = cos_theta1;
+    obs[1] = sin_theta1;
+    obs[2] = cos_theta2;
+    obs[3] = sin_theta2;
     obs[4] = s.dtheta1;
     obs[5] = s.dtheta2;
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "envs/draw_pose.h"
+#include "sim/lanes.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
 #include "sim/vec_env.h"  // DrawGeom
@@ -55,9 +56,14 @@ struct CartPole {
     }
   };
 
-  struct State {
-    float x, x_dot, theta, theta_dot;
+  // Steps kLanes envs at once on the CPU (sim/lanes.h): StateT, step and observe are templates over
+  // the float type F (float: one env; f32xL: a lane per env).
+  static constexpr bool kStepsInLanes = true;
+  template <class F>
+  struct StateT {
+    F x, x_dot, theta, theta_dot;
   };
+  using State = StateT<float>;
 
   static void spaces(const Params& p, Space& obs, Space& act) {
     const float inf = INFINITY;
@@ -75,25 +81,28 @@ struct CartPole {
     s = State{u[0], u[1], u[2], u[3]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
-    const float force = action[0] >= 0.5f ? p.force_mag : -p.force_mag;
+  template <class F, class Rng>
+  RLT_HD static void step(const Params& p, StateT<F>& s, const F* action, Rng&, F& reward, MaskOf<F>& terminated) {
+    const F force = action[0] >= 0.5f ? p.force_mag : -p.force_mag;
     const float total_mass = p.mass_cart + p.mass_pole;
     const float polemass_length = p.mass_pole * p.half_length;
-    const float c = cosf(s.theta), sn = sinf(s.theta);
-    const float temp = (force + polemass_length * s.theta_dot * s.theta_dot * sn) / total_mass;
-    const float theta_acc =
+    F sn, c;
+    m_sincos(s.theta, sn, c);
+    const F temp = (force + polemass_length * s.theta_dot * s.theta_dot * sn) / total_mass;
+    const F theta_acc =
         (p.gravity * sn - c * temp) / (p.half_length * (4.0f / 3.0f - p.mass_pole * c * c / total_mass));
-    const float x_acc = temp - polemass_length * theta_acc * c / total_mass;
+    const F x_acc = temp - polemass_length * theta_acc * c / total_mass;
     s.x += p.tau * s.x_dot;
     s.x_dot += p.tau * x_acc;
     s.theta += p.tau * s.theta_dot;
     s.theta_dot += p.tau * theta_acc;
     terminated =
         s.x < -p.x_threshold || s.x > p.x_threshold || s.theta < -p.theta_threshold || s.theta > p.theta_threshold;
-    reward = 1.0f;
+    reward = splat<F>(1.0f);
   }
 
-  RLT_HD static void observe(const Params&, const State& s, float* obs) {
+  template <class F>
+  RLT_HD static void observe(const Params&, const StateT<F>& s, F* obs) {
     obs[0] = s.x;
     obs[1] = s.x_dot;
     obs[2] = s.theta;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "envs/draw_pose.h"
+#include "sim/lanes.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
 #include "sim/vec_env.h"  // DrawGeom
@@ -71,11 +72,16 @@ struct MountainCarContinuous {
     }
   };
 
+  // Steps kLanes envs at once on the CPU (sim/lanes.h): StateT, step and observe are templates over
+  // the float type F (float: one env; f32xL: a lane per env).
+  static constexpr bool kStepsInLanes = true;
   // Gymnasium's `state` = [position, velocity], in that order.
-  struct State {
-    float position;
-    float velocity;
+  template <class F>
+  struct StateT {
+    F position;
+    F velocity;
   };
+  using State = StateT<float>;
 
   static void spaces(const Params& p, Space& obs, Space& act) {
     obs = Space{kObsDim, false, 0, {p.min_position, -p.max_speed}, {p.max_position, p.max_speed}};
@@ -88,19 +94,23 @@ struct MountainCarContinuous {
     s = State{u[0], 0.0f};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
-    const float force = clamp(action[0], p.min_action, p.max_action);
-    float velocity = s.velocity + force * p.power - p.hill_gravity * cosf(p.hill_freq * s.position);
+  template <class F, class Rng>
+  RLT_HD static void step(const Params& p, StateT<F>& s, const F* action, Rng&, F& reward, MaskOf<F>& terminated) {
+    const F force = clamp(action[0], p.min_action, p.max_action);
+    F unused, cos_hill;
+    m_sincos(p.hill_freq * s.position, unused, cos_hill);
+    F velocity = s.velocity + force * p.power - p.hill_gravity * cos_hill;
     velocity = clamp(velocity, -p.max_speed, p.max_speed);
-    float position = clamp(s.position + velocity, p.min_position, p.max_position);
-    if (position == p.min_position && velocity < 0.0f) velocity = 0.0f;
+    const F position = clamp(s.position + velocity, p.min_position, p.max_position);
+    velocity = position == p.min_position && velocity < 0.0f ? 0.0f : velocity;
     s.position = position;
     s.velocity = velocity;
     terminated = position >= p.goal_position && velocity >= p.goal_velocity;
     reward = (terminated ? p.goal_reward : 0.0f) - p.action_cost * action[0] * action[0];
   }
 
-  RLT_HD static void observe(const Params&, const State& s, float* obs) {
+  template <class F>
+  RLT_HD static void observe(const Params&, const StateT<F>& s, F* obs) {
     obs[0] = s.position;
     obs[1] = s.velocity;
   }

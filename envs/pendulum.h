@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "envs/draw_pose.h"
+#include "sim/lanes.h"
 #include "sim/philox.h"
 #include "sim/spaces.h"
 #include "sim/vec_env.h"  // DrawGeom
@@ -69,11 +70,16 @@ struct Pendulum {
     }
   };
 
+  // Steps kLanes envs at once on the CPU (sim/lanes.h): StateT, step and observe are templates over
+  // the float type F (float: one env; f32xL: a lane per env).
+  static constexpr bool kStepsInLanes = true;
   // Gymnasium's `state` = [th, thdot], in that order.
-  struct State {
-    float theta;      // rad, 0 upright, kept in [-pi, pi] after a step
-    float theta_dot;  // rad/s
+  template <class F>
+  struct StateT {
+    F theta;      // rad, 0 upright, kept in [-pi, pi] after a step
+    F theta_dot;  // rad/s
   };
+  using State = StateT<float>;
 
   static void spaces(const Params& p, Space& obs, Space& act) {
     obs = Space{kObsDim, false, 0, {-1.0f, -1.0f, -p.max_speed}, {1.0f, 1.0f, p.max_speed}};
@@ -82,10 +88,11 @@ struct Pendulum {
 
   // Gymnasium's angle_normalize: ((x + pi) mod 2 pi) - pi with a floored modulo: [-pi, pi), where
   // float rounding may also land on +pi.
-  RLT_HD static float angle_normalize(float x) {
+  template <class F>
+  RLT_HD static F angle_normalize(F x) {
     const float two_pi = 2.0f * kPi;
-    const float y = x + kPi;
-    return y - two_pi * floorf(y / two_pi) - kPi;
+    const F y = x + kPi;
+    return y - two_pi * m_floor(y / two_pi) - kPi;
   }
 
   RLT_HD static void reset(const Params& p, State& s, Philox& rng) {
@@ -94,23 +101,28 @@ struct Pendulum {
     s = State{p.reset_angle * u[0], p.reset_speed * u[1]};
   }
 
-  RLT_HD static void step(const Params& p, State& s, const float* action, Philox&, float& reward, bool& terminated) {
-    const float u = clamp(action[0], -p.max_torque, p.max_torque);
-    const float th = angle_normalize(s.theta);
-    const float cost = th * th + p.speed_cost * s.theta_dot * s.theta_dot + p.torque_cost * u * u;
-    float theta_dot =
-        s.theta_dot +
-        (3.0f * p.gravity / (2.0f * p.length) * sinf(s.theta) + 3.0f / (p.mass * p.length * p.length) * u) * p.dt;
+  template <class F, class Rng>
+  RLT_HD static void step(const Params& p, StateT<F>& s, const F* action, Rng&, F& reward, MaskOf<F>& terminated) {
+    const F u = clamp(action[0], -p.max_torque, p.max_torque);
+    const F th = angle_normalize(s.theta);
+    const F cost = th * th + p.speed_cost * s.theta_dot * s.theta_dot + p.torque_cost * u * u;
+    F sin_theta, cos_theta;
+    m_sincos(s.theta, sin_theta, cos_theta);
+    F theta_dot = s.theta_dot +
+                  (3.0f * p.gravity / (2.0f * p.length) * sin_theta + 3.0f / (p.mass * p.length * p.length) * u) * p.dt;
     theta_dot = clamp(theta_dot, -p.max_speed, p.max_speed);
     s.theta = angle_normalize(s.theta + theta_dot * p.dt);
     s.theta_dot = theta_dot;
     reward = -cost;
-    terminated = false;
+    terminated = MaskOf<F>{};
   }
 
-  RLT_HD static void observe(const Params&, const State& s, float* obs) {
-    obs[0] = cosf(s.theta);
-    obs[1] = sinf(s.theta);
+  template <class F>
+  RLT_HD static void observe(const Params&, const StateT<F>& s, F* obs) {
+    F sin_theta, cos_theta;
+    m_sincos(s.theta, sin_theta, cos_theta);
+    obs[0] = cos_theta;
+    obs[1] = sin_theta;
     obs[2] = s.theta_dot;
   }
 

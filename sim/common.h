@@ -32,6 +32,8 @@ RLT_HD RLT_INLINE float m_tanh(float x) { return tanhf(x); }
 RLT_HD RLT_INLINE double m_tanh(double x) { return ::tanh(x); }
 RLT_HD RLT_INLINE float m_expm1(float x) { return expm1f(x); }
 RLT_HD RLT_INLINE double m_expm1(double x) { return ::expm1(x); }
+RLT_HD RLT_INLINE float m_floor(float x) { return floorf(x); }
+RLT_HD RLT_INLINE double m_floor(double x) { return ::floor(x); }
 RLT_HD RLT_INLINE float m_sqrt(float x) { return sqrtf(x); }
 RLT_HD RLT_INLINE double m_sqrt(double x) { return ::sqrt(x); }
 

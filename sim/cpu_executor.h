@@ -5,6 +5,8 @@
 //   Exec::Buffer<T>                           owning buffer in the executor's memory
 //   parallel_for(exec, n, f)                  f(i) for i in [0, n); f is an RLT_HD callable
 //   parallel_for_2d(exec, rows, cols, f)      f(r, j) over a (rows x cols) grid
+//   parallel_for_lanes(exec, n, f)            CPU only: f.lanes(i) per block of kLanes items, f(i) for
+//                                             the rest (sim/lanes.h; the classic envs' step)
 //   reduce_sum(exec, n, f, out)               *out = sum_i f(i) (double), out in executor memory
 //   exec.copy_to_host / copy_from_host / copy (n elements, counted as transfers on CUDA)
 //   exec.synchronize()
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "sim/common.h"
+#include "sim/lanes.h"
 #include "sim/thread_pool.h"
 
 namespace rlt {
@@ -80,6 +83,9 @@ class CpuExecutor {
 
   // Work is cut into chunks of at least this many items; small loops run on the caller.
   static constexpr i64 kMinGrain = 1024;
+  // The same for parallel_for_lanes, whose items (an env's step in SIMD lanes) cost some ten times
+  // less: a task of fewer would spend more on waking a worker than on its envs.
+  static constexpr i64 kMinLaneGrain = 8192;
   // Reductions sum fixed-size chunks, then the chunk sums in order: the result does not depend
   // on the number of threads.
   static constexpr i64 kReduceChunk = 4096;
@@ -142,6 +148,20 @@ void parallel_for(const CpuExecutor& exec, i64 n, const F& f) {
     for (i64 i = b; i < e; ++i) f(i);
   });
 }
+
+#if defined(RLT_LANES)
+// f.lanes(i) for i = 0, kLanes, 2 kLanes, ... while a whole block of kLanes items [i, i + kLanes) is
+// left, then f(i) for each of the last n % kLanes items. (On CUDA the same work is
+// parallel_for(exec, n, f), one item per thread.)
+template <class F>
+void parallel_for_lanes(const CpuExecutor& exec, i64 n, const F& f) {
+  const i64 blocks = n / kLanes;
+  exec.for_ranges(blocks, CpuExecutor::kMinLaneGrain / kLanes, [&](i64 b, i64 e) {
+    for (i64 j = b; j < e; ++j) f.lanes(j * kLanes);
+  });
+  for (i64 i = blocks * kLanes; i < n; ++i) f(i);
+}
+#endif
 
 // f(r, j) for r in [0, rows), j in [0, cols): rows in parallel, j innermost so the compiler can
 // vectorize the inner loop. (The CUDA executor runs one thread per (r, j).)

@@ -39,6 +39,16 @@ struct StepOutputs {
   std::uint32_t* nonfinite;
 };
 
+// Env i's episode has ended (c counts its steps and return): ep_return/ep_length get its totals and
+// c is advanced to the next episode (step 0, return 0).
+RLT_HD RLT_INLINE void close_episode(const StepOutputs& out, i64 i, EnvCounters& c) {
+  out.ep_return[i] = c.ret;
+  out.ep_length[i] = c.step;
+  c.episode += 1;
+  c.step = 0;
+  c.ret = 0.0f;
+}
+
 // Env i has taken its step (c.step already counts it) with reward r and terminal flag term;
 // `finite` says whether its state, observation and reward are finite. Writes reward/terminated/
 // truncated; a non-finite step is counted, gets reward 0 and ends as terminal (D9: no bootstrap from
@@ -57,11 +67,7 @@ RLT_HD RLT_INLINE bool finish_env_step(const StepOutputs& out, i64 i, int max_st
   out.terminated[i] = term;
   out.truncated[i] = trunc;
   if (!(term || trunc)) return false;
-  out.ep_return[i] = c.ret;
-  out.ep_length[i] = c.step;
-  c.episode += 1;
-  c.step = 0;
-  c.ret = 0.0f;
+  close_episode(out, i, c);
   return true;
 }
 
@@ -80,9 +86,10 @@ StateBlob buffer_blob(const Exec& exec, const char* name, const typename Exec::t
 template <class T, class Exec>
 void buffer_unblob(const Exec& exec, const StateBlob& b, typename Exec::template Buffer<T>& buf) {
   if (b.bytes.size() != sizeof(T) * static_cast<size_t>(buf.size()))
-    throw std::runtime_error("env state '" + b.name + "' has " + std::to_string(b.bytes.size()) + " bytes, expected " +
-                             std::to_string(sizeof(T) * buf.size()) +
-                             " (another env or num_envs, or a checkpoint of an older rltrain with another row layout?)");
+    throw std::runtime_error(
+        "env state '" + b.name + "' has " + std::to_string(b.bytes.size()) + " bytes, expected " +
+        std::to_string(sizeof(T) * buf.size()) +
+        " (another env or num_envs, or a checkpoint of an older rltrain with another row layout?)");
   exec.copy_from_host(buf.data(), reinterpret_cast<const T*>(b.bytes.data()), buf.size());
 }
 inline const StateBlob& find_state_blob(const std::vector<StateBlob>& blobs, const char* name) {

@@ -25,8 +25,6 @@ RLT_HD RLT_INLINE float m_sin(float x) { return sinf(x); }
 RLT_HD RLT_INLINE double m_sin(double x) { return ::sin(x); }
 RLT_HD RLT_INLINE float m_cos(float x) { return cosf(x); }
 RLT_HD RLT_INLINE double m_cos(double x) { return ::cos(x); }
-RLT_HD RLT_INLINE float m_floor(float x) { return floorf(x); }
-RLT_HD RLT_INLINE double m_floor(double x) { return ::floor(x); }
 RLT_HD RLT_INLINE float m_ceil(float x) { return ceilf(x); }
 RLT_HD RLT_INLINE double m_ceil(double x) { return ::ceil(x); }
 

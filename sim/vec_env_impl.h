@@ -15,6 +15,13 @@
 //   RLT_HD static void step(const Params&, State&, const float* action, Philox& rng,
 //                           float& reward, bool& terminated);        action as given (no clipping)
 //   RLT_HD static void observe(const Params&, const State&, float* obs);
+// Optional, SIMD lanes (sim/lanes.h; detected): an env that declares
+//   static constexpr bool kStepsInLanes = true;
+// has `template <class F> struct StateT` of F fields only (State = StateT<float>) and step/observe
+// as templates over the float type F: step(const Params&, StateT<F>&, const F* action, Rng&,
+// F& reward, MaskOf<F>& terminated), observe(const Params&, const StateT<F>&, F* obs). On the CPU
+// executor kLanes envs then step at once (F = f32xL, Rng = NoRandom: such a step draws no random
+// numbers); the CUDA executor and the batch's last envs run F = float, one env.
 // Optional, for the viewer (detected, so envs without it still compile):
 //   static std::vector<DrawGeom> draw_geoms(const Params&);                host
 //   RLT_HD static void draw(const Params&, const State&, float* poses);  draw_geoms().size() x 12
@@ -55,6 +62,7 @@
 #include <vector>
 
 #include "sim/env_step.h"  // EnvCounters, finish_env_step, blob helpers
+#include "sim/lanes.h"
 #include "sim/philox.h"
 #include "sim/vec_env.h"
 
@@ -245,6 +253,12 @@ struct EnvWorld {
   using type = NoWorld<Env, Exec>;
 };
 
+// Whether Env steps in SIMD lanes (the contract above: kStepsInLanes).
+template <class Env, class = void>
+struct EnvStepsInLanes : std::false_type {};
+template <class Env>
+struct EnvStepsInLanes<Env, std::void_t<decltype(Env::kStepsInLanes)>> : std::bool_constant<Env::kStepsInLanes> {};
+
 // ---- The per-env step and reset, single source for both executors ------------------------------
 
 // One env's step with auto-reset, its reset and restart: the bodies the functors below run per env.
@@ -288,6 +302,74 @@ struct EnvKernel {
     counters[i] = c;
   }
 
+#if defined(RLT_LANES)
+  // Envs [i0, i0 + kLanes) stepped in SIMD lanes (sim/lanes.h), each exactly as step(i) steps it:
+  // the env's step and observe over lane vectors (F = f32xL), finish_env_step's rules lane by lane,
+  // the outputs, states and counters stored; then each env whose episode ended is finished on its
+  // own (end_episode_of). For an env with no World (NoWorld) that steps in lanes (EnvStepsInLanes).
+  void step_lanes(i64 i0) const {
+    using F = f32xL;
+    using M = i32xL;
+    typedef std::uint8_t u8xL __attribute__((vector_size(kLanes)));
+    typename Env::template StateT<F> s;
+    static_assert(sizeof(s) == sizeof(State) * kLanes && sizeof(State) % sizeof(float) == 0,
+                  "StateT<F> must be State's float fields, each an F");
+    constexpr int kStateFloats = sizeof(State) / sizeof(float);
+    load_rows(reinterpret_cast<F*>(&s), reinterpret_cast<const float*>(states + i0), kStateFloats);
+    F action[Env::kActDim];
+    load_rows(action, actions + i0 * Env::kActDim, Env::kActDim);
+    M count[4];  // EnvCounters as words: step, episode, ret (float bits), x0
+    std::int32_t words[4 * kLanes];  // (memcpy: EnvCounters' float is not read as an int in place)
+    static_assert(sizeof(words) == sizeof(EnvCounters) * kLanes, "EnvCounters: four 32-bit words");
+    std::memcpy(words, counters + i0, sizeof words);
+    load_rows(count, words, 4);
+    F r;
+    M term;
+    NoRandom rng;
+    Env::step(params, s, action, rng, r, term);
+    const M step = count[0] + 1;
+    F o[Env::kObsDim];
+    Env::observe(params, s, o);
+    M finite = is_finite(r);
+    for (int k = 0; k < Env::kObsDim; ++k) finite = finite && is_finite(o[k]);
+    // finish_env_step: a non-finite step gets reward 0 and ends as terminal; truncation; the return.
+    r = finite ? r : 0.0f;
+    term = term || !finite;
+    const M trunc = !term && step >= max_steps;
+    F ret;
+    std::memcpy(&ret, &count[2], sizeof ret);
+    ret += r;
+    count[0] = step;
+    std::memcpy(&count[2], &ret, sizeof ret);
+    std::memcpy(out.reward + i0, &r, sizeof r);
+    const u8xL term8 = __builtin_convertvector(term & 1, u8xL), trunc8 = __builtin_convertvector(trunc & 1, u8xL);
+    std::memcpy(out.terminated + i0, &term8, kLanes);
+    std::memcpy(out.truncated + i0, &trunc8, kLanes);
+    store_rows(obs + i0 * Env::kObsDim, o, Env::kObsDim);
+    store_rows(reinterpret_cast<float*>(states + i0), reinterpret_cast<const F*>(&s), kStateFloats);
+    store_rows(words, count, 4);
+    std::memcpy(counters + i0, words, sizeof words);
+    if (any(!finite))
+      for (int l = 0; l < kLanes; ++l) out.nonfinite[i0 + l] += !finite[l];
+    const M done = term || trunc;
+    if (any(done))
+      for (int l = 0; l < kLanes; ++l)
+        if (done[l]) end_episode_of(i0 + l, finite[l] != 0);
+  }
+
+  // Env i's episode ended at the step just stored (obs, state, counters): its totals and final
+  // observation, and the next episode's start, as step(i) does after finish_env_step.
+  void end_episode_of(i64 i, bool finite) const {
+    EnvCounters c = counters[i];
+    close_episode(out, i, c);
+    keep_final_obs(final_obs + i * Env::kObsDim, obs + i * Env::kObsDim, Env::kObsDim, finite);
+    State s;
+    start_episode(i, world.ctx(i), c, s);
+    states[i] = s;
+    counters[i] = c;
+  }
+#endif
+
   // Starts episode c.episode of env i: its state from Philox (seed, kEnvReset, env, episode), the
   // world's randomization from sub-key 1 and observation noise from sub-key 2; notes where it starts.
   RLT_HD void start_episode(i64 i, const Ctx& ctx, EnvCounters& c, State& s) const {
@@ -324,6 +406,15 @@ struct StepOne {
   Kernel k;
   RLT_HD void operator()(i64 i) const { k.step(i); }
 };
+// StepOne with kLanes envs at once where the executor has lanes (parallel_for_lanes).
+template <class Kernel>
+struct StepLanes {
+  Kernel k;
+  RLT_HD void operator()(i64 i) const { k.step(i); }
+#if defined(RLT_LANES)
+  void lanes(i64 i) const { k.step_lanes(i); }
+#endif
+};
 template <class Kernel>
 struct ResetOne {
   Kernel k;
@@ -348,6 +439,9 @@ class VecEnvT final : public VecEnv {
   using Kernel = EnvKernel<Env, typename World::Kernel>;
   static_assert(std::is_trivially_copyable<State>::value, "env state must be plain data");
   static_assert(Env::kObsDim > 0 && Env::kActDim > 0, "env dimensions");
+  // Steps in SIMD lanes: an env that can (EnvStepsInLanes), no World, the CPU executor.
+  static constexpr bool kStepsInLanes =
+      EnvStepsInLanes<Env>::value && std::is_same<World, NoWorld<Env, Exec>>::value && Exec::kDevice == Device::kCpu;
 
   VecEnvT(Exec exec, i64 num_envs)
       : m_exec(std::move(exec)), m_num_envs(checked_num_envs(num_envs)), m_world(m_exec, num_envs) {
@@ -430,7 +524,14 @@ class VecEnvT final : public VecEnv {
     m_first_env = static_cast<u32>(first);
   }
 
-  void step(const float* actions) override { parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)}); }
+  void step(const float* actions) override {
+#if defined(RLT_LANES)
+    if constexpr (kStepsInLanes) {
+      if (m_lanes) return parallel_for_lanes(m_exec, m_num_envs, StepLanes<Kernel>{kernel(actions)});
+    }
+#endif
+    parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)});
+  }
 
   void reset_one(i64 env) override {
     if (env < 0 || env >= m_num_envs)
@@ -503,6 +604,9 @@ class VecEnvT final : public VecEnv {
   EnvCounters* counters() { return m_out.counters.data(); }
   World& world() { return m_world; }
   const World& world() const { return m_world; }
+  // Whether step() runs kLanes envs at once where it can (default); off: one env per call, as the
+  // CUDA executor does (tests compare the two).
+  void use_lanes(bool on) { m_lanes = on; }
 
  private:
   static i64 checked_num_envs(i64 n) {
@@ -541,6 +645,7 @@ class VecEnvT final : public VecEnv {
   mutable int m_num_draw_geoms = -1;                                // draw_geoms().size(), cached
   mutable typename Exec::template Readback<float> m_draw_readback;  // the requested envs' poses
   mutable bool m_draw_requested = false;
+  bool m_lanes = true;  // use_lanes
 };
 
 }  // namespace rlt
