@@ -42,7 +42,7 @@
 //                    the hull polygon through it that faces the plane most (mesh_polyvert; of a
 //                    polygon of more than 4, a large-area quadrilateral of them)
 //   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
-//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid: up to 50, one per triangular prism of
+//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid, -mesh: up to 50, one per triangular prism of
 //                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
 //                    never touch planes or other hfields
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
@@ -580,49 +580,38 @@ RLT_HD int mesh_support_vertex(const ModelView<T>& m, int mesh, const Vec3<T>& l
   return ids[imax];
 }
 
-// The area of the quadrilateral (a, b, c, d) as MuJoCo's multiccd area4: half the norm of
-// (d - a) x (b - d) + (c - b) x (a - c).
+// The area of the convex quadrilateral (a, b, c, d), vertices in order: half the norm of the
+// cross product of its diagonals.
 template <class T>
 RLT_HD RLT_INLINE T quad_area(const Vec3<T>& a, const Vec3<T>& b, const Vec3<T>& c, const Vec3<T>& d) {
-  return T(0.5) * norm(cross(d - a, b - d) + cross(c - b, a - c));
+  return T(0.5) * norm(cross(c - a, d - b));
 }
 
-// Four of the n (> 4) vertices of a convex polygon (pt(i): vertex i) spanning a large area, as
-// MuJoCo's polygonQuad (engine_collision_gjk.c): from (0, 1, 2, 3), for each first vertex a, the
-// last, third and second move forward while the area grows. res: their indices.
+// Four of the n (> 4) vertices of a convex polygon (pt(i): vertex i) spanning a large area, the
+// first vertex among them: from (0, 1, 2, 3), the last corner moves forward while the area grows,
+// after each move the third and then the second (MuJoCo's polygonQuad with its first corner held;
+// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order.
 template <class T, class Pt>
 RLT_HD void polygon_quad(int res[4], const Pt& pt, int n) {
   auto nx = [n](int i) { return i + 1 < n ? i + 1 : 0; };
   int b = 1, c = 2, d = 3;
-  res[0] = 0, res[1] = 1, res[2] = 2, res[3] = 3;
-  T best = quad_area(pt(0), pt(1), pt(2), pt(3));
-  for (int a = 0; a < n; ++a) {
-    for (;;) {  // a NaN area stops every loop
-      T next = quad_area(pt(a), pt(b), pt(c), pt(nx(d)));
+  T best = quad_area(pt(0), pt(b), pt(c), pt(d));
+  for (;;) {  // each move grows the area (a NaN area stops)
+    T next = quad_area(pt(0), pt(b), pt(c), pt(nx(d)));
+    if (!(next > best)) break;
+    best = next, d = nx(d);
+    for (;;) {
+      next = quad_area(pt(0), pt(b), pt(nx(c)), pt(d));
       if (!(next > best)) break;
-      best = next, d = nx(d);
-      res[0] = a, res[1] = b, res[2] = c, res[3] = d;
-      for (;;) {
-        next = quad_area(pt(a), pt(b), pt(nx(c)), pt(d));
-        if (!(next > best)) break;
-        best = next, c = nx(c);
-        res[0] = a, res[1] = b, res[2] = c, res[3] = d;
-      }
-      for (;;) {
-        next = quad_area(pt(a), pt(nx(b)), pt(c), pt(d));
-        if (!(next > best)) break;
-        best = next, b = nx(b);
-        res[0] = a, res[1] = b, res[2] = c, res[3] = d;
-      }
+      best = next, c = nx(c);
     }
-    if (b == a) {
-      b = nx(b);
-      if (c == b) {
-        c = nx(c);
-        if (d == c) d = nx(d);
-      }
+    for (;;) {
+      next = quad_area(pt(0), pt(nx(b)), pt(c), pt(d));
+      if (!(next > best)) break;
+      best = next, b = nx(b);
     }
   }
+  res[0] = 0, res[1] = b, res[2] = c, res[3] = d;
 }
 
 // Plane (p0, normal np) against mesh geom g's convex hull (center c, axes rot): MuJoCo 3's
@@ -632,8 +621,9 @@ RLT_HD void polygon_quad(int res[4], const Pt& pt, int n) {
 // polygons through that vertex (mesh_polymap), the one whose outward normal points most along -np
 // (the first of equals): its other vertices, from the support vertex on around the polygon, when it
 // has at most 4; of a larger polygon, the other corners of polygon_quad's quadrilateral (started at
-// the support vertex), in the same order; at most 4 points in all, each kept by the emitter when
-// within the pair's reach (MuJoCo: within the active margin).
+// the support vertex), in the same order; each only when on the plane's side of the geom's center,
+// and kept by the emitter when within the pair's reach (MuJoCo: within the active margin); at most
+// 4 points in all.
 template <class T>
 RLT_HD void plane_mesh(const Emitter<T>& emit, const ModelView<T>& m, int g, const Vec3<T>& p0, const Vec3<T>& np,
                        const Vec3<T>& c, const Mat3<T>& rot) {
@@ -668,25 +658,22 @@ RLT_HD void plane_mesh(const Emitter<T>& emit, const ModelView<T>& m, int g, con
   while (i0 < n && pv[i0] != s) ++i0;
   if (i0 == n) return;
   auto at = [&](int j) { return pv[(i0 + j) % n]; };  // the polygon from the support vertex on
+  // MuJoCo keeps a corner on the plane's side of the geom's center (and within the margin)
+  auto corner = [&](int v) {
+    if (ldir.x * vert[3 * v] + ldir.y * vert[3 * v + 1] + ldir.z * vert[3 * v + 2] > T(0)) add(v);
+  };
   if (n <= 4) {
-    for (int j = 1; j < n; ++j) add(at(j));
+    for (int j = 1; j < n; ++j) corner(at(j));
     return;
   }
   int res[4];
-  polygon_quad<T>(res, [&](int j) { return world(at(j)); }, n);
-  int order[4], count = 0;
-  for (int k = 0; k < 4; ++k)  // the quad's corners other than the support vertex, in polygon order
-    if (res[k] != 0) {
-      bool dup = false;
-      for (int q = 0; q < count; ++q) dup = dup || order[q] == res[k];
-      if (!dup) order[count++] = res[k];
-    }
-  for (int q = 1; q < count; ++q)  // sort (at most 4)
-    for (int r = q; r > 0 && order[r] < order[r - 1]; --r) {
-      const int t = order[r];
-      order[r] = order[r - 1], order[r - 1] = t;
-    }
-  for (int q = 0; q < count && q < 3; ++q) add(at(order[q]));
+  polygon_quad<T>(  // in the mesh frame, as MuJoCo (its choice among equal areas does not turn with the mesh)
+      res, [&](int j) { return Vec3<T>{vert[3 * at(j)], vert[3 * at(j) + 1], vert[3 * at(j) + 2]}; }, n);
+  for (int k = 1; k < 4; ++k) {
+    bool dup = res[k] == 0;
+    for (int q = 1; q < k; ++q) dup = dup || res[q] == res[k];
+    if (!dup) corner(at(res[k]));
+  }
 }
 
 template <class T>
@@ -780,7 +767,7 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
     const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
     const T reach = margin + active;               // geometric distance under which a pair gives candidates
     if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
-      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
+      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomMesh) {
         const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
         hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
       }

@@ -471,7 +471,8 @@ bool polygon_key(std::pair<double, double>* key, const double* v1, const double*
   constexpr double kAngleTol = 0.01;
   const double d12[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
   const double d13[3] = {v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2]};
-  double n[3] = {d12[1] * d13[2] - d12[2] * d13[1], d12[2] * d13[0] - d12[0] * d13[2], d12[0] * d13[1] - d12[1] * d13[0]};
+  double n[3] = {d12[1] * d13[2] - d12[2] * d13[1], d12[2] * d13[0] - d12[0] * d13[2],
+                 d12[0] * d13[1] - d12[1] * d13[0]};
   const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
   if (len < kMinVal) return false;
   for (double& c : n) c = c / len + 0.0;  // no negative zero for atan2
@@ -706,7 +707,8 @@ void MjcfCompiler::process_mesh(MeshAsset* mesh) {
       for (int cx = -1; cx <= 1; ++cx)
         for (int cy = -1; cy <= 1; ++cy)
           for (int cz = -1; cz <= 1; ++cz, ++k) {
-            const float dot = v[0] * static_cast<float>(cx) + v[1] * static_cast<float>(cy) + v[2] * static_cast<float>(cz);
+            const float dot =
+                v[0] * static_cast<float>(cx) + v[1] * static_cast<float>(cy) + v[2] * static_cast<float>(cz);
             if (dot > best[k]) best[k] = dot, mesh->extrema[k] = l;
           }
     }

@@ -139,8 +139,8 @@
     "convex hulls, MuJoCo's layout: nvert, nface, vert_edgeadr[nvert], vert_globalid[nvert], "                         \
     "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")                           \
   X(int, mesh_extrema, 27 * nmesh, optional,                                                                          \
-    "per mesh the hull vertex (local id) furthest along each direction of (-1, 0, 1)^3, x slowest (MuJoCo's seeds of "  \
-    "its hill-climbing support search)")                                                                               \
+    "per mesh the hull vertex (local id) furthest along each direction of (-1, 0, 1)^3, x slowest (the seeds "        \
+    "of MuJoCo's hill-climbing support search)")                                                                       \
   X(int, mesh_polyadr, nmesh, optional, "first polygon of the mesh (MuJoCo's merged coplanar hull faces)")             \
   X(int, mesh_polynum, nmesh, optional, "polygons of the mesh (0 without a hull)")                                     \
   X(int, mesh_polyvertadr, nmeshpoly, optional, "first vertex of the polygon in mesh_polyvert")                        \

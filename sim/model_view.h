@@ -157,7 +157,7 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   }
   // height fields: none with a plane or another height field; up to mjMAXCONPAIR with a primitive
   if (t2 == kGeomHField) return 0;
-  if (t1 == kGeomHField) return t2 >= kGeomSphere && t2 <= kGeomBox ? kHFieldMaxContacts : 0;
+  if (t1 == kGeomHField) return t2 >= kGeomSphere && t2 <= kGeomMesh ? kHFieldMaxContacts : 0;
   if (t1 == kGeomPlane)
     return t2 == kGeomSphere     ? 1
            : t2 == kGeomCapsule  ? 2

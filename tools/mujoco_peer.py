@@ -3,7 +3,8 @@
 
 Usage:
   mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
-                 [--substeps K] [--factor F] [--atol A] [--json] [--no-check]
+                 [--substeps K] [--factor F] [--atol A] [--contacts TOL [--print-contacts]] [--json]
+                 [--no-check]
 
 For each start (qpos0, or the keyframe --key) and each control mode (zero; random):
   1. compiled sizes: nq, nv and the joints (names, in order) that rltrain's CSV header implies,
@@ -19,7 +20,11 @@ Before the trajectories, `rltrain inspect` (the compiled model and one forward p
      relative (max |rltrain - MuJoCo| over max(max |MuJoCo|, a floor));
      forward (at qpos0 and at each keyframe checked, its ctrl held, as mj_forward): body and com
      positions, qfrc_bias, qfrc_passive, actuator_force, qfrc_actuator, qacc_smooth,
-     qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3).
+     qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3); with --contacts TOL,
+     also the contact sets of those forward passes (`rltrain inspect`'s "contact": the contacts
+     that act, with MuJoCo's dist): the same count, and each MuJoCo contact matched to the
+     nearest of rltrain's for the same geom pair, point, normal and dist within TOL absolute
+     (--print-contacts lists both sets).
 The error of rltrain against MuJoCo is then judged against that sensitivity: at every step,
     |rltrain - mujoco| <= F * |mujoco(qpos0 + 1e-9) - mujoco| + A     (per qpos and per qvel, max norm)
 with F = 10 and A = 1e-6 by default (A covers the CSV's %.9g: ~5e-10 relative on values of
