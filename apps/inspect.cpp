@@ -71,7 +71,19 @@ json forward_json(ModelRollout& r) {
   for (int r_ = 0; r_ < nefc; ++r_) force[static_cast<size_t>(r_)] = d.efc[r_ * kEfcStride + kEfcForce];
   j["nefc"] = nefc;
   j["efc_force"] = force;
-  (void)v;
+  // The contacts that act (stored depth > 0), as MuJoCo's d.contact: geoms, point, normal (geom 1 ->
+  // geom 2) and dist (MuJoCo's signed distance: the pair's active margin less the stored depth).
+  json con = json::array();
+  for (int k = 0; k < static_cast<int>(d.ncon[0]); ++k) {
+    const double* c = d.contact + kContactStride * k;
+    if (!(c[kConDepth] > 0.0)) continue;
+    const int g1 = static_cast<int>(c[kConGeom1]), g2 = static_cast<int>(c[kConGeom2]);
+    con.push_back({{"geom", {g1, g2}},
+                   {"pos", {c[kConPos], c[kConPos + 1], c[kConPos + 2]}},
+                   {"normal", {c[kConNormal], c[kConNormal + 1], c[kConNormal + 2]}},
+                   {"dist", pair_active_margin(v, g1, g2) - c[kConDepth]}});
+  }
+  j["contact"] = con;
   return j;
 }
 

@@ -37,10 +37,12 @@
 //   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
 //                    the same on the far cap, two more at +-120 degrees on the near cap's rim
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
-//   plane-mesh       up to 3 (mjc_PlaneConvex): the deepest hull vertex, and up to 2 of its hull
-//                    neighbours within the active margin, 0.3 rbound or more from the first
+//   plane-mesh       up to 4 (MuJoCo 3.17's mjc_PlaneConvex): the deepest hull vertex (MuJoCo's
+//                    search: exhaustive, or hill climbing on the hull), then the other corners of
+//                    the hull polygon through it that faces the plane most (mesh_polyvert; of a
+//                    polygon of more than 4, a large-area quadrilateral of them)
 //   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
-//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid: up to 50, one per triangular prism of
+//   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid, -mesh: up to 50, one per triangular prism of
 //                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
 //                    never touch planes or other hfields
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
@@ -538,35 +540,139 @@ RLT_HD convex::Shape<T> geom_shape(const ModelView<T>& m, int g, const Vec3<T>& 
   return s;
 }
 
-// Plane (p0, normal np) against a mesh's convex hull (center c, axes rot): MuJoCo 3's
-// mjc_PlaneConvex. The hull vertex deepest below the plane, then up to two of its hull neighbours
-// (in the hull graph's order) within the active margin of the plane and at least 0.3 rbound away
-// from the first point; each at its vertex moved halfway to the plane.
+// The support vertex of mesh `mesh` along the local direction l, as MuJoCo 3 finds it (its id within
+// the mesh; *local: its hull id, -1 when found by the exhaustive search): below 10 vertices
+// (mjMESH_HILLCLIMB_MIN) or without a hull, every vertex, the first of equals; else hill climbing
+// on the hull graph from the extremum of l's cell in the (-1, 0, 1)^3 grid (mesh_extrema), moving to
+// a strictly better neighbour until none is.
 template <class T>
-RLT_HD void plane_mesh(const Emitter<T>& emit, const Vec3<T>& p0, const Vec3<T>& np, const Vec3<T>& c,
-                       const Mat3<T>& rot, const T* vert, const int* hull, T rbound) {
-  const Vec3<T> ldir = mat_t_mul(rot, -np);
-  const int nv = hull[0];
-  const int* ids = hull + 2 + nv;
+RLT_HD int mesh_support_vertex(const ModelView<T>& m, int mesh, const Vec3<T>& l, int* local) {
+  const T* vert = m.mesh_vert + 3 * m.mesh_vertadr[mesh];
+  const int nvert = m.mesh_vertnum[mesh];
+  auto dotv = [&](int v) { return l.x * vert[3 * v] + l.y * vert[3 * v + 1] + l.z * vert[3 * v + 2]; };
+  *local = -1;
+  if (m.mesh_graphadr[mesh] < 0 || nvert < 10 || m.mesh_extrema == nullptr) {
+    int best = 0;
+    T bd = dotv(0);
+    for (int v = 1; v < nvert; ++v) {
+      const T dd = dotv(v);
+      if (dd > bd) bd = dd, best = v;
+    }
+    return best;
+  }
+  const int* hull = m.mesh_graph + m.mesh_graphadr[mesh];
+  const int nh = hull[0];
   const int* edgeadr = hull + 2;
-  const int* edges = hull + 2 + 2 * nv;
-  const int best = convex::mesh_support_index(vert, hull, ldir);
-  const T* vb = vert + 3 * ids[best];
-  const Vec3<T> sp = c + rot * Vec3<T>{vb[0], vb[1], vb[2]};
-  const T dist = dot(np, sp - p0);
-  const Vec3<T> first = sp - (T(0.5) * dist) * np;
-  emit(first, np, -dist);
-  if (dist > emit.active) return;  // MuJoCo stops here beyond the margin
-  const T threshold = dot(np, c - p0) - emit.active;
-  int count = 1;
-  for (int i = edgeadr[best]; edges[i] >= 0 && count < 3; ++i) {
-    const T* v = vert + 3 * ids[edges[i]];
-    if (ldir.x * v[0] + ldir.y * v[1] + ldir.z * v[2] <= threshold) continue;
-    const Vec3<T> pnt = c + rot * Vec3<T>{v[0], v[1], v[2]};
-    if (norm(pnt - first) < T(0.3) * rbound) continue;
+  const int* ids = hull + 2 + nh;
+  const int* edges = hull + 2 + 2 * nh;
+  const int cx = (l.x > T(0.4)) - (l.x < T(-0.4)) + 1, cy = (l.y > T(0.4)) - (l.y < T(-0.4)) + 1,
+            cz = (l.z > T(0.4)) - (l.z < T(-0.4)) + 1;
+  int imax = m.mesh_extrema[27 * mesh + 9 * cx + 3 * cy + cz], prev = -1;
+  T best = dotv(ids[imax]);
+  for (int guard = 0; imax != prev && guard <= nh; ++guard) {  // each move is strictly better: <= nh moves
+    prev = imax;
+    for (int i = edgeadr[prev]; edges[i] >= 0; ++i) {
+      const T dd = dotv(ids[edges[i]]);
+      if (dd > best) best = dd, imax = edges[i];
+    }
+  }
+  *local = imax;
+  return ids[imax];
+}
+
+// The area of the convex quadrilateral (a, b, c, d), vertices in order: half the norm of the
+// cross product of its diagonals.
+template <class T>
+RLT_HD RLT_INLINE T quad_area(const Vec3<T>& a, const Vec3<T>& b, const Vec3<T>& c, const Vec3<T>& d) {
+  return T(0.5) * norm(cross(c - a, d - b));
+}
+
+// Four of the n (> 4) vertices of a convex polygon (pt(i): vertex i) spanning a large area, the
+// first vertex among them: from (0, 1, 2, 3), the last corner moves forward while the area grows,
+// after each move the third and then the second (MuJoCo's polygonQuad with its first corner held;
+// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order.
+template <class T, class Pt>
+RLT_HD void polygon_quad(int res[4], const Pt& pt, int n) {
+  auto nx = [n](int i) { return i + 1 < n ? i + 1 : 0; };
+  int b = 1, c = 2, d = 3;
+  T best = quad_area(pt(0), pt(b), pt(c), pt(d));
+  for (;;) {  // each move grows the area (a NaN area stops)
+    T next = quad_area(pt(0), pt(b), pt(c), pt(nx(d)));
+    if (!(next > best)) break;
+    best = next, d = nx(d);
+    for (;;) {
+      next = quad_area(pt(0), pt(b), pt(nx(c)), pt(d));
+      if (!(next > best)) break;
+      best = next, c = nx(c);
+    }
+    for (;;) {
+      next = quad_area(pt(0), pt(nx(b)), pt(c), pt(d));
+      if (!(next > best)) break;
+      best = next, b = nx(b);
+    }
+  }
+  res[0] = 0, res[1] = b, res[2] = c, res[3] = d;
+}
+
+// Plane (p0, normal np) against mesh geom g's convex hull (center c, axes rot): MuJoCo 3's
+// mjc_PlaneConvex (3.17, measured against it: the support vertex, then its polygon's corners). The
+// hull vertex deepest below the plane (mesh_support_vertex), each point at its vertex moved halfway
+// to the plane; nothing more when that vertex is beyond the active margin. Then, of the hull's
+// polygons through that vertex (mesh_polymap), the one whose outward normal points most along -np
+// (the first of equals): its other vertices, from the support vertex on around the polygon, when it
+// has at most 4; of a larger polygon, the other corners of polygon_quad's quadrilateral (started at
+// the support vertex), in the same order; each only when on the plane's side of the geom's center,
+// and kept by the emitter when within the pair's reach (MuJoCo: within the active margin); at most
+// 4 points in all.
+template <class T>
+RLT_HD void plane_mesh(const Emitter<T>& emit, const ModelView<T>& m, int g, const Vec3<T>& p0, const Vec3<T>& np,
+                       const Vec3<T>& c, const Mat3<T>& rot) {
+  const int mesh = m.geom_dataid[g];
+  const T* vert = m.mesh_vert + 3 * m.mesh_vertadr[mesh];
+  const Vec3<T> ldir = mat_t_mul(rot, -np);
+  int local = -1;
+  const int s = mesh_support_vertex(m, mesh, ldir, &local);
+  auto world = [&](int v) { return c + rot * Vec3<T>{vert[3 * v], vert[3 * v + 1], vert[3 * v + 2]}; };
+  auto add = [&](int v) {
+    const Vec3<T> pnt = world(v);
     const T d = dot(np, pnt - p0);
     emit(pnt - (T(0.5) * d) * np, np, -d);
-    ++count;
+    return d;
+  };
+  if (add(s) > emit.active) return;  // MuJoCo stops here beyond the margin
+  if (m.mesh_polynum == nullptr || m.mesh_polynum[mesh] <= 0) return;
+  const int va = m.mesh_vertadr[mesh], pa = m.mesh_polyadr[mesh];
+  const int madr = m.mesh_polymapadr[va + s], mnum = m.mesh_polymapnum[va + s];
+  int best = -1;
+  T best_dot = T(0);
+  for (int k = 0; k < mnum; ++k) {
+    const int p = pa + m.mesh_polymap[madr + k];
+    const Vec3<T> nrm = rot * Vec3<T>::load(m.mesh_polynormal + 3 * p);
+    const T a = -dot(nrm, np);
+    if (best < 0 || a > best_dot) best = p, best_dot = a;
+  }
+  if (best < 0) return;
+  const int* pv = m.mesh_polyvert + m.mesh_polyvertadr[best];
+  const int n = m.mesh_polyvertnum[best];
+  int i0 = 0;
+  while (i0 < n && pv[i0] != s) ++i0;
+  if (i0 == n) return;
+  auto at = [&](int j) { return pv[(i0 + j) % n]; };  // the polygon from the support vertex on
+  // MuJoCo keeps a corner on the plane's side of the geom's center (and within the margin)
+  auto corner = [&](int v) {
+    if (ldir.x * vert[3 * v] + ldir.y * vert[3 * v + 1] + ldir.z * vert[3 * v + 2] > T(0)) add(v);
+  };
+  if (n <= 4) {
+    for (int j = 1; j < n; ++j) corner(at(j));
+    return;
+  }
+  int res[4];
+  polygon_quad<T>(  // in the mesh frame, as MuJoCo (its choice among equal areas does not turn with the mesh)
+      res, [&](int j) { return Vec3<T>{vert[3 * at(j)], vert[3 * at(j) + 1], vert[3 * at(j) + 2]}; }, n);
+  for (int k = 1; k < 4; ++k) {
+    bool dup = res[k] == 0;
+    for (int q = 1; q < k; ++q) dup = dup || res[q] == res[k];
+    if (!dup) corner(at(res[k]));
   }
 }
 
@@ -661,7 +767,7 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
     const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
     const T reach = margin + active;               // geometric distance under which a pair gives candidates
     if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
-      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomBox) {
+      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomMesh) {
         const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
         hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
       }
@@ -695,9 +801,7 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
       } else if (t2 == kGeomEllipsoid) {
         plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
       } else if (t2 == kGeomMesh) {
-        const int id = m.geom_dataid[g2];
-        plane_mesh(emit, c1, np, c2, r2, m.mesh_vert + 3 * m.mesh_vertadr[id], m.mesh_graph + m.mesh_graphadr[id],
-                   bounding_radius(m, g2));
+        plane_mesh(emit, m, g2, c1, np, c2, r2);
       }
     } else if (t1 == kGeomSphere) {
       if (t2 == kGeomSphere) {

@@ -4,8 +4,8 @@
 // (hfield_data, in [0, 1], row-major, row 0 at y = -radius_y, column 0 at x = -radius_x) over
 // [-radius_x, radius_x] x [-radius_y, radius_y] in the geom frame, at height data * elevation_z, with
 // a flat bottom at z = -base_z (hfield_size = radius_x, radius_y, elevation_z, base_z).
-// Against a sphere, capsule, box, cylinder or ellipsoid (never a plane or another height field), as
-// MuJoCo:
+// Against a sphere, capsule, box, cylinder, ellipsoid or mesh (its convex hull; never a plane or
+// another height field), as MuJoCo:
 //   1. the other geom's bounding sphere against the field's box (-base_z .. elevation_z), then its
 //      axis-aligned box in the field's frame (from its support points along +-x, +-y, +-z), each
 //      grown by the pair's active margin: nothing when apart;
@@ -171,7 +171,12 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   Mat3<T> lr;  // r1^T r2
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) lr.m[3 * i + j] = dot(r1.col(i), r2.col(j));
-  const convex::Shape<T> shape{m.geom_type[g], lp, lr, Vec3<T>::load(m.geom_size + 3 * g), T(0)};
+  convex::Shape<T> shape{m.geom_type[g], lp, lr, Vec3<T>::load(m.geom_size + 3 * g), T(0)};
+  if (shape.type == kGeomMesh) {  // its convex hull
+    const int id = m.geom_dataid[g];
+    shape.vert = m.mesh_vert + 3 * m.mesh_vertadr[id];
+    shape.hull = m.mesh_graph + m.mesh_graphadr[id];
+  }
   const T xmax = shape.support(Vec3<T>{T(1), T(0), T(0)}).x, xmin = shape.support(Vec3<T>{T(-1), T(0), T(0)}).x;
   const T ymax = shape.support(Vec3<T>{T(0), T(1), T(0)}).y, ymin = shape.support(Vec3<T>{T(0), T(-1), T(0)}).y;
   const T zmax = shape.support(Vec3<T>{T(0), T(0), T(1)}).z, zmin = shape.support(Vec3<T>{T(0), T(0), T(-1)}).z;

@@ -552,6 +552,12 @@ class MjcfCompiler {
     std::vector<int> face;
     bool need_hull = false;                             // a colliding geom uses it (MuJoCo's needhull_)
     std::vector<int> graph;                             // convex hull in MuJoCo's layout (mesh_graph), empty if none
+    // The hull's faces merged into polygons (MuJoCo's mjCMesh::MakePolygons; with a hull only): each
+    // a cycle of vertex ids, its unit normal (compiled frame), and per vertex the polygons through it.
+    std::vector<std::vector<int>> polygons;
+    std::vector<double> polynormal;
+    std::vector<std::vector<int>> polymap;
+    int extrema[27] = {};  // the hull vertex (local id) furthest along each of the 27 grid directions
     double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};  // the frame the vertices were moved by
     double volume = 0;                                  // volume (shell: surface area)
     double boxsz[3] = {0, 0, 0};                        // half sizes of the equivalent inertia box
@@ -567,6 +573,7 @@ class MjcfCompiler {
   void compile_meshes();
   void process_mesh(MeshAsset* mesh);
   void make_hull(MeshAsset* mesh, const std::vector<double>& vert);
+  static void make_polygons(MeshAsset* mesh, const std::vector<double>& vert);
   // A mesh geom: its mesh id, frame moved by the mesh's, size from the mesh's bounds.
   void compile_mesh_geom(int geom);
   std::vector<MeshAsset> m_meshes;

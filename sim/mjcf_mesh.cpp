@@ -8,7 +8,12 @@
 // mass and inertia from the mesh's volume and equivalent inertia box.
 #include <libqhull_r/qhull_ra.h>
 
+#include <cmath>
 #include <cstdio>
+#include <functional>
+#include <limits>
+#include <unordered_map>
+#include <utility>
 
 #include "sim/mjcf_compiler.h"
 
@@ -377,6 +382,145 @@ void MjcfCompiler::make_hull(MeshAsset* mesh, const std::vector<double>& vert) {
 }
 
 // MuJoCo's mjCMesh::Process (less normals, polygons, BVH and octree, which do not move the physics).
+namespace {
+
+// One polygon of coplanar hull faces being merged (MuJoCo's MeshPolygon): its boundary as directed
+// edges, each tagged with the island (connected group of faces) it bounds; faces that share no edge
+// yet start islands of their own, joined when a later face connects them.
+struct PolygonBuilder {
+  std::vector<std::pair<int, int>> edges;
+  std::vector<int> islands;
+  int nisland = 1;
+
+  PolygonBuilder(int v1, int v2, int v3) : edges{{v1, v2}, {v2, v3}, {v3, v1}}, islands{0, 0, 0} {}
+
+  void combine(int* island1, int* island2) {  // the smaller number survives, the numbers above shift
+    if (*island2 < *island1) std::swap(*island1, *island2);
+    for (int& k : islands) {
+      if (k == *island2) {
+        k = *island1;
+      } else if (k > *island2) {
+        --k;
+      }
+    }
+  }
+
+  void insert(int v1, int v2, int v3) {
+    const int a[3] = {v1, v2, v3};
+    bool add[3] = {true, true, true};
+    int island = -1;
+    for (int e = 0; e < 3; ++e) {  // an edge of the face met in reverse: shared, removed
+      const int p = a[e], q = a[(e + 1) % 3];
+      for (size_t i = 0; i < edges.size(); ++i) {
+        if (edges[i].first != q || edges[i].second != p) continue;
+        int other = islands[i];
+        if (island == -1) {
+          island = other;
+        } else if (other != island) {
+          --nisland;
+          combine(&island, &other);
+        }
+        add[e] = false;
+        edges.erase(edges.begin() + static_cast<long>(i));
+        islands.erase(islands.begin() + static_cast<long>(i));
+        break;
+      }
+    }
+    if (island == -1) island = nisland++;
+    for (int e = 0; e < 3; ++e)
+      if (add[e]) edges.push_back({a[e], a[(e + 1) % 3]}), islands.push_back(island);
+  }
+
+  // The vertex cycles, one per island, each from its first edge on (MuJoCo's MeshPolygon::Paths,
+  // whose walk looks at edges from the second on).
+  std::vector<std::vector<int>> paths() const {
+    if (edges.size() == 3) return {{edges[0].first, edges[1].first, edges[2].first}};
+    std::vector<std::vector<int>> out;
+    for (int i = 0; i < nisland; ++i) {
+      std::vector<int> path;
+      for (size_t j = 0; j < edges.size(); ++j)
+        if (islands[j] == i) {
+          path = {edges[j].first, edges[j].second};
+          break;
+        }
+      if (path.empty()) continue;
+      int next = path.back();
+      for (size_t l = 0; l < edges.size(); ++l) {
+        bool finished = false;
+        for (size_t k = 1; k < edges.size(); ++k) {
+          if (islands[k] != i || edges[k].first != next) continue;
+          next = edges[k].second;
+          if (next == path[0]) {
+            out.push_back(path);
+            finished = true;
+          } else {
+            path.push_back(next);
+          }
+          break;
+        }
+        if (finished) break;
+      }
+    }
+    return out;
+  }
+};
+
+// The key of a face's normal direction: its azimuth and polar angle in steps of kAngleTol, rounded
+// (MuJoCo's MeshPolygonKey); false for a degenerate face.
+bool polygon_key(std::pair<double, double>* key, const double* v1, const double* v2, const double* v3) {
+  constexpr double kAngleTol = 0.01;
+  const double d12[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
+  const double d13[3] = {v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2]};
+  double n[3] = {d12[1] * d13[2] - d12[2] * d13[1], d12[2] * d13[0] - d12[0] * d13[2],
+                 d12[0] * d13[1] - d12[1] * d13[0]};
+  const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (len < kMinVal) return false;
+  for (double& c : n) c = c / len + 0.0;  // no negative zero for atan2
+  if (std::abs(n[2]) > 1.0 - 1e-7) {
+    *key = {0.0, n[2] < 0 ? std::round(kPi / kAngleTol) : 0.0};
+    return true;
+  }
+  *key = {std::round(std::atan2(n[1], n[0]) / kAngleTol), std::round(std::acos(n[2]) / kAngleTol)};
+  return true;
+}
+
+struct PairHash {
+  size_t operator()(const std::pair<double, double>& p) const {
+    return std::hash<double>()(p.first) ^ std::hash<double>()(p.second);
+  }
+};
+
+}  // namespace
+
+// The hull's faces grouped by their normal's key, each group's edge cycles its polygons, as MuJoCo's
+// mjCMesh::MakePolygons (the same container, so that the polygons come in MuJoCo's order); vert:
+// the vertices as read (the hull's frame). The normals come later, in the compiled frame.
+void MjcfCompiler::make_polygons(MeshAsset* mesh, const std::vector<double>& vert) {
+  const int nv = mesh->graph[0], nf = mesh->graph[1];
+  const int* faces = mesh->graph.data() + 2 + 3 * nv + 3 * nf;
+  std::unordered_map<std::pair<double, double>, PolygonBuilder, PairHash> groups;
+  for (int i = 0; i < nf; ++i) {
+    const int a = faces[3 * i], b = faces[3 * i + 1], c = faces[3 * i + 2];
+    std::pair<double, double> key;
+    if (!polygon_key(&key, &vert[3 * static_cast<size_t>(a)], &vert[3 * static_cast<size_t>(b)],
+                     &vert[3 * static_cast<size_t>(c)]))
+      continue;
+    const auto it = groups.find(key);
+    if (it == groups.end()) {
+      groups.emplace(key, PolygonBuilder(a, b, c));
+    } else {
+      it->second.insert(a, b, c);
+    }
+  }
+  mesh->polygons.clear();
+  for (const auto& kv : groups)
+    for (std::vector<int>& path : kv.second.paths())
+      if (path.size() >= 3) mesh->polygons.push_back(std::move(path));
+  mesh->polymap.assign(vert.size() / 3, {});
+  for (size_t i = 0; i < mesh->polygons.size(); ++i)
+    for (int v : mesh->polygons[i]) mesh->polymap[static_cast<size_t>(v)].push_back(static_cast<int>(i));
+}
+
 void MjcfCompiler::process_mesh(MeshAsset* mesh) {
   const XMLElement* e = mesh->elem;
   const int nvert = static_cast<int>(mesh->vert.size() / 3);
@@ -404,6 +548,7 @@ void MjcfCompiler::process_mesh(MeshAsset* mesh) {
   }
   if (mode == kMeshInertiaConvex) mesh->need_hull = true;
   if (mesh->need_hull || mesh->face.empty()) make_hull(mesh, dv);
+  if (!mesh->graph.empty()) make_polygons(mesh, dv);
   if (mesh->face.empty()) {  // no faces: the hull's
     const int nv = mesh->graph[0], nf = mesh->graph[1];
     mesh->face.assign(mesh->graph.begin() + 2 + 3 * nv + 3 * nf, mesh->graph.begin() + 2 + 3 * nv + 6 * nf);
@@ -531,6 +676,43 @@ void MjcfCompiler::process_mesh(MeshAsset* mesh) {
   std::copy_n(com, 3, mesh->pos);
   std::copy_n(quat, 4, mesh->quat);
   for (size_t i = 0; i < dv.size(); ++i) mesh->vert[i] = static_cast<float>(dv[i]);
+  // the polygons' normals from their first three vertices, compiled frame (MakePolygonNormals)
+  mesh->polynormal.assign(3 * mesh->polygons.size(), 0.0);
+  for (size_t i = 0; i < mesh->polygons.size(); ++i) {
+    const std::vector<int>& p = mesh->polygons[i];
+    const double* a = &dv[3 * static_cast<size_t>(p[0])];
+    const double* b = &dv[3 * static_cast<size_t>(p[1])];
+    const double* c = &dv[3 * static_cast<size_t>(p[2])];
+    const double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3];
+    cross3(ab, ac, n);
+    const double len = norm3(n);
+    double* out = &mesh->polynormal[3 * i];
+    if (len < 1e-14) {  // mjuu_makenormal's bound (the user code's mjEPS)
+      out[0] = 1, out[1] = 0, out[2] = 0;
+    } else {
+      for (int k = 0; k < 3; ++k) out[k] = n[k] / len;
+    }
+  }
+  // the hull vertex furthest along each of the 27 directions (-1, 0, 1)^3, in float as MuJoCo's
+  // (the seeds of its hill-climbing support search)
+  std::fill(mesh->extrema, mesh->extrema + 27, 0);
+  if (!mesh->graph.empty()) {
+    const int nh = mesh->graph[0];
+    float best[27];
+    std::fill(best, best + 27, std::numeric_limits<float>::lowest());
+    for (int l = 0; l < nh; ++l) {
+      const float* v = &mesh->vert[3 * static_cast<size_t>(mesh->graph[static_cast<size_t>(2 + nh + l)])];
+      int k = 0;
+      for (int cx = -1; cx <= 1; ++cx)
+        for (int cy = -1; cy <= 1; ++cy)
+          for (int cz = -1; cz <= 1; ++cz, ++k) {
+            const float dot =
+                v[0] * static_cast<float>(cx) + v[1] * static_cast<float>(cy) + v[2] * static_cast<float>(cz);
+            if (dot > best[k]) best[k] = dot, mesh->extrema[k] = l;
+          }
+    }
+  }
 }
 
 void MjcfCompiler::compile_meshes() {
@@ -552,6 +734,24 @@ void MjcfCompiler::compile_meshes() {
     m.mesh_graphadr.push_back(mesh.graph.empty() ? -1 : m.nmeshgraph);
     m.mesh_graph.insert(m.mesh_graph.end(), mesh.graph.begin(), mesh.graph.end());
     m.nmeshgraph += static_cast<int>(mesh.graph.size());
+    m.mesh_extrema.insert(m.mesh_extrema.end(), mesh.extrema, mesh.extrema + 27);
+    m.mesh_polyadr.push_back(m.nmeshpoly);
+    m.mesh_polynum.push_back(static_cast<int>(mesh.polygons.size()));
+    for (size_t i = 0; i < mesh.polygons.size(); ++i) {
+      m.mesh_polyvertadr.push_back(m.nmeshpolyvert);
+      m.mesh_polyvertnum.push_back(static_cast<int>(mesh.polygons[i].size()));
+      m.mesh_polyvert.insert(m.mesh_polyvert.end(), mesh.polygons[i].begin(), mesh.polygons[i].end());
+      m.nmeshpolyvert += static_cast<int>(mesh.polygons[i].size());
+      m.mesh_polynormal.insert(m.mesh_polynormal.end(), &mesh.polynormal[3 * i], &mesh.polynormal[3 * i] + 3);
+    }
+    m.nmeshpoly += static_cast<int>(mesh.polygons.size());
+    for (size_t v = 0; v < mesh.vert.size() / 3; ++v) {  // polymap: as many entries as polyvert
+      m.mesh_polymapadr.push_back(static_cast<int>(m.mesh_polymap.size()));
+      const std::vector<int> none;
+      const std::vector<int>& polys = v < mesh.polymap.size() ? mesh.polymap[v] : none;
+      m.mesh_polymapnum.push_back(static_cast<int>(polys.size()));
+      m.mesh_polymap.insert(m.mesh_polymap.end(), polys.begin(), polys.end());
+    }
     m.mesh_faceadr.push_back(static_cast<int>(m.mesh_face.size() / 3));
     m.mesh_facenum.push_back(static_cast<int>(mesh.face.size() / 3));
     m.mesh_face.insert(m.mesh_face.end(), mesh.face.begin(), mesh.face.end());

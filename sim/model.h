@@ -25,7 +25,7 @@ namespace rlt {
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
   kGeomPlane = 0,
-  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with sphere, capsule, box, cylinder, ellipsoid
+  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with the primitives but planes, and meshes
   kGeomSphere = 2,
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,
@@ -101,6 +101,7 @@ struct Model {
   int nsensor = 0, nsensordata = 0;              // sensors, and the scalars of their outputs (sum of sensor_dim)
   int nmesh = 0, nmeshvert = 0, nmeshgraph = 0;  // meshes, their vertices, the ints of their hulls
   int nmeshface = 0;                              // the triangles of all meshes (mesh_face)
+  int nmeshpoly = 0, nmeshpolyvert = 0;           // the hulls' polygons, their vertices (mesh_polyvert)
   int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
   int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
   int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)

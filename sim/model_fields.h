@@ -2,7 +2,7 @@
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
-//          nmeshgraph, nmeshface, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
+//          nmeshgraph, nmeshpoly, nmeshpolyvert, nmeshface, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -138,6 +138,18 @@
   X(int, mesh_graph, nmeshgraph, optional,                                                                             \
     "convex hulls, MuJoCo's layout: nvert, nface, vert_edgeadr[nvert], vert_globalid[nvert], "                         \
     "edge_localid[nvert + 3 nface] (-1 ends a vertex's neighbours), face_globalid[3 nface]")                           \
+  X(int, mesh_extrema, 27 * nmesh, optional,                                                                          \
+    "per mesh the hull vertex (local id) furthest along each direction of (-1, 0, 1)^3, x slowest (the seeds "        \
+    "of MuJoCo's hill-climbing support search)")                                                                       \
+  X(int, mesh_polyadr, nmesh, optional, "first polygon of the mesh (MuJoCo's merged coplanar hull faces)")             \
+  X(int, mesh_polynum, nmesh, optional, "polygons of the mesh (0 without a hull)")                                     \
+  X(int, mesh_polyvertadr, nmeshpoly, optional, "first vertex of the polygon in mesh_polyvert")                        \
+  X(int, mesh_polyvertnum, nmeshpoly, optional, "vertices of the polygon")                                             \
+  X(real, mesh_polynormal, 3 * nmeshpoly, optional, "unit outward normal of the polygon, mesh frame")                  \
+  X(int, mesh_polyvert, nmeshpolyvert, optional, "the polygons' vertex cycles: vertex ids within the mesh")            \
+  X(int, mesh_polymapadr, nmeshvert, optional, "first entry of the vertex in mesh_polymap")                            \
+  X(int, mesh_polymapnum, nmeshvert, optional, "polygons through the vertex")                                          \
+  X(int, mesh_polymap, nmeshpolyvert, optional, "the polygons through each vertex: polygon ids within the mesh")       \
   X(int, mesh_faceadr, nmesh, optional, "first triangle of the mesh in mesh_face")                                    \
   X(int, mesh_facenum, nmesh, optional, "triangles of the mesh (sim/ray.h casts rays on them; the viewer draws them)") \
   X(int, mesh_face, 3 * nmeshface, optional, "triangles: vertex ids within the mesh")                                 \

@@ -38,6 +38,7 @@ ModelOffsets model_offsets(const Sizes& s) {
   const i64 nq = s.nq, nv = s.nv, nbody = s.nbody, njnt = s.njnt, ngeom = s.ngeom, nsite = s.nsite, nu = s.nu;
   const i64 neq = s.neq, nsensor = s.nsensor;
   const i64 nmesh = s.nmesh, nmeshvert = s.nmeshvert, nmeshgraph = s.nmeshgraph, nmeshface = s.nmeshface;
+  const i64 nmeshpoly = s.nmeshpoly, nmeshpolyvert = s.nmeshpolyvert;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   const i64 ntendon = s.ntendon, nwrap = s.nwrap;
   const i64 npair = s.npair;
@@ -64,6 +65,7 @@ struct ModelView {
   int nsensor, nsensordata, nsubtree, nbody_acc;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nmeshface;                     // their triangles (sim/ray.h)
+  int nmeshpoly, nmeshpolyvert;      // their hulls' polygons and the polygons' vertices (sim/contact.h)
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
@@ -155,13 +157,13 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   }
   // height fields: none with a plane or another height field; up to mjMAXCONPAIR with a primitive
   if (t2 == kGeomHField) return 0;
-  if (t1 == kGeomHField) return t2 >= kGeomSphere && t2 <= kGeomBox ? kHFieldMaxContacts : 0;
+  if (t1 == kGeomHField) return t2 >= kGeomSphere && t2 <= kGeomMesh ? kHFieldMaxContacts : 0;
   if (t1 == kGeomPlane)
     return t2 == kGeomSphere     ? 1
            : t2 == kGeomCapsule  ? 2
            : t2 == kGeomBox      ? 8
            : t2 == kGeomCylinder ? 4
-           : t2 == kGeomMesh     ? 3  // mjc_PlaneConvex: the support point and up to 2 hull neighbours
+           : t2 == kGeomMesh     ? 4  // mjc_PlaneConvex: the support vertex and its polygon's corners
                                  : 1;
   if (t1 == kGeomSphere) return 1;                         // sphere-sphere, -capsule, -box, -cylinder, convex
   if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
@@ -273,6 +275,7 @@ class HostModel {
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
+    m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
@@ -369,10 +372,12 @@ class HostModel {
     if (m.nq < 0 || m.nv < 0 || m.njnt < 0 || m.ngeom < 0 || m.nsite < 0 || m.nu < 0 || m.neq < 0 || m.nsensor < 0 ||
         m.nmesh < 0 || m.nmeshvert < 0 || m.nmeshgraph < 0 || m.nmeshface < 0 || m.ntendon < 0 || m.nwrap < 0)
       fail("negative size");
+    if (m.nmeshpoly < 0 || m.nmeshpolyvert < 0) fail("negative size");
     if (m.npair < 0) fail("negative size");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
     const long nmeshface = m.nmeshface;
+    const long nmeshpoly = m.nmeshpoly, nmeshpolyvert = m.nmeshpolyvert;
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     const long ntendon = m.ntendon, nwrap = m.nwrap;

@@ -3,7 +3,8 @@
 
 Usage:
   mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
-                 [--substeps K] [--factor F] [--atol A] [--json] [--no-check]
+                 [--substeps K] [--factor F] [--atol A] [--contacts TOL [--print-contacts]] [--json]
+                 [--no-check]
 
 For each start (qpos0, or the keyframe --key) and each control mode (zero; random):
   1. compiled sizes: nq, nv and the joints (names, in order) that rltrain's CSV header implies,
@@ -19,7 +20,11 @@ Before the trajectories, `rltrain inspect` (the compiled model and one forward p
      relative (max |rltrain - MuJoCo| over max(max |MuJoCo|, a floor));
      forward (at qpos0 and at each keyframe checked, its ctrl held, as mj_forward): body and com
      positions, qfrc_bias, qfrc_passive, actuator_force, qfrc_actuator, qacc_smooth,
-     qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3).
+     qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3); with --contacts TOL,
+     also the contact sets of those forward passes (`rltrain inspect`'s "contact": the contacts
+     that act, with MuJoCo's dist): the same count, and each MuJoCo contact matched to the
+     nearest of rltrain's for the same geom pair, point, normal and dist within TOL absolute
+     (--print-contacts lists both sets).
 The error of rltrain against MuJoCo is then judged against that sensitivity: at every step,
     |rltrain - mujoco| <= F * |mujoco(qpos0 + 1e-9) - mujoco| + A     (per qpos and per qvel, max norm)
 with F = 10 and A = 1e-6 by default (A covers the CSV's %.9g: ~5e-10 relative on values of
@@ -287,9 +292,10 @@ FORWARD_FIELDS = ("xpos", "xipos", "qfrc_bias", "qfrc_passive", "actuator_force"
                   "qacc_smooth", "qfrc_constraint", "qacc", "sensordata")
 
 
-def compare_forward(m, key_id, ins):
+def compare_forward(m, key_id, ins, contacts=None, verbose_contacts=False):
     """One forward pass (mj_forward) at the start state with its ctrl: each field's relative error
-    (max |rltrain - MuJoCo| over max(max |MuJoCo|, 1e-3))."""
+    (max |rltrain - MuJoCo| over max(max |MuJoCo|, 1e-3)). With `contacts` (an absolute tolerance),
+    the contact sets too (compare_contacts): the same count, and each difference within it."""
     d = mujoco.MjData(m)
     if key_id >= 0:
         mujoco.mj_resetDataKeyframe(m, d, key_id)
@@ -299,7 +305,53 @@ def compare_forward(m, key_id, ins):
     f = ins["forward"]
     err = {k: _rel(f[k], getattr(d, k), 1e-3) for k in FORWARD_FIELDS}
     worst = max(err, key=err.get)
-    return {"rel_err": err, "worst": worst, "pass": all(e <= COMPILED_RTOL for e in err.values())}
+    res = {"rel_err": err, "worst": worst, "pass": all(e <= COMPILED_RTOL for e in err.values())}
+    if contacts is not None and "contact" in f:
+        res["contacts"] = compare_contacts(d, f["contact"])
+        if verbose_contacts:
+            print_contacts(d, f["contact"])
+        res["pass"] = res["pass"] and res["contacts"]["count"][0] == res["contacts"]["count"][1] and \
+            res["contacts"]["worst"] <= contacts
+    return res
+
+
+def compare_contacts(d, ours):
+    """The contact sets of one forward pass (rltrain inspect's "contact": those that act, with
+    MuJoCo's dist): counts, and per geom pair each MuJoCo contact matched to the nearest of ours
+    (point), the worst absolute difference in point, normal and dist."""
+    mj = [{"geom": sorted((int(c.geom1), int(c.geom2))), "pos": np.array(c.pos), "normal": np.array(c.frame[:3]),
+           "dist": float(c.dist), "swap": int(c.geom1) > int(c.geom2)} for c in d.contact[:d.ncon]]
+    rl = [{"geom": sorted(c["geom"]), "pos": np.array(c["pos"]), "normal": np.array(c["normal"]),
+           "dist": float(c["dist"]), "swap": c["geom"][0] > c["geom"][1]} for c in ours]
+    worst = {"pos": 0.0, "normal": 0.0, "dist": 0.0}
+    used = set()
+    unmatched = 0
+    for c in mj:
+        cand = [(float(np.linalg.norm(r["pos"] - c["pos"])), i) for i, r in enumerate(rl)
+                if i not in used and r["geom"] == c["geom"]]
+        if not cand:
+            unmatched += 1
+            continue
+        _, i = min(cand)
+        used.add(i)
+        r = rl[i]
+        nr = -r["normal"] if r["swap"] != c["swap"] else r["normal"]
+        worst["pos"] = max(worst["pos"], float(np.max(np.abs(r["pos"] - c["pos"]))))
+        worst["normal"] = max(worst["normal"], float(np.max(np.abs(nr - c["normal"]))))
+        worst["dist"] = max(worst["dist"], abs(r["dist"] - c["dist"]))
+    w = max(worst.values()) if not unmatched else float("inf")
+    return {"count": [len(rl), len(mj)], "unmatched": unmatched, "abs_err": worst, "worst": w}
+
+
+def print_contacts(d, ours):
+    print("    MuJoCo contacts (geom1 geom2 pos normal dist):")
+    for c in d.contact[:d.ncon]:
+        print(f"      {c.geom1:3d} {c.geom2:3d} {np.array2string(c.pos, precision=6)} "
+              f"{np.array2string(c.frame[:3], precision=6)} {c.dist:.6e}")
+    print("    rltrain contacts:")
+    for c in ours:
+        print(f"      {c['geom'][0]:3d} {c['geom'][1]:3d} {np.array2string(np.array(c['pos']), precision=6)} "
+              f"{np.array2string(np.array(c['normal']), precision=6)} {c['dist']:.6e}")
 
 
 def converge(m, report):
@@ -355,7 +407,7 @@ def check_model(model: str, rltrain: str, a, tmp: str):
             return 2, report
         if ok_compiled:
             ins_k = ins if kname is None else run_inspect(rltrain, model, kname, tmp)[0]
-            fw = compare_forward(m, key_id, ins_k) if ins_k is not None else {"pass": False, "worst": "inspect failed"}
+            fw = compare_forward(m, key_id, ins_k, a.contacts, a.print_contacts) if ins_k is not None else {"pass": False, "worst": "inspect failed"}
             report["forward"][key] = fw
             ok = ok and fw["pass"]
         for mode in [c for c in a.ctrl.split(",") if c]:
@@ -419,6 +471,12 @@ def print_report(report, a, name):
         if "rel_err" in fw:
             print(f"  forward at {k:<8} worst relative error {fw['rel_err'][fw['worst']]:.1e} ({fw['worst']}) "
                   + ("ok" if fw["pass"] else f"MISMATCH (> {COMPILED_RTOL:g})"))
+            if "contacts" in fw:
+                cc = fw["contacts"]
+                e = cc["abs_err"]
+                print(f"             contacts rltrain {cc['count'][0]} MuJoCo {cc['count'][1]}, unmatched {cc['unmatched']}; "
+                      f"max |err| pos {e['pos']:.1e} normal {e['normal']:.1e} dist {e['dist']:.1e} "
+                      f"(tolerance {a.contacts:g})")
         else:
             print(f"  forward at {k:<8} {fw['worst']}")
     for r in report["runs"]:
@@ -452,6 +510,10 @@ def main(argv=None) -> int:
                     help="run MuJoCo with the file's own solver budget (iterations, ls_iterations, tolerance) "
                          "instead of a converged one (the default: rltrain solves to convergence)")
     ap.add_argument("--atol", type=float, default=1e-6, help="A")
+    ap.add_argument("--contacts", type=float, default=None, metavar="TOL",
+                    help="also compare the contact sets of the forward passes (count; point, normal and dist "
+                         "within TOL absolute)")
+    ap.add_argument("--print-contacts", action="store_true", help="with --contacts: list both contact sets")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-check", action="store_true", help="report only; exit 0 unless rltrain refuses")
     ap.add_argument("--groups", default=None, help="corpus: comma-separated groups (default: tools/mjcf_corpus.py's)")

@@ -296,6 +296,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const long nq = model.nq, nv = model.nv, nbody = model.nbody, njnt = model.njnt, ngeom = model.ngeom,
              nsite = model.nsite, nu = model.nu, neq = model.neq, nsensor = model.nsensor;
   const long nmesh = model.nmesh, nmeshvert = model.nmeshvert, nmeshgraph = model.nmeshgraph, nmeshface = model.nmeshface;
+  const long nmeshpoly = model.nmeshpoly, nmeshpolyvert = model.nmeshpolyvert;
   const long nhfield = model.nhfield, nhfielddata = model.nhfielddata;
   const long ntendon = model.ntendon, nwrap = model.nwrap;
   const long npair = model.npair;
