@@ -107,6 +107,7 @@ constexpr StatTolerance kPendulumTolerance{2e-5, 1e-3, 2e-3, 1e-4, 1e-6, 1e-2, 1
 void compare_ppo(const std::string& env_name, int iterations, const StatTolerance& tol) {
   Config cfg = shipped_config(env_name);
   cfg.train.seed = 1;
+  cfg.ppo.gemm_precision = "fp32";
   cfg.ppo.tf32 = false;
   const std::uint64_t seed = cfg.train.seed;
 
@@ -118,7 +119,7 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
   cpu_ppo.start(seed);
 
   CudaExecutor exec;
-  exec.set_tf32(false);
+  exec.set_gemm_precision(GemmPrecision::kFp32);
   auto cuda_env = make_vec_env(cfg.env.name, cfg.env.num_envs, exec);
   apply_env_params(cfg, *cuda_env);
   cuda_env->reset(seed);
