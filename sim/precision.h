@@ -102,7 +102,6 @@ constexpr u32 kSign = 0x80000000u;
 constexpr u32 kInf = 0x7f800000u;
 constexpr u32 kFp16Overflow = 0x477ff000u;   // 65520 = 65504 + half an ulp: a tie that rounds to 2^16, so inf
 constexpr u32 kFp16MinNormal = 0x38800000u;  // 2^-14
-constexpr u32 kFp16HalfMinSub = 0x33000000u;  // 2^-25, half the smallest subnormal 2^-24: a tie that rounds to 0
 
 }  // namespace precision_detail
 
@@ -124,23 +123,18 @@ RLT_HD RLT_INLINE float round_to_bf16(float x) {
 
 // x rounded to IEEE binary16 (10 mantissa bits, normal from 2^-14 to 65504, subnormal multiples of
 // 2^-24 below), as a float: +-inf from 65520 up, zero (with x's sign) at 2^-25 and below.
+// Branch-free (both roundings, then selects), so the CPU twin's loop over a matrix vectorizes.
 RLT_HD RLT_INLINE float round_to_fp16(float x) {
   using namespace precision_detail;
   const u32 u = float_bits(x), sign = u & kSign, a = u & ~kSign;
-  if (a >= kInf) return x;
-  if (a >= kFp16Overflow) return float_from_bits(sign | kInf);
-  if (a >= kFp16MinNormal) return float_from_bits(sign | round_mantissa(a, 13));
-  if (a <= kFp16HalfMinSub) return float_from_bits(sign);  // fp32 subnormals included
-  // Subnormal in fp16: a multiple q of 2^-24. a = sig 2^(e-23) with the 24-bit significand sig and
-  // e in [-25, -15], so q = sig / 2^(-1-e), rounded: drop 14..24 bits of sig.
-  const int e = static_cast<int>(a >> 23) - 127;
-  const int drop = -1 - e;
-  const u32 sig = (a & 0x7fffffu) | 0x800000u;
-  u32 q = sig >> drop;
-  const u32 rem = sig & ((1u << drop) - 1u), half = 1u << (drop - 1);
-  if (rem > half || (rem == half && (q & 1u))) ++q;
-  // q <= 1024 (q = 1024 is 2^-14, the smallest normal): q 2^-24 is exact.
-  return float_from_bits(sign | float_bits(static_cast<float>(q) * 5.9604644775390625e-8f));
+  const u32 normal = round_mantissa(a, 13);
+  // Below 2^-14 the result is a multiple of 2^-24, the ulp of 0.5: adding 0.5 rounds |x| to it (to
+  // nearest even, the default rounding mode), and subtracting 0.5 again is exact.
+  const u32 subnormal = float_bits((float_from_bits(a) + 0.5f) - 0.5f);
+  u32 r = a < kFp16MinNormal ? subnormal : normal;
+  r = a >= kFp16Overflow ? kInf : r;  // 65520 and up, inf included
+  r = a > kInf ? a : r;               // NaN: unchanged
+  return float_from_bits(sign | r);
 }
 
 // x rounded to the input format of `p` (fp32: x itself).
