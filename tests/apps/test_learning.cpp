@@ -40,8 +40,8 @@ TEST(CliLearning, CartPoleBf16GemmsReachTarget) {
   TempDir tmp;
   const std::string run = tmp / "run";
   const std::vector<std::string> train = {
-      "train", "--config",  cartpole_config(), "--seed",  "1",         "--device",
-      "cpu",   "--run-dir", run,               "--set",   "ppo.gemm_precision=bf16"};
+      "train", "--config", cartpole_config(),        "--seed", "1", "--device", "cpu", "--run-dir",
+      run,     "--set",    "ppo.gemm_precision=bf16"};
   const CliResult t = run_cli(train, tmp.path());
   ASSERT_EQ(t.exit_code, 0) << describe(train, t);
   EXPECT_NE(t.err.find(", gemm bf16, "), std::string::npos) << "the start line names the precision: " << t.err;

@@ -35,9 +35,8 @@ void sum_of_squares(const CudaExecutor& exec, i64 n, const float* x, double* out
 
 // out[i] = the bits of round_to(the float with bits i * stride, p), on the device.
 void round_on_device(const CudaExecutor& exec, i64 n, u32 stride, GemmPrecision p, u32* out) {
-  parallel_for(exec, n, [=] RLT_HD(i64 i) {
-    out[i] = float_bits(round_to(float_from_bits(static_cast<u32>(i) * stride), p));
-  });
+  parallel_for(exec, n,
+               [=] RLT_HD(i64 i) { out[i] = float_bits(round_to(float_from_bits(static_cast<u32>(i) * stride), p)); });
 }
 
 }  // namespace gpu_test_detail

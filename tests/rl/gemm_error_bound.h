@@ -66,7 +66,8 @@ inline GemmReference gemm_reference(bool ta, bool tb, i64 m, i64 n, i64 k, const
         sum_a += std::abs(x);
         sum_b += std::abs(y);
       }
-      const double rounding = (2 * u + u * u) * s + eta * (1 + u) * (sum_a + sum_b) + static_cast<double>(k) * eta * eta;
+      const double rounding =
+          (2 * u + u * u) * s + eta * (1 + u) * (sum_a + sum_b) + static_cast<double>(k) * eta * eta;
       r.exact[static_cast<size_t>(i * n + j)] = c;
       r.bound[static_cast<size_t>(i * n + j)] = rounding + gamma * (s + rounding);
     }

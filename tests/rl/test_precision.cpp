@@ -32,10 +32,10 @@ u32 bits_of(float x) { return float_bits(x); }
 
 // Rounding to `p` of the float with bits `in` gives the float with bits `out` (compared as bits, so
 // the sign of zero counts).
-#define EXPECT_ROUNDS(p, in, out)                                                                            \
-  EXPECT_EQ(bits_of(round_to(from_bits(in), p)), static_cast<u32>(out))                                      \
-      << gemm_precision_name(p) << ": 0x" << std::hex << (in) << " (" << from_bits(in) << ") should give 0x" \
-      << (out) << " (" << from_bits(out) << ")"
+#define EXPECT_ROUNDS(p, in, out)                                                                                     \
+  EXPECT_EQ(bits_of(round_to(from_bits(in), p)), static_cast<u32>(out))                                               \
+      << gemm_precision_name(p) << ": 0x" << std::hex << (in) << " (" << from_bits(in) << ") should give 0x" << (out) \
+      << " (" << from_bits(out) << ")"
 
 TEST(Precision, NamesAndUnitRoundoff) {
   for (GemmPrecision p : {GemmPrecision::kFp32, GemmPrecision::kTf32, GemmPrecision::kBf16, GemmPrecision::kFp16}) {
@@ -317,10 +317,12 @@ std::vector<float> loss_gradient(const std::string& env_name, GemmPrecision p, i
   std::vector<float> obs(env->obs(), env->obs() + rows * spec.obs_dim);
   for (int j = 0; j < spec.obs_dim; ++j) {
     double mean = 0, sq = 0;
-    for (i64 i = 0; i < rows; ++i) mean += obs[i * spec.obs_dim + j], sq += double(obs[i * spec.obs_dim + j]) * obs[i * spec.obs_dim + j];
+    for (i64 i = 0; i < rows; ++i)
+      mean += obs[i * spec.obs_dim + j], sq += double(obs[i * spec.obs_dim + j]) * obs[i * spec.obs_dim + j];
     mean /= rows;
     const double sd = std::sqrt(std::max(sq / rows - mean * mean, 0.0) + 1e-8);
-    for (i64 i = 0; i < rows; ++i) obs[i * spec.obs_dim + j] = static_cast<float>((obs[i * spec.obs_dim + j] - mean) / sd);
+    for (i64 i = 0; i < rows; ++i)
+      obs[i * spec.obs_dim + j] = static_cast<float>((obs[i * spec.obs_dim + j] - mean) / sd);
   }
   CpuExecutor fp32(2);
   ActorCritic<float, CpuExecutor> ref(spec, rows, fp32);
@@ -329,7 +331,8 @@ std::vector<float> loss_gradient(const std::string& env_name, GemmPrecision p, i
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
   for (float& w : params) w += 0.1f * uni(rng);
   // Actions, old log-probs and values near the fp32 policy's (some ratios clip, some do not).
-  std::vector<float> action(static_cast<size_t>(rows * spec.act_dim)), old_logp(rows), adv(rows), ret(rows), old_value(rows);
+  std::vector<float> action(static_cast<size_t>(rows * spec.act_dim)), old_logp(rows), adv(rows), ret(rows),
+      old_value(rows);
   const float* head = ref.actor_forward(fp32, params.data(), obs.data(), rows);
   const std::vector<float> head_h(head, head + rows * spec.head_dim());
   const float* value = ref.critic_forward(fp32, params.data(), obs.data(), rows);
@@ -340,7 +343,8 @@ std::vector<float> loss_gradient(const std::string& env_name, GemmPrecision p, i
       categorical<float>(head_h.data() + i * spec.num_actions, spec.num_actions, static_cast<int>(action[i]), lp, ent,
                          nullptr, nullptr);
     } else {
-      for (int k = 0; k < spec.act_dim; ++k) action[i * spec.act_dim + k] = head_h[i * spec.act_dim + k] + 0.5f * uni(rng);
+      for (int k = 0; k < spec.act_dim; ++k)
+        action[i * spec.act_dim + k] = head_h[i * spec.act_dim + k] + 0.5f * uni(rng);
       gaussian<float>(head_h.data() + i * spec.act_dim, params.data() + ref.log_std_offset(),
                       action.data() + i * spec.act_dim, spec.act_dim, lp, ent, nullptr, nullptr);
     }
@@ -353,7 +357,8 @@ std::vector<float> loss_gradient(const std::string& env_name, GemmPrecision p, i
     adv[i] = 2.0f * uni(rng) + 0.2f;
     ret[i] = value[i] + uni(rng);
   }
-  const MinibatchView<float> mb{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows};
+  const MinibatchView<float> mb{obs.data(),       action.data(), old_logp.data(), adv.data(), ret.data(),
+                                old_value.data(), rows};
   const PpoCoefs<float> coefs{static_cast<float>(cfg.ppo.clip_coef), static_cast<float>(cfg.ppo.vf_coef),
                               static_cast<float>(cfg.ppo.ent_coef), cfg.ppo.clip_value_loss,
                               cfg.ppo.normalize_advantages};
@@ -425,7 +430,8 @@ Iteration one_iteration(const std::string& env_name, const std::string& precisio
       if (a.name == "params")
         for (float& w : a.f32)
           for (int i = 0; i < std::abs(nudge_ulps); ++i)
-            w = std::nextafter(w, nudge_ulps > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+            w = std::nextafter(
+                w, nudge_ulps > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
     learner->load(state, false);
   }
   Iteration it;
@@ -449,9 +455,10 @@ void expect_bf16_update_near_fp32(const std::string& env_name, double max_rel, d
   EXPECT_EQ(h.exec_precision, GemmPrecision::kBf16) << "Runtime::make_learner sets ppo.gemm_precision";
   ASSERT_EQ(f.initial, h.initial) << "the initial weights do not depend on the GEMMs";
   const double update = norm(f.after, f.initial), diff = norm(h.after, f.after), diff_ulp = norm(g.after, f.after);
-  std::printf("%s: |update fp32| %.4g, |bf16 - fp32| %.4g (%.3f of the update); fp32 from weights 1 ulp off: %.3g "
-              "(%.2g of the update)\n",
-              env_name.c_str(), update, diff, diff / update, diff_ulp, diff_ulp / update);
+  std::printf(
+      "%s: |update fp32| %.4g, |bf16 - fp32| %.4g (%.3f of the update); fp32 from weights 1 ulp off: %.3g "
+      "(%.2g of the update)\n",
+      env_name.c_str(), update, diff, diff / update, diff_ulp, diff_ulp / update);
   ASSERT_GT(update, 0.0);
   EXPECT_GT(diff, 0.0) << "bf16 GEMMs changed nothing";
   EXPECT_LE(diff, max_rel * update);
