@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -66,45 +67,63 @@ Config ppo_bench_config(const BenchOptions& opts, Config cfg, std::int64_t n, bo
 void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_only) {
   const FreeMemory free = free_memory(rt, world());
   const bool cpu = rt.device() == Device::kCpu;
+  const Device env_dev = rt.env_device(), learner_dev = rt.device();
   for (const std::string& name : opts.envs) {
     const Config cfg = bench_config(opts, name);
     if (!memory_check_enabled(cfg)) continue;
-    const EnvProbe probe = probe_env(cfg);
+    const EnvProbe probe = probe_env(cfg, rt.device_threads());
     const auto need = [&](std::int64_t n) {
       MemoryNeed m;
-      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, !cpu);
+      if (!ppo_only) m = act_memory(cfg, probe.memory, probe.spec, n, env_dev, learner_dev, rt.placed());
       if (opts.ppo || ppo_only) {
-        const MemoryNeed t =
-            train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec, n, cpu);
-        if (m.parts.empty()) m.parts.push_back(t.parts[0]);
-        else m.parts[0].bytes += t.parts[0].bytes;  // a second batch of envs
-        m.parts.push_back(t.parts[1]), m.parts.push_back(t.parts[2]);  // rollout, learner (no checkpoint)
+        const MemoryNeed t = train_memory(ppo_bench_config(opts, cfg, n, cpu && !ppo_only), probe.memory, probe.spec,
+                                          n, env_dev, learner_dev, rt.placed());
+        for (const MemoryPart& p : t.parts) {
+          if (p.name == "checkpoint copies") continue;  // bench writes none
+          // a second batch of envs (and its placement) beside the first
+          auto same = std::find_if(m.parts.begin(), m.parts.end(), [&](const MemoryPart& q) { return q.name == p.name; });
+          if (same != m.parts.end()) same->bytes += p.bytes;
+          else m.parts.push_back(p);
+        }
       }
       return m;
     };
     for (const std::int64_t n : opts.num_envs)
-      check_memory("bench --env " + name + ": --num-envs", "--num-envs", n, need, free, !cpu);
+      check_memory("bench --env " + name + ": --num-envs", "--num-envs", n, need, free, uses_cuda(rt));
   }
 }
 
 }  // namespace
 
+// The runtime of bench's options: --device, --env-device, --learner-device, --placement-copies.
+static Placement bench_placement(const BenchOptions& opts) {
+  Placement p = flag_placement(opts.device, opts.env_device, opts.learner_device);
+  p.force_copies = opts.placement_copies;
+  return p;
+}
+
 int run_bench(const BenchOptions& opts) {
-  Runtime rt(opts.device, opts.threads);
+  Runtime rt(bench_placement(opts), opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   const int threads = rt.cpu_threads();
   nlohmann::json out;
   out["device"] = device_name(rt.device());
+  out["env_device"] = device_name(rt.env_device());
+  out["placement_copies"] = rt.placed();
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["results"] = nlohmann::json::array();
-  const double cores = rt.device() == Device::kCpu
+  const double cores = rt.device() == Device::kCpu && rt.env_device() == Device::kCpu
                            ? std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())))
                            : 1;
 
   check_bench_memory(opts, rt, false);
-  std::printf("rltrain bench: device %s, %d threads, gemm %s\n", device_name(rt.device()), threads,
-              bench_gemm_precision(opts).c_str());
+  if (rt.placed())
+    std::printf("rltrain bench: envs on %s, learner on %s, through the placement copies, %d threads, gemm %s\n",
+                device_name(rt.env_device()), device_name(rt.device()), threads, bench_gemm_precision(opts).c_str());
+  else
+    std::printf("rltrain bench: device %s, %d threads, gemm %s\n", device_name(rt.device()), threads,
+                bench_gemm_precision(opts).c_str());
   std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
               "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
   for (const std::string& name : opts.envs) {
@@ -118,9 +137,14 @@ int run_bench(const BenchOptions& opts) {
       for (u32 w = 0; w < 3; ++w) env->step(env->sample_actions(7, w));
       rt.synchronize();
       auto t0 = Clock::now();
+      const std::clock_t cpu0 = std::clock();  // the process's CPU time, all its threads
       for (std::int64_t t = 0; t < steps; ++t) env->step(env->sample_actions(7, static_cast<u32>(t + 3)));
       rt.synchronize();
       const double env_sps = static_cast<double>(n * steps) / seconds_since(t0);
+      // Per second of CPU time: with --threads 1 the figure a shared machine's other load distorts
+      // least (tools/bench_python.py compares it with Python's).
+      const double env_sps_cpu = static_cast<double>(n * steps) * CLOCKS_PER_SEC /
+                                 static_cast<double>(std::max<std::clock_t>(1, std::clock() - cpu0));
 
       // Policy inference + step: the rollout's inner loop without storage (the Policy that eval and
       // the viewer act through; untrained weights act as well as trained ones for timing).
@@ -149,15 +173,22 @@ int run_bench(const BenchOptions& opts) {
         t0 = Clock::now();
         const std::int64_t transfers_before = rt.num_transfers();
         const int iters = 2;
-        for (int it = 2; it < 2 + iters; ++it) tl->iterate(it, 1000);
+        // As the trainer runs them (train.stats_readback "auto"): on CUDA iteration it + 1 is queued
+        // before it's statistics are collected; on the CPU each is collected at once.
+        for (int it = 2; it < 2 + iters; ++it) {
+          tl->launch(it, 1000);
+          if (it > 2 || tl->stats_lag() == 0) tl->collect();
+        }
+        if (tl->stats_lag() > 0) tl->collect();
         rt.synchronize();
         ppo_sps = static_cast<double>(tl->batch_size() * iters) / seconds_since(t0);
         transfers_per_iteration = static_cast<double>(rt.num_transfers() - transfers_before) / iters;
       }
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
-      // Executor memory per env: the env's rows and outputs (VecEnv::memory, as the memory check counts it).
-      const std::int64_t bytes_per_env = env->memory().per_env_on(env->device() == Device::kCuda);
+      // Executor memory per env: the env's rows and outputs, and on a device its share of the
+      // constraint workspace at this num_envs (VecEnv::memory, as the memory check counts it).
+      const std::int64_t bytes_per_env = env->memory().per_env_at(n, rt.env_device() == Device::kCuda);
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
                   env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
       std::fflush(stdout);
@@ -167,6 +198,7 @@ int run_bench(const BenchOptions& opts) {
                                 {"bytes_per_env", bytes_per_env},
                                 {"env_steps_per_second", env_sps},
                                 {"env_steps_per_second_per_core", env_sps / cores},
+                                {"env_steps_per_cpu_second", env_sps_cpu},
                                 {"policy_steps_per_second", policy_sps},
                                 {"ppo_samples_per_second", ppo_sps},
                                 {"ppo_num_steps", ppo_steps},
@@ -191,12 +223,13 @@ int run_model_bench(const BenchOptions& opts) {
   const int substeps = control_substeps(opts.control_dt, model.timestep);
   // --device cuda without a GPU (or without CUDA in this build): Runtime throws ConfigError (one
   // line, exit 2); auto falls back to the CPU and says why.
-  Runtime rt(opts.device, opts.threads);
+  Runtime rt(bench_placement(opts), opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
-  const bool on_cuda = rt.device() == Device::kCuda;
+  const bool on_cuda = rt.env_device() == Device::kCuda;  // the batch steps on the envs' device
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
-    const EnvMemory mem = physics_batch_memory(model);
+    EnvMemory mem = physics_batch_memory(model);
+    mem.device_slots = rt.device_threads();
     const i64 row_bytes = static_cast<i64>(sizeof(float)) * data_layout(HostModel<float>(model).view()).row;
     const FreeMemory free = free_memory(rt, world());
     for (const std::int64_t n : opts.num_envs)
@@ -211,7 +244,7 @@ int run_model_bench(const BenchOptions& opts) {
   const double cores = std::max(1, std::min<int>(threads, static_cast<int>(std::thread::hardware_concurrency())));
 
   nlohmann::json out;
-  out["device"] = device_name(rt.device());
+  out["device"] = device_name(rt.env_device());
   out["threads"] = threads;
   out["hardware_threads"] = std::thread::hardware_concurrency();
   out["model"] = opts.model_path;
@@ -231,8 +264,9 @@ int run_model_bench(const BenchOptions& opts) {
   }
   // Memory per env (what the batch allocates, physics_batch_memory, as the memory check counts it):
   // its physics row (float; the contacts sized from the model's capacity, sim/model_view.h:
-  // contact_capacity), the constraint rows' workspace (constraint_capacity rows; per env on the
-  // device, per thread on the CPU: sim/dynamics.h, BatchRows), its ctrl row and two counters.
+  // contact_capacity), its ctrl row and two counters; and apart from it the constraint rows'
+  // workspace (constraint_capacity rows): one per thread on the CPU, one per resident thread of the
+  // device on CUDA (min(num_envs, CudaExecutor::max_threads) slots: sim/dynamics.h, BatchRows).
   {
     const HostModel<float> host(model);
     const ModelView<float>& v = host.view();
@@ -241,15 +275,21 @@ int run_model_bench(const BenchOptions& opts) {
     const std::int64_t row_bytes = static_cast<std::int64_t>(l.row) * 4, ctrl_bytes = 4LL * model.nu;
     const std::int64_t contact_bytes = 4LL * kContactStride * v.ncon_max;
     const std::int64_t ws_bytes = 4LL * l.workspace;
+    char where[96];
+    if (on_cuda)
+      std::snprintf(where, sizeof where, "per resident thread, at most %lld of them",
+                    static_cast<long long>(rt.device_threads()));
+    else
+      std::snprintf(where, sizeof where, "per thread, not per env");
     std::printf(
-        "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; constraint workspace "
-        "%lld for up to %d rows, %s; ctrl %lld; counters %lld)\n",
-        static_cast<long long>(mem.per_env_on(on_cuda)), static_cast<long long>(row_bytes),
-        static_cast<long long>(contact_bytes),
-        v.ncon_max, static_cast<long long>(ws_bytes), v.nefc_max, on_cuda ? "per env" : "per thread, not per env",
-        static_cast<long long>(ctrl_bytes),
-        static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes));
-    out["bytes_per_env"] = mem.per_env_on(on_cuda);
+        "memory per env: %lld bytes (physics row %lld, of which contacts %lld for up to %d; ctrl %lld; counters "
+        "%lld); constraint workspace %lld bytes for up to %d rows, %s\n",
+        static_cast<long long>(mem.per_env), static_cast<long long>(row_bytes), static_cast<long long>(contact_bytes),
+        v.ncon_max, static_cast<long long>(ctrl_bytes), static_cast<long long>(mem.per_env - row_bytes - ctrl_bytes),
+        static_cast<long long>(ws_bytes), v.nefc_max, where);
+    out["bytes_per_env"] = mem.per_env;
+    out["workspace_bytes"] = ws_bytes;
+    out["workspace_slots"] = on_cuda ? rt.device_threads() : static_cast<std::int64_t>(threads);
     out["ncon_max"] = v.ncon_max;
     out["nefc_max"] = v.nefc_max;
   }
@@ -283,7 +323,7 @@ int run_model_bench(const BenchOptions& opts) {
     std::int64_t nonfinite = 0, contacts = 0;
     double sweeps = 0;  // the last substep's Gauss-Seidel sweeps (solver_niter), summed over envs
     for (std::int64_t e = 0; e < n; ++e) {
-      const DataView<float> d = BatchRows<float>{layout, data.data(), nullptr}.env(e);
+      const DataView<float> d = BatchRows<float>{layout, data.data(), {}}.env(e);
       bool ok = true;
       for (int i = 0; i < model.nq; ++i) ok = ok && std::isfinite(d.qpos[i]);
       for (int i = 0; i < model.nv; ++i) ok = ok && std::isfinite(d.qvel[i]);
@@ -316,7 +356,7 @@ int run_mpi_bench(const BenchOptions& opts) {
   Communicator& comm = world();
   const int size = comm.size(), rank = comm.rank();
   const bool lead = rank == 0;
-  Runtime rt(opts.device, threads_per_rank(opts.threads, comm), "", comm.local_rank());
+  Runtime rt(bench_placement(opts), threads_per_rank(opts.threads, comm), comm.local_rank());
   if (lead && !rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   std::string allreduce = size == 1 ? "none (one process)" : "MPI";
   if (size > 1 && rt.device() == Device::kCuda) {

@@ -14,6 +14,9 @@ struct BenchOptions {
   std::vector<std::int64_t> num_envs;  // batch sizes to measure
   std::int64_t steps = 0;              // steps per env per measurement (0: about 2^24 env steps)
   std::string device = "auto";
+  std::string env_device;      // --env-device (empty: device)
+  std::string learner_device;  // --learner-device (empty: device)
+  bool placement_copies = false;  // envs through the PlacedEnv copies even on the learner's device
   int threads = 0;
   std::string config_dir = "configs";    // PPO settings come from <config_dir>/<env>.toml when present
   std::string json_path;                 // optional JSON output

@@ -48,19 +48,19 @@ EvalResult evaluate(const EvalOptions& opts) {
     cfg.source = other.source;
   }
   cfg.env.num_envs = opts.episodes;  // one env per episode
-  Runtime rt(opts.device, opts.threads);
+  Runtime rt(flag_placement(opts.device, opts.env_device, opts.learner_device), opts.threads);
   if (memory_check_enabled(cfg)) {
     // One env per episode, a policy over all of them, and the flags and totals read back per env.
-    const EnvProbe probe = probe_env(cfg);
+    const EnvProbe probe = probe_env(cfg, rt.device_threads());
     const i64 host_per_env = 3 * sizeof(std::uint8_t) + 6 * sizeof(float) + (2 + kTrackingFloats) * sizeof(float);
     check_memory(
         "--episodes", "--episodes", opts.episodes,
         [&](std::int64_t n) {
-          MemoryNeed m = act_memory(cfg, probe.memory, probe.spec, n, rt.device() == Device::kCuda);
+          MemoryNeed m = act_memory(cfg, probe.memory, probe.spec, n, rt.env_device(), rt.device(), rt.placed());
           m.parts.push_back({"results", n * host_per_env, true});
           return m;
         },
-        free_memory(rt, world()), rt.device() == Device::kCuda);
+        free_memory(rt, world()), uses_cuda(rt));
   }
   auto env = rt.make_env(cfg);
   auto policy = make_checkpoint_policy(rt, cfg, ckpt, *env);
@@ -70,6 +70,7 @@ EvalResult evaluate(const EvalOptions& opts) {
   EvalResult r;
   r.env = cfg.env.name;
   r.device = device_name(rt.device());
+  r.env_device = device_name(rt.env_device());
   r.returns.assign(static_cast<size_t>(n), 0.0f);
   r.lengths.assign(static_cast<size_t>(n), 0);
   std::vector<std::uint8_t> finished(static_cast<size_t>(n), 0), term(static_cast<size_t>(n)),

@@ -18,6 +18,8 @@ struct EvalOptions {
   bool deterministic = false;  // the distribution's mode instead of samples
   std::uint64_t seed = 12345;
   std::string device = "auto";
+  std::string env_device;      // --env-device (empty: device)
+  std::string learner_device;  // --learner-device: where the policy acts (empty: device)
   int threads = 0;
 };
 
@@ -34,7 +36,8 @@ struct EvalResult {
   double tracking_lin_rms = 0, tracking_yaw_rms = 0;
   std::int64_t tracking_steps = 0, falls = 0;
   std::string env;
-  std::string device;
+  std::string device;      // the policy's
+  std::string env_device;  // the envs'
 };
 
 // The checkpoint path a user meant: a file as is, a run directory's checkpoints/latest.safetensors.

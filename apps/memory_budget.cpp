@@ -14,6 +14,7 @@
 #include "rl/gemm.h"
 #include "rl/policy.h"
 #include "rl/ppo.h"
+#include "sim/placed_env.h"
 
 namespace rlt {
 namespace {
@@ -116,7 +117,7 @@ FreeMemory free_memory(const Runtime& rt, const Communicator& comm) {
   const std::int64_t fake = fake_free_memory();
   f.host = fake >= 0 ? fake : std::min(mem_available(), cgroup_room());
   if (f.host != kUnlimited) f.host /= std::max(1, comm.local_size());
-  if (rt.device() == Device::kCuda) {
+  if (uses_cuda(rt)) {
     std::int64_t free_b = 0, total_b = 0;
     if (fake >= 0) free_b = fake;
     else if (!cuda_memory_info(rt.gpu(), &free_b, &total_b)) free_b = kUnlimited;  // cannot tell: no check
@@ -203,9 +204,19 @@ void check_memory(const std::string& what, const std::string& hint, std::int64_t
 }
 
 MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs, bool cpu) {
+  const Device d = cpu ? Device::kCpu : Device::kCuda;
+  return train_memory(cfg, env, spec, num_envs, d, d, false);
+}
+
+MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                        Device env_device, Device learner_device, bool placed) {
+  // host marks RAM beside a GPU (with no GPU everything is RAM and host keeps its old meaning: the
+  // host copies a device run would make too).
+  const bool cuda = env_device == Device::kCuda || learner_device == Device::kCuda;
+  const bool env_host = cuda && env_device == Device::kCpu, learner_host = cuda && learner_device == Device::kCpu;
   const PolicySpec policy = policy_spec_for(spec, cfg.policy);
   PpoMemory ppo = ppo_memory(policy, cfg, num_envs);
-  if (cpu) {  // the CPU gemm's split-k scratch for the largest weight gradient of a minibatch
+  if (learner_device == Device::kCpu) {  // the CPU gemm's split-k scratch for the largest weight gradient of a minibatch
     const std::int64_t mb = num_envs * cfg.ppo.num_steps / cfg.ppo.num_minibatches;
     const ActorCriticLayout layout(policy);
     std::int64_t scratch = 0;
@@ -227,10 +238,16 @@ MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& 
     ppo.learner += rounding;
   }
   // (a checkpoint copies the envs' state, not the device's constraint workspace)
-  return {{{"envs", env.bytes(num_envs, !cpu)},
-           {"rollout", ppo.rollout},
-           {"learner", ppo.learner},
-           {"checkpoint copies", 2 * env.bytes(num_envs, false), true}}};
+  MemoryNeed need{{{"envs", env.bytes(num_envs, env_device == Device::kCuda), env_host},
+                   {"rollout", ppo.rollout, learner_host},
+                   {"learner", ppo.learner, learner_host},
+                   {"checkpoint copies", 2 * env.bytes(num_envs, false), true}}};
+  if (placed) {
+    const PlacementMemory p = placement_memory(spec, num_envs);
+    need.parts.push_back({"env outputs on the learner's device", p.learner, learner_host});
+    need.parts.push_back({"placement staging", p.host, true});
+  }
+  return need;
 }
 
 MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
@@ -239,18 +256,38 @@ MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& sp
            {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs)}}};
 }
 
-EnvProbe probe_env(const Config& cfg) {
+MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                      Device env_device, Device learner_device, bool placed) {
+  const bool cuda = env_device == Device::kCuda || learner_device == Device::kCuda;
+  const bool env_host = cuda && env_device == Device::kCpu, learner_host = cuda && learner_device == Device::kCpu;
+  MemoryNeed need{{{"envs", env.bytes(num_envs, env_device == Device::kCuda), env_host},
+                   {"policy", policy_bytes(policy_spec_for(spec, cfg.policy), num_envs), learner_host}}};
+  if (placed) {
+    const PlacementMemory p = placement_memory(spec, num_envs);
+    need.parts.push_back({"env outputs on the learner's device", p.learner, learner_host});
+    need.parts.push_back({"placement staging", p.host, true});
+  }
+  return need;
+}
+
+bool uses_cuda(const Runtime& rt) { return rt.device() == Device::kCuda || rt.env_device() == Device::kCuda; }
+
+EnvProbe probe_env(const Config& cfg, std::int64_t device_threads) {
   const EnvCheck c = check_env_config(cfg);
-  return {c.env->memory(), c.env->spec()};
+  EnvProbe p{c.env->memory(), c.env->spec()};
+  p.memory.device_slots = device_threads;
+  return p;
 }
 
 void check_train_memory(const Config& cfg, const Runtime& rt, const Communicator& comm, const std::string& what) {
   if (!memory_check_enabled(cfg)) return;
-  const EnvProbe probe = probe_env(cfg);
+  const EnvProbe probe = probe_env(cfg, rt.device_threads());
   check_memory(
       what, "num_envs", cfg.env.num_envs,
-      [&](std::int64_t n) { return train_memory(cfg, probe.memory, probe.spec, n, rt.device() == Device::kCpu); },
-      free_memory(rt, comm), rt.device() == Device::kCuda);
+      [&](std::int64_t n) {
+        return train_memory(cfg, probe.memory, probe.spec, n, rt.env_device(), rt.device(), rt.placed());
+      },
+      free_memory(rt, comm), uses_cuda(rt));
 }
 
 }  // namespace rlt

@@ -37,8 +37,8 @@ using MemoryNeedFn = std::function<MemoryNeed(std::int64_t num_envs)>;
 
 // What this process may use. host: RAM, the lower of /proc/meminfo's MemAvailable and the
 // cgroup's limit less its usage (v2 memory.max - memory.current up the hierarchy, v1
-// memory.limit_in_bytes - memory.usage_in_bytes). device: on CUDA, cudaMemGetInfo's free bytes of
-// the runtime's GPU; -1 on the CPU. In a job of several processes (mpirun) each process takes its
+// memory.limit_in_bytes - memory.usage_in_bytes). device: when the runtime's envs or learner are on
+// CUDA, cudaMemGetInfo's free bytes of its GPU; -1 on the CPU. In a job of several processes (mpirun) each process takes its
 // share: RAM divided by the processes on this machine, GPU memory by those on its GPU.
 // RLTRAIN_FREE_MEMORY_BYTES=N (a testing aid) replaces both figures with N (before the share).
 struct FreeMemory {
@@ -74,22 +74,35 @@ std::string format_bytes(std::int64_t bytes);
 // rl/gemm.h), and the two host copies of the env state a checkpoint makes (save_state's blobs and
 // the tensors written).
 MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs, bool cpu);
+// The same with the envs and the learner placed apart (issue 18): the envs on env_device, the
+// rollout and learner on learner_device, and with placed (a PlacedEnv between them,
+// sim/placed_env.h) its learner-side copies of the outputs (learner device) and its host staging.
+// Each part is marked host or not by where it lives, so check_memory(..., cuda = either is kCuda)
+// counts it against RAM or the GPU's memory.
+MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                        Device env_device, Device learner_device, bool placed);
 // eval, the viewer: the envs (on a device: with their constraint workspace) and a policy acting on
 // all of them.
 MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
                       bool device);
+// The same placed: the envs on env_device, the policy (and a PlacedEnv's copies) on learner_device.
+MemoryNeed act_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& spec, std::int64_t num_envs,
+                      Device env_device, Device learner_device, bool placed);
+// Whether rt uses a GPU at all (the `cuda` argument of check_memory for its needs).
+bool uses_cuda(const Runtime& rt);
 
 // What a batch of cfg's env allocates and its spec, from a one-env CPU probe (the sizes do not
-// depend on num_envs or the executor; EnvMemory::device_per_env is what a device adds per env).
+// depend on num_envs or the executor; EnvMemory::device_per_slot is what a device adds per
+// workspace slot, of which there are at most device_threads: Runtime::device_threads, -1 unknown).
 // ConfigError for a bad env name or parameter.
 struct EnvProbe {
   EnvMemory memory;
   EnvSpec spec;
 };
-EnvProbe probe_env(const Config& cfg);
+EnvProbe probe_env(const Config& cfg, std::int64_t device_threads = -1);
 
 // The check of `rltrain train` (and of each process of a job): cfg's envs, rollout and learner on
-// rt's device. what: where env.num_envs came from ("configs/x.toml: env.num_envs" or
+// rt's devices (the envs on rt.env_device(), the rest on rt.device()). what: where env.num_envs came from ("configs/x.toml: env.num_envs" or
 // "--set env.num_envs").
 void check_train_memory(const Config& cfg, const Runtime& rt, const Communicator& comm, const std::string& what);
 

@@ -136,7 +136,14 @@ Command add_train(CLI::App& app) {
   auto* t = app.add_subcommand("train", "Train PPO on a config; writes a run directory");
   auto* t_config = t->add_option("--config", o->train.config_path, "Config TOML (e.g. configs/cartpole.toml)");
   t->add_option("--set", o->train.overrides, "Override a config key: section.key=value (repeatable)")->take_all();
-  t->add_option("--device", o->train.device, "auto | cpu | cuda (default: the config's train.device)");
+  t->add_option("--device", o->train.device,
+                "auto | cpu | cuda, envs and learner alike (default: the config's train.device)");
+  t->add_option("--env-device", o->train.env_device,
+                "auto | cpu | cuda: where the envs step (default: --device, else train.env_device)");
+  t->add_option("--learner-device", o->train.learner_device,
+                "auto | cpu | cuda: where the learner runs (default: --device, else train.learner_device)");
+  t->add_flag("--placement-copies", o->train.placement_copies,
+              "Step the envs through the cross-device copies even on the learner's device (tests, measurement)");
   auto* t_seed = t->add_option("--seed", o->seed, "Seed (overrides train.seed)")->check(integer_in<std::uint64_t>(0));
   t->add_option("--run-dir", o->train.run_dir, "Run directory (default runs/<env>-s<seed>-<time>)");
   auto* t_resume = t->add_option("--resume", o->train.resume_dir, "Continue the run in this directory exactly");
@@ -244,12 +251,15 @@ Command add_eval(CLI::App& app) {
   e->add_flag("--deterministic", eval->deterministic, "Play the distribution's mode instead of sampling");
   e->add_option("--config", eval->config_path, "Evaluate on this config's env (same env, other parameters)");
   e->add_option("--seed", eval->seed, "Seed of the evaluation episodes")->check(integer_in<std::uint64_t>(0));
-  e->add_option("--device", eval->device, "auto | cpu | cuda");
+  e->add_option("--device", eval->device, "auto | cpu | cuda, envs and policy alike");
+  e->add_option("--env-device", eval->env_device, "auto | cpu | cuda: where the envs step (default: --device)");
+  e->add_option("--learner-device", eval->learner_device, "auto | cpu | cuda: where the policy acts (default: --device)");
   return {e, [eval]() {
             const rlt::EvalResult r = rlt::evaluate(*eval);
             std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f", r.env.c_str(),
                         static_cast<long long>(r.returns.size()), eval->deterministic ? "deterministic" : "sampled",
-                        r.device.c_str(), r.mean_return, r.std_return, r.mean_length);
+                        r.env_device == r.device ? r.device.c_str() : ("env " + r.env_device + ", policy " + r.device).c_str(),
+                        r.mean_return, r.std_return, r.mean_length);
             if (!r.forward_speeds.empty()) std::printf(", mean forward speed %.3f m/s", r.mean_forward_speed);
             if (r.has_tracking)
               std::printf("; tracking RMS error: planar velocity %.3f m/s, yaw rate %.3f rad/s (%lld steps); falls %lld of %lld",
@@ -295,7 +305,12 @@ Command add_bench(CLI::App& app) {
   auto* b_sizes = b->add_option("--num-envs", o->sizes, "Comma-separated batch sizes");
   b->add_option("--steps", bench.steps, "Steps per env per measurement (default: about 16M env steps)")
       ->check(integer_in<std::int64_t>(0));
-  b->add_option("--device", bench.device, "auto | cpu | cuda");
+  b->add_option("--device", bench.device, "auto | cpu | cuda, envs and learner alike");
+  b->add_option("--env-device", bench.env_device, "auto | cpu | cuda: where the envs step (default: --device)");
+  b->add_option("--learner-device", bench.learner_device,
+                "auto | cpu | cuda: where the policy and learner run (default: --device)");
+  b->add_flag("--placement-copies", bench.placement_copies,
+              "Step the envs through the cross-device copies even on the learner's device (their cost on one device)");
   b->add_option("--threads", bench.threads, "CPU threads (0: one per core)")->check(integer_in(0, kMaxThreads));
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");

@@ -2,8 +2,10 @@
 
 #include "envs/registry.h"
 #include "kernels/device.h"
+#include "sim/placed_env.h"
 #if defined(RLTRAIN_WITH_CUDA)
 #include "kernels/cuda_executor.h"
+#include "kernels/cuda_staging.h"
 #include "rl/ppo_cuda.h"
 #endif
 
@@ -17,19 +19,65 @@ struct Runtime::Cuda {
 struct Runtime::Cuda {};
 #endif
 
-Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& config_source, int local_rank)
-    : m_cpu(cpu_threads) {
-  const std::string where = config_source.empty() ? "--device" : config_source + ": train.device";
-  if (want == "cpu") {
-    m_device = Device::kCpu;
-    return;
+Placement same_placement(const std::string& want, const std::string& from) {
+  Placement p;
+  p.env = p.learner = want;
+  p.env_from = p.learner_from = from;
+  return p;
+}
+
+Placement config_placement(const Config& cfg) {
+  Placement p;
+  const TrainConfig& t = cfg.train;
+  p.env = t.env_device.empty() ? t.device : t.env_device;
+  p.learner = t.learner_device.empty() ? t.device : t.learner_device;
+  p.env_from = cfg.source + (t.env_device.empty() ? ": train.device" : ": train.env_device");
+  p.learner_from = cfg.source + (t.learner_device.empty() ? ": train.device" : ": train.learner_device");
+  return p;
+}
+
+void check_device_flag(const std::string& flag, const std::string& value) {
+  if (value != "auto" && value != "cpu" && value != "cuda")
+    throw ConfigError(flag + ": expected one of auto, cpu, cuda, got \"" + value + "\"");
+}
+
+Placement flag_placement(const std::string& device, const std::string& env_device, const std::string& learner_device) {
+  check_device_flag("--device", device);
+  Placement p = same_placement(device, "--device");
+  if (!env_device.empty()) {
+    check_device_flag("--env-device", env_device);
+    p.env = env_device, p.env_from = "--env-device";
   }
-  if (want != "auto" && want != "cuda") throw ConfigError(where + ": expected auto, cpu or cuda, got \"" + want + "\"");
+  if (!learner_device.empty()) {
+    check_device_flag("--learner-device", learner_device);
+    p.learner = learner_device, p.learner_from = "--learner-device";
+  }
+  return p;
+}
+
+Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& config_source, int local_rank)
+    : Runtime(same_placement(want, config_source.empty() ? "--device" : config_source + ": train.device"), cpu_threads,
+              local_rank) {}
+
+Runtime::Runtime(const Placement& placement, int cpu_threads, int local_rank) : m_cpu(cpu_threads) {
+  m_force_copies = placement.force_copies;
+  for (const auto& [want, from] : {std::pair(placement.env, placement.env_from),
+                                   std::pair(placement.learner, placement.learner_from)})
+    if (want != "auto" && want != "cpu" && want != "cuda")
+      throw ConfigError(from + ": expected auto, cpu or cuda, got \"" + want + "\"");
+  const bool env_gpu = placement.env != "cpu", learner_gpu = placement.learner != "cpu";
+  if (!env_gpu && !learner_gpu) return;
   const CudaProbe probe = probe_cuda();
+  // Which side asked for auto, in the note: "device auto" when both did.
+  const bool env_auto = placement.env == "auto", learner_auto = placement.learner == "auto";
+  const std::string auto_name = env_auto && learner_auto ? "device auto"
+                                : env_auto               ? "env device auto"
+                                                         : "learner device auto";
   if (probe.device_count == 0) {
-    if (want == "cuda") throw ConfigError(where + ": cuda requested but " + probe.reason);
-    m_note = "device auto: using the CPU (" + probe.reason + ")";
-    m_device = Device::kCpu;
+    for (const auto& [want, from] : {std::pair(placement.env, placement.env_from),
+                                     std::pair(placement.learner, placement.learner_from)})
+      if (want == "cuda") throw ConfigError(from + ": cuda requested but " + probe.reason);
+    m_note = auto_name + ": using the CPU (" + probe.reason + ")";
     return;
   }
 #if defined(RLTRAIN_WITH_CUDA)
@@ -37,8 +85,9 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
   const int gpu = local_rank % probe.device_count;
   m_gpu = gpu;
   m_cuda = std::make_unique<Cuda>(Cuda{CudaExecutor(gpu)});
-  m_device = Device::kCuda;
-  if (want == "auto") m_note = "device auto: using CUDA (" + probe.reason + ")";
+  m_env_device = env_gpu ? Device::kCuda : Device::kCpu;
+  m_device = learner_gpu ? Device::kCuda : Device::kCpu;
+  if (env_auto || learner_auto) m_note = auto_name + ": using CUDA (" + probe.reason + ")";
   if (gpu != 0) m_note += (m_note.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(gpu);
 #else
   (void)local_rank;
@@ -47,11 +96,29 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
 
 Runtime::~Runtime() = default;
 
-std::unique_ptr<VecEnv> Runtime::make_env(const std::string& name, i64 num_envs) const {
+std::unique_ptr<VecEnv> Runtime::place(std::unique_ptr<VecEnv> env) const {
+  if (!placed()) return env;
+  const bool env_cpu = m_env_device == Device::kCpu, learner_cpu = m_device == Device::kCpu;
+  if (env_cpu && learner_cpu) return std::make_unique<PlacedEnv<CpuExecutor, CpuExecutor>>(std::move(env), m_cpu, m_cpu);
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) return make_vec_env(name, num_envs, m_cuda->exec);
+  const CudaExecutor& gpu = m_cuda->exec;
+  if (env_cpu) return std::make_unique<PlacedEnv<CpuExecutor, CudaExecutor>>(std::move(env), m_cpu, gpu);
+  if (learner_cpu) return std::make_unique<PlacedEnv<CudaExecutor, CpuExecutor>>(std::move(env), gpu, m_cpu);
+  return std::make_unique<PlacedEnv<CudaExecutor, CudaExecutor>>(std::move(env), gpu, gpu);
+#else
+  throw std::logic_error("Runtime: a CUDA placement in a build without CUDA");
+#endif
+}
+
+std::unique_ptr<VecEnv> Runtime::make_raw_env(const std::string& name, i64 num_envs) const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_env_device == Device::kCuda) return make_vec_env(name, num_envs, m_cuda->exec);
 #endif
   return make_vec_env(name, num_envs, m_cpu);
+}
+
+std::unique_ptr<VecEnv> Runtime::make_env(const std::string& name, i64 num_envs) const {
+  return place(make_raw_env(name, num_envs));
 }
 
 void apply_env_params(const Config& cfg, VecEnv& env) {
@@ -85,12 +152,12 @@ EnvCheck check_env_config(const Config& cfg) {
 std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {
   std::unique_ptr<VecEnv> env;
   try {
-    env = make_env(cfg.env.name, cfg.env.num_envs);
+    env = make_raw_env(cfg.env.name, cfg.env.num_envs);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(cfg.source + ": env.name: " + e.what());
   }
-  apply_env_params(cfg, *env);
-  return env;
+  apply_env_params(cfg, *env);  // before placing: the parameters may change the env's spaces
+  return place(std::move(env));
 }
 
 GemmPrecision gemm_precision_of(const Config& cfg) {
@@ -106,7 +173,7 @@ GemmPrecision gemm_precision_of(const Config& cfg) {
 std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) const {
   const GemmPrecision precision = gemm_precision_of(cfg);
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) {
+  if (m_device == Device::kCuda) {
     m_cuda->exec.set_gemm_precision(precision);
     return make_cuda_learner(cfg, env, m_cuda->exec);
   }
@@ -119,7 +186,7 @@ std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) c
 std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm,
                                              std::uint64_t sample_seed, i64 max_rows) const {
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) return make_cuda_policy(spec, norm, sample_seed, max_rows, m_cuda->exec);
+  if (m_device == Device::kCuda) return make_cuda_policy(spec, norm, sample_seed, max_rows, m_cuda->exec);
 #endif
   return make_cpu_policy(spec, norm, sample_seed, max_rows, m_cpu);
 }
@@ -127,14 +194,14 @@ std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNo
 std::unique_ptr<PhysicsBatch> Runtime::make_physics_batch(const Model& model, i64 num_envs, int substeps,
                                                           std::uint64_t ctrl_seed) const {
 #if defined(RLTRAIN_WITH_CUDA)
-  if (m_cuda) return rlt::make_physics_batch(model, num_envs, substeps, ctrl_seed, m_cuda->exec);
+  if (m_env_device == Device::kCuda) return rlt::make_physics_batch(model, num_envs, substeps, ctrl_seed, m_cuda->exec);
 #endif
   return rlt::make_physics_batch(model, num_envs, substeps, ctrl_seed, m_cpu);
 }
 
-// Copies through whichever executor is active.
+// Copies through the learner's executor.
 #if defined(RLTRAIN_WITH_CUDA)
-#define RLT_ACTIVE_EXEC(call) (m_cuda ? m_cuda->exec.call : m_cpu.call)
+#define RLT_ACTIVE_EXEC(call) (m_device == Device::kCuda ? m_cuda->exec.call : m_cpu.call)
 #else
 #define RLT_ACTIVE_EXEC(call) (m_cpu.call)
 #endif
@@ -146,8 +213,19 @@ void Runtime::to_host(std::uint8_t* dst, const std::uint8_t* src, i64 n) const {
 void Runtime::to_host(std::int32_t* dst, const std::int32_t* src, i64 n) const {
   RLT_ACTIVE_EXEC(copy_to_host(dst, src, n));
 }
-void Runtime::synchronize() const { RLT_ACTIVE_EXEC(synchronize()); }
+void Runtime::synchronize() const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) m_cuda->exec.synchronize();
+#endif
+}
 #undef RLT_ACTIVE_EXEC
+
+std::int64_t Runtime::device_threads() const {
+#if defined(RLTRAIN_WITH_CUDA)
+  if (m_cuda) return m_cuda->exec.max_threads();
+#endif
+  return -1;
+}
 
 std::int64_t Runtime::num_transfers() const {
 #if defined(RLTRAIN_WITH_CUDA)

@@ -242,14 +242,42 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
     }
   }
   if (opts.seed) cfg.train.seed = *opts.seed;
+  // Checked before validate(): a bad flag is the flag's fault, not the config file's. --device
+  // places env and learner alike (the config's env_device and learner_device give way to it).
   if (!opts.device.empty()) {
-    // Checked before validate(): a bad --device is the flag's fault, not the config file's.
-    if (opts.device != "auto" && opts.device != "cpu" && opts.device != "cuda")
-      throw ConfigError("--device: expected one of auto, cpu, cuda, got \"" + opts.device + "\"");
+    check_device_flag("--device", opts.device);
     cfg.train.device = opts.device;
+    cfg.train.env_device.clear();
+    cfg.train.learner_device.clear();
+  }
+  if (!opts.env_device.empty()) {
+    check_device_flag("--env-device", opts.env_device);
+    cfg.train.env_device = opts.env_device;
+  }
+  if (!opts.learner_device.empty()) {
+    check_device_flag("--learner-device", opts.learner_device);
+    cfg.train.learner_device = opts.learner_device;
   }
   validate(cfg);
   return cfg;
+}
+
+// "cuda", or "env cpu, learner cuda" when placed apart (" (copies)" when forced on one device).
+std::string placement_text(const Runtime& rt) {
+  if (!rt.placed()) return device_name(rt.device());
+  return std::string("env ") + device_name(rt.env_device()) + ", learner " + device_name(rt.device()) +
+         (rt.env_device() == rt.device() ? " (through the placement copies)" : "");
+}
+
+// The run's placement, naming the flag that set a device (else the config key) in errors.
+Placement train_placement(const Config& cfg, const TrainOptions& opts) {
+  Placement p = config_placement(cfg);
+  if (!opts.env_device.empty()) p.env_from = "--env-device";
+  else if (!opts.device.empty()) p.env_from = "--device";
+  if (!opts.learner_device.empty()) p.learner_from = "--learner-device";
+  else if (!opts.device.empty()) p.learner_from = "--device";
+  p.force_copies = opts.placement_copies;
+  return p;
 }
 
 bool holds_run(const fs::path& dir) { return fs::exists(dir / "config.toml") || fs::exists(dir / "metrics.csv"); }
@@ -339,7 +367,8 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["wall_seconds"] = result.wall_seconds;
   s["env_steps_per_second"] =
       result.wall_seconds > 0 ? static_cast<double>(result.env_steps) / result.wall_seconds : 0.0;
-  s["device"] = device_name(rt.device());
+  s["device"] = device_name(rt.device());  // the learner's
+  s["env_device"] = device_name(rt.env_device());
   s["threads"] = rt.cpu_threads();
   s["gemm_precision"] = cfg.ppo.gemm_precision;  // what the policy's GEMMs rounded their inputs to
   s["processes"] = processes;  // ranks of the job (mpirun -np), each with config's num_envs envs
@@ -361,6 +390,7 @@ std::string job_fingerprint(const Config& cfg, const Runtime& rt, const VecEnv& 
                             const Checkpoint* ckpt) {
   std::string f = toml_fingerprint_lines(to_toml(cfg));
   f += std::string("device (resolved) = ") + device_name(rt.device()) + "\n";
+  f += std::string("env device (resolved) = ") + device_name(rt.env_device()) + "\n";
   const EnvSpec& spec = env.spec();
   f += "env spec = " + spec.name + " obs " + std::to_string(spec.observation.dim) + " act " +
        std::to_string(spec.action.dim) + (spec.action.discrete ? " discrete" : " continuous") + " critic obs " +
@@ -478,8 +508,8 @@ TrainResult train(const TrainOptions& opts) {
   try {
     if (opts.restart && resuming) throw ConfigError("--restart starts a new run: not with --resume");
     cfg = resolve_train_config(opts, ckpt_path);
-    rt_ptr = std::make_unique<Runtime>(cfg.train.device, threads_per_rank(cfg.train.threads, comm),
-                                       opts.device.empty() ? cfg.source : "", comm.local_rank());
+    rt_ptr = std::make_unique<Runtime>(train_placement(cfg, opts), threads_per_rank(cfg.train.threads, comm),
+                                       comm.local_rank());
     // Memory: what the envs, rollout and learner will take, against what is free, before any of it
     // is allocated (each process of a job checks its own share).
     std::string num_envs_key = cfg.source + ": env.num_envs";
@@ -544,7 +574,7 @@ TrainResult train(const TrainOptions& opts) {
         stderr,
         "rltrain train: env %s, %s%lld envs, device %s (%d threads%s), gemm %s, %lld iterations of %lld steps, run dir "
         "%s%s\n",
-        cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), device_name(rt.device()),
+        cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), placement_text(rt).c_str(),
         rt.cpu_threads(), world_size > 1 ? " each" : "", gemm_precision_name(gemm_precision_of(cfg)),
         static_cast<long long>(num_iterations),
         static_cast<long long>(batch), result.run_dir.c_str(), resuming ? " (resumed)" : "");
@@ -579,11 +609,33 @@ TrainResult train(const TrainOptions& opts) {
   };
   const StopSignals signals;
   const double save_seconds = cfg.train.checkpoint_minutes * 60.0;
-  for (std::int64_t it = first; it <= last; ++it) {
-    const auto it_start = Clock::now();
-    IterationStats st = learner->iterate(it, num_iterations);
-    const double it_seconds = std::chrono::duration<double>(Clock::now() - it_start).count();
-    progress.iteration = it;
+  // A write that fails (disk full, a file-size limit) stops the run with what to do next.
+  const auto io_hint = [&]() {
+    return fs::exists(dir / "checkpoints" / "latest.safetensors")
+               ? "; the checkpoint of iteration " + std::to_string(saved_iteration) +
+                     " is kept: free space, then --resume " + result.run_dir
+               : std::string("; no checkpoint yet: free space, then start over with --restart");
+  };
+  // An iteration's statistics are read one iteration late where launching only queues the work
+  // (train.stats_readback, Learner::launch): iteration it is queued before it - 1's statistics are
+  // read, so the host never waits on the device inside the loop. A checkpoint, the last iteration,
+  // the target, a stop signal and divergence first read what is pending: what they see and save is
+  // iteration it, as with "sync".
+  const bool lagged =
+      cfg.train.stats_readback == "lagged" || (cfg.train.stats_readback == "auto" && learner->stats_lag() > 0);
+  int pending = 0;                  // launched iterations whose statistics are not read yet
+  IterationStats latest;            // the last read
+  auto read_at = Clock::now();      // when the statistics before them were read (for steps/s)
+  double sps = 0;
+  // Reads the oldest pending iteration's statistics into the progress, metrics.csv and TensorBoard.
+  // Collective in a job (the learner merges episodes; the non-finite resets of all envs are summed).
+  const auto read_stats = [&]() {
+    IterationStats st = learner->collect();
+    --pending;
+    const auto now = Clock::now();
+    sps = static_cast<double>(batch) / std::max(1e-9, std::chrono::duration<double>(now - read_at).count());
+    read_at = now;
+    progress.iteration = st.iteration;
     progress.env_steps += batch;
     st.env_steps = progress.env_steps;
     for (size_t k = 0; k < st.finished_returns.size(); ++k)
@@ -591,28 +643,12 @@ TrainResult train(const TrainOptions& opts) {
                            static_cast<size_t>(cfg.train.eval_episodes));
     // Episodes beyond the window were counted on the device but not copied.
     progress.episodes += st.num_finished - static_cast<std::int64_t>(st.finished_returns.size());
-    progress.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
+    progress.wall_seconds = wall_before + std::chrono::duration<double>(now - t0).count();
     progress.skipped_updates += st.skipped_updates;
-    result.nonfinite_resets = env->num_nonfinite_resets();
-    // What differs between the processes of a job, agreed on so that all take the same branches
-    // below: a stop signal on any, rank 0's clock for a timed checkpoint, all envs' non-finite resets.
-    double shared[3] = {0, 0, static_cast<double>(result.nonfinite_resets)};
-    if (world_size > 1) {
-      shared[0] = signals.caught();
-      shared[1] = lead && save_seconds > 0 &&
-                  std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
-      comm.allreduce_sum(shared, 3);
-      result.nonfinite_resets = static_cast<std::int64_t>(shared[2]);
-    }
-    const double sps = static_cast<double>(batch) / it_seconds;
+    double nonfinite = static_cast<double>(st.nonfinite_resets);
+    if (world_size > 1) comm.allreduce_sum(&nonfinite, 1);
+    result.nonfinite_resets = static_cast<std::int64_t>(nonfinite);
     const std::vector<double> values = metric_values(st, progress, sps, result.nonfinite_resets);
-    // A write that fails (disk full, a file-size limit) stops the run with what to do next.
-    const auto io_hint = [&]() {
-      return fs::exists(dir / "checkpoints" / "latest.safetensors")
-                 ? "; the checkpoint of iteration " + std::to_string(saved_iteration) +
-                       " is kept: free space, then --resume " + result.run_dir
-                 : std::string("; no checkpoint yet: free space, then start over with --restart");
-    };
     if (lead) {
       metrics << metrics_row(values) << "\n" << std::flush;
       if (!metrics)
@@ -623,9 +659,47 @@ TrainResult train(const TrainOptions& opts) {
         throw IoError(e.what() + std::string(" (disk full or a file-size limit?)") + io_hint());
       }
     }
-    // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
-    // (written before the run of skips began, or earlier) and writing no new one.
-    if (cfg.train.max_skipped_updates > 0 && st.consecutive_skipped >= cfg.train.max_skipped_updates) {
+    latest = std::move(st);
+  };
+  // Divergence: this many non-finite updates in a row stop the run, keeping the last checkpoint
+  // (written before the run of skips began, or earlier) and writing no new one.
+  const auto diverged = [&]() {
+    return cfg.train.max_skipped_updates > 0 && latest.consecutive_skipped >= cfg.train.max_skipped_updates;
+  };
+  const auto reached = [&]() {
+    return cfg.train.stop_at_target &&
+           progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
+           progress.mean_return() >= cfg.train.target_return;
+  };
+  for (std::int64_t it = first; it <= last; ++it) {
+    learner->launch(it, num_iterations);
+    ++pending;
+    const bool fresh = pending > 1 || !lagged;
+    if (fresh) read_stats();  // it - 1's when lagged, else it's
+    // What differs between the processes of a job, agreed on so that all take the same branches
+    // below: a stop signal on any, rank 0's clock for a timed checkpoint.
+    double shared[2] = {0, 0};
+    if (world_size > 1) {
+      shared[0] = signals.caught();
+      shared[1] = lead && save_seconds > 0 &&
+                  std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
+      comm.allreduce_sum(shared, 2);
+    }
+    result.stop_signal = world_size > 1 ? (shared[0] > 0 ? (signals.caught() ? signals.caught() : SIGTERM) : 0)
+                                        : signals.caught();
+    const bool due = world_size > 1 ? shared[1] > 0
+                                    : save_seconds > 0 &&
+                                          std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
+    const bool every = cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0;
+    if (pending > 0 && (it == last || every || due || result.stop_signal || diverged() || reached())) read_stats();
+    if (pending > 0) {  // lagged, nothing to decide: it - 1 was read
+      if (fresh)
+        printer.print(progress.iteration, first, last, progress, sps,
+                      std::chrono::duration<double>(Clock::now() - t0).count(), false, result.nonfinite_resets);
+      continue;
+    }
+    // Iteration it is read.
+    if (diverged()) {
       result.diverged = true;
       if (!lead) break;
       printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), true,
@@ -633,26 +707,23 @@ TrainResult train(const TrainOptions& opts) {
       std::fprintf(stderr,
                    "rltrain train: diverged: %lld updates in a row had a non-finite loss or gradient (iteration %lld, "
                    "train.max_skipped_updates = %d); stopped, %s\n",
-                   static_cast<long long>(st.consecutive_skipped), static_cast<long long>(it),
+                   static_cast<long long>(latest.consecutive_skipped), static_cast<long long>(it),
                    cfg.train.max_skipped_updates,
                    fs::exists(dir / "checkpoints" / "latest.safetensors")
                        ? ("keeping the last checkpoint (iteration " + std::to_string(saved_iteration) + ")").c_str()
                        : "before its first checkpoint (start over with --restart)");
       break;
     }
-    const bool reached = cfg.train.stop_at_target &&
-                         progress.recent_returns.size() >= static_cast<size_t>(cfg.train.eval_episodes) &&
-                         progress.mean_return() >= cfg.train.target_return;
-    result.stop_signal = world_size > 1 ? (shared[0] > 0 ? (signals.caught() ? signals.caught() : SIGTERM) : 0)
-                                        : signals.caught();
-    const bool final_it = it == last || reached || result.stop_signal;
-    const bool due = world_size > 1 ? shared[1] > 0
-                                    : save_seconds > 0 &&
-                                          std::chrono::duration<double>(Clock::now() - last_save).count() >= save_seconds;
-    if ((cfg.train.checkpoint_every > 0 && it % cfg.train.checkpoint_every == 0) || final_it || due) checkpoint(it);
+    const bool is_reached = reached();
+    const bool final_it = it == last || is_reached || result.stop_signal;
+    if (every || final_it || due) {
+      const auto before = Clock::now();
+      checkpoint(it);
+      read_at += Clock::now() - before;  // the next steps/s leaves the checkpoint out
+    }
     printer.print(it, first, last, progress, sps, std::chrono::duration<double>(Clock::now() - t0).count(), final_it,
                   result.nonfinite_resets);
-    if (reached) {
+    if (is_reached) {
       result.reached_target = true;
       break;
     }

@@ -18,7 +18,10 @@ struct TrainOptions {
   std::string config_path;             // --config (not with --resume)
   std::vector<std::string> overrides;  // --set section.key=value, in order
   std::optional<std::uint64_t> seed;   // --seed
-  std::string device;                  // --device (empty: the config's)
+  std::string device;                  // --device (empty: the config's); env and learner alike
+  std::string env_device;              // --env-device (empty: --device, else the config's)
+  std::string learner_device;          // --learner-device (empty: --device, else the config's)
+  bool placement_copies = false;       // --placement-copies: the env through the PlacedEnv copies always
   std::string run_dir;                 // --run-dir (default runs/<env>-<seed>-<time>)
   std::string resume_dir;              // --resume RUN_DIR
   std::int64_t max_iterations = 0;     // --iterations: stop after this many in this call (0 = no limit)

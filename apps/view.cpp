@@ -35,7 +35,7 @@ std::unique_ptr<view::EnvSim> env_sim(std::shared_ptr<const Runtime> rt, const C
   if (memory_check_enabled(cfg)) {
     Config shape = cfg;  // the policy's shape: the checkpoint's when there is one
     if (ckpt) shape.policy = ckpt->config.policy;
-    const EnvProbe probe = probe_env(cfg);
+    const EnvProbe probe = probe_env(cfg, rt->device_threads());
     check_memory(
         "--num-envs", "--num-envs", cfg.env.num_envs,
         [&](std::int64_t n) { return act_memory(shape, probe.memory, probe.spec, n, rt->device() == Device::kCuda); },
@@ -76,7 +76,8 @@ std::unique_ptr<view::ViewSim> make_view_sim(const ViewOptions& opts) {
     const Runtime rt(opts.device, opts.threads);
     if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
     if (memory_check_enabled()) {
-      const EnvMemory mem = physics_batch_memory(model);
+      EnvMemory mem = physics_batch_memory(model);
+      mem.device_slots = rt.device_threads();
       const bool on_cuda = rt.device() == Device::kCuda;
       check_memory(
           "--num-envs", "--num-envs", n, [&](std::int64_t k) { return MemoryNeed{{{"physics", mem.bytes(k, on_cuda)}}}; },

@@ -55,7 +55,7 @@ struct ResetModelEnvs {
   ModelView<float> m;
   DataLayout layout;
   float* data;       // (num_envs x layout.row)
-  float* workspace;  // BatchRows
+  Workspace<float> workspace;  // BatchRows
   i64 first;
   RLT_HD void operator()(i64 k) const {
     const DataView<float> d = BatchRows<float>{layout, data, workspace}.env(first + k);
@@ -86,7 +86,7 @@ struct ResetNonfiniteEnvs {
   ModelView<float> m;
   DataLayout layout;
   float* data;            // (num_envs x layout.row)
-  float* workspace;       // BatchRows
+  Workspace<float> workspace;  // BatchRows
   std::uint32_t* resets;  // (num_envs)
   RLT_HD void operator()(i64 env) const {
     const DataView<float> d = BatchRows<float>{layout, data, workspace}.env(env);
@@ -163,7 +163,8 @@ class PhysicsBatchT final : public PhysicsBatch {
     m_exec.fill(m_manual.data(), 0.0f, m_manual.size());
     if (nu > 0) m_exec.copy_from_host(m_range.data(), range_f.data(), 2 * nu);
     m_data.resize(num_envs * m_layout.row);
-    m_workspace.resize(batch_workspace_scalars(m_layout, num_envs, Exec::kDevice == Device::kCuda));
+    m_slots = m_exec.workspace_slots(num_envs);
+    m_workspace.resize(batch_workspace_scalars(m_layout, m_slots));
     m_ctrl.resize(std::max<i64>(1, num_envs * nu));
     m_ncon.resize(num_envs);
     m_resets.resize(num_envs);
@@ -181,11 +182,11 @@ class PhysicsBatchT final : public PhysicsBatch {
   void reset() override {
     m_exec.fill(m_ncon.data(), 0, m_num_envs);
     m_exec.fill(m_resets.data(), std::uint32_t{0}, m_num_envs);
-    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), 0});
+    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), workspace(), 0});
   }
   void reset_one(i64 env) override {
     check_env(env);
-    parallel_for(m_exec, 1, ResetModelEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), env});
+    parallel_for(m_exec, 1, ResetModelEnvs{m_view, m_layout, m_data.data(), workspace(), env});
   }
   void control_step(CtrlMode mode, std::uint32_t step) override {
     const int nu = m_model.nu;
@@ -195,7 +196,7 @@ class PhysicsBatchT final : public PhysicsBatch {
           ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
     parallel_for(m_exec, m_num_envs,
                  PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
-                                        m_ncon.data(), m_workspace.data()});
+                                        m_ncon.data(), workspace()});
   }
   void set_manual_ctrl(const std::vector<float>& ctrl) override {
     std::vector<float> c(static_cast<size_t>(m_manual.size()), 0.0f);
@@ -203,7 +204,7 @@ class PhysicsBatchT final : public PhysicsBatch {
     m_exec.copy_from_host(m_manual.data(), c.data(), m_manual.size());
   }
   void reset_nonfinite() override {
-    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), m_workspace.data(), m_resets.data()});
+    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), workspace(), m_resets.data()});
   }
   void synchronize() const override { m_exec.synchronize(); }
 
@@ -246,6 +247,7 @@ class PhysicsBatchT final : public PhysicsBatch {
   const float* wait_draw_poses() override { return m_pose_requested ? m_pose_readback.wait() : nullptr; }
 
  private:
+  Workspace<float> workspace() { return {m_workspace.data(), m_slots}; }
   void check_env(i64 env) const {
     if (env < 0 || env >= m_num_envs)
       throw std::out_of_range("env " + std::to_string(env) + " outside [0, " + std::to_string(m_num_envs) + ")");
@@ -264,7 +266,8 @@ class PhysicsBatchT final : public PhysicsBatch {
   Buffer<float> m_range;           // (nu x 2) random control intervals
   Buffer<float> m_manual;          // (nu) manual controls
   Buffer<float> m_data;            // (num_envs x layout.row) physics rows
-  Buffer<float> m_workspace;       // (num_envs x layout.workspace) on the device, empty on the host (BatchRows)
+  i64 m_slots = 0;                 // workspace blocks: Exec::workspace_slots (none on the host)
+  Buffer<float> m_workspace;       // (m_slots x layout.workspace) on the device, empty on the host (BatchRows)
   Buffer<float> m_ctrl;            // (num_envs x nu)
   Buffer<int> m_ncon;              // (num_envs) contacts after the last physics step
   Buffer<std::uint32_t> m_resets;  // (num_envs) non-finite resets
@@ -282,7 +285,7 @@ inline EnvMemory physics_batch_memory(const Model& model) {
   EnvMemory m;
   m.fixed = static_cast<i64>(sizeof(float) * host.reals().size() + sizeof(int) * host.ints().size()) +
             static_cast<i64>(sizeof(float)) * (std::max<i64>(1, 2 * nu) + std::max<i64>(1, nu) + 1);
-  m.device_per_env = static_cast<i64>(sizeof(float)) * l.workspace;  // (BatchRows)
+  m.device_per_slot = static_cast<i64>(sizeof(float)) * l.workspace;  // (BatchRows)
   m.per_env = static_cast<i64>(sizeof(float)) * (l.row + nu) +
               static_cast<i64>(sizeof(int) + sizeof(std::uint32_t));
   return m;

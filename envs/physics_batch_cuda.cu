@@ -20,8 +20,9 @@ std::unique_ptr<PhysicsBatch> make_physics_batch<CudaExecutor>(const Model& mode
 // workspace is allocated for the call. (tests/sim/test_contacts_cuda.cpp)
 void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, i64 num_envs, int num_steps) {
   const DataLayout l = data_layout(m);
-  DeviceBuffer<float> workspace(batch_workspace_scalars(l, num_envs, true));
-  parallel_for(exec, num_envs, StepEulerEnvs<float>{m, l, data, num_steps, workspace.data()});
+  const i64 slots = exec.workspace_slots(num_envs);
+  DeviceBuffer<float> workspace(batch_workspace_scalars(l, slots));
+  parallel_for(exec, num_envs, StepEulerEnvs<float>{m, l, data, num_steps, {workspace.data(), slots}});
   exec.synchronize();
 }
 
@@ -31,8 +32,9 @@ void step_physics_cuda(const CudaExecutor& exec, const ModelView<float>& m, floa
 void physics_step_cuda(const CudaExecutor& exec, const ModelView<float>& m, float* data, const float* ctrl,
                        i64 num_envs, int substeps, int* num_contacts) {
   const DataLayout l = data_layout(m);
-  DeviceBuffer<float> workspace(batch_workspace_scalars(l, num_envs, true));
-  parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, l, data, ctrl, substeps, num_contacts, workspace.data()});
+  const i64 slots = exec.workspace_slots(num_envs);
+  DeviceBuffer<float> workspace(batch_workspace_scalars(l, slots));
+  parallel_for(exec, num_envs, PhysicsStepEnvs<float>{m, l, data, ctrl, substeps, num_contacts, {workspace.data(), slots}});
   exec.synchronize();
 }
 

@@ -287,7 +287,7 @@ struct RobotWorldKernel {
   int push_every;   // control steps between pushes (0: none)
   int push_dof[2];  // dofs a push kicks (-1: none)
   float* data;       // (num_envs x layout.row) physics rows
-  float* workspace;  // their constraint workspace (BatchRows, sim/dynamics.h)
+  Workspace<float> workspace;  // their constraint workspace (BatchRows, sim/dynamics.h)
   float* dr;
   float* critic_obs;  // null when kCriticObsDim == 0
   float* final_critic_obs;
@@ -442,7 +442,8 @@ class RobotWorld {
           m_push_dof[n++] = m_model.jnt_dofadr[static_cast<size_t>(j)];
     }
     m_data.resize(num_envs * m_layout.row);
-    m_workspace.resize(batch_workspace_scalars(m_layout, num_envs, kOnDevice));
+    m_slots = exec.workspace_slots(num_envs);
+    m_workspace.resize(batch_workspace_scalars(m_layout, m_slots));
     m_dr.resize(num_envs * m_drl.size);
     m_critic_obs.resize(num_envs * Task::kCriticObsDim);
     m_final_critic_obs.resize(num_envs * Task::kCriticObsDim);
@@ -454,7 +455,7 @@ class RobotWorld {
   EnvMemory memory() const {
     EnvMemory m;
     m.fixed = static_cast<i64>(sizeof(float) * m_host.reals().size() + sizeof(int) * m_host.ints().size());
-    m.device_per_env = static_cast<i64>(sizeof(float)) * m_layout.workspace;  // (BatchRows)
+    m.device_per_slot = static_cast<i64>(sizeof(float)) * m_layout.workspace;  // (BatchRows)
     m.per_env = static_cast<i64>(sizeof(float)) *
                 (m_layout.row + m_drl.size + 2 * Task::kCriticObsDim +
                  (robot_detail::HasForwardPosition<Task>::value ? 1 : 0) +
@@ -520,7 +521,7 @@ class RobotWorld {
       k.push_every = std::max(1, static_cast<int>(std::lround(m_robot.push_interval_s / k.dt)));
     k.push_dof[0] = m_push_dof[0], k.push_dof[1] = m_push_dof[1];
     k.data = m_data.data();
-    k.workspace = m_workspace.data();
+    k.workspace = {m_workspace.data(), m_slots};
     k.dr = m_dr.data();
     k.critic_obs = Task::kCriticObsDim > 0 ? m_critic_obs.data() : nullptr;
     k.final_critic_obs = Task::kCriticObsDim > 0 ? m_final_critic_obs.data() : nullptr;
@@ -579,7 +580,8 @@ class RobotWorld {
   typename Exec::template Buffer<float> m_model_reals;                     // HostModel<float>::reals() on the executor
   typename Exec::template Buffer<int> m_model_ints;                        // HostModel<float>::ints()
   typename Exec::template Buffer<float> m_data;                            // (num_envs x layout.row) physics rows
-  typename Exec::template Buffer<float> m_workspace;  // (num_envs x layout.workspace) on the device, empty on the host
+  i64 m_slots = 0;                                    // workspace blocks: Exec::workspace_slots (none on the host)
+  typename Exec::template Buffer<float> m_workspace;  // (m_slots x layout.workspace) on the device, empty on the host
   typename Exec::template Buffer<float> m_dr;                              // (num_envs x drl.size) randomization rows
   typename Exec::template Buffer<float> m_critic_obs, m_final_critic_obs;  // (num_envs x kCriticObsDim)
   typename Exec::template Buffer<float> m_ep_forward_speed;                // (num_envs) with a forward_position

@@ -19,6 +19,15 @@ CudaExecutor::CudaExecutor(int device) : m_state(std::make_shared<State>()) {
   // A blocking stream (not cudaStreamNonBlocking): it stays ordered with the legacy default
   // stream, which DeviceBuffer::resize uses to zero memory.
   RLT_CUDA_CHECK(cudaStreamCreateWithFlags(&m_state->stream, cudaStreamDefault));
+  int sms = 0, per_sm = 0;
+  RLT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RLT_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  set_max_threads(static_cast<i64>(sms) * per_sm);
+}
+
+i64 CudaExecutor::max_threads() const { return m_state->max_threads.load(); }
+void CudaExecutor::set_max_threads(i64 threads) {
+  m_state->max_threads = std::max<i64>(kBlockSize, threads / kBlockSize * kBlockSize);
 }
 
 int CudaExecutor::device() const { return m_state->device; }
@@ -52,7 +61,14 @@ TransferStats CudaExecutor::transfers() const {
   t.h2d_bytes = m_state->h2d_bytes.load();
   t.d2h_copies = m_state->d2h_copies.load();
   t.d2h_bytes = m_state->d2h_bytes.load();
+  t.d2h_async_copies = m_state->d2h_async_copies.load();
+  t.d2h_async_bytes = m_state->d2h_async_bytes.load();
   return t;
+}
+
+void CudaExecutor::count_async_copy_to_host(size_t bytes) const {
+  m_state->d2h_async_copies += 1;
+  m_state->d2h_async_bytes += static_cast<i64>(bytes);
 }
 
 void CudaExecutor::reset_transfers() {
@@ -60,6 +76,8 @@ void CudaExecutor::reset_transfers() {
   m_state->h2d_bytes = 0;
   m_state->d2h_copies = 0;
   m_state->d2h_bytes = 0;
+  m_state->d2h_async_copies = 0;
+  m_state->d2h_async_bytes = 0;
 }
 
 void CudaExecutor::set_gemm_precision(GemmPrecision p) { m_state->gemm_precision = p; }

@@ -23,18 +23,21 @@
 
 namespace rlt {
 
-// f(i) for i in [0, n), one thread per index (the grid-stride loop only matters past 2^31 blocks).
+// f(i) for i in [0, n): thread t takes t, t + grid, t + 2 grid, ... (grid-stride), so a launch of
+// more indices than the device holds at once reuses its threads (and their workspace slots).
 template <class F>
 __global__ void __launch_bounds__(CudaExecutor::kBlockSize) parallel_for_kernel(i64 n, F f) {
   const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
   for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
 }
 
+// One thread per index up to the executor's max_threads(), then grid-stride: no thread index
+// reaches max_threads() (BatchRows' workspace slots rely on it).
 template <class F>
 void parallel_for(const CudaExecutor& exec, i64 n, const F& f) {
   if (n <= 0) return;
-  constexpr i64 kMaxBlocks = 0x7fffffff;  // gridDim.x limit
-  const i64 blocks = std::min<i64>((n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize, kMaxBlocks);
+  const i64 blocks = std::min<i64>((n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize,
+                                   exec.max_threads() / CudaExecutor::kBlockSize);
   parallel_for_kernel<F><<<static_cast<unsigned>(blocks), CudaExecutor::kBlockSize, 0, exec.stream()>>>(n, f);
   RLT_CUDA_CHECK_LAUNCH("parallel_for_kernel");
 }

@@ -22,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -42,10 +43,12 @@ namespace rlt {
 struct TransferStats {
   i64 h2d_copies = 0;  // copy_from_host calls with n > 0
   i64 h2d_bytes = 0;
-  i64 d2h_copies = 0;  // copy_to_host calls with n > 0
+  i64 d2h_copies = 0;  // copy_to_host calls with n > 0: each waits for the device
   i64 d2h_bytes = 0;
-  i64 copies() const { return h2d_copies + d2h_copies; }
-  i64 bytes() const { return h2d_bytes + d2h_bytes; }
+  i64 d2h_async_copies = 0;  // Readback copies (into pinned memory; the host waits on their event only)
+  i64 d2h_async_bytes = 0;
+  i64 copies() const { return h2d_copies + d2h_copies + d2h_async_copies; }
+  i64 bytes() const { return h2d_bytes + d2h_bytes + d2h_async_bytes; }
 };
 
 class CudaExecutor {
@@ -92,11 +95,23 @@ class CudaExecutor {
     static_assert(std::is_trivially_copyable<T>::value, "filled as bytes");
     fill_bytes(dst, &value, sizeof(T), n);
   }
+  // Threads a launch runs at most: the device's resident threads (SMs x threads per SM, a multiple
+  // of kBlockSize). parallel_for caps its grid there and loops grid-stride, so a batch's constraint
+  // workspace needs one block per resident thread, not per env (sim/dynamics.h, BatchRows).
+  // set_max_threads lowers it (rounded down to whole blocks, at least one), e.g. for a test of the
+  // grid-stride reuse; shared by copies; set it before a batch sizes its workspace.
+  i64 max_threads() const;
+  void set_max_threads(i64 threads);
+  // Constraint workspace blocks a batch of num_envs allocates: min(num_envs, max_threads()).
+  i64 workspace_slots(i64 num_envs) const { return std::min(num_envs, max_threads()); }
+
   // Waits for everything queued on the stream; reports a fault raised by any of it.
   void synchronize() const;
 
   TransferStats transfers() const;
   void reset_transfers();
+  // Counts a Readback's asynchronous device-to-host copy (kernels/readback_buffer.h calls it).
+  void count_async_copy_to_host(size_t bytes) const;
 
   // What gemm lets cuBLAS round its fp32 inputs to (sim/precision.h): fp32 (CUBLAS_COMPUTE_32F), or
   // tf32, bf16, fp16 (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF / _FAST_16F: tensor cores on the
@@ -117,8 +132,9 @@ class CudaExecutor {
   struct State {
     int device = 0;
     cudaStream_t stream = nullptr;
-    std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0};
+    std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0}, d2h_async_copies{0}, d2h_async_bytes{0};
     std::atomic<GemmPrecision> gemm_precision{GemmPrecision::kFp32};
+    std::atomic<i64> max_threads{kBlockSize};  // set from the device's properties at construction
     DeviceBuffer<unsigned char> scratch;
     std::mutex blas_mutex;                // guards the lazy creation of blas
     std::shared_ptr<cublasContext> blas;  // deleter (cublasDestroy) set where it is created

@@ -71,6 +71,7 @@ class ReadbackBuffer {
     RLT_CUDA_CHECK(cudaMemcpyAsync(m_host, m_device.data(), sizeof(T) * static_cast<size_t>(n), cudaMemcpyDeviceToHost,
                                    exec.stream()));
     RLT_CUDA_CHECK(cudaEventRecord(m_done, exec.stream()));
+    exec.count_async_copy_to_host(sizeof(T) * static_cast<size_t>(n));
     m_pending = true;
   }
 

@@ -108,6 +108,13 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, seed, any_uint64(), "everything random derives from it (above 2^63-1: write it as a string)"),
       RLT_FIELD(train, device, (Rule{"one of auto, cpu, cuda", -kInf, kInf, false, {"auto", "cpu", "cuda"}}),
                 "auto | cpu | cuda"),
+      RLT_FIELD(train, env_device,
+                (Rule{"one of auto, cpu, cuda, or \"\" (train.device)", -kInf, kInf, false, {"", "auto", "cpu", "cuda"}}),
+                "where the envs step: auto | cpu | cuda (\"\" = train.device); apart from the learner's, their "
+                "outputs reach it through pinned host staging"),
+      RLT_FIELD(train, learner_device,
+                (Rule{"one of auto, cpu, cuda, or \"\" (train.device)", -kInf, kInf, false, {"", "auto", "cpu", "cuda"}}),
+                "where the learner runs: auto | cpu | cuda (\"\" = train.device)"),
       RLT_FIELD(train, threads, Rule({"an integer in [0, 1024]", 0, 1024}), "CPU threads (0 = one per core; at most 1024)"),
       RLT_FIELD(train, checkpoint_every, non_negative_int(), "iterations between checkpoints (0 = final only)"),
       RLT_FIELD(train, checkpoint_minutes, non_negative_number(),
@@ -118,6 +125,11 @@ const std::vector<Field>& fields() {
       RLT_FIELD(train, target_return, any_number(), "stop once the mean return reaches it (if stop_at_target)"),
       RLT_FIELD(train, stop_at_target, boolean(), "enable the early stop above"),
       RLT_FIELD(train, eval_episodes, positive_int(), "finished episodes the reported mean return averages"),
+      RLT_FIELD(train, stats_readback,
+                (Rule{"one of auto, sync, lagged", -kInf, kInf, false, {"auto", "sync", "lagged"}}),
+                "when an iteration's statistics are read: lagged (after the next iteration is queued, so the host "
+                "never waits on the device inside the loop; a checkpoint, the end or a stop reads them at once), "
+                "sync, or auto (lagged on CUDA, sync on the CPU)"),
       RLT_FIELD(train, memory_check, boolean(),
                 "check before allocating that the run fits in free memory (RAM or GPU) with a margin; false skips "
                 "it (so does the environment variable RLTRAIN_MEMORY_CHECK=0)"),

@@ -60,6 +60,8 @@ struct TrainConfig {
   std::int64_t total_env_steps = 100000;  // stop after this many env steps
   std::uint64_t seed = 1;                 // everything random derives from it
   std::string device = "auto";            // auto | cpu | cuda
+  std::string env_device;                 // where the envs step: auto | cpu | cuda ("" = device)
+  std::string learner_device;             // where the learner runs: auto | cpu | cuda ("" = device)
   int threads = 0;                        // CPU threads (0 = one per core)
   int checkpoint_every = 0;               // iterations between checkpoints (0 = final only)
   double checkpoint_minutes = 5.0;        // also refresh latest.safetensors this often, wall time (0 = off)
@@ -67,6 +69,11 @@ struct TrainConfig {
   double target_return = 0.0;             // stop once the mean return reaches it (if stop_at_target)
   bool stop_at_target = false;            // enable the early stop above
   int eval_episodes = 100;                // finished episodes the reported mean return averages
+  // When an iteration's statistics are read (metrics, progress, the stop checks): "lagged" after the
+  // next iteration is queued, so the host never waits on the device inside the loop (a checkpoint,
+  // the last iteration, a stop read them at once); "sync" right after the iteration; "auto" lagged on
+  // CUDA, sync on the CPU (where launching does the work: nothing to overlap).
+  std::string stats_readback = "auto";
   // Before allocating, check that the envs, rollout and learner fit in free memory (RAM, or the
   // GPU's free memory for what lives there) with a margin (apps/memory_budget.h); false skips it.
   // The environment variable RLTRAIN_MEMORY_CHECK=0 skips it too (for commands without --set).

@@ -49,6 +49,7 @@ struct IterationStats {
   std::vector<std::int32_t> finished_lengths;  // (oldest first)
   std::int64_t skipped_updates = 0;            // minibatch updates skipped for a non-finite loss or gradient
   std::int64_t consecutive_skipped = 0;        // skipped updates in a row at the end of the iteration
+  std::int64_t nonfinite_resets = 0;           // this process's envs' non-finite resets so far (VecEnv)
 };
 
 // Running mean and variance of a vector quantity (Chan et al.'s parallel merge): mean/var live
@@ -88,8 +89,24 @@ class Learner {
   virtual ~Learner() = default;
   // Starts training from scratch: initial weights, normalizers seeded with the reset obs.
   virtual void start(std::uint64_t seed) = 0;
-  // One rollout (num_steps env steps per env) and one update.
-  virtual IterationStats iterate(std::int64_t iteration, std::int64_t num_iterations) = 0;
+  // One rollout (num_steps env steps per env) and one update, queued on the executor with the
+  // asynchronous copy of its statistics into pinned host memory; collect() reads them. On the CPU
+  // the work is done when launch returns; on CUDA the host returns once it is queued, so a caller
+  // that reads iteration k's statistics after launching k + 1 never waits on the device inside the
+  // loop (the trainer does: train.stats_lag). At most two launched iterations may be uncollected
+  // (std::logic_error beyond).
+  virtual void launch(std::int64_t iteration, std::int64_t num_iterations) = 0;
+  // The statistics of the oldest launched iteration not yet collected, waiting for their copy only
+  // (std::logic_error when none is pending).
+  virtual IterationStats collect() = 0;
+  // Iterations a caller may keep launched ahead of collect() and gain by it: 1 where launch only
+  // queues work (CUDA), 0 where it does the work (CPU).
+  virtual int stats_lag() const = 0;
+  // One iteration, its statistics at once: launch, then collect.
+  IterationStats iterate(std::int64_t iteration, std::int64_t num_iterations) {
+    launch(iteration, num_iterations);
+    return collect();
+  }
   // Actions for the env's current observations (executor memory, num_envs x act_dim, valid
   // until the next call): the mode when deterministic, else sampled from the stream keyed by step_key.
   virtual const float* act(bool deterministic, std::uint32_t step_key) = 0;
@@ -127,9 +144,9 @@ inline PpoMemory ppo_memory(const PolicySpec& spec, const Config& cfg, i64 num_e
   const i64 params = ActorCriticLayout(spec).num_params;
   PpoMemory m;
   m.rollout = b * (f * (obs + cobs + act + 8) + static_cast<i64>(sizeof(std::uint8_t) + sizeof(std::int32_t)));
-  const i64 block = kNumPpoStats + 8 + 2 * static_cast<i64>(cfg.train.eval_episodes);
+  const i64 block = kNumPpoStats + 9 + 2 * static_cast<i64>(cfg.train.eval_episodes);
   const auto moments = [&](i64 dim) { return dim * (2 * f + 2 * d); };  // RunningMoments::init
-  m.learner = 4 * params * f + f + 2 * d + kNumPpoStats * d + 2 * block * d +  // + the host mirror of the block
+  m.learner = 4 * params * f + f + 2 * d + kNumPpoStats * d + 3 * block * d +  // + the two readback slots
               moments(obs) + moments(cobs) + moments(1) + n * f +              // normalizers, discounted return
               n * f * (2 * obs + 1 + act + 2 * cobs) +                          // per-step scratch
               mb * f * (obs + cobs + act + 4) +                                 // minibatch gather
@@ -146,7 +163,9 @@ class Ppo final : public Learner {
   Ppo(const Config& cfg, VecEnv& env, const Exec& exec);
 
   void start(std::uint64_t seed) override;
-  IterationStats iterate(std::int64_t iteration, std::int64_t num_iterations) override;
+  void launch(std::int64_t iteration, std::int64_t num_iterations) override;
+  IterationStats collect() override;
+  int stats_lag() const override { return Exec::kDevice == Device::kCuda ? 1 : 0; }
   const float* act(bool deterministic, std::uint32_t step_key) override;
   std::vector<NamedArray> save() const override;
   void load(const std::vector<NamedArray>& arrays, bool policy_only) override;
@@ -166,7 +185,7 @@ class Ppo final : public Learner {
   void normalize_critic(const float* raw, float* out, i64 rows);
   void collect_rollout(std::int64_t iteration);
   void compute_advantages();
-  int update(IterationStats& st);
+  int update(std::int64_t iteration);  // returns the epochs run
 
   Config m_cfg;
   VecEnv& m_env;
@@ -191,9 +210,20 @@ class Ppo final : public Learner {
   DBuf m_job_adv_moments;
   // The iteration block: everything the host reads per iteration, copied in one transfer:
   //   [0, kNumPpoStats) loss-term sums | 4 explained-variance sums | lr | num_finished |
-  //   returns of the last K finished episodes | their lengths | skipped updates | consecutive skipped
-  //   (K = train.eval_episodes)
+  //   returns of the last K finished episodes | their lengths | skipped updates | consecutive skipped |
+  //   the envs' non-finite resets (K = train.eval_episodes)
   DBuf m_block;
+  // Two readbacks of the block (Exec::Readback: on CUDA device scratch, an asynchronous copy into
+  // pinned memory and an event), so that iteration k + 1 is queued while k's copy waits to be read.
+  typename Exec::template Readback<double> m_readback[2];
+  struct Launched {
+    std::int64_t iteration;
+    int epochs_run;
+    int slot;  // m_readback's
+  };
+  Launched m_launched[2] = {};  // oldest first
+  int m_num_launched = 0;
+  int m_next_slot = 0;
   RunningMoments<Exec> m_obs_rms;     // observation normalizer
   RunningMoments<Exec> m_critic_rms;  // critic observation normalizer (asymmetric only)
   RunningMoments<Exec> m_ret_rms;     // discounted-return moments (reward scaling)
@@ -210,7 +240,7 @@ class Ppo final : public Learner {
   // Minibatch gather (minibatch x ...).
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
   FBuf m_mb_cobs;                    // (minibatch x critic_dim) normalized (asymmetric only)
-  std::vector<double> m_host_block;  // host mirror of m_block
+  std::vector<double> m_host_block;  // the collected block (merged over a job's processes in place)
   // Data-parallel job (set_communicator): null, or a job of more than one process.
   Communicator* m_comm = nullptr;
   int m_world = 1;     // processes in the job

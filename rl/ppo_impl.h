@@ -278,7 +278,7 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_skip_run.resize(1);
   m_exec.fill(m_skip_run.data(), 0.0, 1);
   m_stat_sums.resize(kNumPpoStats);
-  m_block.resize(kNumPpoStats + 8 + 2 * static_cast<i64>(cfg.train.eval_episodes));
+  m_block.resize(kNumPpoStats + 9 + 2 * static_cast<i64>(cfg.train.eval_episodes));
   m_obs_rms.init(m_exec, m_obs_dim);
   m_ret_rms.init(m_exec, 1);
   m_disc_return.resize(n);
@@ -418,7 +418,7 @@ void Ppo<Exec>::compute_advantages() {
 }
 
 template <class Exec>
-int Ppo<Exec>::update(IterationStats& st) {
+int Ppo<Exec>::update(std::int64_t iteration) {
   const auto& c = m_cfg.ppo;
   const PpoCoefs<float> coefs{static_cast<float>(c.clip_coef), static_cast<float>(c.vf_coef),
                               static_cast<float>(c.ent_coef), c.clip_value_loss, c.normalize_advantages};
@@ -432,7 +432,7 @@ int Ppo<Exec>::update(IterationStats& st) {
   JobMinibatch job{m_minibatch * m_world, nullptr};
   if (m_comm != nullptr && c.normalize_advantages) {
     for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
-      const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
+      const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(iteration),
                                   static_cast<u32>(epoch));
       for (int k = 0; k < c.num_minibatches; ++k) {
         double* out = m_job_adv_moments.data() + 2 * (static_cast<i64>(epoch) * c.num_minibatches + k);
@@ -443,7 +443,7 @@ int Ppo<Exec>::update(IterationStats& st) {
     exec_allreduce_sum(m_exec, *m_comm, m_job_adv_moments.data(), m_job_adv_moments.size());
   }
   for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
-    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(st.iteration),
+    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(iteration),
                                 static_cast<u32>(epoch));
     for (int k = 0; k < c.num_minibatches; ++k) {
       parallel_for(m_exec, m_minibatch,
@@ -515,10 +515,9 @@ int Ppo<Exec>::update(IterationStats& st) {
 }
 
 template <class Exec>
-IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_iterations) {
+void Ppo<Exec>::launch(std::int64_t iteration, std::int64_t num_iterations) {
+  if (m_num_launched == 2) throw std::logic_error("Ppo::launch: two launched iterations are not collected yet");
   const auto& c = m_cfg.ppo;
-  IterationStats st;
-  st.iteration = iteration;
   if (c.lr_schedule == "linear") {  // CleanRL: anneal from lr to 0 over the run
     const double frac = 1.0 - static_cast<double>(iteration - 1) / static_cast<double>(num_iterations);
     m_exec.fill(m_lr.data(), static_cast<float>(frac * c.learning_rate), 1);
@@ -533,18 +532,39 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   reduce_sum(m_exec, m_batch, SquareOf<float>{m_returns.data()}, ev + 1);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), false}, ev + 2);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), true}, ev + 3);
-  st.epochs_run = update(st);
+  const int epochs = update(iteration);
   if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch, m_comm);
   if (c.normalize_obs && m_critic_dim > 0) update_moments(m_exec, m_critic_rms, m_cobs.data(), m_batch, m_comm);
 
-  // The per-iteration statistics: one transfer to the host.
+  // The per-iteration statistics: one asynchronous transfer to the host, read by collect().
   const i64 k = m_cfg.train.eval_episodes;
   double* lr_slot = m_block.data() + kNumPpoStats + 4;
   parallel_for(m_exec, 1, StoreLr{lr_slot, m_lr.data()});
   select_last_flagged(m_exec, m_batch, m_done.data(), m_ep_ret.data(), m_ep_len.data(), k, lr_slot + 1, lr_slot + 2,
                       lr_slot + 2 + k);
   parallel_for(m_exec, 1, CopyScalar{lr_slot + 2 + 2 * k + 1, m_skip_run.data()});
-  m_exec.copy_to_host(m_host_block.data(), m_block.data(), m_block.size());
+  if (const std::uint32_t* counts = m_env.nonfinite_counts())
+    reduce_sum(m_exec, m_num_envs, ValueOf<std::uint32_t>{counts}, lr_slot + 2 + 2 * k + 2);
+  const int slot = m_next_slot;
+  m_next_slot ^= 1;
+  m_exec.copy(m_readback[slot].target(m_block.size()), m_block.data(), m_block.size());
+  m_readback[slot].start(m_exec, m_block.size());
+  m_launched[m_num_launched++] = Launched{iteration, epochs, slot};
+}
+
+template <class Exec>
+IterationStats Ppo<Exec>::collect() {
+  if (m_num_launched == 0) throw std::logic_error("Ppo::collect: no launched iteration to collect");
+  const Launched l = m_launched[0];
+  m_launched[0] = m_launched[1];
+  --m_num_launched;
+  const auto& c = m_cfg.ppo;
+  IterationStats st;
+  st.iteration = l.iteration;
+  st.epochs_run = l.epochs_run;
+  const double* block = m_readback[l.slot].wait();
+  std::copy(block, block + m_block.size(), m_host_block.begin());
+  const i64 k = m_cfg.train.eval_episodes;
   const double* hb = m_host_block.data();
   const double* hl = hb + kNumPpoStats + 4;
   if (m_comm != nullptr) {
@@ -573,6 +593,8 @@ IterationStats Ppo<Exec>::iterate(std::int64_t iteration, std::int64_t num_itera
   st.learning_rate = hl[0];
   st.skipped_updates = static_cast<std::int64_t>(hl[2 + 2 * k]);
   st.consecutive_skipped = static_cast<std::int64_t>(hl[2 + 2 * k + 1]);
+  st.nonfinite_resets = m_env.nonfinite_counts() ? static_cast<std::int64_t>(hl[2 + 2 * k + 2])
+                                                 : m_env.num_nonfinite_resets();
   return st;
 }
 

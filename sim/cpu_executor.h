@@ -92,6 +92,12 @@ class CpuExecutor {
 
   int num_threads() const { return m_pool->num_threads(); }
   ThreadPool& pool() const { return *m_pool; }
+  // Constraint workspace blocks a batch of num_envs allocates (sim/dynamics.h, BatchRows): none, an
+  // env's step runs on one thread start to end and uses that thread's own buffer.
+  i64 workspace_slots(i64 num_envs) const {
+    (void)num_envs;
+    return 0;
+  }
 
   // What gemm (rl/gemm.h) rounds its float inputs to before the fp32 products (sim/precision.h):
   // the CPU twin of the CUDA executor's cuBLAS compute type. fp32 by default; shared by copies,

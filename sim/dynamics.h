@@ -224,20 +224,37 @@ RLT_HD inline DataView<T> data_view(const ModelView<T>& m, T* row) {
   return data_view(data_layout(m), row);
 }
 
+// A batch's constraint workspace on the device: `slots` blocks of layout.workspace scalars, one per
+// thread that can run at once. The CUDA executor caps every launch at its resident threads
+// (CudaExecutor::max_threads) and loops grid-stride, so thread t steps envs t, t + grid, ... one
+// after the other, each in slot t: the workspace is min(num_envs, resident threads) blocks, not one
+// per env (Exec::workspace_slots). On the host the calling thread's own buffer serves instead (no slots).
+// (Constructors, not an aggregate: a functor's braced initializer cannot spread one over its fields.)
+template <class T>
+struct Workspace {
+  T* data = nullptr;
+  i64 slots = 0;
+  Workspace() = default;
+  RLT_HD Workspace(T* d, i64 s) : data(d), slots(s) {}
+};
+
 // A batch's envs: `rows` (num_envs x layout.row, executor memory) and their workspace. On the device
-// every env of a launch runs at once, so each has its own slice of `workspace` (num_envs x
-// layout.workspace); on the host an env's step runs start to end on one thread, so the thread's own
-// buffer serves every env it steps (`workspace` unused: a CPU batch allocates none).
+// the env runs in the workspace slot of the calling thread (its global index, below
+// workspace.slots in every launch of the executor); on the host an env's step runs start to end
+// on one thread, so the thread's own buffer serves every env it steps (`workspace` unused: a CPU
+// batch allocates none).
 template <class T>
 struct BatchRows {
   DataLayout layout;
   T* rows;
-  T* workspace;
+  Workspace<T> workspace;
 
   RLT_HD DataView<T> env(i64 i) const {
 #ifdef __CUDA_ARCH__
-    if (workspace == nullptr && layout.workspace > 0) __trap();  // a device batch must give its workspace
-    return data_view(layout, rows + i * layout.row, workspace + i * layout.workspace);
+    const i64 slot = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    // a device batch must give its workspace, and a launch must stay within its slots
+    if (layout.workspace > 0 && (workspace.data == nullptr || slot >= workspace.slots)) __trap();
+    return data_view(layout, rows + i * layout.row, workspace.data + slot * layout.workspace);
 #else
     return data_view(layout, rows + i * layout.row, host_workspace(layout.workspace));
 #endif
@@ -253,10 +270,8 @@ struct BatchRows {
 #endif
 };
 
-// Bytes a batch allocates for its workspace: per env on the device, none on the host.
-inline i64 batch_workspace_scalars(const DataLayout& l, i64 num_envs, bool on_device) {
-  return on_device ? num_envs * l.workspace : 0;
-}
+// Scalars a batch allocates for its workspace: `slots` blocks (Exec::workspace_slots).
+inline i64 batch_workspace_scalars(const DataLayout& l, i64 slots) { return slots * l.workspace; }
 
 // Sets the state to the reference configuration qpos0 at rest, with no applied forces.
 template <class T>
@@ -715,7 +730,7 @@ struct StepEulerEnvs {
   DataLayout layout;
   T* data;            // (num_envs x layout.row)
   int num_steps;
-  T* workspace = nullptr;  // (num_envs x layout.workspace) on the device; unused on the host (BatchRows)
+  Workspace<T> workspace = {};  // on the device; unused on the host (BatchRows)
 
   RLT_HD void operator()(i64 env) const {
     const DataView<T> d = BatchRows<T>{layout, data, workspace}.env(env);

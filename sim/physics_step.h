@@ -153,7 +153,7 @@ struct PhysicsStepEnvs {
   const T* ctrl;
   int substeps;
   int* num_contacts;
-  T* workspace = nullptr;  // (num_envs x layout.workspace) on the device; unused on the host (BatchRows)
+  Workspace<T> workspace = {};  // on the device; unused on the host (BatchRows)
 
   RLT_HD void operator()(i64 env) const {
     const DataView<T> d = BatchRows<T>{layout, data, workspace}.env(env);

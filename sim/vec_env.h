@@ -137,16 +137,24 @@ inline i64 draw_range_total(const std::vector<std::pair<i64, i64>>& ranges, i64 
 
 // Bytes a batch of envs allocates in executor memory: `fixed` once (the model's blocks, the
 // action bounds), `per_env` for each env (its state, physics and randomization rows, outputs) and,
-// on a device only, `device_per_env` more for each (the constraint workspace, which the CPU keeps
-// per thread: sim/dynamics.h, BatchRows). Computed from the same dimensions the batch allocates
-// with, whatever the executor that made it (apps/memory_budget.h sums it with the learner's to
-// check a run against free memory before anything is allocated).
+// on a device only, `device_per_slot` for each of its constraint workspace slots: one per env up to
+// the device's resident threads `device_slots` (sim/dynamics.h, BatchRows; the CPU keeps one per
+// thread, not counted). Computed from the same dimensions the batch allocates with, whatever the
+// executor that made it (apps/memory_budget.h sums it with the learner's to check a run against
+// free memory before anything is allocated; it sets device_slots from the device).
 struct EnvMemory {
   i64 fixed = 0;
   i64 per_env = 0;
-  i64 device_per_env = 0;
-  i64 per_env_on(bool device) const { return per_env + (device ? device_per_env : 0); }
-  i64 bytes(i64 num_envs, bool device) const { return fixed + per_env_on(device) * num_envs; }
+  i64 device_per_slot = 0;
+  i64 device_slots = -1;  // CudaExecutor::max_threads of the device; < 0: unknown, one slot per env
+  i64 slots(i64 num_envs) const { return device_slots < 0 ? num_envs : std::min(num_envs, device_slots); }
+  i64 bytes(i64 num_envs, bool device) const {
+    return fixed + per_env * num_envs + (device ? device_per_slot * slots(num_envs) : 0);
+  }
+  // Bytes per env at num_envs, the fixed part left out (what `rltrain bench` prints).
+  i64 per_env_at(i64 num_envs, bool device) const {
+    return num_envs > 0 ? (bytes(num_envs, device) - fixed + num_envs - 1) / num_envs : 0;
+  }
 };
 
 // The values an [env] parameter accepts: a task's Params::visit names each parameter with
@@ -171,7 +179,7 @@ class VecEnv {
   virtual i64 num_envs() const = 0;
   virtual Device device() const = 0;
   // What a batch of this env allocates (the same for any num_envs and either executor; a device adds
-  // EnvMemory::device_per_env per env).
+  // EnvMemory::device_per_slot per workspace slot).
   virtual EnvMemory memory() const = 0;
 
   // Sets a parameter of the env by name (before reset). Returns false for an unknown name.
@@ -259,6 +267,10 @@ class VecEnv {
 
   // Number of env steps whose state went non-finite and were reset (D9), since reset().
   virtual i64 num_nonfinite_resets() const = 0;
+  // The same per env (num_envs counts in executor memory, valid while the env lives), for a learner
+  // that sums them on the executor with its statistics (rl/ppo_impl.h); nullptr where the env
+  // keeps none (the learner then reports num_nonfinite_resets() read on the host).
+  virtual const std::uint32_t* nonfinite_counts() const { return nullptr; }
 
   // Checkpoint support: the full mutable state, device-agnostic bytes.
   virtual std::vector<StateBlob> save_state() const = 0;

@@ -366,6 +366,7 @@ class VecEnvT final : public VecEnv {
     EnvMemory m = m_world.memory();
     m.per_env += static_cast<i64>(sizeof(State)) + EnvOutputs<Exec>::bytes_per_env(Env::kObsDim, Env::kActDim);
     m.fixed += EnvOutputs<Exec>::fixed_bytes(Env::kActDim);
+    if constexpr (Exec::kDevice == Device::kCuda) m.device_slots = m_exec.max_threads();
     return m;
   }
 
@@ -453,6 +454,7 @@ class VecEnvT final : public VecEnv {
   const float* critic_obs() const override { return m_world.critic_obs(); }
   const float* final_critic_obs() const override { return m_world.final_critic_obs(); }
   i64 num_nonfinite_resets() const override { return m_out.num_nonfinite_resets(m_exec, m_num_envs); }
+  const std::uint32_t* nonfinite_counts() const override { return m_out.nonfinite.data(); }
 
   std::vector<DrawGeom> draw_geoms() const override { return m_world.draw_geoms(m_params); }
 

@@ -7,7 +7,9 @@
 # words, default "halfcheetah:4800:60 ant:6000:60 humanoid:5000:120"), Playground's Go1 (flat)
 # trained from configs/go1_joystick_gpu.toml (8192 envs) for RLT_CHECK_GO1_TRAIN_S (default 90) s with
 # the joystick tasks benched at RLT_CHECK_JOYSTICK_SIZES (default 8192,65536), and one short summary
-# table. Finishes within 9 min 30 s (every step has a timeout and the whole script a deadline).
+# table, with bench rows for CPU envs feeding the CUDA learner (RLT_CHECK_PLACEMENT, ENV:NUM_ENVS
+# words, default "cartpole:4096 ant:256"; issue 18). Finishes within 9 min 30 s (every step has a
+# timeout and the whole script a deadline).
 #
 # Usage:
 #   tools/device-check.sh --prepare [BUILD_DIR]   here, on the build machine (no GPU needed)
@@ -112,6 +114,7 @@ JOYSTICK_SIZES=${RLT_CHECK_JOYSTICK_SIZES:-8192,65536}
 GO1_TRAIN_S=${RLT_CHECK_GO1_TRAIN_S:-90}
 ROBOT_TRAIN=${RLT_CHECK_ROBOT_TRAIN-halfcheetah:4800:60 ant:6000:60 humanoid:5000:120}
 CLASSIC_ENVS=" cartpole pendulum acrobot mountaincar_continuous "
+PLACEMENT=${RLT_CHECK_PLACEMENT-cartpole:4096 ant:256}
 cd "$REPO" || exit 2
 
 T0=$(date +%s)
@@ -277,21 +280,22 @@ BENCH_ROWS=()
 skip_reason=""
 [[ -z "$RLTRAIN" ]] && skip_reason="rltrain not built"
 [[ -z "$skip_reason" && -n "$NO_GPU" && "$DEVICE" == cuda ]] && skip_reason="no GPU"
-# One training run from a shipped config: train_row TASK CAP_S [extra rltrain train args...].
+# One training run from a shipped config: train_row TASK CAP_S [extra rltrain train args...]; the row,
+# run directory and log are named LABEL (default TASK).
 train_row() {
-  local task=$1 cap=$2 cfg="configs/$1.toml" t start rc wall row
+  local task=$1 cap=$2 cfg="configs/$1.toml" label=${LABEL:-$1} t start rc wall row
   shift 2
-  if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$task|-|-|no $cfg"); fail; return; fi
+  if [[ ! -f "$cfg" ]]; then TRAIN_ROWS+=("$label|-|-|no $cfg"); fail; return; fi
   t=$(budget "$cap")
-  if ((t < 15)); then TRAIN_ROWS+=("$task|-|-|skipped (out of time)"); fail; return; fi
-  log "train $task on $DEVICE (timeout ${t}s, log: train_$task.log)"
-  rm -rf "${OUT:?}/$task"
+  if ((t < 15)); then TRAIN_ROWS+=("$label|-|-|skipped (out of time)"); fail; return; fi
+  log "train $label on $DEVICE (timeout ${t}s, log: train_$label.log)"
+  rm -rf "${OUT:?}/$label"
   start=$(date +%s.%N)
-  timeout "$t" "$RLTRAIN" train --config "$cfg" --device "$DEVICE" --run-dir "$OUT/$task" "$@" \
-    >"$OUT/train_$task.log" 2>&1
+  timeout "$t" "$RLTRAIN" train --config "$cfg" --device "$DEVICE" --run-dir "$OUT/$label" "$@" \
+    >"$OUT/train_$label.log" 2>&1
   rc=$?
   wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$(date +%s.%N)")
-  row=$(python3 - "$OUT/$task" "$task" "$rc" "$wall" <<'PY'
+  row=$(python3 - "$OUT/$label" "$label" "$rc" "$wall" <<'PY'
 import csv, json, math, os, sys
 run, task, rc, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
@@ -319,31 +323,19 @@ PY
   TRAIN_ROWS+=("$row")
 }
 
-if [[ -n "$skip_reason" ]]; then
-  log "training and bench skipped: $skip_reason"
-  for task in cartpole pendulum reacher $ROBOT_TRAIN; do TRAIN_ROWS+=("${task%%:*}|-|-|$skip_reason"); done
-  BENCH_ROWS+=("(every env)|-|-|-|-|-|$skip_reason")
-  fail
-else
-  # Three short training runs from the shipped configs (they stop at their target return).
-  for task in cartpole pendulum reacher; do train_row "$task" 90; done
-
-  # The bench, one invocation per (env, size), so a size that runs out of time loses only its row.
-  ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',\n' '  ')
-  [[ -z "${ENVS// /}" ]] && log "rltrain envs --names listed nothing" && fail
-  for env in $ENVS; do
-    sizes=$SIZES steps=()
-    # Robot envs: fewer sizes and a fixed step count (physics is ~1000x the work of a classic step).
-    [[ "$CLASSIC_ENVS" != *" $env "* ]] && sizes=$ROBOT_SIZES steps=(--steps 200)
-    [[ "$env" == *_joystick* ]] && sizes=$JOYSTICK_SIZES
-    for n in ${sizes//,/ }; do
-      t=$(budget 75)
-      if ((t < 10)); then BENCH_ROWS+=("$env|$n|-|-|-|-|skipped (out of time)"); fail; continue; fi
-      log "bench $env at $n envs on $DEVICE (timeout ${t}s, log: bench_${env}_$n.log)"
-      timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" "${steps[@]}" \
-        --json "$OUT/bench_${env}_$n.json" >"$OUT/bench_${env}_$n.log" 2>&1
-      rc=$?
-      row=$(python3 - "$OUT/bench_${env}_$n.json" "$env" "$n" "$rc" <<'PY'
+# One bench row: bench_row LABEL ENV NUM_ENVS [extra rltrain bench args...] (the device is $DEVICE
+# unless the extra args place the envs elsewhere).
+bench_row() {
+  local label=$1 env=$2 n=$3 t rc row file
+  shift 3
+  file="bench_${label//@/_}_$n"
+  t=$(budget 75)
+  if ((t < 10)); then BENCH_ROWS+=("$label|$n|-|-|-|-|skipped (out of time)"); fail; return; fi
+  log "bench $label at $n envs on $DEVICE (timeout ${t}s, log: $file.log)"
+  timeout "$t" "$RLTRAIN" bench --device "$DEVICE" --env "$env" --num-envs "$n" "$@" \
+    --json "$OUT/$file.json" >"$OUT/$file.log" 2>&1
+  rc=$?
+  row=$(python3 - "$OUT/$file.json" "$label" "$n" "$rc" <<'PY'
 import json, sys
 path, env, n, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else f"exit {rc}")
@@ -358,9 +350,42 @@ except Exception:
     print(f"{env}|{n}|-|-|-|-|no json ({status})")
 PY
 )
-      [[ $rc -ne 0 ]] && fail
-      BENCH_ROWS+=("$row")
-    done
+  [[ $rc -ne 0 ]] && fail
+  BENCH_ROWS+=("$row")
+}
+
+if [[ -n "$skip_reason" ]]; then
+  log "training and bench skipped: $skip_reason"
+  for task in cartpole pendulum reacher $ROBOT_TRAIN; do TRAIN_ROWS+=("${task%%:*}|-|-|$skip_reason"); done
+  BENCH_ROWS+=("(every env)|-|-|-|-|-|$skip_reason")
+  fail
+else
+  # Three short training runs from the shipped configs (they stop at their target return).
+  for task in cartpole pendulum reacher; do train_row "$task" 90; done
+  # CartPole again with its statistics read synchronously (the default on CUDA is one iteration
+  # late, train.stats_readback): the wall time the overlap saves; and at 256 envs x 16 steps.
+  LABEL=cartpole_sync train_row cartpole 60 --set train.stats_readback=sync
+  LABEL=cartpole_256 train_row cartpole 60 --set env.num_envs=256 --set ppo.num_steps=16 \
+    --set train.total_env_steps=3000000
+
+  # The bench, one invocation per (env, size), so a size that runs out of time loses only its row.
+  ENVS=$(timeout 20 "$RLTRAIN" envs --names 2>>"$LOG" | tr ',\n' '  ')
+  [[ -z "${ENVS// /}" ]] && log "rltrain envs --names listed nothing" && fail
+  for env in $ENVS; do
+    sizes=$SIZES steps=()
+    # Robot envs: fewer sizes and a fixed step count (physics is ~1000x the work of a classic step).
+    [[ "$CLASSIC_ENVS" != *" $env "* ]] && sizes=$ROBOT_SIZES steps=(--steps 200)
+    [[ "$env" == *_joystick* ]] && sizes=$JOYSTICK_SIZES
+    for n in ${sizes//,/ }; do bench_row "$env" "$env" "$n" "${steps[@]}"; done
+  done
+
+  # Placement (issue 18): the envs on the CPU feeding the learner on $DEVICE through the pinned,
+  # double-buffered staging (RLT_CHECK_PLACEMENT, ENV:NUM_ENVS words); rows named ENV@cpu-env.
+  for spec in $PLACEMENT; do
+    IFS=: read -r env n <<<"$spec"
+    steps=()
+    [[ "$CLASSIC_ENVS" != *" $env "* ]] && steps=(--steps 200)
+    bench_row "$env@cpu-env" "$env" "$n" "${steps[@]}" --env-device cpu --learner-device "$DEVICE" --placement-copies
   done
 
   # Go1 at Playground's scale, time-capped (no return target: its rewards are clipped at 0 per step);
@@ -380,8 +405,8 @@ fi
   echo "build: $BUILD_NOTE"
   echo "tests (ctest -L gpu): $TESTS"
   echo
-  printf '%-10s %12s %8s  %s\n' "train" "final return" "wall s" "status"
-  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-10s %12s %8s  %s\n' "$a" "$b" "$c" "$d"; done
+  printf '%-16s %12s %8s  %s\n' "train" "final return" "wall s" "status"
+  for r in "${TRAIN_ROWS[@]}"; do IFS='|' read -r a b c d <<<"$r"; printf '%-16s %12s %8s  %s\n' "$a" "$b" "$c" "$d"; done
   echo
   printf '%-24s %9s %11s %11s %11s %8s  %s\n' "bench ($DEVICE)" "num_envs" "env st/s" "+policy/s" "PPO smp/s" "xfers/it" "status"
   for r in "${BENCH_ROWS[@]}"; do

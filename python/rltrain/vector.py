@@ -46,9 +46,12 @@ class RltrainVectorEnv(VectorEnv):
       ``info["_final_info"]`` marks the envs that finished.
 
     The rows of ``final_obs`` are views of the final-observation buffer, valid until the next
-    ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. The object
-    array is built only when some env finished, from row views made once per buffer (a masked copy of
-    pointers, not a view per finished env each step). rltrain's own keys, on every
+    ``step``/``reset`` (copies with ``copy=True``); the arrays in ``final_info`` are fresh. These keys
+    are built only when some env finished (``_core.step`` counts them), in C++ in one pass each
+    (``_core.select_rows``): ``final_obs`` from row views made once per buffer, in an object array that
+    is either new or one handed out on an earlier step that nobody holds any more, rewritten in place
+    (``_core.ObjectArrayPool``: freeing and making a 4096-slot object array each step cost more than
+    the rest of the step's Python; an array someone keeps never changes). rltrain's own keys, on every
     step: ``info["final_obs_batch"]``, the same final observations as one ``(num_envs, obs_dim)``
     view of that buffer (valid in the rows of finished envs, the fast form for batched code: e.g.
     ``torch.from_dlpack``), ``info["episode_return"]`` and ``info["episode_length"]`` (valid where
@@ -60,9 +63,10 @@ class RltrainVectorEnv(VectorEnv):
     device arrays and ``terminated | truncated`` give the same.
 
     ``gymnasium_info=False`` leaves out Gymnasium's ``final_obs``/``final_info`` keys (and their
-    masks) for code that reads rltrain's batched keys: a step then builds no Python object per
-    finished env (CartPole at 4096 envs finishes ~170 a step), and ``info["_episode_return"]`` is a
-    view of a mask buffer valid until the next step, like the other views.
+    masks) for code that reads rltrain's batched keys: a step then touches no Python object per
+    finished env (CartPole at 4096 envs finishes ~180 a step: with Gymnasium's keys Python costs
+    11-14% of ``rltrain bench``'s rate there, without them 4-6%; tools/bench_python.py), and
+    ``info["_episode_return"]`` is a view of a mask buffer valid until the next step, like the other views.
 
     Zero copy: observations, rewards, terminations, truncations and the info arrays are views of the
     C++ batch buffers (numpy on the CPU; ``torch.from_dlpack`` takes them without a copy, on the CPU
@@ -107,6 +111,7 @@ class RltrainVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.buffers = self._core.views()
         self._final_rows = None  # (num_envs,) object array: the row views of buffers["final_obs"], made on first use
+        self._final_obs_arrays = _core.ObjectArrayPool()  # info["final_obs"]: reused once nobody else holds one
         self._done = np.zeros(self.num_envs, dtype=bool)  # gymnasium_info=False: the mask, reused
 
     @property
@@ -131,13 +136,14 @@ class RltrainVectorEnv(VectorEnv):
         self._num_resets += 1
         self.buffers = self._core.views()
         self._final_rows = None
+        self._final_obs_arrays = _core.ObjectArrayPool()  # its arrays hold rows of the views before
         info = {}
         if "critic_obs" in self.buffers:
             info["critic_obs"] = self._out(self.buffers["critic_obs"])
         return self._out(self.buffers["obs"]), info
 
     def step(self, actions):
-        self._core.step(self._actions(actions))
+        num_done = self._core.step(self._actions(actions))  # None on CUDA
         b = self.buffers
         info = {"final_obs_batch": self._out(b["final_obs"]), "episode_return": self._out(b["ep_return"]),
                 "episode_length": self._out(b["ep_length"])}
@@ -151,33 +157,31 @@ class RltrainVectorEnv(VectorEnv):
             else:
                 done = np.logical_or(b["terminated"], b["truncated"])
                 info["_episode_return"] = info["_episode_length"] = done
-                if done.any():
+                if num_done:
                     self._add_final(info, done)
         return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]), self._out(b["truncated"]),
                 info)
 
     def _add_final(self, info, done):
         """Gymnasium's same-step final_obs/final_info (as VectorEnv._add_info builds them from each finished
-        env's final observation and step info) for the envs where done is True."""
-        final_obs = np.empty(self.num_envs, dtype=object)  # None where the env goes on
+        env's final observation and step info) for the envs where done is True. _core.select_rows is
+        np.where(done, values, 0 or None) in one pass (numpy's object-array paths cost ~25 ns an element)."""
         rows = info["final_obs_batch"]
         if rows is self.buffers["final_obs"]:  # views: each row's view is made once and handed out again
             if self._final_rows is None:
                 self._final_rows = np.empty(self.num_envs, dtype=object)
                 for i in range(self.num_envs):
                     self._final_rows[i] = rows[i]
-            idx = np.flatnonzero(done)
-            final_obs[idx] = self._final_rows[idx]
+            final_obs = self._final_obs_arrays.select_rows(done, self._final_rows)  # None where the env goes on
         else:  # copy=True: rows of this step's copy
+            final_obs = np.empty(self.num_envs, dtype=object)
             for i in np.flatnonzero(done):
                 final_obs[i] = rows[i]
-        final_info = {}
-        per_env = [("episode_return", info["episode_return"]), ("episode_length", info["episode_length"])]
-        if "final_critic_obs" in info:
-            per_env.append(("critic_obs", info["final_critic_obs"]))
-        for key, values in per_env:  # _add_info's arrays: zeros in the envs that did not finish
-            final_info[key] = np.where(done.reshape(-1, *([1] * (values.ndim - 1))), values, values.dtype.type(0))
-            final_info["_" + key] = done
+        final_info = {"episode_return": _core.select_rows(done, info["episode_return"]), "_episode_return": done,
+                      "episode_length": _core.select_rows(done, info["episode_length"]), "_episode_length": done}
+        if "final_critic_obs" in info:  # _add_info's arrays: zeros in the envs that did not finish
+            final_info["critic_obs"] = _core.select_rows(done, info["final_critic_obs"])
+            final_info["_critic_obs"] = done
         info.update(final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done)
 
     def sample_actions(self, step, seed=None):
@@ -191,6 +195,7 @@ class RltrainVectorEnv(VectorEnv):
         self._core.close()
         self.buffers = {}
         self._final_rows = None
+        self._final_obs_arrays = None
 
     def _out(self, view):
         return np.array(view) if self.copy and self.device == "cpu" else view

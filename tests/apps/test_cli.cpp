@@ -265,6 +265,38 @@ TEST_F(CliBadInput, DeviceBogus) {
   bad_set("train.device=gpu", {"--set train.device=gpu", "expected one of auto, cpu, cuda", "gpu"});
 }
 
+// Placement (issue 18): --env-device and --learner-device (train, eval, bench) and their config keys.
+TEST_F(CliBadInput, PlacementDeviceBogus) {
+  bad({"train", "--resume", run_dir(), "--env-device", "gpu"}, {"--env-device: expected one of auto, cpu, cuda", "gpu"});
+  bad({"train", "--config", cartpole_config(), "--run-dir", tmp("fresh"), "--learner-device", "tpu"},
+      {"--learner-device: expected one of auto, cpu, cuda", "tpu"});
+  EXPECT_FALSE(fs::exists(tmp("fresh")));
+  bad({"eval", "--checkpoint", run_dir(), "--env-device", "bogus"}, {"--env-device", "expected", "bogus"});
+  bad({"eval", "--checkpoint", run_dir(), "--learner-device", "bogus"}, {"--learner-device", "expected", "bogus"});
+  bad({"bench", "--env", "cartpole", "--num-envs", "16", "--steps", "3", "--env-device", "bogus"},
+      {"--env-device", "expected", "bogus"});
+  bad_set("train.env_device=gpu", {"--set train.env_device=gpu", "expected one of auto, cpu, cuda", "gpu"});
+  bad_config("env_device.toml", "[train]\nlearner_device = \"tpu\"\n", {"train.learner_device", "tpu"});
+}
+
+TEST_F(CliBadInput, PlacementCudaWithoutGpu) {
+  const CudaProbe probe = probe_cuda();
+  if (probe.device_count > 0)
+    GTEST_SKIP() << "a GPU answers (" << probe.reason << "): cuda is not bad input here";
+  // Each names the flag (or the config key) that asked for cuda, as --device cuda does.
+  bad({"train", "--resume", run_dir(), "--env-device", "cuda", "--learner-device", "cpu"},
+      {"--env-device: cuda requested but"});
+  bad({"train", "--resume", run_dir(), "--env-device", "cpu", "--learner-device", "cuda"},
+      {"--learner-device: cuda requested but"});
+  bad({"eval", "--checkpoint", run_dir(), "--learner-device", "cuda"}, {"--learner-device: cuda requested but"});
+  bad({"bench", "--env", "cartpole", "--num-envs", "16", "--steps", "3", "--env-device", "cuda"},
+      {"--env-device: cuda requested but"});
+  bad_config("env_cuda.toml", "[train]\ndevice = \"cpu\"\nenv_device = \"cuda\"\n",
+             {"train.env_device: cuda requested but"});
+  // --device cuda overrides the config's placement, and is named itself.
+  bad({"train", "--resume", run_dir(), "--device", "cuda"}, {"--device: cuda requested but"});
+}
+
 TEST_F(CliBadInput, DeviceCudaWithoutGpu) {
   const CudaProbe probe = probe_cuda();
   if (probe.device_count > 0)
@@ -636,6 +668,19 @@ class CliResume : public ::testing::Test {
   }
 };
 
+// Placement (issue 18): the envs through the cross-device copies with the CPU on both sides (the
+// CPU twin of the CPU<->CUDA staging) train exactly as without them.
+TEST_F(CliResume, PlacementCopiesTrainBitForBit) {
+  const std::int64_t n = 6;
+  ok(concat(tiny_cartpole(n), {"--run-dir", tmp("direct")}));
+  const CliResult r = ok(concat(tiny_cartpole(n), {"--env-device", "cpu", "--learner-device", "cpu",
+                                                   "--placement-copies", "--run-dir", tmp("placed")}));
+  expect_same_run(tmp("direct"), tmp("placed"), n);
+  const auto summary = read_json(tmp("placed/summary.json"));
+  EXPECT_EQ(summary["device"], "cpu");
+  EXPECT_EQ(summary["env_device"], "cpu");
+}
+
 // A: K iterations, then --resume to the end; B: the same in one go.
 TEST_F(CliResume, ContinuesBitForBit) {
   const std::int64_t n = 10;
@@ -699,6 +744,44 @@ TEST_F(CliResume, RowsAfterTheCheckpointAreTrimmedAndRecomputed) {
   EXPECT_EQ(untimed_rows(ma)[6], row7_before);
   for (const char* name : {"iter_000003.safetensors", "iter_000006.safetensors", "iter_000009.safetensors"})
     expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
+}
+
+// train.stats_readback = "lagged" (the default on CUDA) on the CPU: the loop reads each iteration's
+// statistics after queuing the next one, yet writes the same run as "sync": every metrics row, the
+// checkpoints of checkpoint_every and the last one, the summary; and a lagged run resumes to the
+// same end.
+TEST_F(CliResume, LaggedStatsReadbackWritesTheSameRun) {
+  const std::int64_t n = 9;
+  const Args base = concat(tiny_cartpole(n), {"--set", "train.checkpoint_every=4"});
+  const Args lagged = concat(base, {"--set", "train.stats_readback=lagged"});
+  ok(concat(lagged, {"--run-dir", tmp("A")}));
+  ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", tmp("B")}));
+  expect_same_run(tmp("A"), tmp("B"), n);
+  for (const char* name : {"iter_000004.safetensors", "iter_000008.safetensors"})
+    expect_same_tensors(tmp("A/checkpoints/") + name, tmp("B/checkpoints/") + name, {"learner/", "env/"});
+  ok(concat(lagged, {"--iterations", "6", "--run-dir", tmp("C")}));
+  EXPECT_EQ(read_metrics(tmp("C/metrics.csv")).rows.size(), 6u);
+  EXPECT_EQ(checkpoint_iteration(tmp("C/checkpoints/latest.safetensors")), 6);
+  ok({"train", "--resume", tmp("C"), "--quiet"});
+  expect_same_run(tmp("C"), tmp("B"), n);
+}
+
+// The target stop when lagged: iteration k's statistics reach the target after k + 1 is queued, so
+// the run stops after k + 1 (read at once, with its checkpoint and row) where "sync" stops after k;
+// the rows they share are the same.
+TEST_F(CliResume, LaggedStatsReadbackStopsOneIterationAfterTheTarget) {
+  const Args base = concat(tiny_cartpole(200), {"--set", "train.stop_at_target=true", "--set",
+                                                "train.target_return=40", "--set", "train.eval_episodes=10"});
+  ok(concat(base, {"--set", "train.stats_readback=sync", "--run-dir", tmp("S")}));
+  ok(concat(base, {"--set", "train.stats_readback=lagged", "--run-dir", tmp("L")}));
+  const Metrics ms = read_metrics(tmp("S/metrics.csv")), ml = read_metrics(tmp("L/metrics.csv"));
+  ASSERT_LT(ms.rows.size(), 200u) << "the target was not reached: nothing to check";
+  ASSERT_EQ(ml.rows.size(), ms.rows.size() + 1);
+  const auto rs = untimed_rows(ms), rl = untimed_rows(ml);
+  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i], rl[i]) << "metrics row " << i + 1 << " differs";
+  EXPECT_EQ(read_json(tmp("S/summary.json"))["reached_target"], true);
+  EXPECT_EQ(read_json(tmp("L/summary.json"))["reached_target"], true);
+  EXPECT_EQ(checkpoint_iteration(tmp("L/checkpoints/latest.safetensors")), static_cast<std::int64_t>(ml.rows.size()));
 }
 
 // Waits (at most 60 s) until the metrics.csv at path holds `rows` rows below its header.

@@ -18,6 +18,7 @@
 #include "rl/distributed.h"
 #include "rl/ppo.h"
 #include "sim/cpu_executor.h"
+#include "sim/placed_env.h"
 
 namespace rlt {
 namespace {
@@ -116,6 +117,28 @@ void expect_estimate_close(const std::string& name, std::int64_t n, int num_step
   EXPECT_LE(real_big.total, device(est_big) + kAllocatorSlack + (std::int64_t{4} << 20));
 }
 
+// Placement (issue 18): what a PlacedEnv allocates beside its env (the learner-side copies, the
+// host staging, the env-side actions) is placement_memory's, counted as if the env had every
+// optional output: at least what is allocated, and above it by no more than the outputs CartPole
+// lacks (tracking, forward speed: once on the learner side and twice in staging).
+TEST(MemoryEstimate, PlacementMatchesWhatIsAllocated) {
+  if (!allocator_reports()) GTEST_SKIP() << "mallinfo2 does not see allocations here (a sanitizer's allocator)";
+  const CpuExecutor exec(1);
+  const std::int64_t n = 16384;
+  std::unique_ptr<VecEnv> env = make_vec_env("cartpole", n, exec);
+  const EnvSpec spec = env->spec();
+  const std::int64_t before = allocated_bytes();
+  PlacedEnv<CpuExecutor, CpuExecutor> placed(std::move(env), exec, exec);
+  const std::int64_t real = allocated_bytes() - before;
+  const PlacementMemory est = placement_memory(spec, n);
+  const std::int64_t lacking = 3 * n * 4 * (kTrackingFloats + 1);
+  std::printf("cartpole placement, %lld envs: estimate %lld bytes (learner %lld, host %lld), allocated %lld\n",
+              static_cast<long long>(n), static_cast<long long>(est.learner + est.host),
+              static_cast<long long>(est.learner), static_cast<long long>(est.host), static_cast<long long>(real));
+  EXPECT_GE(est.learner + est.host + kAllocatorSlack, real);
+  EXPECT_LE(est.learner + est.host - lacking, real + real / 50);
+}
+
 TEST(MemoryEstimate, CartpoleMatchesWhatIsAllocated) { expect_estimate_close("cartpole", 16384, 32); }
 TEST(MemoryEstimate, AntMatchesWhatIsAllocated) { expect_estimate_close("ant", 2048, 8); }
 // Asymmetric actor-critic: critic observations in the rollout and the minibatches.
@@ -133,11 +156,21 @@ TEST(MemoryEstimate, BytesPerEnvComeFromTheBatchLayout) {
   // The constraint rows (for every possible contact) are a workspace per thread on the CPU, not per
   // env (sim/dynamics.h, BatchRows): the Ant stays within the 16 KB per env that the GPU issue asks.
   EXPECT_LE(ant.per_env, 16 * 1024);
-  // A device keeps a workspace per env (all of a launch's envs run at once): counted apart, added
-  // for a CUDA run, whatever executor the probe ran on.
-  EXPECT_GT(ant.device_per_env, ant.per_env);
-  EXPECT_EQ(ant.bytes(10, true) - ant.bytes(10, false), 10 * ant.device_per_env);
-  EXPECT_EQ(cart.device_per_env, 0);
+  // A device keeps a workspace per resident thread (a launch's threads run at once, each stepping its
+  // envs in turn: sim/dynamics.h, BatchRows): counted apart, added for a CUDA run whatever executor
+  // the probe ran on, one slot per env up to the device's resident threads.
+  EXPECT_GT(ant.device_per_slot, ant.per_env);
+  EXPECT_EQ(ant.bytes(10, true) - ant.bytes(10, false), 10 * ant.device_per_slot);  // slots unknown: per env
+  EXPECT_EQ(cart.device_per_slot, 0);
+  EnvMemory capped = ant;
+  capped.device_slots = 270336;  // an H200: 132 SMs x 2048 threads
+  EXPECT_EQ(capped.bytes(1000, true), ant.bytes(1000, true));  // fewer envs than threads: one slot each
+  EXPECT_EQ(capped.bytes(1 << 20, true) - capped.bytes(1 << 20, false), 270336 * ant.device_per_slot);
+  EXPECT_EQ(capped.bytes(1 << 20, false), ant.bytes(1 << 20, false));  // the CPU keeps none
+  // bench's bytes per env at a million envs: the rows plus a quarter of a slot, rounded up
+  EXPECT_EQ(capped.per_env_at(1 << 20, true),
+            (ant.per_env * (1 << 20) + 270336 * ant.device_per_slot + (1 << 20) - 1) / (1 << 20));
+  EXPECT_EQ(capped.per_env_at(1 << 20, false), ant.per_env);
 }
 
 // A need linear in n against a fake free figure: the margin is 10% + 128 MiB, the answer exact.

@@ -54,7 +54,7 @@ json run(const json& req) {
   env->set_param("push_enable", 0.0);  // G1's pushes (Go1's kicks are off by default)
   env->reset(1);
   auto& world = v->world();
-  DataView<float> d = BatchRows<float>{world.layout(), world.physics_rows(), nullptr}.env(0);
+  DataView<float> d = BatchRows<float>{world.layout(), world.physics_rows(), {}}.env(0);
   const auto qpos = req.at("qpos").get<std::vector<float>>();
   const auto qvel = req.at("qvel").get<std::vector<float>>();
   if (qpos.size() != nq || qvel.size() != nv)

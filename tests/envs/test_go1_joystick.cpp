@@ -35,7 +35,7 @@ struct Made {
     for (const auto& [k, x] : params) EXPECT_TRUE(env->set_param(k, x)) << k;
   }
   float* row(i64 i) { return q->world().physics_rows() + i * q->world().layout().row; }
-  DataView<float> data(i64 i) { return BatchRows<float>{q->world().layout(), q->world().physics_rows(), nullptr}.env(i); }
+  DataView<float> data(i64 i) { return BatchRows<float>{q->world().layout(), q->world().physics_rows(), {}}.env(i); }
   const typename Task::State& state(i64 i) { return q->states()[i]; }
   const float* sensor(i64 i, int id) {
     return data(i).sensordata + q->world().model().sensor_adr[static_cast<size_t>(id)];

@@ -27,8 +27,8 @@ TEST(PhysicsBatch, RandomControlStepsMatchTheFunctorsByHand) {
   const std::vector<float> range(range_d.begin(), range_d.end());
   std::vector<float> data(static_cast<size_t>(n * layout.row), 0.0f), ctrl(static_cast<size_t>(n * m.nu));
   std::vector<int> ncon(n);
-  ResetModelEnvs{m, layout, data.data(), nullptr, 0}(0);
-  for (int e = 1; e < n; ++e) ResetModelEnvs{m, layout, data.data(), nullptr, e}(0);
+  ResetModelEnvs{m, layout, data.data(), {}, 0}(0);
+  for (int e = 1; e < n; ++e) ResetModelEnvs{m, layout, data.data(), {}, e}(0);
   for (u32 k = 0; k < 8; ++k) {
     for (int e = 0; e < n; ++e) random_ctrl(range.data(), m.nu, 11, static_cast<u32>(e), k, ctrl.data() + e * m.nu);
     for (int e = 0; e < n; ++e) PhysicsStepEnvs<float>{m, layout, data.data(), ctrl.data(), substeps, ncon.data()}(e);

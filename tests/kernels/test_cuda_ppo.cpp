@@ -3,7 +3,9 @@
 //     env (CartPole, Pendulum), metrics and final weights close;
 //   * `rltrain train --device cuda` (rlt::train) reaches CartPole's target;
 //   * checkpoints are device-agnostic: trained on one device, evaluated deterministically on both;
-//   * transfers: one device-to-host copy per iteration, nothing host-to-device.
+//   * transfers: one device-to-host copy per iteration, nothing host-to-device;
+//   * placement (issue 18): CPU envs feeding the CUDA learner and a CUDA env feeding the CPU learner
+//     through PlacedEnv, against the CPU within the same tolerances; the adapter's copies bit for bit.
 // Every test skips itself, with the reason, where no GPU answers.
 #include <gtest/gtest.h>
 
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "apps/trainer.h"
 #include "envs/registry.h"
 #include "kernels/cuda_executor.h"
+#include "kernels/cuda_staging.h"
 #include "rl/config.h"
 #include "rl/ppo.h"
 #include "rl/ppo_cuda.h"
@@ -104,7 +108,15 @@ struct StatTolerance {
 constexpr StatTolerance kCartPoleTolerance{1e-6, 1e-4, 1e-4, 1e-4, 1e-7, 1e-3, 1e-5, 0.0, 1e-5, 1e-6, 1e-5};
 constexpr StatTolerance kPendulumTolerance{2e-5, 1e-3, 2e-3, 1e-4, 1e-6, 1e-2, 1e-3, 2e-3, 2e-3, 5e-4, 1e-3};
 
-void compare_ppo(const std::string& env_name, int iterations, const StatTolerance& tol) {
+// What the compared side runs on: everything on CUDA, or (placement, issue 18) the envs on one
+// device and the learner on the other through a PlacedEnv (sim/placed_env.h). A placed side differs
+// from the CPU only where one of its halves runs on CUDA, so the all-CUDA tolerances hold for it.
+enum class Side { kCuda, kCpuEnvCudaLearner, kCudaEnvCpuLearner };
+
+// lagged: the compared learner runs as the trainer's lagged readback does (train.stats_readback):
+// iteration it + 1 is launched before it is collected.
+void compare_ppo(const std::string& env_name, int iterations, const StatTolerance& tol, Side side = Side::kCuda,
+                 bool lagged = false) {
   Config cfg = shipped_config(env_name);
   cfg.train.seed = 1;
   cfg.ppo.gemm_precision = "fp32";
@@ -120,10 +132,25 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
 
   CudaExecutor exec;
   exec.set_gemm_precision(GemmPrecision::kFp32);
-  auto cuda_env = make_vec_env(cfg.env.name, cfg.env.num_envs, exec);
-  apply_env_params(cfg, *cuda_env);
+  CpuExecutor other_cpu(1);
+  std::unique_ptr<VecEnv> cuda_env;
+  if (side == Side::kCpuEnvCudaLearner) {
+    auto inner = make_vec_env(cfg.env.name, cfg.env.num_envs, other_cpu);
+    apply_env_params(cfg, *inner);
+    cuda_env = std::make_unique<PlacedEnv<CpuExecutor, CudaExecutor>>(std::move(inner), other_cpu, exec);
+    ASSERT_EQ(cuda_env->device(), Device::kCuda);
+  } else {
+    cuda_env = make_vec_env(cfg.env.name, cfg.env.num_envs, exec);
+    apply_env_params(cfg, *cuda_env);
+    if (side == Side::kCudaEnvCpuLearner) {
+      cuda_env = std::make_unique<PlacedEnv<CudaExecutor, CpuExecutor>>(std::move(cuda_env), exec, other_cpu);
+      ASSERT_EQ(cuda_env->device(), Device::kCpu);
+    }
+  }
   cuda_env->reset(seed);
-  std::unique_ptr<Learner> cuda_ppo = make_cuda_learner(cfg, *cuda_env, exec);
+  std::unique_ptr<Learner> cuda_ppo = side == Side::kCudaEnvCpuLearner
+                                          ? std::make_unique<Ppo<CpuExecutor>>(cfg, *cuda_env, other_cpu)
+                                          : make_cuda_learner(cfg, *cuda_env, exec);
   cuda_ppo->start(seed);
 
   // The starting point is the same bits: weights from the host, normalizer from the reset obs.
@@ -141,7 +168,10 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
   for (int it = 1; it <= iterations; ++it) {
     SCOPED_TRACE(env_name + " iteration " + std::to_string(it));
     const IterationStats r = cpu_ppo.iterate(it, num_iterations);
-    const IterationStats g = cuda_ppo->iterate(it, num_iterations);
+    if (!lagged || it == 1) cuda_ppo->launch(it, num_iterations);
+    if (lagged && it < iterations) cuda_ppo->launch(it + 1, num_iterations);
+    const IterationStats g = cuda_ppo->collect();
+    EXPECT_EQ(g.iteration, it);
     auto near = [](double got, double ref, double atol, double rtol) {
       return std::abs(got - ref) <= atol + rtol * std::abs(ref);
     };
@@ -178,9 +208,108 @@ TEST(CudaPpo, CartPoleIterationsMatchTheCpu) {
   compare_ppo("cartpole", 3, kCartPoleTolerance);
 }
 
+// The same with two iterations in flight (the trainer's default on CUDA): each collect() returns its
+// own iteration's statistics, read from its own pinned slot.
+TEST(CudaPpo, LaggedIterationsMatchTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("cartpole", 8, kCartPoleTolerance, Side::kCuda, true);
+}
+
 TEST(CudaPpo, PendulumIterationsMatchTheCpu) {
   RLT_REQUIRE_GPU();
   compare_ppo("pendulum", 2, kPendulumTolerance);
+}
+
+// ---- placement (issue 18): CPU envs feeding the CUDA learner, and the reverse ------------------------------
+
+TEST(CudaPlacement, CpuEnvCudaLearnerCartPoleMatchesTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("cartpole", 3, kCartPoleTolerance, Side::kCpuEnvCudaLearner);
+}
+TEST(CudaPlacement, CpuEnvCudaLearnerPendulumMatchesTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("pendulum", 2, kPendulumTolerance, Side::kCpuEnvCudaLearner);
+}
+TEST(CudaPlacement, CudaEnvCpuLearnerCartPoleMatchesTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("cartpole", 3, kCartPoleTolerance, Side::kCudaEnvCpuLearner);
+}
+TEST(CudaPlacement, CudaEnvCpuLearnerPendulumMatchesTheCpu) {
+  RLT_REQUIRE_GPU();
+  compare_ppo("pendulum", 2, kPendulumTolerance, Side::kCudaEnvCpuLearner);
+}
+
+// The adapter's outputs over CUDA, step by step against the env it wraps: a CPU env's outputs on the
+// device are its bits exactly; a CUDA env's outputs on the host are the bits its device arrays hold.
+// Several steps without a read in between exercise the double-buffered staging (a slot overwritten
+// while its copy is queued would show here as another step's values).
+TEST(CudaPlacement, AdapterCarriesEveryOutputBitForBit) {
+  RLT_REQUIRE_GPU();
+  CudaExecutor exec;
+  CpuExecutor cpu(1);
+  const i64 n = 64;
+  for (const char* name : {"cartpole", "quadruped"}) {
+    SCOPED_TRACE(name);
+    // CPU env, CUDA learner side.
+    PlacedEnv<CpuExecutor, CudaExecutor> up(make_vec_env(name, n, cpu), cpu, exec);
+    // CUDA env, CPU learner side.
+    PlacedEnv<CudaExecutor, CpuExecutor> down(make_vec_env(name, n, exec), exec, cpu);
+    up.reset(5);
+    down.reset(5);
+    const int act = up.spec().action.dim, obs = up.spec().observation.dim, cobs = up.spec().critic_obs_dim;
+    std::vector<float> actions(static_cast<size_t>(n * act));
+    DeviceBuffer<float> dev_actions(n * act);
+    for (std::uint32_t t = 0; t < 40; ++t) {
+      const float* a = up.inner().sample_actions(3, t);
+      std::copy(a, a + n * act, actions.begin());
+      exec.copy_from_host(dev_actions.data(), actions.data(), n * act);
+      up.step(dev_actions.data());
+      down.step(actions.data());
+      if (t % 3 != 2) continue;  // read every third step only
+      std::vector<float> got(static_cast<size_t>(n * obs));
+      exec.copy_to_host(got.data(), up.obs(), n * obs);
+      EXPECT_EQ(got, std::vector<float>(up.inner().obs(), up.inner().obs() + n * obs)) << "up obs, step " << t;
+      exec.copy_to_host(got.data(), up.final_obs(), n * obs);
+      EXPECT_EQ(got, std::vector<float>(up.inner().final_obs(), up.inner().final_obs() + n * obs)) << "step " << t;
+      std::vector<std::uint8_t> flags(static_cast<size_t>(n));
+      exec.copy_to_host(flags.data(), up.terminated(), n);
+      EXPECT_EQ(flags, std::vector<std::uint8_t>(up.inner().terminated(), up.inner().terminated() + n));
+      if (cobs > 0) {
+        std::vector<float> c(static_cast<size_t>(n * cobs));
+        exec.copy_to_host(c.data(), up.critic_obs(), n * cobs);
+        EXPECT_EQ(c, std::vector<float>(up.inner().critic_obs(), up.inner().critic_obs() + n * cobs));
+      } else {
+        EXPECT_EQ(up.critic_obs(), nullptr);
+        EXPECT_EQ(down.critic_obs(), nullptr);
+      }
+      exec.copy_to_host(got.data(), down.inner().obs(), n * obs);
+      EXPECT_EQ(std::vector<float>(down.obs(), down.obs() + n * obs), got) << "down obs, step " << t;
+      std::vector<float> rew(static_cast<size_t>(n));
+      exec.copy_to_host(rew.data(), down.inner().reward(), n);
+      EXPECT_EQ(std::vector<float>(down.reward(), down.reward() + n), rew) << "down reward, step " << t;
+    }
+  }
+}
+
+// `rltrain train --env-device cpu --learner-device cuda` reaches CartPole's target, and its run says
+// where each half ran.
+TEST(CudaPlacement, TrainCartPoleCpuEnvsCudaLearnerReachesTheTarget) {
+  RLT_REQUIRE_GPU();
+  TempDir tmp("run");
+  TrainOptions o;
+  o.config_path = config_path("cartpole");
+  o.seed = 1;
+  o.env_device = "cpu";
+  o.learner_device = "cuda";
+  o.run_dir = tmp.path("cartpole");
+  o.quiet = true;
+  const TrainResult r = train(o);
+  EXPECT_TRUE(r.reached_target) << "final mean return " << r.final_mean_return << " after " << r.env_steps
+                                << " env steps";
+  std::ifstream in(fs::path(o.run_dir) / "summary.json");
+  const std::string summary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(summary.find("\"env_device\": \"cpu\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"device\": \"cuda\""), std::string::npos) << summary;
 }
 
 // ---- end to end: rltrain train --device cuda ------------------------------------------------------------
@@ -265,12 +394,14 @@ TEST(CudaPpo, CpuTrainedCheckpointEvaluatesAlikeOnCpuAndCuda) {
 
 // ---- transfers ------------------------------------------------------------------------------------------
 
-// The design: inside Ppo::iterate everything stays on the device except the per-iteration block
-// (loss sums, explained-variance sums, learning rate, finished-episode count, returns and lengths),
-// read in one device-to-host copy. The learning-rate fill is a kernel, IndexPermutation is built on
-// the host and passed by value in the launch, reductions and scans write device memory: none of
-// them is a transfer. With target_kl > 0 the update also reads the KL sums once per epoch to decide
-// on early stopping (rl/ppo_impl.h), so then it is 1 + epochs_run copies.
+// The design: inside Ppo::launch everything stays on the device except the per-iteration block
+// (loss sums, explained-variance sums, learning rate, finished-episode count, returns and lengths,
+// skipped-update counters, the envs' non-finite resets), copied in one asynchronous copy into pinned
+// memory (Readback: the host waits on its event only, in collect()). The learning-rate fill is a
+// kernel, IndexPermutation is built on the host and passed by value in the launch, reductions and
+// scans write device memory: none of them is a transfer. With target_kl > 0 the update also reads
+// the KL sums once per epoch to decide on early stopping (rl/ppo_impl.h): epochs_run synchronous
+// copies then.
 void check_transfers(const std::string& env_name, double target_kl) {
   Config cfg = shipped_config(env_name);
   cfg.ppo.target_kl = target_kl;
@@ -280,18 +411,24 @@ void check_transfers(const std::string& env_name, double target_kl) {
   env->reset(1);
   auto learner = make_cuda_learner(cfg, *env, exec);
   learner->start(1);
+  EXPECT_EQ(learner->stats_lag(), 1);
   // rl/ppo_impl.h's m_block: the loss sums, 4 value-fit sums, lr, the finished-episode count, 2 per evaluation
-  // episode, then the 2 skipped-update counters (the non-finite-update guard).
-  const std::int64_t block_bytes = 8 * (kNumPpoStats + 8 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
+  // episode, the 2 skipped-update counters (the non-finite-update guard), the non-finite resets.
+  const std::int64_t block_bytes = 8 * (kNumPpoStats + 9 + 2 * static_cast<std::int64_t>(cfg.train.eval_episodes));
   for (int it = 1; it <= 3; ++it) {
     SCOPED_TRACE(env_name + ", target_kl " + std::to_string(target_kl) + ", iteration " + std::to_string(it));
     const TransferStats before = exec.transfers();
-    const IterationStats st = learner->iterate(it, 100);
+    learner->launch(it, 100);
+    const TransferStats launched = exec.transfers();
+    const IterationStats st = learner->collect();
     const TransferStats after = exec.transfers();
     const std::int64_t per_epoch_reads = target_kl > 0 ? st.epochs_run : 0;
-    EXPECT_EQ(after.h2d_copies - before.h2d_copies, 0) << "host-to-device copies inside iterate()";
-    EXPECT_EQ(after.d2h_copies - before.d2h_copies, 1 + per_epoch_reads) << "device-to-host copies inside iterate()";
-    EXPECT_EQ(after.d2h_bytes - before.d2h_bytes, block_bytes + per_epoch_reads * 8 * kNumPpoStats);
+    EXPECT_EQ(after.h2d_copies - before.h2d_copies, 0) << "host-to-device copies inside an iteration";
+    EXPECT_EQ(after.d2h_copies - before.d2h_copies, per_epoch_reads) << "synchronous device-to-host copies";
+    EXPECT_EQ(after.d2h_bytes - before.d2h_bytes, per_epoch_reads * 8 * kNumPpoStats);
+    EXPECT_EQ(launched.d2h_async_copies - before.d2h_async_copies, 1) << "the block's copy, queued by launch()";
+    EXPECT_EQ(launched.d2h_async_bytes - before.d2h_async_bytes, block_bytes);
+    EXPECT_EQ(after.copies(), launched.copies()) << "collect() copies nothing: it waits on the event";
   }
 }
 
@@ -307,7 +444,7 @@ TEST(CudaPpo, EarlyStoppingReadsTheKlOncePerEpoch) {
   check_transfers("cartpole", 1e-12);  // stops after the first epoch: one read
 }
 
-// The same count through the Runtime, as `rltrain bench` reports it.
+// The same count through the Runtime, as `rltrain bench` reports it (the one asynchronous copy).
 TEST(CudaPpo, RuntimeCountsOneTransferPerIteration) {
   RLT_REQUIRE_GPU();
   const Config cfg = shipped_config("pendulum");

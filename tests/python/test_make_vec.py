@@ -161,6 +161,137 @@ def test_gymnasium_info_false_keeps_only_the_batched_keys(copy):
         rltrain.make_vec("cartpole", num_envs=2, gymnasium_info="no")
 
 
+def object_rows(n, rng):
+    """An object array of n distinct float32 rows (as vector.py's views of final_obs), a string and an int among them."""
+    rows = np.empty(n, dtype=object)
+    for i in range(n):
+        rows[i] = rng.standard_normal(3).astype(np.float32)
+    rows[1], rows[2] = "text", 12345678901
+    return rows
+
+
+def where_rows(mask, values):
+    """What _core.select_rows must return: np.where with the mask over the rows, 0 (None for objects) elsewhere."""
+    zero = None if values.dtype == object else values.dtype.type(0)
+    return np.where(mask.reshape(-1, *([1] * (values.ndim - 1))), values, zero)
+
+
+def assert_same_rows(got, want):
+    assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape and got.flags.c_contiguous
+    if want.dtype == object:
+        assert all(g is w for g, w in zip(got, want))  # the very objects (no copies), None where masked out
+    else:
+        assert got.tobytes() == want.tobytes()  # bit for bit: NaN payloads, -0.0
+
+
+def test_select_rows_is_np_where():
+    """_core.select_rows (vector.py's final_info arrays) against np.where on every dtype and shape it meets and more."""
+    from rltrain import _core
+    rng = np.random.default_rng(4)
+    n = 67  # not a multiple of 8
+    special = np.array([np.nan, -0.0, np.inf, -np.nan], np.float32).view(np.uint32) | np.uint32(5)  # NaN payloads
+    values = [rng.standard_normal(n).astype(np.float32), rng.integers(-9, 9, n).astype(np.int32),
+              rng.standard_normal((n, 5)).astype(np.float32), rng.standard_normal((n, 2, 3)),
+              rng.integers(0, 2, n).astype(bool), rng.integers(0, 9, (n, 3)).astype(np.uint8),
+              np.resize(special.view(np.float32), n), object_rows(n, rng)]
+    for mask in [rng.random(n) < 0.3, np.zeros(n, bool), np.ones(n, bool)]:
+        for v in values:
+            assert_same_rows(_core.select_rows(mask, v), where_rows(mask, v))
+    assert _core.select_rows(np.zeros(0, bool), np.zeros(0, np.float32)).shape == (0,)
+    with pytest.raises(ValueError, match="mask: expected a C-contiguous 1-D bool array"):
+        _core.select_rows(np.zeros(n, np.uint8), values[0])
+    with pytest.raises(ValueError, match="values: expected a C-contiguous array of 67 rows"):
+        _core.select_rows(np.zeros(n, bool), values[0][:-1])
+    with pytest.raises(ValueError, match="values: expected a C-contiguous array"):
+        _core.select_rows(np.zeros(n, bool), values[2][:, ::2])
+    with pytest.raises(ValueError, match="object arrays must be 1-D"):
+        _core.select_rows(np.zeros(n, bool), np.empty((n, 2), object))
+
+
+def test_object_array_pool_reuses_only_arrays_nobody_holds():
+    """_core.ObjectArrayPool (info["final_obs"]): every array it returns is np.where(mask, rows, None); an array
+    comes back rewritten only once nobody else holds it (no reference, no weak reference), so one that is held
+    never changes; reference counts balance (no leaked or lost references to the rows or to None)."""
+    import sys
+    import weakref
+
+    from rltrain import _core
+    rng = np.random.default_rng(5)
+    n = 1000
+    rows = object_rows(n, rng)
+    counts = [sys.getrefcount(r) for r in rows]
+    pool = _core.ObjectArrayPool()
+
+    def select(p=0.05):
+        mask = rng.random(n) < p
+        out = pool.select_rows(mask, rows)
+        assert_same_rows(out, where_rows(mask, rows))
+        return out
+
+    # (ids are those of arrays the pool keeps alive, so an id seen again is the same array)
+    ids = {id(select(p)) for p in [0.05, 0.5, 0.0, 1.0, 0.05]}  # dropped at once: one array, rewritten
+    assert len(ids) == 1
+    prev, ids = None, set()
+    for _ in range(10):  # `obs, ..., info = env.step(a)`: the previous step's held while the next one runs
+        prev = select()
+        ids.add(id(prev))
+    assert len(ids) == 2
+    kept = [(out, out.copy()) for out in (select(0.3) for _ in range(6))]  # all held: six arrays, never rewritten
+    assert len({id(out) for out, _ in kept}) == 6
+    select(0.9)
+    for out, copy in kept:
+        assert all(a is b for a, b in zip(out, copy))
+    out = select()
+    snapshot, weak = out.copy(), weakref.ref(out)
+    del out, prev, kept
+    for _ in range(4):  # a weak reference alone keeps it from being rewritten
+        other = select(0.5)
+        assert weak() is None or (other is not weak() and all(a is b for a, b in zip(weak(), snapshot)))
+    del other, copy, snapshot, pool
+    assert [sys.getrefcount(r) for r in rows] == counts
+
+    # None's count (immortal from 3.12 on): up by the Nones an array gains, down by those it loses or frees
+    masks = [rng.random(n) < p for p in (0.05, 0.5, 0.0, 1.0)]
+    pool = _core.ObjectArrayPool()
+    pool.select_rows(masks[0], rows)
+    for k in range(1, 9):
+        before = sys.getrefcount(None)
+        pool.select_rows(masks[k % 4], rows)  # the pool's one array, rewritten
+        _core.select_rows(masks[k % 4], rows)  # a fresh array, freed at once
+        change = sys.getrefcount(None) - before  # outside the assert: pytest's rewriting holds Nones of its own
+        if sys.version_info < (3, 12):
+            assert change == np.count_nonzero(masks[k % 4 - 1]) - np.count_nonzero(masks[k % 4])
+    del pool
+    assert [sys.getrefcount(r) for r in rows] == counts
+    # a reference the pool releases may run a destructor that calls the pool again
+    class CallsBack:
+        def __del__(self):
+            inner.append(pool.select_rows(np.ones(len(letters), bool), letters))  # work space of another size
+
+    letters, inner = np.array([str(i) for i in range(1000)], dtype=object), []
+    values = np.array([CallsBack(), "a", "b"], dtype=object)
+    pool = _core.ObjectArrayPool()
+    pool.select_rows(np.ones(3, bool), values)
+    values[0] = None  # the pool's array holds the last reference
+    outer = pool.select_rows(np.zeros(3, bool), values)
+    assert list(outer) == [None] * 3 and len(inner) == 1 and list(inner[0]) == list(letters)
+    with pytest.raises(ValueError, match="expected an object array"):
+        _core.ObjectArrayPool().select_rows(np.zeros(3, bool), np.zeros(3))
+
+
+def test_core_step_counts_finished_envs():
+    """_core.step returns how many envs finished (terminated or truncated), what vector.py checks before it builds
+    Gymnasium's final keys."""
+    env = rltrain.make_vec("cartpole", num_envs=64, seed=1, max_episode_steps=9)
+    env.reset()
+    counts = []
+    for t in range(30):
+        num_done = env._core.step(env.sample_actions(t))
+        counts.append(num_done)
+        assert num_done == np.count_nonzero(env.buffers["terminated"] | env.buffers["truncated"])
+    assert min(counts) == 0 and max(counts) > 0
+
+
 @pytest.mark.parametrize("name", ENVS)
 def test_gymnasium_vector_api(name):
     """What Gymnasium's env checker asks of an env (check_env), asked of the vector env."""

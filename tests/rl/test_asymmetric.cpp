@@ -357,6 +357,50 @@ TEST(AsymmetricActorCritic, RejectsAnEnvWithoutCriticObs) {
   EXPECT_THROW(Ppo<CpuExecutor>(cfg, env, exec), std::invalid_argument);
 }
 
+// ---- launch and collect ---------------------------------------------------------------------------
+
+// Two iterations launched before either is collected (the trainer's lagged readback) give each its
+// own statistics, equal to those of launching and collecting one at a time; a third launch and a
+// collect with nothing launched are refused.
+TEST(PpoLaunch, TwoInFlightGiveTheSameStatisticsAsOneAtATime) {
+  CpuExecutor exec(2);
+  const Config cfg = small_config();
+  HiddenBias env_a(cfg.env.num_envs, true), env_b(cfg.env.num_envs, true);
+  env_a.reset(cfg.train.seed);
+  env_b.reset(cfg.train.seed);
+  Ppo<CpuExecutor> a(cfg, env_a, exec), b(cfg, env_b, exec);
+  a.start(cfg.train.seed);
+  b.start(cfg.train.seed);
+  EXPECT_EQ(a.stats_lag(), 0);  // the CPU: launch does the work
+  EXPECT_THROW(a.collect(), std::logic_error);
+  std::vector<IterationStats> one_by_one, lagged;
+  for (int it = 1; it <= 4; ++it) one_by_one.push_back(a.iterate(it, 10));
+  b.launch(1, 10);
+  for (int it = 2; it <= 4; ++it) {
+    b.launch(it, 10);
+    if (it == 2) {
+      EXPECT_THROW(b.launch(3, 10), std::logic_error);  // two are already waiting
+    }
+    lagged.push_back(b.collect());
+  }
+  lagged.push_back(b.collect());
+  EXPECT_THROW(b.collect(), std::logic_error);
+  ASSERT_EQ(lagged.size(), one_by_one.size());
+  for (size_t k = 0; k < lagged.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(lagged[k].iteration, static_cast<std::int64_t>(k + 1));
+    EXPECT_EQ(lagged[k].iteration, one_by_one[k].iteration);
+    EXPECT_EQ(lagged[k].policy_loss, one_by_one[k].policy_loss);
+    EXPECT_EQ(lagged[k].value_loss, one_by_one[k].value_loss);
+    EXPECT_EQ(lagged[k].explained_variance, one_by_one[k].explained_variance);
+    EXPECT_EQ(lagged[k].learning_rate, one_by_one[k].learning_rate);
+    EXPECT_EQ(lagged[k].num_finished, one_by_one[k].num_finished);
+    EXPECT_EQ(lagged[k].finished_returns, one_by_one[k].finished_returns);
+    EXPECT_EQ(lagged[k].nonfinite_resets, one_by_one[k].nonfinite_resets);
+  }
+  EXPECT_GT(one_by_one.back().num_finished + one_by_one.front().num_finished, 0);  // something to compare
+}
+
 // ---- checkpoints --------------------------------------------------------------------------------
 
 TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {

@@ -988,7 +988,7 @@ TEST(PhysicsStep, BatchMatchesOneByOne) {
   std::vector<float> batch(static_cast<size_t>(num_envs * layout.row), 0.0f);
   const int key = model.key_id("dropped");
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = BatchRows<float>{layout, batch.data(), nullptr}.env(e);
+    const DataView<float> d = BatchRows<float>{layout, batch.data(), {}}.env(e);
     reset_data(m, d);
     for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key * m.nq + i)]);
     d.qpos[2] += 0.01f * static_cast<float>(e);

@@ -31,9 +31,12 @@ std::string data_path(const std::string& name) { return std::string(RLT_TEST_DAT
 
 // num_envs rows from qpos (perturbed per env), stepped `steps` control steps of `substeps` on both
 // executors with the same controls; qpos and qvel compared after every control step.
+// max_threads > 0 caps the executor's launches there (CudaExecutor::set_max_threads): each thread
+// then steps several envs in turn in one constraint workspace slot (grid-stride).
 void lockstep(const Model& model, const std::vector<double>& qpos, const std::vector<double>& qvel, int num_envs,
-              int steps, int substeps, bool sensors = false) {
+              int steps, int substeps, bool sensors = false, i64 max_threads = 0) {
   CudaExecutor exec;
+  if (max_threads > 0) exec.set_max_threads(max_threads);
   const HostModel<float> host(model);
   const ModelView<float> m = host.view();
   DeviceBuffer<float> reals(static_cast<i64>(host.reals().size()));
@@ -48,7 +51,7 @@ void lockstep(const Model& model, const std::vector<double>& qpos, const std::ve
   std::vector<float> cpu(row * static_cast<size_t>(num_envs), 0.0f);
   std::vector<float> ctrl(static_cast<size_t>(num_envs * m.nu));
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = BatchRows<float>{layout, cpu.data(), nullptr}.env(e);
+    const DataView<float> d = BatchRows<float>{layout, cpu.data(), {}}.env(e);
     reset_data(m, d);
     for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(qpos[static_cast<size_t>(i)]);
     for (int i = 0; i < m.nv; ++i)
@@ -151,6 +154,22 @@ TEST(PhysicsCuda, AntWithContactsMatchesCpu) {
   lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.2), 64, 30, 5);
 }
 
+// More envs than threads: one block of 256 threads steps 2048 Ants (8 each, one after the other in
+// the thread's workspace slot, sim/dynamics.h BatchRows), as a device with fewer resident threads
+// than envs does; each env must still follow the CPU.
+TEST(PhysicsCuda, GridStrideWorkspaceMatchesCpu) {
+  RLT_REQUIRE_GPU();
+  const Model model = load_mjcf(std::string(RLT_TEST_DATA_DIR) + "/../../envs/assets/ant.xml");
+  {
+    CudaExecutor probe;
+    probe.set_max_threads(300);
+    EXPECT_EQ(probe.max_threads(), 256);  // whole blocks
+    EXPECT_EQ(probe.workspace_slots(2048), 256);
+    EXPECT_EQ(probe.workspace_slots(100), 100);
+  }
+  lockstep(model, model.qpos0, std::vector<double>(static_cast<size_t>(model.nv), 0.2), 2048, 10, 5, false, 256);
+}
+
 // The CUDA PhysicsBatch (random controls drawn on the device, PhysicsStepEnvs) against the same batch on
 // the CPU executor with sim/actuators.h random_ctrl: the bench's two paths step the same physics.
 TEST(PhysicsCuda, BenchBatchMatchesCpu) {
@@ -161,14 +180,15 @@ TEST(PhysicsCuda, BenchBatchMatchesCpu) {
   const DataLayout layout = data_layout(m);
   const std::vector<double> range_d = ctrl_sample_range(model);
   const std::vector<float> range(range_d.begin(), range_d.end());
-  const int num_envs = 40, substeps = 5;
+  const int num_envs = 600, substeps = 5;
   CudaExecutor cuda;
+  cuda.set_max_threads(256);  // a grid-stride batch: workspace slots for 256 of its 600 envs
   const auto gpu_batch = make_physics_batch(model, num_envs, substeps, 7, cuda);
   PhysicsBatch& gpu = *gpu_batch;
   std::vector<float> cpu(static_cast<size_t>(num_envs * layout.row), 0.0f), ctrl(static_cast<size_t>(num_envs * m.nu));
   std::vector<int> ncon_cpu(num_envs);
   for (int e = 0; e < num_envs; ++e)
-    reset_data(m, BatchRows<float>{layout, cpu.data(), nullptr}.env(e));
+    reset_data(m, BatchRows<float>{layout, cpu.data(), {}}.env(e));
   std::vector<float> got;
   std::vector<int> ncon_gpu;
   for (u32 k = 0; k < 10; ++k) {

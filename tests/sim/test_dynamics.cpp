@@ -838,7 +838,7 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   std::vector<float> batch(static_cast<size_t>(num_envs) * static_cast<size_t>(layout.row), 0.0f);
   std::mt19937_64 rng(9);
   for (int e = 0; e < num_envs; ++e) {
-    const DataView<float> d = BatchRows<float>{layout, batch.data(), nullptr}.env(e);
+    const DataView<float> d = BatchRows<float>{layout, batch.data(), {}}.env(e);
     reset_data(m, d);
     std::vector<double> qpos, qvel;
     random_state(model, rng, qpos, qvel);
