@@ -34,7 +34,19 @@ Config bench_config(const BenchOptions& opts, const std::string& env_name) {
   Config cfg;
   if (std::filesystem::exists(path)) cfg = load_config(path);
   cfg.env.name = env_name;
+  if (!opts.gemm_precision.empty()) apply_override(cfg, "ppo.gemm_precision=" + opts.gemm_precision);
   return cfg;
+}
+
+// The PPO rows' GEMM precision in one word: the one every env's config has, else "mixed".
+std::string bench_gemm_precision(const BenchOptions& opts) {
+  std::string word;
+  for (const std::string& name : opts.envs) {
+    const std::string p = bench_config(opts, name).ppo.gemm_precision;
+    if (!word.empty() && p != word) return "mixed";
+    word = p;
+  }
+  return word;
 }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -107,10 +119,11 @@ int run_bench(const BenchOptions& opts) {
 
   check_bench_memory(opts, rt, false);
   if (rt.placed())
-    std::printf("rltrain bench: envs on %s, learner on %s, through the placement copies, %d threads\n",
-                device_name(rt.env_device()), device_name(rt.device()), threads);
+    std::printf("rltrain bench: envs on %s, learner on %s, through the placement copies, %d threads, gemm %s\n",
+                device_name(rt.env_device()), device_name(rt.device()), threads, bench_gemm_precision(opts).c_str());
   else
-    std::printf("rltrain bench: device %s, %d threads\n", device_name(rt.device()), threads);
+    std::printf("rltrain bench: device %s, %d threads, gemm %s\n", device_name(rt.device()), threads,
+                bench_gemm_precision(opts).c_str());
   std::printf("%-24s %10s %14s %14s %14s %14s %8s %10s %10s\n", "env", "num_envs", "env steps/s", "per core",
               "+policy/s", "PPO samples/s", "T(PPO)", "xfers/it", "bytes/env");
   for (const std::string& name : opts.envs) {
@@ -189,6 +202,7 @@ int run_bench(const BenchOptions& opts) {
                                 {"policy_steps_per_second", policy_sps},
                                 {"ppo_samples_per_second", ppo_sps},
                                 {"ppo_num_steps", ppo_steps},
+                                {"gemm_precision", cfg.ppo.gemm_precision},
                                 {"host_device_transfers", rt.num_transfers()},
                                 {"transfers_per_ppo_iteration",
                                  opts.ppo ? nlohmann::json(transfers_per_iteration) : nlohmann::json(nullptr)}});
@@ -359,8 +373,8 @@ int run_mpi_bench(const BenchOptions& opts) {
   out["results"] = nlohmann::json::array();
   check_bench_memory(opts, rt, true);
   if (lead) {
-    std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each, allreduce %s\n", size,
-                device_name(rt.device()), rt.cpu_threads(), allreduce.c_str());
+    std::printf("rltrain bench --mpi: %d processes, device %s, %d threads each, allreduce %s, gemm %s\n", size,
+                device_name(rt.device()), rt.cpu_threads(), allreduce.c_str(), bench_gemm_precision(opts).c_str());
     std::printf("%-16s %10s %6s %12s %14s %14s %16s %10s\n", "env", "num_envs", "rank", "params", "samples/s",
                 "iteration ms", "allreduce ms/it", "allreduce");
   }

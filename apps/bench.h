@@ -22,6 +22,7 @@ struct BenchOptions {
   std::string json_path;                 // optional JSON output
   bool ppo = true;                       // also measure full PPO iterations
   std::int64_t ppo_max_batch = 1 << 17;  // cap on num_envs * num_steps for the PPO row on the CPU
+  std::string gemm_precision;            // the PPO rows' ppo.gemm_precision ("": each config's own)
   std::string model_path;                // MJCF model for run_model_bench
   double control_dt = 0.05;              // s per control step (run_model_bench); a multiple of the model's timestep
 };

@@ -224,6 +224,18 @@ MemoryNeed train_memory(const Config& cfg, const EnvMemory& env, const EnvSpec& 
       for (int l = 0; l < mlp->num_layers(); ++l)
         scratch = std::max(scratch, gemm_scratch_bytes(mlp->layer_in(l), mlp->layer_out(l), mb, sizeof(float)));
     ppo.learner += scratch;
+    // Below fp32, also the rounded copies of A and B of the largest gemm (rl/gemm.h): a layer's
+    // forward and input gradient over the rollout step's or the minibatch's rows, its weight gradient.
+    const GemmPrecision precision = gemm_precision_of(cfg);
+    const std::int64_t rows = std::max(num_envs, mb);
+    std::int64_t rounding = 0;
+    for (const MlpShape* mlp : {&layout.actor, &layout.critic})
+      for (int l = 0; l < mlp->num_layers(); ++l) {
+        const std::int64_t ni = mlp->layer_in(l), no = mlp->layer_out(l);
+        rounding = std::max({rounding, gemm_rounding_bytes(rows, no, ni, precision),
+                             gemm_rounding_bytes(rows, ni, no, precision), gemm_rounding_bytes(ni, no, mb, precision)});
+      }
+    ppo.learner += rounding;
   }
   // (a checkpoint copies the envs' state, not the device's constraint workspace)
   MemoryNeed need{{{"envs", env.bytes(num_envs, env_device == Device::kCuda), env_host},

@@ -315,6 +315,10 @@ Command add_bench(CLI::App& app) {
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
   b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
+  b->add_option("--gemm-precision", bench.gemm_precision,
+                "The PPO rows' GEMM precision, fp32 | tf32 | bf16 | fp16 (default: each <env>.toml's "
+                "ppo.gemm_precision)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}));
   auto* b_mpi = b->add_flag("--mpi", g_force_mpi,
                             "PPO samples/s per process and for the job, and the time in allreduce per iteration "
                             "(implied under mpirun; alone: a job of one process)");

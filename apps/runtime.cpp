@@ -160,14 +160,27 @@ std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {
   return place(std::move(env));
 }
 
+GemmPrecision gemm_precision_of(const Config& cfg) {
+  GemmPrecision p;
+  if (!parse_gemm_precision(cfg.ppo.gemm_precision.c_str(), &p))  // validate() refuses it first
+    throw ConfigError(cfg.source + ": ppo.gemm_precision: expected one of fp32, tf32, bf16, fp16, got \"" +
+                      cfg.ppo.gemm_precision + "\"");
+  return p;
+}
+
+// The learner's GEMMs run at ppo.gemm_precision: set on the executor (and so on its copies: the
+// policies made after it share it).
 std::unique_ptr<Learner> Runtime::make_learner(const Config& cfg, VecEnv& env) const {
+  const GemmPrecision precision = gemm_precision_of(cfg);
 #if defined(RLTRAIN_WITH_CUDA)
   if (m_device == Device::kCuda) {
-    m_cuda->exec.set_tf32(cfg.ppo.tf32);
+    m_cuda->exec.set_gemm_precision(precision);
     return make_cuda_learner(cfg, env, m_cuda->exec);
   }
 #endif
-  return std::make_unique<Ppo<CpuExecutor>>(cfg, env, m_cpu);
+  CpuExecutor exec = m_cpu;  // a copy: the setting is shared with m_cpu
+  exec.set_gemm_precision(precision);
+  return std::make_unique<Ppo<CpuExecutor>>(cfg, env, exec);
 }
 
 std::unique_ptr<Policy> Runtime::make_policy(const PolicySpec& spec, const ObsNormalization& norm,

@@ -10,9 +10,13 @@
 #include "rl/policy.h"
 #include "rl/ppo.h"
 #include "sim/host_copies.h"
+#include "sim/precision.h"
 #include "sim/vec_env.h"
 
 namespace rlt {
+
+// cfg.ppo.gemm_precision as the executors' enum (ConfigError for a value validate() would refuse).
+GemmPrecision gemm_precision_of(const Config& cfg);
 
 // Where a run's envs and learner live (issue 18): each auto | cpu | cuda, with the flag or config
 // key each came from (named in errors). The env may sit on another device than the learner: the
@@ -62,6 +66,7 @@ class Runtime final : public HostCopies {
   std::unique_ptr<VecEnv> make_env(const std::string& name, i64 num_envs) const;
   // The env of a config, with its [env] parameters applied (ConfigError naming env.<key>).
   std::unique_ptr<VecEnv> make_env(const Config& cfg) const;
+  // A learner whose GEMMs run at cfg.ppo.gemm_precision (set on the executor, for every user of it).
   std::unique_ptr<Learner> make_learner(const Config& cfg, VecEnv& env) const;
   // A policy that acts on up to max_rows observations at once (weights zero until loaded), its
   // sampled actions keyed by sample_seed (policy_sample_seed of the run's train.seed).

@@ -370,6 +370,7 @@ void write_summary(const fs::path& dir, const Config& cfg, const Runtime& rt, co
   s["device"] = device_name(rt.device());  // the learner's
   s["env_device"] = device_name(rt.env_device());
   s["threads"] = rt.cpu_threads();
+  s["gemm_precision"] = cfg.ppo.gemm_precision;  // what the policy's GEMMs rounded their inputs to
   s["processes"] = processes;  // ranks of the job (mpirun -np), each with config's num_envs envs
   s["seed"] = cfg.train.seed;
   s["reached_target"] = result.reached_target;
@@ -571,9 +572,11 @@ TrainResult train(const TrainOptions& opts) {
     if (world_size > 1) procs = std::to_string(world_size) + " processes x ";
     std::fprintf(
         stderr,
-        "rltrain train: env %s, %s%lld envs, device %s (%d threads%s), %lld iterations of %lld steps, run dir %s%s\n",
+        "rltrain train: env %s, %s%lld envs, device %s (%d threads%s), gemm %s, %lld iterations of %lld steps, run dir "
+        "%s%s\n",
         cfg.env.name.c_str(), procs.c_str(), static_cast<long long>(env->num_envs()), placement_text(rt).c_str(),
-        rt.cpu_threads(), world_size > 1 ? " each" : "", static_cast<long long>(num_iterations),
+        rt.cpu_threads(), world_size > 1 ? " each" : "", gemm_precision_name(gemm_precision_of(cfg)),
+        static_cast<long long>(num_iterations),
         static_cast<long long>(batch), result.run_dir.c_str(), resuming ? " (resumed)" : "");
   }
 

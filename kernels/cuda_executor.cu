@@ -81,8 +81,8 @@ void CudaExecutor::reset_transfers() {
   m_state->d2h_async_bytes = 0;
 }
 
-void CudaExecutor::set_tf32(bool enabled) { m_state->tf32 = enabled; }
-bool CudaExecutor::tf32() const { return m_state->tf32.load(); }
+void CudaExecutor::set_gemm_precision(GemmPrecision p) { m_state->gemm_precision = p; }
+GemmPrecision CudaExecutor::gemm_precision() const { return m_state->gemm_precision.load(std::memory_order_relaxed); }
 
 void* CudaExecutor::scratch(size_t bytes) const {
   DeviceBuffer<unsigned char>& s = m_state->scratch;

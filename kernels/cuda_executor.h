@@ -32,6 +32,7 @@
 #include "kernels/readback_buffer.h"
 #include "sim/common.h"
 #include "sim/cpu_executor.h"  // enum Device
+#include "sim/precision.h"     // enum GemmPrecision
 
 struct cublasContext;  // cublasHandle_t is cublasContext*; created on first use by kernels/cuda_gemm.cu
 
@@ -113,10 +114,12 @@ class CudaExecutor {
   // Counts a Readback's asynchronous device-to-host copy (kernels/readback_buffer.h calls it).
   void count_async_copy_to_host(size_t bytes) const;
 
-  // TF32 tensor-core math for gemm (cuBLAS CUBLAS_TF32_TENSOR_OP_MATH): about 10 mantissa bits in
-  // the products, several times faster on Ampere and later. Off by default; shared by copies.
-  void set_tf32(bool enabled);
-  bool tf32() const;
+  // What gemm lets cuBLAS round its fp32 inputs to (sim/precision.h): fp32 (CUBLAS_COMPUTE_32F), or
+  // tf32, bf16, fp16 (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF / _FAST_16F: tensor cores on the
+  // rounded inputs, fp32 sums; several times faster on Ampere and later). The CPU twin rounds the
+  // same way (rl/gemm.h). fp32 by default; shared by copies; read once per gemm call.
+  void set_gemm_precision(GemmPrecision p);
+  GemmPrecision gemm_precision() const;
 
   // Device scratch of at least `bytes`, kept by the executor and grown on demand (reduce_sum's CUB
   // temp storage). Valid until the next call to scratch() on this executor or its copies.
@@ -131,7 +134,7 @@ class CudaExecutor {
     int device = 0;
     cudaStream_t stream = nullptr;
     std::atomic<i64> h2d_copies{0}, h2d_bytes{0}, d2h_copies{0}, d2h_bytes{0}, d2h_async_copies{0}, d2h_async_bytes{0};
-    std::atomic<bool> tf32{false};
+    std::atomic<GemmPrecision> gemm_precision{GemmPrecision::kFp32};
     i64 device_threads = kBlockSize;           // SMs x threads per SM, read at construction
     std::atomic<i64> max_threads{kBlockSize};  // device_threads unless set_max_threads lowered it
     DeviceBuffer<unsigned char> scratch;

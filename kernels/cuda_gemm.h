@@ -3,7 +3,8 @@
 //   C (m x n) = alpha * op(A) * op(B) + beta * C
 // op(A) is (m x k): A is stored (m x k), or (k x m) when trans_a; likewise op(B) is (k x n).
 // a, b, c are device pointers; beta == 0 ignores C's contents (NaN included). Queued on the
-// executor's stream through its cuBLAS handle; TF32 only when exec.tf32() is set.
+// executor's stream through its cuBLAS handle; inputs rounded (by cuBLAS, on the fly) to
+// exec.gemm_precision(): fp32 storage in and out at every precision.
 // Plain C++: callable from host-only code.
 #pragma once
 

@@ -99,7 +99,10 @@ const std::vector<Field>& fields() {
       RLT_FIELD(ppo, clip_obs, positive_number(), "clip normalized observations to +-clip_obs"),
       RLT_FIELD(ppo, adam_eps, positive_number(), "Adam epsilon"),
       RLT_FIELD(ppo, target_kl, non_negative_number(), "stop an update's epochs early above this KL (0 = off)"),
-      RLT_FIELD(ppo, tf32, boolean(), "allow TF32 tensor-core GEMMs on CUDA (fp32 otherwise)"),
+      RLT_FIELD(ppo, gemm_precision,
+                (Rule{"one of fp32, tf32, bf16, fp16", -kInf, kInf, false, {"fp32", "tf32", "bf16", "fp16"}}),
+                "fp32 | tf32 | bf16 | fp16: what the policy's GEMMs round their inputs to (sums stay fp32)"),
+      RLT_FIELD(ppo, tf32, boolean(), "older spelling of gemm_precision = \"tf32\" (true) or not (false)"),
 
       RLT_FIELD(train, total_env_steps, positive_int(), "stop after this many env steps"),
       RLT_FIELD(train, seed, any_uint64(), "everything random derives from it (above 2^63-1: write it as a string)"),
@@ -474,6 +477,22 @@ std::string param_text(double x) {
   return format_double(x);
 }
 
+// ---- ppo.gemm_precision and its older spelling ppo.tf32 -------------------------------------------
+
+// ppo.tf32 = true says what gemm_precision = "tf32" says; any other precision contradicts it.
+std::string tf32_conflict(const PpoConfig& p) {
+  return std::string(p.tf32 ? "true" : "false") + " contradicts ppo.gemm_precision = " + quote(p.gemm_precision) +
+         " (ppo.tf32 = true is the older spelling of ppo.gemm_precision = \"tf32\"; set ppo.gemm_precision alone)";
+}
+
+// After a file is read: one key given sets the other; both given must agree.
+void resolve_gemm_precision(Config& cfg, bool has_precision, bool has_tf32, const std::string& file) {
+  PpoConfig& p = cfg.ppo;
+  if (has_precision && has_tf32 && p.tf32 != (p.gemm_precision == "tf32")) fail(file + ": ppo.tf32", tf32_conflict(p));
+  if (has_tf32 && !has_precision && p.tf32) p.gemm_precision = "tf32";
+  p.tf32 = p.gemm_precision == "tf32";
+}
+
 }  // namespace
 
 // ---- public API --------------------------------------------------------------------------------
@@ -491,6 +510,7 @@ Config parse_config(const std::string& toml_text, const std::string& source_name
     throw ConfigError(file + ":" + std::to_string(e.source().begin.line) + ":" +
                       std::to_string(e.source().begin.column) + ": " + desc);
   }
+  bool has_precision = false, has_tf32 = false;
   for (auto&& [section_key, section_node] : root) {
     std::string section(section_key.str());
     if (!is_section(section)) {
@@ -503,8 +523,11 @@ Config parse_config(const std::string& toml_text, const std::string& source_name
     for (auto&& [key, node] : *table) {
       std::string k(key.str());
       set_key(cfg, section, k, node, file + ": " + section + "." + key_text(k));
+      has_precision |= section == "ppo" && k == "gemm_precision";
+      has_tf32 |= section == "ppo" && k == "tf32";
     }
   }
+  resolve_gemm_precision(cfg, has_precision, has_tf32, file);
   validate(cfg);
   return cfg;
 }
@@ -559,8 +582,19 @@ void apply_override(Config& cfg, const std::string& assignment) {
     parsed = toml::parse(std::string_view(doc), std::string_view("--set"));
     is_toml_value = parsed.size() == 1 && parsed.contains("v");
   } catch (const toml::parse_error&) {}
-  if (is_toml_value) set_key(cfg, section, key, *parsed.get("v"), where);
-  else set_key(cfg, section, key, toml::value<std::string>(value), where);
+  // Set on a copy: a refused override leaves cfg as it was.
+  Config next = cfg;
+  if (is_toml_value) set_key(next, section, key, *parsed.get("v"), where);
+  else set_key(next, section, key, toml::value<std::string>(value), where);
+  // ppo.gemm_precision and its older spelling ppo.tf32 stay equal: the one overridden sets the other.
+  if (section == "ppo" && key == "gemm_precision") next.ppo.tf32 = next.ppo.gemm_precision == "tf32";
+  if (section == "ppo" && key == "tf32") {
+    if (next.ppo.tf32 && next.ppo.gemm_precision != "fp32" && next.ppo.gemm_precision != "tf32")
+      fail(where, tf32_conflict(next.ppo));
+    if (next.ppo.tf32) next.ppo.gemm_precision = "tf32";
+    else if (next.ppo.gemm_precision == "tf32") next.ppo.gemm_precision = "fp32";
+  }
+  cfg = std::move(next);
 }
 
 void validate(const Config& cfg_in) {
@@ -570,6 +604,7 @@ void validate(const Config& cfg_in) {
     std::string bad = rule_violation(f.rule, f.ref(cfg));
     if (!bad.empty()) fail_expected(file + ": " + f.section + "." + f.key, f.rule, bad);
   }
+  if (cfg.ppo.tf32 && cfg.ppo.gemm_precision != "tf32") fail(file + ": ppo.tf32", tf32_conflict(cfg.ppo));
   for (const auto& [key, value] : cfg.env.params) {
     if (!std::isfinite(value))
       fail(file + ": env." + key_text(key),

@@ -50,7 +50,10 @@ struct PpoConfig {
   double clip_obs = 10.0;              // clip normalized observations to +-clip_obs
   double adam_eps = 1e-5;              // Adam epsilon
   double target_kl = 0.0;              // stop an update's epochs early above this KL (0 = off)
-  bool tf32 = false;                   // allow TF32 tensor-core GEMMs on CUDA (fp32 otherwise)
+  // What the policy's GEMMs round their inputs to (sim/precision.h): fp32 | tf32 | bf16 | fp16.
+  // Storage and sums stay fp32; cuBLAS on CUDA, the same rounding in the CPU twin (rl/gemm.h).
+  std::string gemm_precision = "fp32";
+  bool tf32 = false;  // older spelling of gemm_precision = "tf32" (kept equal to it after loading)
 };
 
 struct TrainConfig {

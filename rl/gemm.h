@@ -3,14 +3,22 @@
 // op(A) is (m x k): A is stored (m x k), or (k x m) when trans_a; likewise op(B) is (k x n).
 // The CPU version uses Eigen on fixed-size chunks so the result is bit-identical whatever the
 // thread count; the CUDA version (kernels/cuda_gemm.cu) calls cuBLAS.
+//
+// Precision (sim/precision.h, issue 18): with exec.gemm_precision() other than fp32, a float gemm
+// first rounds every element of A and B to that format (round_to), into scratch the calling thread
+// keeps, then runs the fp32 product on the rounded copies: what cuBLAS's CUBLAS_COMPUTE_32F_FAST_*
+// compute types do (reduced inputs, fp32 products and sums). The precision is read once per call;
+// the fp32 path is the plain product, untouched. Double gemms (the gradient checks) ignore it.
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "sim/cpu_executor.h"
+#include "sim/precision.h"
 
 namespace rlt {
 
@@ -24,9 +32,19 @@ inline i64 gemm_scratch_bytes(i64 m, i64 n, i64 k, i64 scalar_bytes) {
   return (k + kGemmDepth - 1) / kGemmDepth * m * n * scalar_bytes;
 }
 
+// Bytes of the rounded copies of A and B a gemm of this shape grows (once per calling thread, then
+// keeps) at precision p: 0 at fp32.
+inline i64 gemm_rounding_bytes(i64 m, i64 n, i64 k, GemmPrecision p) {
+  if (p == GemmPrecision::kFp32 || m <= 0 || n <= 0 || k <= 0) return 0;
+  return (m * k + k * n) * static_cast<i64>(sizeof(float));
+}
+
+namespace gemm_detail {
+
+// C = alpha op(A) op(B) + beta C in the precision of T: the gemm contract above.
 template <class T>
-void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T* a, const T* b,
-          T beta, T* c) {
+void gemm_full(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T* a,
+               const T* b, T beta, T* c) {
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Map = Eigen::Map<Mat>;
   using CMap = Eigen::Map<const Mat>;
@@ -79,6 +97,50 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
       else cblock.noalias() += alpha * CMap(a, k, m).middleCols(r0, rn).transpose() * CMap(b, n, k).transpose();
     }
   });
+}
+
+// out[i] = round(x[i]) for i < count, in parallel; `round` is one of sim/precision.h's functions,
+// fixed for the whole loop.
+template <class Round>
+void round_all(const CpuExecutor& exec, const float* x, i64 count, float* out, Round round) {
+  exec.for_ranges(count, 16 * CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
+    for (i64 i = b; i < e; ++i) out[i] = round(x[i]);
+  });
+}
+
+inline void round_all(const CpuExecutor& exec, const float* x, i64 count, float* out, GemmPrecision p) {
+  switch (p) {
+    case GemmPrecision::kTf32:
+      return round_all(exec, x, count, out, [](float v) { return round_to_tf32(v); });
+    case GemmPrecision::kBf16:
+      return round_all(exec, x, count, out, [](float v) { return round_to_bf16(v); });
+    case GemmPrecision::kFp16:
+      return round_all(exec, x, count, out, [](float v) { return round_to_fp16(v); });
+    default:
+      exec.copy(out, x, count);
+  }
+}
+
+}  // namespace gemm_detail
+
+template <class T>
+void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T* a, const T* b,
+          T beta, T* c) {
+  if constexpr (std::is_same<T, float>::value) {
+    const GemmPrecision p = exec.gemm_precision();
+    if (p != GemmPrecision::kFp32 && m > 0 && n > 0 && k > 0) {
+      // The rounded A (m*k) and B (k*n) in one buffer that only grows (as the split-k scratch).
+      thread_local std::vector<float> scratch;
+      std::vector<float>& rounded = scratch;
+      const size_t size_a = static_cast<size_t>(m * k), size_b = static_cast<size_t>(k * n);
+      if (rounded.size() < size_a + size_b) rounded.resize(size_a + size_b);
+      gemm_detail::round_all(exec, a, m * k, rounded.data(), p);
+      gemm_detail::round_all(exec, b, k * n, rounded.data() + size_a, p);
+      gemm_detail::gemm_full(exec, trans_a, trans_b, m, n, k, alpha, rounded.data(), rounded.data() + size_a, beta, c);
+      return;
+    }
+  }
+  gemm_detail::gemm_full(exec, trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }
 
 }  // namespace rlt

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 
 #include "sim/common.h"
 #include "sim/lanes.h"
+#include "sim/precision.h"
 #include "sim/thread_pool.h"
 
 namespace rlt {
@@ -90,7 +92,9 @@ class CpuExecutor {
   // on the number of threads.
   static constexpr i64 kReduceChunk = 4096;
 
-  explicit CpuExecutor(int num_threads = 0) : m_pool(std::make_shared<ThreadPool>(num_threads)) {}
+  explicit CpuExecutor(int num_threads = 0)
+      : m_pool(std::make_shared<ThreadPool>(num_threads)),
+        m_gemm_precision(std::make_shared<std::atomic<GemmPrecision>>(GemmPrecision::kFp32)) {}
 
   int num_threads() const { return m_pool->num_threads(); }
   ThreadPool& pool() const { return *m_pool; }
@@ -100,6 +104,12 @@ class CpuExecutor {
     (void)num_envs;
     return 0;
   }
+
+  // What gemm (rl/gemm.h) rounds its float inputs to before the fp32 products (sim/precision.h):
+  // the CPU twin of the CUDA executor's cuBLAS compute type. fp32 by default; shared by copies,
+  // like the CUDA executor's setting.
+  void set_gemm_precision(GemmPrecision p) { *m_gemm_precision = p; }
+  GemmPrecision gemm_precision() const { return m_gemm_precision->load(std::memory_order_relaxed); }
 
   template <class T>
   void copy_to_host(T* dst, const T* src, i64 n) const {
@@ -140,6 +150,7 @@ class CpuExecutor {
 
  private:
   std::shared_ptr<ThreadPool> m_pool;
+  std::shared_ptr<std::atomic<GemmPrecision>> m_gemm_precision;
 };
 
 template <class F>

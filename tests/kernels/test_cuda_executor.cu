@@ -1,5 +1,6 @@
 // The CUDA executor against its CPU twin (DESIGN.md D1, STYLE.md 5): device buffers, copies and
-// their transfer counts, fill, parallel_for, reduce_sum; and our Philox against cuRAND's.
+// their transfer counts, fill, parallel_for, reduce_sum; our Philox against cuRAND's; and the GEMM
+// input rounding of sim/precision.h on the device against the host, bit for bit.
 // Every test skips itself, with the reason, where no GPU answers.
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include "kernels/curand_philox.h"
 #include "sim/cpu_executor.h"
 #include "sim/philox.h"
+#include "sim/precision.h"
 #include "sim/vec_env_impl.h"  // EnvCounters, the struct VecEnvT fills
 #include "tests/kernels/gpu_test_util.h"
 
@@ -29,6 +31,12 @@ void write_twice_index(const CudaExecutor& exec, i64 n, float* out) {
 void sum_of_squares(const CudaExecutor& exec, i64 n, const float* x, double* out) {
   reduce_sum(
       exec, n, [=] RLT_HD(i64 i) { return x[i] * x[i]; }, out);  // float terms, summed in double
+}
+
+// out[i] = the bits of round_to(the float with bits i * stride, p), on the device.
+void round_on_device(const CudaExecutor& exec, i64 n, u32 stride, GemmPrecision p, u32* out) {
+  parallel_for(exec, n,
+               [=] RLT_HD(i64 i) { out[i] = float_bits(round_to(float_from_bits(static_cast<u32>(i) * stride), p)); });
 }
 
 }  // namespace gpu_test_detail
@@ -373,6 +381,32 @@ U32x4 advance_low64(U32x4 c, u64 blocks) {
   c.v[0] = static_cast<u32>(lo);
   c.v[1] = static_cast<u32>(lo >> 32);
   return c;
+}
+
+// sim/precision.h's rounding is one RLT_HD function for both sides: every 4099th fp32 bit pattern
+// (every exponent, both signs, inf and NaNs) rounds to the same bits on the device as on the host
+// (NaNs: a NaN on both sides).
+TEST(CudaPrecision, RoundingOnTheDeviceMatchesTheHostBitForBit) {
+  RLT_REQUIRE_GPU();
+  CudaExecutor exec;
+  const u32 stride = 4099;
+  const i64 n = static_cast<i64>(0xffffffffull / stride) + 1;
+  DeviceBuffer<u32> dout(n);
+  for (GemmPrecision p : {GemmPrecision::kTf32, GemmPrecision::kBf16, GemmPrecision::kFp16}) {
+    gpu_test_detail::round_on_device(exec, n, stride, p, dout.data());
+    std::vector<u32> got(static_cast<size_t>(n));
+    exec.copy_to_host(got.data(), dout.data(), n);
+    i64 bad = 0;
+    for (i64 i = 0; i < n; ++i) {
+      const float want = round_to(float_from_bits(static_cast<u32>(i) * stride), p);
+      const u32 g = got[static_cast<size_t>(i)];
+      const bool ok = std::isnan(want) ? std::isnan(float_from_bits(g)) : g == float_bits(want);
+      if (!ok && bad++ < 5)
+        ADD_FAILURE() << gemm_precision_name(p) << ": 0x" << std::hex << static_cast<u32>(i) * stride << " -> device 0x"
+                      << g << ", host 0x" << float_bits(want);
+    }
+    EXPECT_EQ(bad, 0) << gemm_precision_name(p);
+  }
 }
 
 TEST(CudaPhilox, OurPhiloxOnTheDeviceMatchesTheHostBitForBit) {

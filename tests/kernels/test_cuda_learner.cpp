@@ -10,7 +10,7 @@
 //     (-ffp-contract=off, and the host code here is built like the product's).
 //   * CUDA's expf/logf are within 2 ulp, glibc's within 1.
 //   * reductions sum in another order (CUB's tree against the CPU's fixed 4096-chunks), and so do
-//     the GEMMs (cuBLAS tiles against Eigen's blocks and our 512-deep k-chunks). TF32 is off.
+//     the GEMMs (cuBLAS tiles against Eigen's blocks and our 512-deep k-chunks). GEMMs in fp32.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -387,7 +387,7 @@ UpdateCase make_update_case(bool discrete, i64 rows) {
   return c;
 }
 
-// Tolerances of the update (fp32, TF32 off):
+// Tolerances of the update (fp32 GEMMs):
 //   gradients  rtol 1e-4, atol 1e-5 * max|g|: each entry is a sum over 512 rows (a GEMM over the
 //              batch) of products that both sides round differently (FMA, expf, the order of the
 //              sum): ~1e-6 of the summed magnitudes. An entry whose terms cancel keeps that absolute
@@ -400,7 +400,7 @@ UpdateCase make_update_case(bool discrete, i64 rows) {
 // used at most 2% of each of these tolerances.
 void check_update(bool discrete) {
   CudaExecutor exec;
-  ASSERT_FALSE(exec.tf32()) << "fp32 GEMMs: TF32 must be off by default";
+  ASSERT_EQ(exec.gemm_precision(), GemmPrecision::kFp32) << "fp32 GEMMs: reduced precision must be off by default";
   CpuExecutor cpu(2);
   const i64 rows = 512;
   const UpdateCase c = make_update_case(discrete, rows);

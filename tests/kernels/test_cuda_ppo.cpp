@@ -119,6 +119,7 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
                  bool lagged = false) {
   Config cfg = shipped_config(env_name);
   cfg.train.seed = 1;
+  cfg.ppo.gemm_precision = "fp32";
   cfg.ppo.tf32 = false;
   const std::uint64_t seed = cfg.train.seed;
 
@@ -130,7 +131,7 @@ void compare_ppo(const std::string& env_name, int iterations, const StatToleranc
   cpu_ppo.start(seed);
 
   CudaExecutor exec;
-  exec.set_tf32(false);
+  exec.set_gemm_precision(GemmPrecision::kFp32);
   CpuExecutor other_cpu(1);
   std::unique_ptr<VecEnv> cuda_env;
   if (side == Side::kCpuEnvCudaLearner) {

@@ -76,6 +76,7 @@ void expect_same(const Config& a, const Config& b) {
   EXPECT_TRUE(same_double(p.clip_obs, q.clip_obs));
   EXPECT_TRUE(same_double(p.adam_eps, q.adam_eps));
   EXPECT_TRUE(same_double(p.target_kl, q.target_kl));
+  EXPECT_EQ(p.gemm_precision, q.gemm_precision);
   EXPECT_EQ(p.tf32, q.tf32);
   EXPECT_EQ(a.train.total_env_steps, b.train.total_env_steps);
   EXPECT_EQ(a.train.seed, b.train.seed);
@@ -121,6 +122,7 @@ normalize_reward = false
 clip_obs = 5.0
 adam_eps = 1e-8
 target_kl = 0.05
+gemm_precision = "tf32"
 tf32 = true
 
 [train]
@@ -194,6 +196,7 @@ TEST(Config, FullFileParses) {
   EXPECT_EQ(c.ppo.clip_obs, 5.0);
   EXPECT_EQ(c.ppo.adam_eps, 1e-8);
   EXPECT_EQ(c.ppo.target_kl, 0.05);
+  EXPECT_EQ(c.ppo.gemm_precision, "tf32");
   EXPECT_TRUE(c.ppo.tf32);
   EXPECT_EQ(c.train.total_env_steps, 1000000);
   EXPECT_EQ(c.train.seed, 42u);
@@ -287,6 +290,82 @@ TEST(Config, UnknownSection) {
   EXPECT_CONTAINS(msg, "cfg.toml: seed: unknown top-level key");
   msg = parse_error("ppo = 3\n");
   EXPECT_EQ(msg, "cfg.toml: ppo: expected a table [ppo], got integer 3");
+}
+
+// ppo.gemm_precision (issue 18) and its older spelling ppo.tf32: one given sets the other, both
+// given must agree, and an unknown precision is refused naming the key and the choices.
+TEST(Config, GemmPrecisionAndItsOlderSpellingTf32) {
+  Config d;
+  EXPECT_EQ(d.ppo.gemm_precision, "fp32");
+  EXPECT_FALSE(d.ppo.tf32);
+  struct Case {
+    const char* text;
+    const char* precision;
+    bool tf32;
+  };
+  const Case cases[] = {
+      {"[ppo]\ngemm_precision = \"bf16\"\n", "bf16", false},
+      {"[ppo]\ngemm_precision = \"fp16\"\n", "fp16", false},
+      {"[ppo]\ngemm_precision = \"tf32\"\n", "tf32", true},
+      {"[ppo]\ngemm_precision = \"fp32\"\n", "fp32", false},
+      {"[ppo]\ntf32 = true\n", "tf32", true},  // the older key alone still works
+      {"[ppo]\ntf32 = false\n", "fp32", false},
+      {"[ppo]\ntf32 = true\ngemm_precision = \"tf32\"\n", "tf32", true},  // both, agreeing
+      {"[ppo]\ntf32 = false\ngemm_precision = \"bf16\"\n", "bf16", false},
+  };
+  for (const Case& k : cases) {
+    Config c = parse_config(k.text, "cfg.toml");
+    EXPECT_EQ(c.ppo.gemm_precision, k.precision) << k.text;
+    EXPECT_EQ(c.ppo.tf32, k.tf32) << k.text;
+    expect_same(c, parse_config(to_toml(c), "again.toml"));  // the resolved config prints both, agreeing
+  }
+  const std::string why =
+      " (ppo.tf32 = true is the older spelling of ppo.gemm_precision = \"tf32\"; set ppo.gemm_precision alone)";
+  EXPECT_EQ(parse_error("[ppo]\ntf32 = true\ngemm_precision = \"bf16\"\n"),
+            "cfg.toml: ppo.tf32: true contradicts ppo.gemm_precision = \"bf16\"" + why);
+  EXPECT_EQ(parse_error("[ppo]\ngemm_precision = \"fp32\"\ntf32 = true\n"),
+            "cfg.toml: ppo.tf32: true contradicts ppo.gemm_precision = \"fp32\"" + why);
+  EXPECT_EQ(parse_error("[ppo]\ntf32 = false\ngemm_precision = \"tf32\"\n"),
+            "cfg.toml: ppo.tf32: false contradicts ppo.gemm_precision = \"tf32\"" + why);
+  EXPECT_EQ(parse_error("[ppo]\ngemm_precision = \"int8\"\n"),
+            "cfg.toml: ppo.gemm_precision: expected one of fp32, tf32, bf16, fp16, got \"int8\"");
+  EXPECT_EQ(parse_error("[ppo]\ngemm_precision = 16\n"),
+            "cfg.toml: ppo.gemm_precision: expected one of fp32, tf32, bf16, fp16, got integer 16");
+  // Set in code: tf32 = true with another precision is refused by validate() too (the runtime reads
+  // gemm_precision only, so it would otherwise be ignored).
+  Config c;
+  c.ppo.tf32 = true;
+  EXPECT_EQ(error_of([&] { validate(c); }), "<config>: ppo.tf32: true contradicts ppo.gemm_precision = \"fp32\"" + why);
+  // The resolved config documents the key.
+  EXPECT_CONTAINS(to_toml(Config{}), "gemm_precision = \"fp32\"");
+}
+
+TEST(Override, GemmPrecisionKeepsTf32InStep) {
+  Config c;
+  apply_override(c, "ppo.gemm_precision=bf16");
+  EXPECT_EQ(c.ppo.gemm_precision, "bf16");
+  EXPECT_FALSE(c.ppo.tf32);
+  // tf32 = true would contradict it: refused, naming the key, and nothing changes.
+  EXPECT_EQ(error_of([&] { apply_override(c, "ppo.tf32=true"); }),
+            "--set ppo.tf32=true: true contradicts ppo.gemm_precision = \"bf16\" (ppo.tf32 = true is the older "
+            "spelling of ppo.gemm_precision = \"tf32\"; set ppo.gemm_precision alone)");
+  EXPECT_EQ(c.ppo.gemm_precision, "bf16");
+  EXPECT_FALSE(c.ppo.tf32);
+  apply_override(c, "ppo.tf32=false");  // says nothing against bf16
+  EXPECT_EQ(c.ppo.gemm_precision, "bf16");
+  apply_override(c, "ppo.gemm_precision=tf32");
+  EXPECT_TRUE(c.ppo.tf32);
+  apply_override(c, "ppo.tf32=false");  // turns TF32 off: back to fp32
+  EXPECT_EQ(c.ppo.gemm_precision, "fp32");
+  EXPECT_FALSE(c.ppo.tf32);
+  apply_override(c, "ppo.tf32=true");
+  EXPECT_EQ(c.ppo.gemm_precision, "tf32");
+  apply_override(c, "ppo.gemm_precision=\"fp16\"");
+  EXPECT_EQ(c.ppo.gemm_precision, "fp16");
+  EXPECT_FALSE(c.ppo.tf32);
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(override_error("ppo.gemm_precision=fp8"),
+            "--set ppo.gemm_precision=fp8: expected one of fp32, tf32, bf16, fp16, got \"fp8\"");
 }
 
 TEST(Config, WrongType) {
@@ -455,7 +534,7 @@ TEST(Override, UnknownSectionOrKey) {
             "--set ppo.lr=1: unknown key (keys of [ppo]: num_steps, num_epochs, num_minibatches, "
             "learning_rate, lr_schedule, desired_kl, gamma, gae_lambda, clip_coef, clip_value_loss, "
             "vf_coef, ent_coef, max_grad_norm, normalize_advantages, normalize_obs, "
-            "normalize_reward, clip_obs, adam_eps, target_kl, tf32)");
+            "normalize_reward, clip_obs, adam_eps, target_kl, gemm_precision, tf32)");
   EXPECT_EQ(override_error("train.devce=cpu"), "--set train.devce=cpu: unknown key (did you mean train.device?)");
 }
 
