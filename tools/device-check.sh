@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device check for a GPU machine (H200, sm_90, CUDA 13): the GPU tests (ctest -L gpu), CartPole,
-# Pendulum and Reacher trained on CUDA from their shipped configs, `rltrain bench --device cuda` for
+# Pendulum and Reacher trained on CUDA from their shipped configs (CartPole also with its statistics
+# read synchronously, train.stats_readback=sync, and at 256 envs), `rltrain bench --device cuda` for
 # every classic env at 4096, 65536, 262144 and 1048576 envs and every robot env at 65536 envs
 # (RLT_CHECK_ROBOT_SIZES), then the robot tasks trained on CUDA from their shipped configs until
 # they reach the target return or their time cap (RLT_CHECK_ROBOT_TRAIN, TASK:TARGET:CAP_S
