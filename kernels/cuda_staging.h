@@ -4,7 +4,7 @@
 //                               copies are DMA and queue without waiting
 //   Event                       CudaEvent: record(exec) on the executor's stream; wait() on it only
 //   to_host(exec, host, src, n)    cudaMemcpyAsync device -> pinned host on the stream (queued;
-//                                  counted in exec.transfers())
+//                                  counted in exec.transfers() as an asynchronous copy)
 //   from_host(exec, dst, host, n)  exec.copy_from_host: pinned host -> device, queued, counted
 // Plain C++ (needs only cuda_runtime_api.h), so host code compiled by g++ (apps/) instantiates
 // PlacedEnv over CUDA.
@@ -112,8 +112,7 @@ struct HostStaging<CudaExecutor> {
     if (n <= 0) return;
     const size_t bytes = sizeof(T) * static_cast<size_t>(n);
     RLT_CUDA_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, exec.stream()));
-    exec.state().d2h_copies += 1;
-    exec.state().d2h_bytes += static_cast<i64>(bytes);
+    exec.count_async_copy_to_host(bytes);  // the host waits on the slot's event, not the stream
   }
   template <class T>
   static void from_host(const CudaExecutor& exec, T* dst, const T* host, i64 n) {
