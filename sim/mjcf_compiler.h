@@ -638,7 +638,7 @@ class MjcfCompiler {
   // The <hfield> children of an <asset> section (other asset elements are left to their readers).
   void read_hfields(const XMLElement* asset);
   // A geom of type hfield (from compile_geoms): its hfield id into geom_dataid, its size from the
-  // hfield's (MuJoCo's), refused in a moving body.
+  // hfield's (MuJoCo's); static or moving bodies alike.
   void compile_hfield_geom(int geom, GeomSpec* g);
   std::map<std::string, int> m_hfield_names, m_hfield_ids;  // name -> line (check_name), name -> hfield id
   // ---- the last step: MuJoCo's mj_setConst where it changes the model (sim/mjcf_setconst.cpp) ----

@@ -25,7 +25,7 @@ namespace rlt {
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
   kGeomPlane = 0,
-  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with the primitives but planes, and meshes
+  kGeomHField = 1,  // height field (sim/hfield.h): static or moving, collides with the primitives but planes, and meshes
   kGeomSphere = 2,
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,

@@ -94,6 +94,9 @@ struct Scene {
   int generation = 0;  // bumped by init(): the renderer re-uploads the meshes
   std::int64_t visible_envs = 0;
 
+  // A height field in a static body: the terrain, the same in every env (drawn once, not framed).
+  bool terrain(size_t g) const { return geoms[g].type == kGeomHField && !geoms[g].moves; }
+
   void init(ViewSim& sim) {
     geoms = sim.geoms();
     if (geoms.empty())
@@ -128,7 +131,7 @@ struct Scene {
     sim.poses(0, 1, poses.data());
     Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
     for (size_t g = 0; g < geoms.size(); ++g) {
-      if (kinds[g] < 0 || geoms[g].type == kGeomHField) continue;  // terrain: not what the camera frames
+      if (kinds[g] < 0 || terrain(g)) continue;  // not what the camera frames
       const float* p = poses.data() + 12 * g;
       const float* R = p + 3;  // row-major: R[3 i + j] = world axis i of local axis j
       const float* s = geoms[g].size;
@@ -192,9 +195,9 @@ struct Scene {
         for (size_t g = 0; g < ng; ++g) {
           const int kind = kinds[g];
           if (kind < 0) continue;
-          // a height field (every env has the same terrain; under each they would overlap): under the
-          // highlighted env only, env 0 when none is
-          if (geoms[g].type == kGeomHField && first + k != std::max<std::int64_t>(highlight, 0)) continue;
+          // a static height field (every env has the same terrain; under each they would overlap):
+          // under the highlighted env only, env 0 when none is; one in a moving body: in every env
+          if (terrain(g) && first + k != std::max<std::int64_t>(highlight, 0)) continue;
           const float* p = range_poses + (static_cast<size_t>(k) * ng + g) * 12;
           const DrawGeom& d = geoms[g];
           const bool tri = kind == kKindTriangles;
@@ -217,7 +220,7 @@ struct Scene {
     Vec3 c{0, 0, 0};
     int m = 0;
     for (size_t g = 0; g < ng; ++g)
-      if (kinds[g] >= 0 && geoms[g].type != kGeomHField) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
+      if (kinds[g] >= 0 && !terrain(g)) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
     return grid.origin(env) + (m ? c * (1.0f / static_cast<float>(m)) : env_centre);
   }
 };
