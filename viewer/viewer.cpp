@@ -67,8 +67,10 @@ int kind_of(int geom_type) {
       return kKindSphere;
     case 3:
       return kKindCapsule;
+    case 4:
+      return kKindEllipsoid;
     case 5:
-      return kKindCapsule;  // cylinder: drawn as a capsule
+      return kKindCylinder;
     case 6:
       return kKindBox;
     default:
@@ -139,9 +141,10 @@ struct Scene {
       for (int i = 0; i < 3; ++i) {  // the geom's world-axis half extent
         const float a0 = std::fabs(R[3 * i]), a1 = std::fabs(R[3 * i + 1]), a2 = std::fabs(R[3 * i + 2]);
         e[i] = kinds[g] == kKindTriangles ? mesh_radius[static_cast<size_t>(mesh_of[g])]
-               : kinds[g] == kKindBox     ? a0 * s[0] + a1 * s[1] + a2 * s[2]
-               : kinds[g] == kKindCapsule ? s[0] + a2 * s[1]
-                                          : s[0];
+               : kinds[g] == kKindBox || kinds[g] == kKindEllipsoid ? a0 * s[0] + a1 * s[1] + a2 * s[2]
+               : kinds[g] == kKindCylinder                          ? (a0 + a1) * s[0] + a2 * s[1]
+               : kinds[g] == kKindCapsule                           ? s[0] + a2 * s[1]
+                                                                    : s[0];
       }
       lo = {std::min(lo.x, p[0] - e[0]), std::min(lo.y, p[1] - e[1]), std::min(lo.z, p[2] - e[2])};
       hi = {std::max(hi.x, p[0] + e[0]), std::max(hi.y, p[1] + e[1]), std::max(hi.z, p[2] + e[2])};

@@ -532,6 +532,57 @@ TEST(ViewerHeadless, MovingHeightFieldsAreDrawnInEveryEnv) {
   }
 }
 
+// Ellipsoids are drawn stretched per axis (a tall one's red pixels are much taller than wide), and
+// cylinders with flat ends (the axis point just past the end facing away from the camera shows no
+// cylinder; a capsule would cover it).
+TEST(ViewerHeadless, EllipsoidsAndCylindersKeepTheirShape) {
+  REQUIRE_DISPLAY();
+  test::TempDir dir("rltrain_viewer");
+  const CliRun r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/tests/data/mjcf/viewer_shapes.xml",
+                            "--num-envs", "1", "--control", "zero", "--headless", "--frames", "1", "--out", dir / "f",
+                            "--frame-info", "--width", "480", "--height", "360"},
+                           dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const Image img(dir / "f/frame_000000.png");
+  const auto info = nlohmann::json::parse(slurp(dir / "f/frame_000000.json"));
+  for (const auto& g : info["geoms"]) {
+    if (g["type"].get<int>() == 4 || g["type"].get<int>() == 5) {
+      EXPECT_TRUE(g["drawn"].get<bool>());
+    }
+  }
+  auto is_red = [](float r, float g, float b) { return r > g + 0.25f && r > b + 0.25f; };
+  auto is_blue = [](float r, float g, float b) { return b > r + 0.25f && b > g + 0.15f; };
+  const Mat4 vp = view_proj_of(info);
+  const auto& e = info["envs"][0];
+  const Vec3 o{e["origin"][0].get<float>(), e["origin"][1].get<float>(), e["origin"][2].get<float>()};
+  float px = 0, py = 0;
+  // The ellipsoid: its top and its centre are red; its red pixels span a box at least twice as tall as wide.
+  for (float z : {0.6f, 0.95f}) {
+    ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{0, 0, z}, img.w, img.h, px, py));
+    EXPECT_TRUE(near_pixel(img, px, py, 1, is_red)) << "ellipsoid expected, got " << rgb_at(img, px, py);
+  }
+  int x0 = img.w, x1 = -1, y0 = img.h, y1 = -1;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) {
+      const unsigned char* c = img.at(x, y);
+      if (!is_red(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f)) continue;
+      x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+    }
+  ASSERT_GE(x1, x0) << "no red pixel";
+  EXPECT_GE(y1 - y0 + 1, 2 * (x1 - x0 + 1)) << "red box " << x1 - x0 + 1 << " x " << y1 - y0 + 1 << " px";
+  // The cylinder: its middle is blue; of the two axis points 0.03 past its ends, the one whose ray
+  // leads away from the body (the end facing away from the camera) is not.
+  ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{0.9f, 0, 0.3f}, img.w, img.h, px, py));
+  EXPECT_TRUE(near_pixel(img, px, py, 1, is_blue)) << "cylinder expected, got " << rgb_at(img, px, py);
+  int uncovered = 0;
+  for (float x : {0.57f, 1.23f}) {
+    ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{x, 0, 0.3f}, img.w, img.h, px, py));
+    const unsigned char* c = img.at(std::clamp(static_cast<int>(px), 0, img.w - 1), std::clamp(static_cast<int>(py), 0, img.h - 1));
+    if (!is_blue(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f)) ++uncovered;
+  }
+  EXPECT_GE(uncovered, 1) << "both points past the cylinder's ends are covered: drawn with round caps?";
+}
+
 // "<env>: N episodes (...): mean return X, std Y" (eval) and "<env>: N of N envs ...: mean return X, std Y" (view).
 std::string mean_std(const std::string& text) {
   std::smatch m;
