@@ -37,8 +37,9 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     if (target_attr.empty())
       a.fail("a transmission target is required: attribute \"joint\", \"tendon\", \"site\" or \"cranksite\"");
     if (target_attr == "body")
-      a.fail("attribute \"body\": body (adhesion) transmissions are not supported (joint, tendon, site and "
-             "cranksite are)");
+      a.fail(
+          "attribute \"body\": body (adhesion) transmissions are not supported (joint, tendon, site and "
+          "cranksite are)");
     if ((own_cranklength || slidersite) && target_attr != "cranksite")
       a.fail("cranklength and slidersite can only be used in slidercrank transmission");
     if (refsite && target_attr != "site") a.fail("refsite can only be used with site transmission");
@@ -67,7 +68,8 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
         if (!(s.cranklength > 0)) a.fail("crank length must be positive (attribute \"cranklength\")");
       }
       if (m.integrator == kIntImplicitFast)
-        a.fail("a " + target_attr + " actuator under integrator=\"implicitfast\" is not supported (its velocity "
+        a.fail("a " + target_attr +
+               " actuator under integrator=\"implicitfast\" is not supported (its velocity "
                "derivative is not modelled); use Euler or RK4");
     } else {
       jid = m.joint_id(target);
@@ -88,7 +90,9 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
         a.fail("inheritrange can only be used with joint and tendon transmission");
       const std::vector<double>& ranges = tendon ? m.tendon_range : m.jnt_range;
       const double lo = ranges.empty() ? 0 : ranges[2 * jid], hi = ranges.empty() ? 0 : ranges[2 * jid + 1];
-      if (lo == hi) a.fail("inheritrange used but " + std::string(tendon ? "tendon " : "joint ") + quoted(target) + " has no range defined");
+      if (lo == hi)
+        a.fail("inheritrange used but " + std::string(tendon ? "tendon " : "joint ") + quoted(target) +
+               " has no range defined");
       const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
       range[0] = mean - radius, range[1] = mean + radius;
     }

@@ -78,7 +78,8 @@ void MjcfCompiler::set_const() {
       w = view.dof_invweight0[m.jnt_dofadr[static_cast<size_t>(id)]] * gear * gear;
     } else {  // moment M^-1 moment^T
       for (int i = 0; i < m.nv; ++i)
-        x[static_cast<size_t>(i)] = trn == kTrnTendon ? gear * d0.ten_J[id * m.nv + i] : d0.actuator_moment[u * m.nv + i];
+        x[static_cast<size_t>(i)] =
+            trn == kTrnTendon ? gear * d0.ten_J[id * m.nv + i] : d0.actuator_moment[u * m.nv + i];
       const std::vector<double> moment = x;
       solve_mass(view, d0, x.data());
       for (int i = 0; i < m.nv; ++i) w += moment[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];

@@ -276,7 +276,8 @@ class HostModel {
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.npair = model.npair;
     m_view.nmoment = 0;
-    for (int t : model.actuator_trntype) m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
+    for (int t : model.actuator_trntype)
+      m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
@@ -545,7 +546,8 @@ class HostModel {
       }
       if (trn == kTrnSite || trn == kTrnSliderCrank) {  // (sim/transmission.h)
         if (m.actuator_trnid2.empty() || m.actuator_gear6.empty() || m.actuator_cranklength.empty())
-          fail("actuator " + str(a) + ": a site or slider-crank transmission needs actuator_trnid2, _gear6 and "
+          fail("actuator " + str(a) +
+               ": a site or slider-crank transmission needs actuator_trnid2, _gear6 and "
                "_cranklength");
         const int j2 = m.actuator_trnid2[as];
         if (j < 0 || j >= m.nsite) fail("actuator " + str(a) + " drives site " + str(j));

@@ -36,7 +36,7 @@ namespace rlt {
 template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
-  tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
+  tendon_forward(m, d);           // lengths, moments, tendon springs and dampers (sim/tendon.h)
   transmission_kinematics(m, d);  // site and slider-crank lengths and moments (sim/transmission.h)
   actuator_forces(m, d, ctrl);
   clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)

@@ -328,16 +328,18 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensActuatorPos: {
         const int j = m.actuator_trnid[id];
         const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = moment_transmission(m, id) ? d.actuator_length[id]
-                                            : m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
+        out[0] = moment_transmission(m, id)
+                     ? d.actuator_length[id]
+                     : m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
         vec3 = false;
         break;
       }
       case kSensActuatorVel: {
         const int j = m.actuator_trnid[id];
         const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = moment_transmission(m, id) ? moment_velocity(m, d, id)
-                                            : m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
+        out[0] = moment_transmission(m, id)
+                     ? moment_velocity(m, d, id)
+                     : m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
         vec3 = false;
         break;
       }

@@ -107,7 +107,8 @@ RLT_HD void transmission_kinematics(const ModelView<T>& m, const DataView<T>& d)
       // the axis turns with the slider's body (Jz = Jr x z), the crank site moves relative to the slider site
       for (int i = last_dof(m, bs); i >= 0; i = m.dof_parentid[i])
         row[i] += dot(dlda, cross(Vec3<T>::load(d.cdof + 6 * i), z)) - dot(dldv, point_jacobian_col(m, d, bs, ps, i));
-      for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i]) row[i] += dot(dldv, point_jacobian_col(m, d, b, p, i));
+      for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i])
+        row[i] += dot(dldv, point_jacobian_col(m, d, b, p, i));
       const T gear = m.actuator_gear[a];
       length *= gear;
       for (int i = 0; i < nv; ++i) row[i] *= gear;
