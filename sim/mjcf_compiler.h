@@ -347,7 +347,8 @@ struct MeshSpec {
 // the shortcut elements (motor, position, velocity, intvelocity, damper) rewrite parts of it as
 // MuJoCo's mjs_setTo* do (read_actuator_attrs); `general` sets the fields directly.
 struct ActuatorSpec {
-  double gear = 1;
+  double gear[6] = {1, 0, 0, 0, 0, 0};
+  double cranklength = 0;  // a slider-crank's rod (MuJoCo's default 0: cranksite refuses it)
   Tri ctrllimited = Tri::kAuto, forcelimited = Tri::kAuto, actlimited = Tri::kAuto;
   double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0}, actrange[2] = {0, 0};
   int gaintype = 0, biastype = 0, dyntype = 0;  // ActuatorGain, ActuatorBias, ActuatorDyn
