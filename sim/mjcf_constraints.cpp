@@ -96,6 +96,11 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("eulerdamp", &m.eulerdamp);
     flag("refsafe", &m.refsafe);
     flag("equality", &m_flags.equality);
+    // Read by the dynamics (Model::actuation, clampctrl, filterparent, sensor; MuJoCo's mjDSBL_*).
+    flag("actuation", &m.actuation);
+    flag("clampctrl", &m.clampctrl);
+    flag("filterparent", &m.filterparent);
+    flag("sensor", &m.sensor);
     // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
     // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
     // and the diagnostics energy, fwdinv, invdiscrete.
@@ -106,8 +111,7 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     const struct {
       const char* name;
       const char* def;
-    } kRefused[] = {{"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
-                    {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
+    } kRefused[] = {{"override", "disable"}, {"sleep", "disable"}, {"diagexact", "disable"}, {"ipc", "disable"}};
     for (const auto& r : kRefused) {
       const char* t = c->Attribute(r.name);
       flag(r.name, nullptr);

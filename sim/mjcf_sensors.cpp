@@ -43,13 +43,24 @@ constexpr SensorKind kSensorKinds[] = {
     {"tendonpos", kSensTendonPos, "tendon", kSensObjTendon, 1},
     {"tendonvel", kSensTendonVel, "tendon", kSensObjTendon, 1},
     {"rangefinder", kSensRangefinder, "site", kSensObjSite, 1},
+    {"jointactuatorfrc", kSensJointActFrc, "joint", kSensObjJoint, 1},
+    {"tendonactuatorfrc", kSensTendonActFrc, "tendon", kSensObjTendon, 1},
+    {"jointlimitpos", kSensJointLimitPos, "joint", kSensObjJoint, 1},
+    {"jointlimitvel", kSensJointLimitVel, "joint", kSensObjJoint, 1},
+    {"jointlimitfrc", kSensJointLimitFrc, "joint", kSensObjJoint, 1},
+    {"tendonlimitpos", kSensTendonLimitPos, "tendon", kSensObjTendon, 1},
+    {"tendonlimitvel", kSensTendonLimitVel, "tendon", kSensObjTendon, 1},
+    {"tendonlimitfrc", kSensTendonLimitFrc, "tendon", kSensObjTendon, 1},
+    {"ballquat", kSensBallQuat, "joint", kSensObjJoint, 4},
+    {"ballangvel", kSensBallAngVel, "joint", kSensObjJoint, 3},
 };
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
     "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site, data=\"dist\"), contact "
-    "(data=\"found\", geom1 and geom2)";
+    "(data=\"found\", geom1 and geom2), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
+    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -110,9 +121,13 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n.compare(0, 6, "tendon") == 0)
-        fail(e, "tendon sensors other than tendonpos and tendonvel are not supported");
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
+      if (n == "clock") fail(e, "clock sensors are not supported (the simulation time is not part of the state)");
+      if (n == "e_potential" || n == "e_kinetic")
+        fail(e, n + " sensors are not supported (the energy flag's quantities are not computed)");
+      if (n == "framelinacc" || n == "frameangacc" || n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
+          n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
+        fail(e, n + " sensors are not supported");
       unsupported_element(e, kSupported);
     }
     no_children(e);
@@ -152,9 +167,24 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
       objid = lookup(objtype, *obj, kind->attr);
-      if (objtype == kSensObjJoint && m.jnt_type[static_cast<size_t>(objid)] != kJointHinge &&
-          m.jnt_type[static_cast<size_t>(objid)] != kJointSlide)
-        a.fail("joint " + quoted(*obj) + " must be a hinge or slide joint (as MuJoCo)");
+      const size_t o = static_cast<size_t>(objid);
+      const bool ball_sensor = kind->type == kSensBallQuat || kind->type == kSensBallAngVel;
+      if (objtype == kSensObjJoint && ball_sensor && m.jnt_type[o] != kJointBall)
+        a.fail("joint " + quoted(*obj) + " must be a ball joint (as MuJoCo)");
+      if (objtype == kSensObjJoint && !ball_sensor && m.jnt_type[o] != kJointHinge && m.jnt_type[o] != kJointSlide)
+        a.fail("joint " + quoted(*obj) + " must be a hinge or slide joint" +
+               (kind->type == kSensJointLimitPos || kind->type == kSensJointLimitVel || kind->type == kSensJointLimitFrc
+                    ? " (ball joint limits are not modelled)"
+                    : " (as MuJoCo)"));
+      // MuJoCo requires a limited object (its own limited, before the limit flag: with
+      // <flag limit="disable"/> the sensor compiles and reads 0).
+      if ((kind->type == kSensJointLimitPos || kind->type == kSensJointLimitVel || kind->type == kSensJointLimitFrc) &&
+          !m.jnt_limited[o] && m_flags.limit)
+        a.fail("joint " + quoted(*obj) + " must be limited (as MuJoCo)");
+      if ((kind->type == kSensTendonLimitPos || kind->type == kSensTendonLimitVel ||
+           kind->type == kSensTendonLimitFrc) &&
+          !m.tendon_limited[o] && m_flags.limit)
+        a.fail("tendon " + quoted(*obj) + " must be limited (as MuJoCo)");
     } else {
       objtype = frame_type("objtype");
       const auto obj = a.text("objname");

@@ -1145,8 +1145,12 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
             std::string::npos);
   EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
             std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<tendonactuatorfrc tendon='a'/>"), "r.xml:2: tendonactuatorfrc: tendon sensors"))
-      << refusal("<tendonactuatorfrc tendon='a'/>");
+  EXPECT_TRUE(starts_with(refusal("<clock/>"), "r.xml:2: clock: clock sensors are not supported")) << refusal("<clock/>");
+  EXPECT_TRUE(starts_with(refusal("<e_kinetic/>"), "r.xml:2: e_kinetic: e_kinetic sensors are not supported"));
+  EXPECT_TRUE(starts_with(refusal("<framelinacc objtype='site' objname='s'/>"), "r.xml:2: framelinacc: framelinacc"));
+  EXPECT_NE(refusal("<ballquat joint='j'/>").find("must be a ball joint"), std::string::npos);
+  EXPECT_NE(refusal("<jointlimitpos joint='j'/>").find("must be limited"), std::string::npos);  // j: not limited
+  EXPECT_NE(refusal("<tendonactuatorfrc tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),
