@@ -3,6 +3,8 @@
 // MuJoCo 3's rules: each sensor reads one named object (a rangefinder its site: sim/ray.h); outputs
 // are laid out in order (sensor_adr); noise is kept (Model::sensor_noise) but not applied, as
 // MuJoCo's mj_step does not apply it; cutoff clamps; user is MuJoCo's user data and is ignored.
+#include <sstream>
+
 #include "sim/mjcf_compiler.h"
 
 namespace rlt::mjcf_detail {
@@ -58,7 +60,7 @@ constexpr SensorKind kSensorKinds[] = {
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site, data=\"dist\"), contact "
+    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, depth), contact "
     "(data=\"found\", geom1 and geom2), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
     "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel";
 
@@ -139,6 +141,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
     a.ignore({"user"});  // MuJoCo's user data
     int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
+    int rf_spec = 1, rf_dim = 1;  // a rangefinder's data fields (MuJoCo's dataspec bits) and their scalars
     // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
     auto lookup = [&](int type, const std::string& obj, const char* attr) {
       const int id = type == kSensObjBody || type == kSensObjXBody ? m.body_id(obj)
@@ -160,8 +163,26 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       // the other data fields (dir, origin, point, normal, depth) are not supported.
       if (a.has("camera"))
         a.fail("attribute \"camera\": camera rangefinders are not supported (no cameras; use site=)");
-      if (const auto data = a.text("data"); data && *data != "dist")
-        a.fail("attribute \"data\": only \"dist\" is supported, got " + quoted(*data));
+      // data: MuJoCo 3's fields in its order (dist, dir, origin, point, normal, depth), kept as its
+      // dataspec bits in sensor_refid; normal is refused (sim/ray.h does not return normals).
+      if (const auto data = a.text("data")) {
+        static const char* const kFields[] = {"dist", "dir", "origin", "point", "normal", "depth"};
+        static const int kDims[] = {1, 3, 3, 3, 3, 1};
+        std::istringstream words(*data);
+        std::string w;
+        int last = -1;
+        rf_spec = 0, rf_dim = 0;
+        while (words >> w) {
+          int f = 0;
+          while (f < 6 && w != kFields[f]) ++f;
+          if (f == 6) a.fail("attribute \"data\": unknown field " + quoted(w) + " (dist, dir, origin, point, depth)");
+          if (f == 4) a.fail("attribute \"data\": the field \"normal\" is not supported (rays do not return normals)");
+          if (f <= last)
+            a.fail("attribute \"data\": fields must be in order: dist, dir, origin, point, normal, depth (as MuJoCo)");
+          last = f, rf_spec |= 1 << f, rf_dim += kDims[f];
+        }
+        if (rf_spec == 0) a.fail("attribute \"data\": no field");
+      }
     }
     if (*kind->attr) {
       const auto obj = a.text(kind->attr);
@@ -197,18 +218,20 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     }
     a.finish();
     check_name(m_sensor_names, "sensor", e, name);
+    int dim = kind->dim;
+    if (kind->type == kSensRangefinder) refid = rf_spec, dim = rf_dim;
     m.sensor_type.push_back(kind->type);
     m.sensor_objtype.push_back(objtype);
     m.sensor_objid.push_back(objid);
     m.sensor_reftype.push_back(reftype);
     m.sensor_refid.push_back(refid);
-    m.sensor_dim.push_back(kind->dim);
+    m.sensor_dim.push_back(dim);
     m.sensor_adr.push_back(m.nsensordata);
     m.sensor_cutoff.push_back(cutoff);
     m.sensor_noise.push_back(noise);
     m.sensor_name.push_back(name);
     m.nsensor++;
-    m.nsensordata += kind->dim;
+    m.nsensordata += dim;
   }
 }
 

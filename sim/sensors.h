@@ -13,7 +13,8 @@
 //
 // The rangefinder casts a ray from its site along the site's z axis to the nearest geom not on the
 // site's body (sim/ray.h, MuJoCo's mj_ray), -1 when none; MuJoCo 3 counts it real-valued, so cutoff
-// clamps it to [-cutoff, cutoff] (a miss reads -cutoff when cutoff < 1).
+// clamps it to [-cutoff, cutoff] (a miss reads -cutoff when cutoff < 1), and so every data field
+// (dist, dir, origin, point, depth) when it has several.
 //
 // Spatial quantities are com-based (sim/dynamics.h) about xpos[body_rootid[b]] where MuJoCo takes
 // subtree_com[body_rootid[b]]; every sensor transforms them to its own point, so the choice cancels.
@@ -539,9 +540,24 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         // MuJoCo's mj_sensorPos: a ray from the site along its z axis, the site's body excluded
         // (sim/ray.h); the geoms have not moved since the position stage, so computing it here,
         // with the other sensors, gives MuJoCo's value.
+        // Its data fields (sensor_refid: MuJoCo's dataspec bits, dist 1, dir 2, origin 4, point 8,
+        // depth 32; normal 16 is refused by the compiler) in MuJoCo's order, as its fill_raydata:
+        // dir and point 0 and depth -1 on a miss.
         const T* mat = d.site_xmat + 9 * id;
         const T dir[3] = {mat[2], mat[5], mat[8]};
-        out[0] = ray_cast(m, d, d.site_xpos + 3 * id, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
+        const T* origin = d.site_xpos + 3 * id;
+        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
+        const bool hit = dist >= T(0);
+        const int spec = rid > 0 ? rid : 1;
+        int k = 0;
+        if (spec & 1) out[k++] = dist;
+        if (spec & 2)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? dir[c] : T(0);
+        if (spec & 4)
+          for (int c = 0; c < 3; ++c) out[k++] = origin[c];
+        if (spec & 8)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? origin[c] + dir[c] * dist : T(0);
+        if (spec & 32) out[k++] = hit ? dist : T(-1);
         vec3 = false;
         break;
       }

@@ -1148,6 +1148,10 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_TRUE(starts_with(refusal("<clock/>"), "r.xml:2: clock: clock sensors are not supported")) << refusal("<clock/>");
   EXPECT_TRUE(starts_with(refusal("<e_kinetic/>"), "r.xml:2: e_kinetic: e_kinetic sensors are not supported"));
   EXPECT_TRUE(starts_with(refusal("<framelinacc objtype='site' objname='s'/>"), "r.xml:2: framelinacc: framelinacc"));
+  EXPECT_NE(refusal("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(refusal("<rangefinder site='s' data='point dist'/>").find("must be in order"), std::string::npos);
+  EXPECT_NE(refusal("<rangefinder site='s' data='far'/>").find("unknown field \"far\""), std::string::npos);
   EXPECT_NE(refusal("<ballquat joint='j'/>").find("must be a ball joint"), std::string::npos);
   EXPECT_NE(refusal("<jointlimitpos joint='j'/>").find("must be limited"), std::string::npos);  // j: not limited
   EXPECT_NE(refusal("<tendonactuatorfrc tendon='a'/>").find("unknown object \"a\""), std::string::npos);
