@@ -104,9 +104,9 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
     // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
     // and the diagnostics energy, fwdinv, invdiscrete.
-    for (const char* n :
-         {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy", "fwdinv", "invdiscrete"})
+    for (const char* n : {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "fwdinv", "invdiscrete"})
       flag(n, nullptr);
+    flag("energy", &m_flags.energy);  // (read by the e_kinetic sensor's compiler check)
     // Not supported away from MuJoCo's default.
     const struct {
       const char* name;

@@ -14,7 +14,7 @@ namespace {
 struct SensorKind {
   const char* name;
   int type;
-  const char* attr;  // the attribute naming the sensed object ("" for frame sensors: objtype/objname)
+  const char* attr;  // the attribute naming the sensed object ("" for frame sensors: objtype/objname; null: none)
   int objtype;
   int dim;
 };
@@ -55,6 +55,8 @@ constexpr SensorKind kSensorKinds[] = {
     {"tendonlimitfrc", kSensTendonLimitFrc, "tendon", kSensObjTendon, 1},
     {"ballquat", kSensBallQuat, "joint", kSensObjJoint, 4},
     {"ballangvel", kSensBallAngVel, "joint", kSensObjJoint, 3},
+    {"e_potential", kSensEPotential, nullptr, kSensObjNone, 1},
+    {"e_kinetic", kSensEKinetic, nullptr, kSensObjNone, 1},
 };
 
 constexpr const char* kSupported =
@@ -62,7 +64,7 @@ constexpr const char* kSupported =
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
     "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, depth), contact "
     "(data=\"found\", geom1 and geom2), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
-    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel";
+    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -125,8 +127,6 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       }
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
       if (n == "clock") fail(e, "clock sensors are not supported (the simulation time is not part of the state)");
-      if (n == "e_potential" || n == "e_kinetic")
-        fail(e, n + " sensors are not supported (the energy flag's quantities are not computed)");
       if (n == "framelinacc" || n == "frameangacc" || n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
           n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
         fail(e, n + " sensors are not supported");
@@ -184,7 +184,16 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         if (rf_spec == 0) a.fail("attribute \"data\": no field");
       }
     }
-    if (*kind->attr) {
+    if (!kind->attr) {
+      // e_potential, e_kinetic: no object (MuJoCo computes them on demand). Under the energy flag
+      // MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity stage (its
+      // lazy flag is cleared only there), the kinetic energy one step late: not modelled.
+      objid = -1;
+      if (kind->type == kSensEKinetic && m_flags.energy)
+        a.fail(
+            "e_kinetic with <flag energy=\"enable\"/> is not supported (MuJoCo 3 then reports the previous step's "
+            "kinetic energy)");
+    } else if (*kind->attr) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
       objid = lookup(objtype, *obj, kind->attr);

@@ -88,6 +88,8 @@ enum SensorType : int {
   kSensTendonLimitFrc,
   kSensBallQuat,    // a ball joint's qpos quaternion, normalized
   kSensBallAngVel,  // a ball joint's qvel (3)
+  kSensEPotential,  // gravity and spring (joint, tendon) potential energy (MuJoCo's mj_energyPos)
+  kSensEKinetic,    // 1/2 qvel^T M qvel (mj_energyVel)
   kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {

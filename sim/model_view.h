@@ -565,7 +565,8 @@ class HostModel {
       const size_t is = static_cast<size_t>(i);
       if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] >= kNumSensorTypes)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
-      if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
+      if (m.sensor_objtype[is] != kSensObjNone &&  // (none: e_potential, e_kinetic, objid -1)
+          (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is])))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");
       if (m.sensor_reftype[is] != kSensObjNone &&
           (m.sensor_refid[is] < 0 || m.sensor_refid[is] >= count(m.sensor_reftype[is])))

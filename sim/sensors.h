@@ -441,6 +441,19 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensBallAngVel:
         v = Vec3<T>::load(d.qvel + m.jnt_dofadr[id]);
         break;
+      case kSensEPotential: {  // MuJoCo's mj_energyPos: gravity, joint springs, tendon springs (deadband)
+        T e = potential_energy(m, d) + spring_energy(m, d);
+        for (int t = 0; t < m.ntendon; ++t) {
+          const T L = d.ten_length[t], lo = m.tendon_lengthspring[2 * t], hi = m.tendon_lengthspring[2 * t + 1];
+          const T x = L > hi ? L - hi : L < lo ? L - lo : T(0);
+          e += T(0.5) * m.tendon_stiffness[t] * x * x;
+        }
+        out[0] = e, vec3 = false;
+        break;
+      }
+      case kSensEKinetic:
+        out[0] = kinetic_energy(m, d), vec3 = false;
+        break;
       case kSensFramePos:
       case kSensFrameXAxis:
       case kSensFrameYAxis:

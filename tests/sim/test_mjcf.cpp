@@ -1146,7 +1146,12 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
             std::string::npos);
   EXPECT_TRUE(starts_with(refusal("<clock/>"), "r.xml:2: clock: clock sensors are not supported")) << refusal("<clock/>");
-  EXPECT_TRUE(starts_with(refusal("<e_kinetic/>"), "r.xml:2: e_kinetic: e_kinetic sensors are not supported"));
+  EXPECT_TRUE(starts_with(refusal("<geomdist geom1='a' geom2='b'/>"), "r.xml:2: geomdist: geomdist sensors are not"));
+  EXPECT_EQ(parse_mjcf(body + "<sensor><e_potential/><e_kinetic cutoff='2'/></sensor></mujoco>", "e.xml").nsensordata, 2);
+  EXPECT_NE(error_of("<mujoco><option><flag energy='enable'/></option><worldbody/><sensor><e_kinetic/></sensor>"
+                          "</mujoco>")
+                .find("the previous step's kinetic energy"),
+            std::string::npos);
   EXPECT_TRUE(starts_with(refusal("<framelinacc objtype='site' objname='s'/>"), "r.xml:2: framelinacc: framelinacc"));
   EXPECT_NE(refusal("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
             std::string::npos);
