@@ -42,7 +42,7 @@ def main():
         d = mujoco.MjData(m)
         if seed is None:
             ctrls = np.tile([0.3 + 0.2 * i for i in range(m.nu)], (steps, 1))
-            ctrl_args = [repr(c) for c in ctrls[0]] if m.nu else []
+            ctrl_args = [repr(float(c)) for c in ctrls[0]] if m.nu else []
         else:
             rng = np.random.default_rng(seed)
             lo = np.where(m.actuator_ctrllimited, m.actuator_ctrlrange[:, 0], -1.0)
