@@ -96,18 +96,22 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("eulerdamp", &m.eulerdamp);
     flag("refsafe", &m.refsafe);
     flag("equality", &m_flags.equality);
+    // Read by the dynamics (Model::actuation, clampctrl, filterparent, sensor; MuJoCo's mjDSBL_*).
+    flag("actuation", &m.actuation);
+    flag("clampctrl", &m.clampctrl);
+    flag("filterparent", &m.filterparent);
+    flag("sensor", &m.sensor);
     // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
     // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
     // and the diagnostics energy, fwdinv, invdiscrete.
-    for (const char* n :
-         {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy", "fwdinv", "invdiscrete"})
+    for (const char* n : {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "fwdinv", "invdiscrete"})
       flag(n, nullptr);
+    flag("energy", &m_flags.energy);  // (read by the e_kinetic sensor's compiler check)
     // Not supported away from MuJoCo's default.
     const struct {
       const char* name;
       const char* def;
-    } kRefused[] = {{"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
-                    {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
+    } kRefused[] = {{"override", "disable"}, {"sleep", "disable"}, {"diagexact", "disable"}, {"ipc", "disable"}};
     for (const auto& r : kRefused) {
       const char* t = c->Attribute(r.name);
       flag(r.name, nullptr);
