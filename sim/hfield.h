@@ -26,6 +26,7 @@
 
 #include "sim/common.h"
 #include "sim/convex.h"
+#include "sim/mjccd.h"
 #include "sim/model_view.h"
 #include "sim/spatial.h"
 
@@ -48,6 +49,107 @@ struct Prism {
       if (d > bd) bd = d, best = start + i;
     }
     return v[best];
+  }
+};
+
+// MuJoCo's mjCCDObj of one prism (mjc_prism_support, mjc_center) for sim/mjccd.h: no margin (the
+// active margin is in its top), no vertex ids (MuJoCo's prism support leaves vertindex at -1).
+template <class T>
+struct CcdPrism {
+  T v[6][3];
+  T margin = T(0);
+  int vertindex = -1;
+  bool discrete = true;
+  RLT_HD void support(T res[3], const T dir[3]) const {
+    const int start = dir[2] < T(0) ? 0 : 3;
+    int best = start;
+    T bd = mjccd::v3::dot(v[start], dir);
+    for (int i = 1; i < 3; ++i) {
+      const T d = mjccd::v3::dot(v[start + i], dir);
+      if (d > bd) best = start + i, bd = d;
+    }
+    mjccd::v3::copy(res, v[best]);
+  }
+  RLT_HD void center(T res[3]) const {
+    res[0] = res[1] = res[2] = T(0);
+    for (int i = 0; i < 6; ++i) res[0] += v[i][0], res[1] += v[i][1], res[2] += v[i][2];
+    mjccd::v3::scl(res, res, T(1.0 / 6.0));
+  }
+};
+
+// MuJoCo's mjCCDObj of the geom in the field's frame (engine_collision_convex.c's support
+// functions: sphere, capsule, ellipsoid, cylinder, box with its corner id, a mesh's hull by
+// exhaustive search with its vertex id); margin: the pair's active margin, half of it added by
+// sim/mjccd.h's support().
+template <class T>
+struct CcdGeom {
+  int type;
+  T pos[3], mat[9], size[3];
+  T margin;
+  int vertindex = -1;
+  bool discrete;
+  const T* vert = nullptr;    // mesh: mesh_vert + 3 mesh_vertadr
+  const int* hull = nullptr;  // mesh: mesh_graph + mesh_graphadr
+  RLT_HD void center(T res[3]) const { mjccd::v3::copy(res, pos); }
+  RLT_HD void to_global(T res[3], const T l[3]) const {
+    res[0] = mat[0] * l[0] + mat[1] * l[1] + mat[2] * l[2];
+    res[1] = mat[3] * l[0] + mat[4] * l[1] + mat[5] * l[2];
+    res[2] = mat[6] * l[0] + mat[7] * l[1] + mat[8] * l[2];
+    res[0] += pos[0], res[1] += pos[1], res[2] += pos[2];
+  }
+  RLT_HD void support(T res[3], const T dir[3]) {
+    if (type == kGeomSphere) {
+      for (int i = 0; i < 3; ++i) res[i] = size[0] * dir[i] + pos[i];
+      return;
+    }
+    T l[3], s[3];
+    mjccd::v3::mul_mat_t_vec(l, mat, dir);
+    switch (type) {
+      case kGeomCapsule:
+        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[0];
+        s[2] += l[2] >= T(0) ? size[1] : -size[1];
+        break;
+      case kGeomEllipsoid: {
+        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[i];
+        const T n2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+        if (n2 < mjccd::Limits<T>::minval2) {
+          for (int i = 0; i < 3; ++i) res[i] = mat[3 * i] * size[0] + pos[i];
+          return;
+        }
+        const T inv = T(1) / m_sqrt(n2);
+        for (int i = 0; i < 3; ++i) s[i] *= inv * size[i];
+        break;
+      }
+      case kGeomCylinder: {
+        const T n2 = l[0] * l[0] + l[1] * l[1];
+        const T scl = n2 >= mjccd::Limits<T>::minval2 ? size[0] / m_sqrt(n2) : T(0);
+        s[0] = scl * l[0], s[1] = scl * l[1];
+        s[2] = l[2] >= T(0) ? size[1] : -size[1];
+        break;
+      }
+      case kGeomMesh: {  // MuJoCo's exhaustive search, warm-started at the last vertex
+        const int nv = hull[0];
+        const int* ids = hull + 2 + nv;
+        int imax = 0;
+        T best = T(-3.402823466e38);
+        if (vertindex >= 0) {
+          imax = vertindex;
+          best = mjccd::v3::dot(l, vert + 3 * imax);
+        }
+        for (int i = 0; i < nv; ++i) {
+          const T d = mjccd::v3::dot(l, vert + 3 * ids[i]);
+          if (d > best) best = d, imax = ids[i];
+        }
+        vertindex = imax;
+        mjccd::v3::copy(s, vert + 3 * imax);
+        break;
+      }
+      default:  // box
+        for (int i = 0; i < 3; ++i) s[i] = l[i] >= T(0) ? size[i] : -size[i];
+        vertindex = (s[0] > T(0) ? 1 : 0) | (s[1] > T(0) ? 2 : 0) | (s[2] > T(0) ? 4 : 0);
+        break;
+    }
+    to_global(res, s);
   }
 };
 
@@ -192,8 +294,13 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   const int cmax = cell(m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
   const int rmin = cell(m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
   const int rmax = cell(m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
-  convex::Shape<T> b = shape;
-  b.inflate = T(0.5) * margin;
+  hfield_detail::CcdGeom<T> obj;
+  obj.type = m.geom_type[g], obj.margin = margin;
+  obj.discrete = obj.type == kGeomBox || obj.type == kGeomMesh;
+  lp.store(obj.pos), lr.store(obj.mat);
+  for (int k = 0; k < 3; ++k) obj.size[k] = m.geom_size[3 * g + k];
+  obj.vert = shape.vert, obj.hull = shape.hull;
+  hfield_detail::CcdPrism<T> pv;
   const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);
   hfield_detail::Prism<T> p;
   // MuJoCo's addPrismVert: shift the triangle by one vertex, the new one last.
@@ -225,7 +332,7 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
           Vec3<T> qs, qp;
           if (hfield_detail::segment_prism(p, ca, cb, &qs, &qp)) {
             const T dist = norm(qs - qp);
-            if (dist > T(1e-6)) {  // MuJoCo's shallow case (ccd_tolerance); else the collider
+            if (dist > m.ccd_tolerance) {  // MuJoCo's shallow case; else the full shape
               const T rr = radius + T(0.5) * margin;
               if (dist < rr) {
                 const Vec3<T> nl = (T(1) / dist) * (qs - qp);
@@ -236,15 +343,18 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
             }
           }
         }
-        convex::Penetration<T> pen;
-        const bool hit = convex::penetration(p, b, &pen);
-        if (!hit) continue;
-        // MuJoCo's normal: the witness points' difference (more accurate than EPA's face normal
-        // where the geom's curved surface meets a prism's vertex or edge).
-        const Vec3<T> w = pen.pa - pen.pb;
-        const T lw = norm(w);
-        const Vec3<T> nl = lw > T(1e-12) ? (T(1) / lw) * w : pen.normal;
-        emit(c1 + r1 * (T(0.5) * (pen.pa + pen.pb)), r1 * nl, pen.depth - margin);
+        // MuJoCo's nativeccd (sim/mjccd.h): the prism (object 1) against the geom (object 2, in
+        // the field's frame, inflated by half the active margin), one contact where the witness
+        // points' signed distance is negative.
+        for (int k = 0; k < 6; ++k) pv.v[k][0] = p.v[k].x, pv.v[k][1] = p.v[k].y, pv.v[k][2] = p.v[k].z;
+        mjccd::Status<T> st;
+        if (!(mjccd::ccd(&st, pv, obj, m.ccd_iterations, m.ccd_tolerance) < T(0))) continue;
+        T pos[3], nrm[3];
+        mjccd::v3::add(pos, st.x1, st.x2);
+        mjccd::v3::scl(pos, pos, T(0.5));
+        mjccd::v3::sub(nrm, st.x1, st.x2);
+        mjccd::v3::normalize(nrm);
+        emit(c1 + r1 * Vec3<T>{pos[0], pos[1], pos[2]}, r1 * Vec3<T>{nrm[0], nrm[1], nrm[2]}, -st.dist - margin);
         if (++n >= kHFieldMaxContacts) return;
       }
     }
