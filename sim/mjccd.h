@@ -897,7 +897,11 @@ RLT_HD int epa(Status<T>* st, Polytope<T>* pt, A& a, B& b) {
     const T upper_k = v3::dot(pt->faces[face].v, w->vert) / lower;
     if (upper_k < upper) upper = upper_k, upper2 = upper * upper;
     if (upper - lower < tolerance) {
-      if (k == 0 && upper < lower - T(1e-10)) face = -1;
+      // No contact when the first support point lies below the face (MuJoCo: by more than 1e-10;
+      // float's rounding of upper alone reaches that at millimetre depths, so float allows 1e-5 of
+      // the depth more, else a shallow contact at rest comes and goes).
+      const T slack = sizeof(T) == sizeof(float) ? T(1e-10) + T(1e-5) * lower : T(1e-10);
+      if (k == 0 && upper < lower - slack) face = -1;
       break;
     }
     if (discrete) {

@@ -73,8 +73,8 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
     a.fail(
         "fluid forces (density, viscosity) with integrator=\"implicitfast\" are not supported (their velocity "
         "derivative is not modelled); use Euler or RK4");
-  // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, convex and
-  // SDF collisions of meshes, sleeping): no effect here.
+  // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, SDF
+  // collisions, sleeping): no effect here.
   a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});
   if (const auto groups = a.text("actuatorgroupdisable");
       groups && groups->find_first_not_of(" \t\r\n") != std::string::npos)
