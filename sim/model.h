@@ -143,6 +143,10 @@ struct Model {
   // Fluid forces (MuJoCo's inertia-box model; sim/dynamics.h fluid_forces): MJCF option density
   // (kg/m^3), viscosity (Pa s), wind (m/s, world); all 0: none.
   double density = 0, viscosity = 0, wind[3] = {0, 0, 0};
+  // MuJoCo's native convex collision (sim/mjccd.h, the height fields' prisms): MJCF option
+  // ccd_iterations (GJK's and EPA's most iterations, at most mjccd::kMaxIterations) and ccd_tolerance
+  int ccd_iterations = 35;
+  double ccd_tolerance = 1e-6;
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -93,6 +93,8 @@ struct ModelView {
   // 0/1: MuJoCo's disable flags (Model::actuation, clampctrl, filterparent, sensor off); 0 is MuJoCo's default
   int disable_actuation, disable_clampctrl, disable_filterparent, disable_sensor;
   T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
+  int ccd_iterations;             // MuJoCo's nativeccd (sim/mjccd.h): GJK's and EPA's most iterations
+  T ccd_tolerance;                // ... and their tolerance
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -272,6 +274,8 @@ class HostModel {
     m_view.disable_filterparent = model.filterparent ? 0 : 1, m_view.disable_sensor = model.sensor ? 0 : 1;
     m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
     for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
+    m_view.ccd_iterations = model.ccd_iterations;
+    m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
     m_view.has_gravcomp = 0;
     for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
     m_view.nu = model.nu;
