@@ -46,7 +46,8 @@
 //   An elliptic contact's rows are one block (elliptic_update: a step along its force, or from
 //   rest along the projected steepest descent, then the friction with the normal held, MuJoCo's
 //   QCQP). Models with elliptic cones, condim 4/6 or a weld (m.use_newton) stop Gauss-Seidel after 100
-//   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish).
+//   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish); in double every
+//   model finishes with them after Gauss-Seidel has converged (the MuJoCo comparisons' precision).
 //   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
 //   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
 //   qfrc_constraint = J^T f; then, as MuJoCo's Euler with eulerdamp, the step's acceleration
@@ -1114,7 +1115,13 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
   const bool elliptic = m.cone == kConeElliptic;
   int sweep = 0;
-  // (with Newton steps to follow, Gauss-Seidel only gives them their start)
+  // Newton steps finish the solve of models that need them (m.use_newton) and, in double, of every
+  // model: double is what is checked against MuJoCo, and Gauss-Seidel's stopping point (1e-10 of
+  // the largest residual) leaves an ill-conditioned problem (dozens of soft contact rows, as on
+  // height fields) up to 1e-5 relative off the optimum in qacc, where MuJoCo's Newton stops within
+  // 1e-11. From the converged sweeps one or two Newton steps reach it; float keeps Gauss-Seidel alone.
+  const bool polish = m.use_newton || sizeof(T) == sizeof(double);
+  // (with Newton steps to follow for m.use_newton, Gauss-Seidel only gives them their start)
   const int sweeps = m.use_newton ? 100 : max_sweeps<T>();
   while (nr > 0 && sweep < sweeps) {
     ++sweep;
@@ -1145,7 +1152,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     }
     if (!(largest > stop)) break;
   }
-  if (m.use_newton && nr > 0) {
+  if (polish && nr > 0) {
     constraint_acceleration(m, d, nr);  // Newton starts from the Gauss-Seidel forces' acceleration
     newton_polish(m, d, nr);
     factor_mass_load(m, d, T(0));  // (newton_polish took qLD for its Hessian)
