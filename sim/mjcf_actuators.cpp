@@ -36,8 +36,6 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       for (size_t k = 0; k < m.tendon_name.size() && jid < 0 && !tendon->empty(); ++k)
         if (m.tendon_name[k] == *tendon) jid = static_cast<int>(k);
       if (jid < 0) a.fail("unknown tendon " + quoted(*tendon));
-      if (m.integrator == kIntImplicitFast)
-        a.fail("a tendon actuator under integrator=\"implicitfast\" is not supported (its derivative is not diagonal)");
     } else {
       jid = m.joint_id(*joint);
       if (jid < 0) a.fail("unknown joint " + quoted(*joint));
