@@ -55,9 +55,10 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nv_deriv) written by `stage`. From this list come
-// DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
-// so keep new ones at the end) and data_view.
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nv_deriv (nv
+// under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
+// DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
+// the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
   /* state and inputs */                                                                                             \
   X(qpos, nq, state, "joint positions")                                                                              \
@@ -134,10 +135,10 @@ namespace rlt {
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
-// builds the rows, the solver, noslip and the sensors of that substep read them), so a batch keeps it out
-// of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each
-// thread that steps envs a workspace of its own, used by one env at a time (BatchRows below). The
-// count of rows (nefc) stays in the row.
+// builds the rows, the solver, noslip and the sensors of that substep read them; implicitfast builds
+// and uses its qDeriv within a substep), so a batch keeps it out of the env rows: DataLayout places
+// these fields after DataLayout::row, and a batch gives each thread that steps envs a workspace of
+// its own, used by one env at a time (BatchRows below). The count of rows (nefc) stays in the row.
 #define RLT_DATA_WORKSPACE(X)                                                                                        \
   X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
   X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
@@ -147,9 +148,9 @@ namespace rlt {
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
   X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
   X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
-    "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "     \
+    "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
     "(qM's lower pattern; sim/physics_step.h)")                                                                      \
-  X(qDeriv_rows, 6 * nv_deriv, velocity_derivative,                                                                 \
+  X(qDeriv_rows, 6 * nv_deriv, velocity_derivative,                                                                  \
     "implicitfast: the rows J of a J^T B J term of qDeriv (an actuator's moment, a body's com Jacobian)")
 
 // Every field: the row's, then the workspace's.
@@ -576,8 +577,8 @@ RLT_HD void fluid_forces(const ModelView<T>& m, const DataView<T>& d) {
       for (int k = 0; k < 3; ++k) {
         const T bj = box[(k + 1) % 3], bk = box[(k + 2) % 3];
         force[k] -= T(0.5) * m.density * bj * bk * (f.v[k] < T(0) ? -f.v[k] : f.v[k]) * f.v[k];
-        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) *
-                     (f.w[k] < T(0) ? -f.w[k] : f.w[k]) * f.w[k] / T(64);
+        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * (f.w[k] < T(0) ? -f.w[k] : f.w[k]) *
+                     f.w[k] / T(64);
       }
     }
     apply_force_torque(m, d, b, f.com, f.R * Vec3<T>{force[0], force[1], force[2]},
@@ -612,7 +613,8 @@ RLT_HD void fluid_velocity_derivative(const ModelView<T>& m, const DataView<T>& 
     T B[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
     if (m.viscosity > T(0)) {
       const T diam = (box[0] + box[1] + box[2]) / T(3);
-      for (int k = 0; k < 3; ++k) B[k] += -pi * diam * diam * diam * m.viscosity, B[3 + k] += -T(3) * pi * diam * m.viscosity;
+      for (int k = 0; k < 3; ++k)
+        B[k] += -pi * diam * diam * diam * m.viscosity, B[3 + k] += -T(3) * pi * diam * m.viscosity;
     }
     if (m.density > T(0)) {
       for (int k = 0; k < 3; ++k) {

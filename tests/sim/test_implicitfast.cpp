@@ -36,8 +36,8 @@ std::vector<double> smooth_velocity_forces(Sim<double>& s, const std::vector<dou
 // kv, affine gains) or |v| v (fluid drag, smooth away from 0; no body's velocity there is 0), so the
 // central difference is exact but for rounding (measured: worst 1.5e-9 against entries up to 13).
 TEST(ImplicitFast, VelocityDerivativeMatchesFiniteDifferences) {
-  for (const char* file : {"implicitfast/tendon_damping.xml", "implicitfast/tendon_actuators.xml",
-                           "implicitfast/fluid.xml"}) {
+  for (const char* file :
+       {"implicitfast/tendon_damping.xml", "implicitfast/tendon_actuators.xml", "implicitfast/fluid.xml"}) {
     const Model model = load_mjcf(mjcf_data(file));
     Sim<double> s(model);
     const int nv = s.nv(), key = model.key_id("moving");
