@@ -61,10 +61,8 @@ Runtime::Runtime(const std::string& want, int cpu_threads, const std::string& co
 
 Runtime::Runtime(const Placement& placement, int cpu_threads, int local_rank) : m_cpu(cpu_threads) {
   m_force_copies = placement.force_copies;
-  for (const auto& [want, from] : {std::pair(placement.env, placement.env_from),
-                                   std::pair(placement.learner, placement.learner_from)})
-    if (want != "auto" && want != "cpu" && want != "cuda")
-      throw ConfigError(from + ": expected auto, cpu or cuda, got \"" + want + "\"");
+  check_device_flag(placement.env_from, placement.env);
+  check_device_flag(placement.learner_from, placement.learner);
   const bool env_gpu = placement.env != "cpu", learner_gpu = placement.learner != "cpu";
   if (!env_gpu && !learner_gpu) return;
   const CudaProbe probe = probe_cuda();

@@ -36,7 +36,8 @@ Placement config_placement(const Config& cfg);
 // The placement of the flags --device, --env-device and --learner-device (eval, bench): each
 // checked, the empty ones taking --device's.
 Placement flag_placement(const std::string& device, const std::string& env_device, const std::string& learner_device);
-// ConfigError "<flag>: expected one of auto, cpu, cuda, got "<value>"" unless value is one of them.
+// ConfigError "<flag>: expected one of auto, cpu, cuda, got "<value>"" unless value is one of them
+// (flag: a CLI flag, or where a config value came from, e.g. "run.toml: train.env_device").
 void check_device_flag(const std::string& flag, const std::string& value);
 
 class Runtime final : public HostCopies {

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/evaluate.h"  // resolve_checkpoint_path
 #include "apps/memory_budget.h"
 #include "apps/runtime.h"
 #include "apps/tensorboard.h"
@@ -213,6 +214,31 @@ void trim_metrics(const std::string& path, std::int64_t iteration) {
 }
 
 // The resolved config of a run (TrainOptions over the config file or the run being resumed), checked
+// train.init_from's checkpoint (a file, or a run directory's latest), errors naming the key.
+Checkpoint read_init_checkpoint(const Config& cfg) {
+  const std::string key = cfg.source + ": train.init_from: ";
+  try {
+    return read_checkpoint(resolve_checkpoint_path(cfg.train.init_from));
+  } catch (const CheckpointError& e) {
+    throw CheckpointError(key + e.what());
+  }
+}
+
+// Loads a checkpoint's policy (weights, observation normalizer) into the learner; a checkpoint of
+// another observation or action size, or another network, is refused naming the key, the file and
+// the tensor.
+void init_policy_from(const Config& cfg, const Checkpoint& ckpt, Learner& learner) {
+  try {
+    // Same shapes, another function: refused too (the shapes cannot tell).
+    if (ckpt.config.policy.activation != cfg.policy.activation)
+      throw CheckpointError(ckpt.file.source + ": its policy.activation is \"" + ckpt.config.policy.activation +
+                            "\", this run's is \"" + cfg.policy.activation + "\"");
+    restore_checkpoint(ckpt, learner, LearnerLoad::kModel, nullptr, nullptr);
+  } catch (const CheckpointError& e) {
+    throw CheckpointError(cfg.source + ": train.init_from: " + e.what());
+  }
+}
+
 // before anything is written. ckpt_path: the checkpoint to resume from (empty when starting).
 Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
   Config cfg;
@@ -502,6 +528,7 @@ TrainResult train(const TrainOptions& opts) {
   std::unique_ptr<VecEnv> env;
   std::unique_ptr<Learner> learner;
   std::optional<Checkpoint> ckpt;
+  std::optional<Checkpoint> init_policy;  // train.init_from's checkpoint, until it is loaded
   std::string fingerprint;
   std::exception_ptr error;
   TrainProgress progress;
@@ -529,9 +556,15 @@ TrainResult train(const TrainOptions& opts) {
                               (saved == 1 ? " process" : " processes") + ", this call has " +
                               std::to_string(world_size) + "; resume it with " +
                               (saved == 1 ? "one process (no mpirun)" : "mpirun -np " + std::to_string(saved)));
-      restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, false, env.get(), &progress);
-    } else if (lead) {
-      claim_run_dir(fs::path(opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir), opts.restart);
+      restore_checkpoint(checkpoint_for_rank(*ckpt, rank), *learner, LearnerLoad::kAll, env.get(), &progress);
+    } else {
+      // train.init_from: read and tried on the learner here, so that a bad file stops the run before
+      // its directory is claimed; loaded for good after start() below.
+      if (!cfg.train.init_from.empty()) {
+        init_policy = read_init_checkpoint(cfg);
+        init_policy_from(cfg, *init_policy, *learner);
+      }
+      if (lead) claim_run_dir(fs::path(opts.run_dir.empty() ? default_run_dir(cfg) : opts.run_dir), opts.restart);
     }
     if (world_size > 1) fingerprint = job_fingerprint(cfg, *rt_ptr, *env, *learner, ckpt ? &*ckpt : nullptr);
   } catch (...) {
@@ -547,6 +580,10 @@ TrainResult train(const TrainOptions& opts) {
     allreduce_note = why.empty() ? "allreduce: NCCL" : "allreduce through the host (" + why + ")";
   }
   if (!resuming) learner->start(cfg.train.seed);  // collective in a job (normalizer moments, weights)
+  if (init_policy) {
+    init_policy_from(cfg, *init_policy, *learner);  // every process reads the same file: the job agrees
+    init_policy.reset();
+  }
   // A job's iteration takes batch env steps on every process; train.total_env_steps counts them all.
   const std::int64_t batch = learner->batch_size() * world_size;
   const std::int64_t num_iterations = (cfg.train.total_env_steps + batch - 1) / batch;

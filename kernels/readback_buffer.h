@@ -9,7 +9,8 @@
 //   const T* wait()              waits on that event only (not the stream, not the device) and
 //                                returns the host copy: valid until the next target()/start()
 // A second target()/start() before wait() replaces the first (stream order keeps the two apart;
-// growing either buffer first waits for the copy in flight). Move-only; frees without throwing.
+// growing either buffer first waits for the copy in flight). Move-only (its members are); frees
+// without throwing. Page-locked memory and the event: kernels/pinned.h.
 // Plain C++ (needs only cuda_runtime_api.h), so host-only code can hold one.
 #pragma once
 
@@ -18,10 +19,10 @@
 #include <cstddef>
 #include <stdexcept>
 #include <type_traits>
-#include <utility>
 
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
+#include "kernels/pinned.h"
 #include "sim/common.h"
 
 namespace rlt {
@@ -31,26 +32,9 @@ class ReadbackBuffer {
   static_assert(std::is_trivially_copyable<T>::value, "copied as bytes");
 
  public:
-  ReadbackBuffer() = default;
-  ReadbackBuffer(const ReadbackBuffer&) = delete;
-  ReadbackBuffer& operator=(const ReadbackBuffer&) = delete;
-  ReadbackBuffer(ReadbackBuffer&& o) noexcept
-      : m_device(std::move(o.m_device)),
-        m_host(std::exchange(o.m_host, nullptr)),
-        m_host_capacity(std::exchange(o.m_host_capacity, 0)),
-        m_done(std::exchange(o.m_done, nullptr)),
-        m_pending(std::exchange(o.m_pending, false)) {}
-  ~ReadbackBuffer() {
-    if (m_done) {
-      if (m_pending) cudaEventSynchronize(m_done);  // the DMA must not outlive the pinned buffer
-      cudaEventDestroy(m_done);
-    }
-    if (m_host) cudaFreeHost(m_host);
-  }
-
   T* target(i64 n) {
     if (m_device.size() < n) {
-      settle();  // the copy in flight reads the old scratch
+      m_done.wait();  // the copy in flight reads the old scratch
       m_device.resize(n);
     }
     return m_device.data();
@@ -60,39 +44,27 @@ class ReadbackBuffer {
   void start(const Exec& exec, i64 n) {
     if (n <= 0) return;
     if (n > m_device.size()) throw std::logic_error("ReadbackBuffer::start: more than target() was asked for");
-    if (n > m_host_capacity) {
-      settle();  // the copy in flight writes the old pinned buffer
-      if (m_host) cudaFreeHost(m_host);
-      m_host = nullptr, m_host_capacity = 0;
-      RLT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_host), sizeof(T) * static_cast<size_t>(n)));
-      m_host_capacity = n;
+    if (n > m_host.size()) {
+      m_done.wait();  // the copy in flight writes the old pinned buffer
+      m_host.resize(n);
     }
-    if (!m_done) RLT_CUDA_CHECK(cudaEventCreateWithFlags(&m_done, cudaEventDisableTiming));
-    RLT_CUDA_CHECK(cudaMemcpyAsync(m_host, m_device.data(), sizeof(T) * static_cast<size_t>(n), cudaMemcpyDeviceToHost,
-                                   exec.stream()));
-    RLT_CUDA_CHECK(cudaEventRecord(m_done, exec.stream()));
-    exec.count_async_copy_to_host(sizeof(T) * static_cast<size_t>(n));
-    m_pending = true;
+    const size_t bytes = sizeof(T) * static_cast<size_t>(n);
+    RLT_CUDA_CHECK(cudaMemcpyAsync(m_host.data(), m_device.data(), bytes, cudaMemcpyDeviceToHost, exec.stream()));
+    m_done.record(exec);
+    exec.count_async_copy_to_host(bytes);
   }
 
   const T* wait() {
-    settle();
-    return m_host;
+    m_done.wait();
+    return m_host.data();
   }
 
  private:
-  void settle() {
-    if (m_pending) {
-      m_pending = false;
-      RLT_CUDA_CHECK(cudaEventSynchronize(m_done));
-    }
-  }
-
+  // Declared in this order so that the event (waited for if a copy is pending) is destroyed
+  // before the memory the copy reads and writes.
   DeviceBuffer<T> m_device;  // what the producer writes
-  T* m_host = nullptr;       // cudaMallocHost, its page-locked twin
-  i64 m_host_capacity = 0;
-  cudaEvent_t m_done = nullptr;
-  bool m_pending = false;  // a copy was queued and not yet waited for
+  PinnedBuffer<T> m_host;    // its page-locked twin
+  CudaEvent m_done;          // recorded after the copy
 };
 
 }  // namespace rlt

@@ -291,12 +291,12 @@ void restore_policy(const Checkpoint& ckpt, Policy& policy) {
   }
 }
 
-void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
+void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, LearnerLoad what, VecEnv* env,
                         TrainProgress* progress) {
   const std::string& src = ckpt.file.source;
   const std::vector<NamedArray> arrays = learner_arrays(ckpt, learner.policy_spec(), env);
   try {
-    learner.load(arrays, policy_only);
+    learner.load(arrays, what);
   } catch (const std::runtime_error& e) {
     throw CheckpointError(src + ": " + e.what() + kShapeHint);
   }

@@ -56,10 +56,9 @@ int checkpoint_world_size(const Checkpoint& ckpt);
 // arrays in place of rank 0's (CheckpointError naming the file when they are missing).
 Checkpoint checkpoint_for_rank(const Checkpoint& ckpt, int rank);
 
-// Restores the learner (policy_only: weights and normalizer only) and, unless env is null, the
-// env and progress. Shape mismatches throw CheckpointError naming the file and tensor, with a
+// Restores the learner (what: LearnerLoad, rl/ppo.h) and, unless env is null, the env and progress. Shape mismatches throw CheckpointError naming the file and tensor, with a
 // hint when the env or policy differs from the checkpoint's.
-void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, bool policy_only, VecEnv* env,
+void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, LearnerLoad what, VecEnv* env,
                         TrainProgress* progress);
 
 // A checkpoint at `path` used with an env the user chose (`source` names where: a config file, the

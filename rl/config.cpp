@@ -130,6 +130,9 @@ const std::vector<Field>& fields() {
                 "when an iteration's statistics are read: lagged (after the next iteration is queued, so the host "
                 "never waits on the device inside the loop; a checkpoint, the end or a stop reads them at once), "
                 "sync, or auto (lagged on CUDA, sync on the CPU)"),
+      RLT_FIELD(train, init_from, (Rule{"a string (a checkpoint file or run directory, or \"\")", -kInf, kInf, false, {}, false}),
+                "start from this checkpoint's policy (file or run directory): weights and observation normalizer; "
+                "envs, optimizer and counters start fresh (\"\" = a random policy)"),
       RLT_FIELD(train, memory_check, boolean(),
                 "check before allocating that the run fits in free memory (RAM or GPU) with a margin; false skips "
                 "it (so does the environment variable RLTRAIN_MEMORY_CHECK=0)"),

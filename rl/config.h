@@ -74,6 +74,11 @@ struct TrainConfig {
   // the last iteration, a stop read them at once); "sync" right after the iteration; "auto" lagged on
   // CUDA, sync on the CPU (where launching does the work: nothing to overlap).
   std::string stats_readback = "auto";
+  // A checkpoint file or run directory whose policy (weights and observation normalizer) this run
+  // starts from instead of a random one; envs, optimizer, reward scale and counters start fresh
+  // (fine-tuning and curricula, as Playground's restore_checkpoint_path: e.g. rough terrain from a
+  // flat-terrain policy). Ignored by --resume (the run's own checkpoint has everything).
+  std::string init_from;
   // Before allocating, check that the envs, rollout and learner fit in free memory (RAM, or the
   // GPU's free memory for what lives there) with a margin (apps/memory_budget.h); false skips it.
   // The environment variable RLTRAIN_MEMORY_CHECK=0 skips it too (for commands without --set).

@@ -84,6 +84,9 @@ struct NamedArray {
 };
 
 // The learner as the trainer, eval and bench see it, whatever the executor.
+// How much of a saved learner Learner::load restores (see there).
+enum class LearnerLoad { kAll, kModel, kPolicy };
+
 class Learner {
  public:
   virtual ~Learner() = default;
@@ -112,11 +115,14 @@ class Learner {
   virtual const float* act(bool deterministic, std::uint32_t step_key) = 0;
   // The learner's full state as host arrays, and restoring it (std::runtime_error naming the
   // array on a missing one or a shape mismatch).
-  // With policy_only, only what acting needs (weights, observation normalizer) is restored,
-  // so a checkpoint evaluates on any number of envs. An asymmetric learner also saves its critic
-  // observation normalizer (critic_obs_mean/var/count), restored only for training.
+  // What is restored (LearnerLoad): kAll, everything (--resume); kModel, what defines the policy's
+  // and critic's functions (weights, the observation, critic-observation and return normalizers
+  // with their counts) but not the optimizer, schedule or per-env arrays (train.init_from);
+  // kPolicy, only what acting needs (weights, observation normalizer), so a checkpoint evaluates on
+  // any number of envs. An asymmetric learner also saves its critic observation normalizer
+  // (critic_obs_mean/var/count), restored by kAll and kModel.
   virtual std::vector<NamedArray> save() const = 0;
-  virtual void load(const std::vector<NamedArray>& arrays, bool policy_only) = 0;
+  virtual void load(const std::vector<NamedArray>& arrays, LearnerLoad what) = 0;
   virtual const PolicySpec& policy_spec() const = 0;
   virtual i64 num_params() const = 0;
   virtual i64 batch_size() const = 0;
@@ -168,7 +174,7 @@ class Ppo final : public Learner {
   int stats_lag() const override { return Exec::kDevice == Device::kCuda ? 1 : 0; }
   const float* act(bool deterministic, std::uint32_t step_key) override;
   std::vector<NamedArray> save() const override;
-  void load(const std::vector<NamedArray>& arrays, bool policy_only) override;
+  void load(const std::vector<NamedArray>& arrays, LearnerLoad what) override;
   const PolicySpec& policy_spec() const override { return m_ac.spec(); }
   i64 num_params() const override { return m_ac.num_params(); }
   i64 batch_size() const override { return m_batch; }

@@ -630,7 +630,7 @@ std::vector<NamedArray> Ppo<Exec>::save() const {
 }
 
 template <class Exec>
-void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, bool policy_only) {
+void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, LearnerLoad what) {
   if (m_num_launched > 0) throw std::logic_error("Ppo::load: launched iterations are not collected yet");
   auto find = [&](const char* name) -> const NamedArray& {
     for (const auto& a : arrays)
@@ -647,18 +647,20 @@ void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, bool policy_only) {
   f32("params", m_params);
   f32("obs_mean", m_obs_rms.mean);
   f32("obs_var", m_obs_rms.var);
-  if (policy_only) return;
-  f32("adam_m", m_adam_m);
-  f32("adam_v", m_adam_v);
-  f32("learning_rate", m_lr);
+  if (what == LearnerLoad::kPolicy) return;
   f32("ret_mean", m_ret_rms.mean);
   f32("ret_var", m_ret_rms.var);
-  f32("disc_return", m_disc_return);
   const auto& counts = find("counts");
   if (counts.f64.size() != 3) throw std::runtime_error("tensor 'counts' must have 3 values");
   m_obs_rms.count = counts.f64[0];
   m_ret_rms.count = counts.f64[1];
-  m_adam_step = static_cast<std::int64_t>(counts.f64[2]);
+  if (what == LearnerLoad::kAll) {
+    f32("adam_m", m_adam_m);
+    f32("adam_v", m_adam_v);
+    f32("learning_rate", m_lr);
+    f32("disc_return", m_disc_return);
+    m_adam_step = static_cast<std::int64_t>(counts.f64[2]);
+  }
   if (m_critic_dim > 0) {
     f32("critic_obs_mean", m_critic_rms.mean);
     f32("critic_obs_var", m_critic_rms.var);

@@ -1,7 +1,8 @@
 // Actuators (DESIGN.md D3), as MuJoCo 3's mj_fwdActuation on a hinge or slide joint transmission
-// (joint or jointinparent: the same for these) or a tendon (length gear ten_length, velocity gear
-// ten_velocity, qfrc_actuator += gear force ten_J; sim/tendon.h), single source (RLT_HD, no std::,
-// no allocation).
+// (joint or jointinparent: the same for these), a tendon (length gear ten_length, velocity gear
+// ten_velocity, qfrc_actuator += gear force ten_J; sim/tendon.h) or a site or slider-crank (length
+// actuator_length, velocity actuator_moment qvel, qfrc_actuator += force actuator_moment, the gear
+// inside both; sim/transmission.h), single source (RLT_HD, no std::, no allocation).
 //
 // For actuator a on joint j with gear g:
 //   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default)
@@ -28,6 +29,7 @@
 #include "sim/common.h"
 #include "sim/dynamics.h"
 #include "sim/philox.h"
+#include "sim/transmission.h"
 
 namespace rlt {
 
@@ -65,12 +67,13 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
   for (int a = 0; a < m.nu; ++a) {
     const int j = m.actuator_trnid[a];
     const bool tendon = m.actuator_trntype[a] == kTrnTendon;  // j: a tendon (sim/tendon.h)
-    const int dof = tendon ? -1 : m.jnt_dofadr[j];
+    const bool moment = moment_transmission(m, a);            // j: a site (sim/transmission.h)
+    const int dof = tendon || moment ? -1 : m.jnt_dofadr[j];
     const T gear = m.actuator_gear[a];
     T u = ctrl ? ctrl[a] : T(0);
     if (m.actuator_ctrllimited[a]) u = clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
-    const T length = gear * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
-    const T velocity = gear * (tendon ? d.ten_velocity[j] : d.qvel[dof]);
+    const T length = moment ? d.actuator_length[a] : gear * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
+    const T velocity = moment ? moment_velocity(m, d, a) : gear * (tendon ? d.ten_velocity[j] : d.qvel[dof]);
     T force;
     switch (m.actuator_kind[a]) {
       case kActPosition:
@@ -104,6 +107,8 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     d.actuator_force[a] = force;
     if (tendon) {  // MuJoCo's actuator_moment gear ten_J, times the force
       for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] += (gear * d.ten_J[j * m.nv + i]) * force;
+    } else if (moment) {
+      for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] += d.actuator_moment[a * m.nv + i] * force;
     } else {
       d.qfrc_actuator[dof] += gear * force;
     }
@@ -124,13 +129,16 @@ RLT_HD void add_row_velocity_derivative(const ModelView<T>& m, T* qderiv, const 
 }
 
 // Actuator a's moment row (MuJoCo's actuator_moment): qfrc_actuator gets row * actuator_force, and
-// the actuator's length rate is row . qvel. Joint: gear at the joint's dof; tendon: gear ten_J.
-// (A new transmission adds its case here: the velocity derivative below takes any row.)
+// the actuator's length rate is row . qvel. Joint: gear at the joint's dof; tendon: gear ten_J; site
+// and slider-crank: d.actuator_moment's row (sim/transmission.h, gear included). (A new transmission
+// adds its case here: the velocity derivative below takes any row.)
 template <class T>
 RLT_HD void actuator_moment_row(const ModelView<T>& m, const DataView<T>& d, int a, T* row) {
   const int nv = m.nv;
   const T gear = m.actuator_gear[a];
-  if (m.actuator_trntype[a] == kTrnTendon) {
+  if (moment_transmission(m, a)) {
+    for (int i = 0; i < nv; ++i) row[i] = d.actuator_moment[a * nv + i];
+  } else if (m.actuator_trntype[a] == kTrnTendon) {
     const T* J = d.ten_J + m.actuator_trnid[a] * nv;
     for (int i = 0; i < nv; ++i) row[i] = gear * J[i];
   } else {

@@ -702,6 +702,11 @@ RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
       return m_sqrt(s[0] * s[0] + s[1] * s[1]);
     case kGeomEllipsoid:
       return s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]);
+    case kGeomHField: {  // MuJoCo's rbound: radius_x, radius_y and the larger of elevation_z, base_z
+      const T* hs = m.hfield_size + 4 * m.geom_dataid[g];
+      const T z = hs[2] > hs[3] ? hs[2] : hs[3];
+      return m_sqrt(hs[0] * hs[0] + hs[1] * hs[1] + z * z);
+    }
     default:
       return T(0);
   }

@@ -55,8 +55,8 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nv_deriv (nv
-// under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
+// (nv under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -131,7 +131,11 @@ namespace rlt {
   X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
     "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")       \
   /* solver statistics (sim/constraints.h) */                                                                        \
-  X(solver_niter, 1, constraint_solve, "Gauss-Seidel sweeps of the last substep's solve (MuJoCo's solver_niter; a count)")
+  X(solver_niter, 1, constraint_solve, "Gauss-Seidel sweeps of the last substep's solve (MuJoCo's solver_niter; a count)") \
+  /* site and slider-crank transmissions (sim/transmission.h; empty without them, nmoment = 0) */                    \
+  X(actuator_length, nmoment, transmission, "each actuator's length (MuJoCo's actuator_length)")                     \
+  X(actuator_moment, nmoment* nv, transmission,                                                                      \
+    "d length / d qpos per actuator and dof (MuJoCo's actuator_moment, dense): qfrc_actuator += moment^T force")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -189,7 +193,8 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int ncon_max = m.ncon_max, nefc_max = m.nefc_max;
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
             nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
-  const int ntendon = m.ntendon, nwrap = m.nwrap, nv_deriv = m.integrator == kIntImplicitFast ? m.nv : 0;
+  const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
+  const int nv_deriv = m.integrator == kIntImplicitFast ? m.nv : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);

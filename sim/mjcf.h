@@ -11,7 +11,7 @@
 // springref (hinge/slide only; free and ball springs rest at qpos0, as in MuJoCo)) and freejoint;
 // geom (plane, sphere, capsule, box: size, fromto for capsule and box, density or mass, friction,
 // contype, conaffinity, condim, margin, group, rgba); inertial (diaginertia or fullinertia); site;
-// actuator/motor|position|velocity on a hinge or slide joint (gear, ctrlrange/ctrllimited,
+// actuator/motor|position|velocity on a hinge or slide joint, tendon, site or slider-crank (gear, ctrlrange/ctrllimited,
 // forcerange/forcelimited, kp, kv); keyframe/key (time, qpos, qvel, ctrl). Visual-only elements
 // (asset, visual, statistic, size, camera, light) and attributes (material, joint/site/actuator
 // group, site type/size/rgba, model name, compiler strippath) are ignored; meshdir/texturedir/assetdir

@@ -20,29 +20,59 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     ActuatorSpec s = find_class(a, a.text("class").value_or("main")).actuator;
     read_actuator_attrs(a, kind, &s);
     const std::string name = a.text("name").value_or("");
-    auto joint = a.text("joint");
-    if (const auto jip = a.text("jointinparent")) {  // the same as joint for a hinge or slide
-      if (joint) a.fail("give one of \"joint\" and \"jointinparent\"");
-      joint = jip;
+    // the transmission: exactly one target (MuJoCo's OneActuator; jointinparent is joint for a hinge
+    // or slide), then its site-specific attributes
+    const char* const targets[] = {"joint", "jointinparent", "tendon", "site", "cranksite", "body"};
+    std::string target_attr, target;
+    for (const char* t : targets) {
+      const auto v = a.text(t);
+      if (!v) continue;
+      if (!target_attr.empty()) a.fail("give one of \"" + target_attr + "\" and \"" + t + "\"");
+      target_attr = t, target = *v;
     }
-    const auto tendon = a.text("tendon");
+    const auto refsite = a.text("refsite"), slidersite = a.text("slidersite");
+    const bool own_cranklength = e->Attribute("cranklength") != nullptr;  // (read with the class's attributes)
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
-    if (joint && tendon) a.fail("give one of \"joint\" and \"tendon\"");
-    if (!joint && !tendon)
-      a.fail("attribute \"joint\" or \"tendon\" is required (only joint and tendon transmissions are supported)");
-    int jid = -1;
-    if (tendon) {  // a tendon transmission (sim/tendon.h)
-      for (size_t k = 0; k < m.tendon_name.size() && jid < 0 && !tendon->empty(); ++k)
-        if (m.tendon_name[k] == *tendon) jid = static_cast<int>(k);
-      if (jid < 0) a.fail("unknown tendon " + quoted(*tendon));
+    if (target_attr.empty())
+      a.fail("a transmission target is required: attribute \"joint\", \"tendon\", \"site\" or \"cranksite\"");
+    if (target_attr == "body")
+      a.fail(
+          "attribute \"body\": body (adhesion) transmissions are not supported (joint, tendon, site and "
+          "cranksite are)");
+    if ((own_cranklength || slidersite) && target_attr != "cranksite")
+      a.fail("cranklength and slidersite can only be used in slidercrank transmission");
+    if (refsite && target_attr != "site") a.fail("refsite can only be used with site transmission");
+    auto find_site = [&](const std::string& site, const char* what) {
+      for (size_t k = 0; k < m.site_name.size() && !site.empty(); ++k)
+        if (m.site_name[k] == site) return static_cast<int>(k);
+      a.fail("unknown " + std::string(what) + " " + quoted(site));
+      return -1;
+    };
+    int jid = -1, jid2 = -1, trntype = kTrnJoint;
+    if (target_attr == "tendon") {  // a tendon transmission (sim/tendon.h)
+      trntype = kTrnTendon;
+      for (size_t k = 0; k < m.tendon_name.size() && jid < 0 && !target.empty(); ++k)
+        if (m.tendon_name[k] == target) jid = static_cast<int>(k);
+      if (jid < 0) a.fail("unknown tendon " + quoted(target));
+    } else if (target_attr == "site" || target_attr == "cranksite") {  // sim/transmission.h
+      trntype = target_attr == "site" ? kTrnSite : kTrnSliderCrank;
+      jid = find_site(target, "site");
+      if (trntype == kTrnSite) {
+        if (refsite) jid2 = find_site(*refsite, "reference site");
+      } else {
+        if (!slidersite) a.fail("missing base site for slider-crank: attribute \"slidersite\" is required");
+        jid2 = find_site(*slidersite, "slider site");
+        if (!(s.cranklength > 0)) a.fail("crank length must be positive (attribute \"cranklength\")");
+      }
     } else {
-      jid = m.joint_id(*joint);
-      if (jid < 0) a.fail("unknown joint " + quoted(*joint));
+      jid = m.joint_id(target);
+      if (jid < 0) a.fail("unknown joint " + quoted(target));
       if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
-        a.fail("joint " + quoted(*joint) + " is not a hinge or slide joint");
+        a.fail("joint " + quoted(target) + " is not a hinge or slide joint");
       }
     }
+    const bool tendon = trntype == kTrnTendon;
     // inheritrange (MuJoCo's mjCActuator::Compile): a position-shaped servo takes its ctrlrange (or,
     // integrating, its actrange) from the joint's range, scaled about its middle.
     if (s.gaintype == kGainFixed && s.gainprm[0] == -s.biasprm[1] && s.biastype == kBiasAffine && s.inheritrange > 0) {
@@ -50,10 +80,12 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (s.dyntype == kDynNone || s.dyntype == kDynFilterExact) range = s.ctrlrange;
       else if (s.dyntype == kDynIntegrator) range = s.actrange;
       else a.fail("inheritrange only available for position and intvelocity actuators");
+      if (trntype != kTrnJoint && trntype != kTrnTendon)
+        a.fail("inheritrange can only be used with joint and tendon transmission");
       const std::vector<double>& ranges = tendon ? m.tendon_range : m.jnt_range;
       const double lo = ranges.empty() ? 0 : ranges[2 * jid], hi = ranges.empty() ? 0 : ranges[2 * jid + 1];
       if (lo == hi)
-        a.fail("inheritrange used but " + (tendon ? "tendon " + quoted(*tendon) : "joint " + quoted(*joint)) +
+        a.fail("inheritrange used but " + std::string(tendon ? "tendon " : "joint ") + quoted(target) +
                " has no range defined");
       const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
       range[0] = mean - radius, range[1] = mean + radius;
@@ -71,8 +103,11 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     }
     m.actuator_kind.push_back(act_kind);
     m.actuator_trnid.push_back(jid);
-    m.actuator_trntype.push_back(tendon ? kTrnTendon : kTrnJoint);
-    m.actuator_gear.push_back(s.gear);
+    m.actuator_trntype.push_back(trntype);
+    m.actuator_trnid2.push_back(jid2);
+    m.actuator_gear.push_back(s.gear[0]);
+    m.actuator_gear6.insert(m.actuator_gear6.end(), s.gear, s.gear + 6);
+    m.actuator_cranklength.push_back(trntype == kTrnSliderCrank ? s.cranklength : 0);
     m.actuator_ctrllimited.push_back(ctrllimited ? 1 : 0);
     m.actuator_ctrlrange.insert(m.actuator_ctrlrange.end(), s.ctrlrange, s.ctrlrange + 2);
     m.actuator_forcelimited.push_back(forcelimited ? 1 : 0);

@@ -347,7 +347,8 @@ struct MeshSpec {
 // the shortcut elements (motor, position, velocity, intvelocity, damper) rewrite parts of it as
 // MuJoCo's mjs_setTo* do (read_actuator_attrs); `general` sets the fields directly.
 struct ActuatorSpec {
-  double gear = 1;
+  double gear[6] = {1, 0, 0, 0, 0, 0};
+  double cranklength = 0;  // a slider-crank's rod (MuJoCo's default 0: cranksite refuses it)
   Tri ctrllimited = Tri::kAuto, forcelimited = Tri::kAuto, actlimited = Tri::kAuto;
   double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0}, actrange[2] = {0, 0};
   int gaintype = 0, biastype = 0, dyntype = 0;  // ActuatorGain, ActuatorBias, ActuatorDyn
@@ -638,7 +639,7 @@ class MjcfCompiler {
   // The <hfield> children of an <asset> section (other asset elements are left to their readers).
   void read_hfields(const XMLElement* asset);
   // A geom of type hfield (from compile_geoms): its hfield id into geom_dataid, its size from the
-  // hfield's (MuJoCo's), refused in a moving body.
+  // hfield's (MuJoCo's); static or moving bodies alike.
   void compile_hfield_geom(int geom, GeomSpec* g);
   std::map<std::string, int> m_hfield_names, m_hfield_ids;  // name -> line (check_name), name -> hfield id
   // ---- the last step: MuJoCo's mj_setConst where it changes the model (sim/mjcf_setconst.cpp) ----

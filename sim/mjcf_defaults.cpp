@@ -116,8 +116,10 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
 }
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {
-  double gear[6];
-  if (a.numbers("gear", gear, 1, 6)) s->gear = gear[0];  // a hinge or slide transmission uses gear[0] only (MuJoCo too)
+  // MuJoCo's 6D gear: given values replace the first entries, the rest keep the class's; joint, tendon
+  // and slider-crank transmissions use gear[0] only (MuJoCo too), a site all six
+  a.numbers("gear", s->gear, 1, 6);
+  a.number("cranklength", &s->cranklength);  // (a slider-crank checks it)
   a.tri("ctrllimited", &s->ctrllimited);
   a.numbers("ctrlrange", s->ctrlrange, 2, 2);
   a.tri("forcelimited", &s->forcelimited);

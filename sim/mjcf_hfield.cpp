@@ -15,8 +15,9 @@
 // The elevations are then normalized to [0, 1] in float as MuJoCo (minus the minimum, divided by
 // the range when it exceeds mjEPS) and stored row-major, row 0 at y = -radius_y, column 0 at
 // x = -radius_x. A geom of type hfield takes its size from the field (MuJoCo: radius_x, radius_y,
-// elevation_z / 4 + base_z / 2) and must be static: hfield geoms in moving bodies are refused (MuJoCo
-// allows them; no file of the corpus has one).
+// elevation_z / 4 + base_z / 2), and its mass and inertia as a box of that size (MuJoCo's
+// mjCGeom::GetVolume / SetInertia); it may sit in a moving body (sim/hfield.h works in the field's
+// current frame).
 #include <png.h>
 
 #include <cstdint>
@@ -216,7 +217,6 @@ void MjcfCompiler::compile_hfield_geom(int geom, GeomSpec* g) {
   if (g->hfield.empty()) fail(e, "a geom of type hfield needs attribute \"hfield\"");
   const auto it = m_hfield_ids.find(g->hfield);
   if (it == m_hfield_ids.end()) fail(e, "hfield " + quoted(g->hfield) + " is not defined in <asset>");
-  if (geom_body_moves(geom)) fail(e, "hfield geoms are supported in static bodies only (no joint up to the world)");
   const int h = it->second;
   const double* hs = m.hfield_size.data() + 4 * h;
   g->size[0] = hs[0], g->size[1] = hs[1], g->size[2] = 0.25 * hs[2] + 0.5 * hs[3];

@@ -100,6 +100,7 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
       volume = kPi * s[0] * s[0] * (2 * s[1] + 4 * s[0] / 3);
       break;
     case kGeomBox:
+    case kGeomHField:  // MuJoCo: a box of the geom's size (radius_x, radius_y, elevation_z / 4 + base_z / 2)
       volume = 8 * s[0] * s[1] * s[2];
       break;
     case kGeomCylinder:
@@ -136,6 +137,7 @@ void MjcfCompiler::geom_mass_inertia(const GeomSpec& g, double* mass, double ine
       break;
     }
     case kGeomBox:
+    case kGeomHField:
       inertia[0] = *mass * (s[1] * s[1] + s[2] * s[2]) / 3;
       inertia[1] = *mass * (s[0] * s[0] + s[2] * s[2]) / 3;
       inertia[2] = *mass * (s[0] * s[0] + s[1] * s[1]) / 3;

@@ -5,6 +5,8 @@
 
 #include "sim/mjcf_compiler.h"
 #include "sim/model_view.h"
+#include "sim/tendon.h"
+#include "sim/transmission.h"
 
 namespace rlt::mjcf_detail {
 
@@ -12,7 +14,8 @@ namespace rlt::mjcf_detail {
 // -biasprm[1]) whose biasprm[2] is positive holds a damping ratio (`dampratio`), turned here into
 // the damping -biasprm[2] = dampratio * 2 * sqrt(kp * mass), mass the inertia the actuator sees at
 // qpos0: 1 / (moment M^-1 moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17,
-// whose value this is; later sources take the diagonal of M, dof_M0, instead).
+// whose value this is, for joint, tendon and site transmissions; later sources take the diagonal of
+// M, dof_M0, instead).
 void MjcfCompiler::set_const() {
   // misc: body_gravcomp (optional) over every body, or none; MuJoCo skips gravity compensation and
   // fluid forces with the rest of mj_passive when both spring and damper are disabled
@@ -51,11 +54,32 @@ void MjcfCompiler::set_const() {
     for (int k = 0; k < ndof && m_flags.damper; ++k)
       m.dof_damping[static_cast<size_t>(adr + k)] = 2 * inertia / std::max(kMinVal, tc);
   }
+  // Tendon, site and slider-crank transmissions: their moment rows at qpos0 and M^-1 there.
+  const ModelView<double>& view = host.view();
+  std::vector<double> row0(static_cast<size_t>(data_size(view)), 0.0), x(static_cast<size_t>(m.nv));
+  const DataView<double> d0 = data_view(view, row0.data());
+  reset_data(view, d0);
+  kinematics(view, d0);
+  com_position(view, d0);
+  if (m.ntendon > 0) tendon_kinematics(view, d0);
+  transmission_kinematics(view, d0);
+  mass_matrix(view, d0);
+  factor_mass(view, d0, 0.0);
   for (int u = 0; u < m.nu; ++u) {
     if (!is_ratio(u)) continue;
-    const int dof = m.jnt_dofadr[static_cast<size_t>(m.actuator_trnid[static_cast<size_t>(u)])];
-    const double trn2 = m.actuator_gear[static_cast<size_t>(u)] * m.actuator_gear[static_cast<size_t>(u)];
-    const double w = host.view().dof_invweight0[dof] * trn2;
+    const int trn = m.actuator_trntype[static_cast<size_t>(u)], id = m.actuator_trnid[static_cast<size_t>(u)];
+    const double gear = m.actuator_gear[static_cast<size_t>(u)];
+    double w = 0;
+    if (trn == kTrnJoint) {
+      w = view.dof_invweight0[m.jnt_dofadr[static_cast<size_t>(id)]] * gear * gear;
+    } else {  // moment M^-1 moment^T
+      for (int i = 0; i < m.nv; ++i)
+        x[static_cast<size_t>(i)] =
+            trn == kTrnTendon ? gear * d0.ten_J[id * m.nv + i] : d0.actuator_moment[u * m.nv + i];
+      const std::vector<double> moment = x;
+      solve_mass(view, d0, x.data());
+      for (int i = 0; i < m.nv; ++i) w += moment[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+    }
     const double mass = w > kMinVal ? 1.0 / w : 0.0;
     double* bias = m.actuator_biasprm.data() + 3 * u;
     const double kp = m.actuator_gainprm[static_cast<size_t>(3 * u)];

@@ -25,7 +25,7 @@ namespace rlt {
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
 enum GeomType : int {  // MuJoCo's numbers
   kGeomPlane = 0,
-  kGeomHField = 1,  // height field (sim/hfield.h): static, collides with the primitives but planes, and meshes
+  kGeomHField = 1,  // height field (sim/hfield.h): static or moving, collides with the primitives but planes, and meshes
   kGeomSphere = 2,
   kGeomCapsule = 3,
   kGeomEllipsoid = 4,
@@ -38,7 +38,9 @@ enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon =
 enum EqualityObj : int { kEqObjBody = 0, kEqObjSite = 1 };
 // A tendon's wraps (sim/tendon.h; MuJoCo's mjtWrap numbers) and an actuator's transmission.
 enum WrapType : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
-enum TransmissionType : int { kTrnJoint = 0, kTrnTendon = 1 };
+// Transmissions (sim/actuators.h, sim/transmission.h; rltrain's numbers): a hinge or slide joint, a
+// tendon, a site (MuJoCo's mjTRN_SITE, with or without a refsite) or a slider-crank (mjTRN_SLIDERCRANK).
+enum TransmissionType : int { kTrnJoint = 0, kTrnTendon = 1, kTrnSite = 2, kTrnSliderCrank = 3 };
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };

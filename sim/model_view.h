@@ -69,6 +69,9 @@ struct ModelView {
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
+  // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site or
+  // slider-crank transmission (sim/transmission.h), else 0 (joints and tendons need none)
+  int nmoment;
 
   // options
   T timestep;    // s
@@ -306,6 +309,9 @@ class HostModel {
     m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.npair = model.npair;
+    m_view.nmoment = 0;
+    for (int t : model.actuator_trntype)
+      m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
@@ -574,17 +580,32 @@ class HostModel {
         fail("site " + str(s) + " body out of range");
   }
 
-  // Actuators: a known kind, driving an existing hinge or slide joint.
+  // Actuators: a known kind, driving an existing hinge or slide joint, tendon, site or slider-crank.
   static void check_actuators(const Model& m) {
     for (long a = 0; a < m.nu; ++a) {
       const size_t as = static_cast<size_t>(a);
       const int k = m.actuator_kind[as], j = m.actuator_trnid[as];
       if (k != kActMotor && k != kActPosition && k != kActVelocity && k != kActGeneral)
         fail("actuator " + str(a) + " has unknown kind " + str(k));
-      if (!m.actuator_trntype.empty() && m.actuator_trntype[as] == kTrnTendon) {
+      const int trn = m.actuator_trntype.empty() ? kTrnJoint : m.actuator_trntype[as];
+      if (trn == kTrnTendon) {
         if (j < 0 || j >= m.ntendon) fail("actuator " + str(a) + " drives tendon " + str(j));
         continue;
       }
+      if (trn == kTrnSite || trn == kTrnSliderCrank) {  // (sim/transmission.h)
+        if (m.actuator_trnid2.empty() || m.actuator_gear6.empty() || m.actuator_cranklength.empty())
+          fail("actuator " + str(a) +
+               ": a site or slider-crank transmission needs actuator_trnid2, _gear6 and "
+               "_cranklength");
+        const int j2 = m.actuator_trnid2[as];
+        if (j < 0 || j >= m.nsite) fail("actuator " + str(a) + " drives site " + str(j));
+        if (j2 < (trn == kTrnSite ? -1 : 0) || j2 >= m.nsite)
+          fail("actuator " + str(a) + " has reference or slider site " + str(j2));
+        if (trn == kTrnSliderCrank && !(m.actuator_cranklength[as] > 0))
+          fail("actuator " + str(a) + ": the crank length must be positive");
+        continue;
+      }
+      if (trn != kTrnJoint) fail("actuator " + str(a) + " has unknown transmission " + str(trn));
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
       if (type != kJointHinge && type != kJointSlide)

@@ -2,6 +2,7 @@
 // of m.timestep each with ctrl held, every substep
 //   smooth dynamics   kinematics, com quantities, qfrc_bias, qfrc_passive, qM (sim/dynamics.h)
 //   tendons           lengths, moment arms, velocities, tendon springs and dampers (sim/tendon.h)
+//   transmissions     site and slider-crank actuator lengths and moments (sim/transmission.h)
 //   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
 //   contacts          detection -> the contact list (sim/contact.h)
 //   constraints       joint limits and contacts as MuJoCo's soft constraints, solved for their
@@ -35,7 +36,8 @@ namespace rlt {
 template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
-  tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
+  tendon_forward(m, d);           // lengths, moments, tendon springs and dampers (sim/tendon.h)
+  transmission_kinematics(m, d);  // site and slider-crank lengths and moments (sim/transmission.h)
   actuator_forces(m, d, ctrl);
   clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
   if (m.ncon_max > 0) {

@@ -32,6 +32,7 @@
 #include "sim/contact.h"
 #include "sim/dynamics.h"
 #include "sim/ray.h"
+#include "sim/transmission.h"
 
 namespace rlt {
 
@@ -327,13 +328,19 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensActuatorPos: {
         const int j = m.actuator_trnid[id];
         const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]), vec3 = false;
+        out[0] = moment_transmission(m, id)
+                     ? d.actuator_length[id]
+                     : m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
+        vec3 = false;
         break;
       }
       case kSensActuatorVel: {
         const int j = m.actuator_trnid[id];
         const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]), vec3 = false;
+        out[0] = moment_transmission(m, id)
+                     ? moment_velocity(m, d, id)
+                     : m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
+        vec3 = false;
         break;
       }
       case kSensTendonPos:

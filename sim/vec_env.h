@@ -49,6 +49,7 @@ struct DrawGeom {
                               // (radius, half-length along local z), box half-extents
   float rgba[4] = {0.8f, 0.6f, 0.4f, 1.0f};
   int group = 0;                         // MuJoCo's geom group (the viewer shows 0-2, as MuJoCo's by default)
+  bool moves = false;                    // its body has a joint up to the world (a static one: the terrain)
   std::shared_ptr<const DrawMesh> mesh;  // mesh geoms: the full mesh; hfield geoms: the terrain surface
 };
 
@@ -65,25 +66,52 @@ inline std::shared_ptr<const DrawMesh> model_mesh(const Model& m, int id) {
   }
   return out;
 }
-// The height field's top surface: one vertex per sample, two triangles per cell (MuJoCo's size:
-// radius_x, radius_y, elevation; row 0 at y = -radius_y).
+// The height field as MuJoCo draws it: its top surface (one vertex per sample, two triangles per
+// cell; row 0 at y = -radius_y), the four walls down to the base (two triangles per edge step) and
+// the bottom at z = -base_z (MuJoCo's size: radius_x, radius_y, elevation_z, base_z).
 inline std::shared_ptr<const DrawMesh> model_hfield(const Model& m, int id) {
   auto out = std::make_shared<DrawMesh>();
   const size_t h = static_cast<size_t>(id);
   const int nr = m.hfield_nrow[h], nc = m.hfield_ncol[h];
   const double rx = m.hfield_size[4 * h], ry = m.hfield_size[4 * h + 1], top = m.hfield_size[4 * h + 2];
+  const float base = static_cast<float>(-m.hfield_size[4 * h + 3]);
   const size_t adr = static_cast<size_t>(m.hfield_adr[h]);
+  auto x_of = [&](int c) { return static_cast<float>(-rx + 2 * rx * c / std::max(nc - 1, 1)); };
+  auto y_of = [&](int r) { return static_cast<float>(-ry + 2 * ry * r / std::max(nr - 1, 1)); };
   for (int r = 0; r < nr; ++r)
     for (int c = 0; c < nc; ++c)
-      out->vert.insert(out->vert.end(), {static_cast<float>(-rx + 2 * rx * c / std::max(nc - 1, 1)),
-                                         static_cast<float>(-ry + 2 * ry * r / std::max(nr - 1, 1)),
-                                         static_cast<float>(top * m.hfield_data[adr + static_cast<size_t>(r * nc + c)])});
+      out->vert.insert(out->vert.end(),
+                       {x_of(c), y_of(r), static_cast<float>(top * m.hfield_data[adr + static_cast<size_t>(r * nc + c)])});
   for (int r = 0; r + 1 < nr; ++r)
     for (int c = 0; c + 1 < nc; ++c) {
       const unsigned a = static_cast<unsigned>(r * nc + c), b = a + 1, d = a + static_cast<unsigned>(nc), e = d + 1;
       out->face.insert(out->face.end(), {a, b, e, a, e, d});
     }
+  // the boundary samples counter-clockwise seen from +z (row 0, last column, last row, column 0),
+  // each with a vertex under it on the base; the walls face out
+  std::vector<unsigned> ring;
+  for (int c = 0; c + 1 < nc; ++c) ring.push_back(static_cast<unsigned>(c));
+  for (int r = 0; r + 1 < nr; ++r) ring.push_back(static_cast<unsigned>(r * nc + nc - 1));
+  for (int c = nc - 1; c > 0; --c) ring.push_back(static_cast<unsigned>((nr - 1) * nc + c));
+  for (int r = nr - 1; r > 0; --r) ring.push_back(static_cast<unsigned>(r * nc));
+  const unsigned b0 = static_cast<unsigned>(out->vert.size() / 3), n = static_cast<unsigned>(ring.size());
+  for (unsigned t : ring) out->vert.insert(out->vert.end(), {out->vert[3 * t], out->vert[3 * t + 1], base});
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned j = (i + 1) % n;
+    out->face.insert(out->face.end(), {ring[i], b0 + i, b0 + j, ring[i], b0 + j, ring[j]});
+  }
+  // the bottom, facing -z: the base vertices under the four corners
+  const unsigned c0 = b0, c1 = b0 + static_cast<unsigned>(nc - 1), c2 = c1 + static_cast<unsigned>(nr - 1),
+                 c3 = c2 + static_cast<unsigned>(nc - 1);
+  out->face.insert(out->face.end(), {c0, c2, c1, c0, c3, c2});
   return out;
+}
+
+// Whether geom g's body moves (a joint on it or on an ancestor).
+inline bool model_geom_moves(const Model& m, int g) {
+  for (int b = m.geom_bodyid[static_cast<size_t>(g)]; b > 0; b = m.body_parentid[static_cast<size_t>(b)])
+    if (m.body_dofnum[static_cast<size_t>(b)] > 0) return true;
+  return false;
 }
 }  // namespace detail
 
@@ -98,6 +126,7 @@ inline std::vector<DrawGeom> model_draw_geoms(const Model& m) {
     if (m.geom_rgba.size() == 4 * out.size())
       for (size_t k = 0; k < 4; ++k) out[g].rgba[k] = m.geom_rgba[4 * g + k];
     if (m.geom_group.size() == out.size()) out[g].group = m.geom_group[g];
+    out[g].moves = detail::model_geom_moves(m, static_cast<int>(g));
     const int id = m.geom_dataid.size() == out.size() ? m.geom_dataid[g] : -1;
     if (id < 0) continue;
     if (out[g].type == kGeomMesh && id < m.nmesh) {

@@ -14,7 +14,9 @@ namespace {
 
 // Vertex shader shared by the main and the shadow pass: a unit mesh scaled per kind, rotated and
 // placed per instance. Capsules: the unit sphere's halves are pushed apart by the half-length
-// (a_cap = +-1), so radius and length scale independently without distorting the caps.
+// (a_cap = +-1), so radius and length scale independently without distorting the caps. Ellipsoids:
+// the unit sphere scaled per axis by the semi-axes; cylinders: the unit cylinder (radius 1, half
+// height 1) by radius, radius, half height; boxes by the half sizes.
 const char* kGeomVs = R"(#version 330 core
 layout(location = 0) in vec3 a_pos;
 layout(location = 1) in vec3 a_nrm;
@@ -36,9 +38,12 @@ void main() {
   vec3 q;
   if (u_kind == 0) q = a_pos * i_size.x;
   else if (u_kind == 1) q = a_pos * i_size.x + vec3(0.0, 0.0, a_cap * i_size.y);
+  else if (u_kind == 4) q = a_pos * vec3(i_size.x, i_size.x, i_size.y);
   else q = a_pos * i_size;
+  // An ellipsoid's normals scale by the inverse of its semi-axes (the unit sphere's, stretched).
+  vec3 n = u_kind == 3 ? a_nrm / i_size : a_nrm;
   vec3 w = i_pos + vec3(dot(i_r0, q), dot(i_r1, q), dot(i_r2, q));
-  v_nrm = vec3(dot(i_r0, a_nrm), dot(i_r1, a_nrm), dot(i_r2, a_nrm));
+  v_nrm = vec3(dot(i_r0, n), dot(i_r1, n), dot(i_r2, n));
   v_world = w;
   v_color = i_color;
   v_light = u_light_vp * vec4(w, 1.0);
@@ -210,6 +215,34 @@ void box_mesh(std::vector<float>& v, std::vector<unsigned>& idx) {
     }
 }
 
+// The unit cylinder (radius 1, z from -1 to 1): the side as a band of quads with radial normals,
+// then the two caps as fans; counter-clockwise seen from outside.
+void cylinder_mesh(int slices, std::vector<float>& v, std::vector<unsigned>& idx) {
+  const float pi = 3.14159265358979f;
+  for (int j = 0; j <= slices; ++j) {  // side: (bottom, top) per slice edge
+    const float th = 2.0f * pi * static_cast<float>(j) / slices, c = std::cos(th), s = std::sin(th);
+    v.insert(v.end(), {c, s, -1.0f, c, s, 0.0f, 0.0f, c, s, 1.0f, c, s, 0.0f, 0.0f});
+  }
+  for (unsigned j = 0; j < static_cast<unsigned>(slices); ++j) {
+    const unsigned b0 = 2 * j, t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+    idx.insert(idx.end(), {b0, b1, t1, b0, t1, t0});
+  }
+  for (int sign = 1; sign >= -1; sign -= 2) {  // caps: centre, then the rim
+    const float z = static_cast<float>(sign);
+    const unsigned centre = static_cast<unsigned>(v.size() / 7);
+    v.insert(v.end(), {0.0f, 0.0f, z, 0.0f, 0.0f, z, 0.0f});
+    for (int j = 0; j <= slices; ++j) {
+      const float th = 2.0f * pi * static_cast<float>(j) / slices;
+      v.insert(v.end(), {std::cos(th), std::sin(th), z, 0.0f, 0.0f, z, 0.0f});
+    }
+    for (unsigned j = 0; j < static_cast<unsigned>(slices); ++j) {
+      const unsigned a = centre + 1 + j;
+      if (sign > 0) idx.insert(idx.end(), {centre, a, a + 1});
+      else idx.insert(idx.end(), {centre, a + 1, a});
+    }
+  }
+}
+
 void set_mat4(unsigned program, const char* name, const Mat4& m) {
   glUniformMatrix4fv(glGetUniformLocation(program, name), 1, GL_FALSE, m.m);
 }
@@ -230,6 +263,7 @@ Renderer::Renderer() {
       std::vector<float> v;
       std::vector<unsigned> idx;
       if (k == kKindBox) box_mesh(v, idx);
+      else if (k == kKindCylinder) cylinder_mesh(slices[lod], v, idx);
       else uv_mesh(k == kKindCapsule, stacks[lod], slices[lod], v, idx);
       build_mesh(m_mesh[k][lod], v, idx, m_instances[k][lod]);
     }

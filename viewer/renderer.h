@@ -12,7 +12,7 @@ namespace rlt::view {
 
 // Instances are uploaded per geom kind, kInstanceFloats each: position (3), rotation rows (3 x 3,
 // DrawGeom's row-major matrix), size (3, DrawGeom's meaning), rgba (4).
-enum GeomKind : int { kKindSphere = 0, kKindCapsule = 1, kKindBox = 2, kNumKinds = 3 };
+enum GeomKind : int { kKindSphere = 0, kKindCapsule = 1, kKindBox = 2, kKindEllipsoid = 3, kKindCylinder = 4, kNumKinds = 5 };
 constexpr int kInstanceFloats = 19;
 // Levels of detail of the round meshes (boxes have one): 0 near, 1 middle, 2 far. Instances are
 // bucketed per (kind, level) by the caller; each non-empty bucket is one instanced draw call.

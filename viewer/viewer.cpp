@@ -67,8 +67,10 @@ int kind_of(int geom_type) {
       return kKindSphere;
     case 3:
       return kKindCapsule;
+    case 4:
+      return kKindEllipsoid;
     case 5:
-      return kKindCapsule;  // cylinder: drawn as a capsule
+      return kKindCylinder;
     case 6:
       return kKindBox;
     default:
@@ -93,6 +95,9 @@ struct Scene {
   std::vector<std::vector<float>> mesh_inst;
   int generation = 0;  // bumped by init(): the renderer re-uploads the meshes
   std::int64_t visible_envs = 0;
+
+  // A height field in a static body: the terrain, the same in every env (drawn once, not framed).
+  bool terrain(size_t g) const { return geoms[g].type == kGeomHField && !geoms[g].moves; }
 
   void init(ViewSim& sim) {
     geoms = sim.geoms();
@@ -128,7 +133,7 @@ struct Scene {
     sim.poses(0, 1, poses.data());
     Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
     for (size_t g = 0; g < geoms.size(); ++g) {
-      if (kinds[g] < 0 || geoms[g].type == kGeomHField) continue;  // terrain: not what the camera frames
+      if (kinds[g] < 0 || terrain(g)) continue;  // not what the camera frames
       const float* p = poses.data() + 12 * g;
       const float* R = p + 3;  // row-major: R[3 i + j] = world axis i of local axis j
       const float* s = geoms[g].size;
@@ -136,9 +141,10 @@ struct Scene {
       for (int i = 0; i < 3; ++i) {  // the geom's world-axis half extent
         const float a0 = std::fabs(R[3 * i]), a1 = std::fabs(R[3 * i + 1]), a2 = std::fabs(R[3 * i + 2]);
         e[i] = kinds[g] == kKindTriangles ? mesh_radius[static_cast<size_t>(mesh_of[g])]
-               : kinds[g] == kKindBox     ? a0 * s[0] + a1 * s[1] + a2 * s[2]
-               : kinds[g] == kKindCapsule ? s[0] + a2 * s[1]
-                                          : s[0];
+               : kinds[g] == kKindBox || kinds[g] == kKindEllipsoid ? a0 * s[0] + a1 * s[1] + a2 * s[2]
+               : kinds[g] == kKindCylinder                          ? (a0 + a1) * s[0] + a2 * s[1]
+               : kinds[g] == kKindCapsule                           ? s[0] + a2 * s[1]
+                                                                    : s[0];
       }
       lo = {std::min(lo.x, p[0] - e[0]), std::min(lo.y, p[1] - e[1]), std::min(lo.z, p[2] - e[2])};
       hi = {std::max(hi.x, p[0] + e[0]), std::max(hi.y, p[1] + e[1]), std::max(hi.z, p[2] + e[2])};
@@ -192,9 +198,9 @@ struct Scene {
         for (size_t g = 0; g < ng; ++g) {
           const int kind = kinds[g];
           if (kind < 0) continue;
-          // a height field (every env has the same terrain; under each they would overlap): under the
-          // highlighted env only, env 0 when none is
-          if (geoms[g].type == kGeomHField && first + k != std::max<std::int64_t>(highlight, 0)) continue;
+          // a static height field (every env has the same terrain; under each they would overlap):
+          // under the highlighted env only, env 0 when none is; one in a moving body: in every env
+          if (terrain(g) && first + k != std::max<std::int64_t>(highlight, 0)) continue;
           const float* p = range_poses + (static_cast<size_t>(k) * ng + g) * 12;
           const DrawGeom& d = geoms[g];
           const bool tri = kind == kKindTriangles;
@@ -217,7 +223,7 @@ struct Scene {
     Vec3 c{0, 0, 0};
     int m = 0;
     for (size_t g = 0; g < ng; ++g)
-      if (kinds[g] >= 0 && geoms[g].type != kGeomHField) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
+      if (kinds[g] >= 0 && !terrain(g)) c = c + Vec3{p[12 * g], p[12 * g + 1], p[12 * g + 2]}, ++m;
     return grid.origin(env) + (m ? c * (1.0f / static_cast<float>(m)) : env_centre);
   }
 };

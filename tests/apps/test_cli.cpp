@@ -582,6 +582,23 @@ TEST_F(CliBadInput, CheckpointOfAnotherShape) {
   bad({"eval", "--checkpoint", run_dir(), "--config", tmp("narrow.toml")}, {latest(), "tensor", "params"});
 }
 
+// train.init_from names a file that is not there, or a checkpoint whose policy does not fit: one
+// line naming the key and the file, and no new run directory.
+TEST_F(CliBadInput, InitFromMissingOrMismatchedCheckpoint) {
+  bad(concat(tiny_cartpole(1), {"--set", "train.init_from=" + tmp("nowhere"), "--run-dir", tmp("init_a")}),
+      {"train.init_from", tmp("nowhere"), "no such checkpoint"});
+  bad(concat(tiny_cartpole(1), {"--set", "policy.hidden=[8]", "--set", "train.init_from=" + run_dir(), "--run-dir",
+                                tmp("init_b")}),
+      {"train.init_from", latest(), "tensor", "params"});
+  bad(concat(tiny_cartpole(1), {"--set", "policy.activation=relu", "--set", "train.init_from=" + latest(),
+                                "--run-dir", tmp("init_c")}),
+      {"train.init_from", latest(), "policy.activation"});
+  write_file(tmp("acrobot_init.toml"), "[env]\nname = \"acrobot\"\n[train]\ninit_from = \"" + run_dir() + "\"\n");
+  bad({"train", "--config", tmp("acrobot_init.toml"), "--quiet", "--run-dir", tmp("init_d")},
+      {tmp("acrobot_init.toml"), "train.init_from", latest(), "tensor"});
+  for (const char* d : {"init_a", "init_b", "init_c", "init_d"}) EXPECT_FALSE(fs::exists(tmp(d))) << d;
+}
+
 TEST_F(CliBadInput, TrainOntoExistingRunRefuses) {
   bad({"train", "--config", cartpole_config(), "--run-dir", run_dir()}, {run_dir(), "already holds a run", "--resume"});
   bad(concat(tiny_cartpole(2), {"--run-dir", run_dir()}), {run_dir(), "already holds a run"});
@@ -679,6 +696,51 @@ TEST_F(CliResume, PlacementCopiesTrainBitForBit) {
   const auto summary = read_json(tmp("placed/summary.json"));
   EXPECT_EQ(summary["device"], "cpu");
   EXPECT_EQ(summary["env_device"], "cpu");
+}
+
+// train.init_from: B starts from A's policy (weights and observation normalizer), with fresh envs,
+// optimizer and counters. With a learning rate of 1e-30 B's one update cannot move a weight, so B
+// ends with A's weights; C, the same run without init_from, ends with its own random ones.
+TEST_F(CliResume, InitFromStartsFromAnotherRunsPolicy) {
+  ok(concat(tiny_cartpole(3), {"--set", "ppo.normalize_obs=true", "--set", "ppo.normalize_reward=true", "--run-dir",
+                                tmp("A")}));
+  const Args frozen = {"--set", "ppo.learning_rate=1e-30", "--set", "ppo.lr_schedule=\"constant\"", "--set",
+                       "ppo.normalize_obs=true", "--set", "ppo.normalize_reward=true"};
+  ok(concat(concat(tiny_cartpole(2), frozen),
+            {"--set", "train.init_from=" + tmp("A"), "--iterations", "1", "--run-dir", tmp("B")}));
+  ok(concat(concat(tiny_cartpole(1), frozen), {"--run-dir", tmp("C")}));
+  const std::string a = tmp("A/checkpoints/latest.safetensors"), b = tmp("B/checkpoints/latest.safetensors"),
+                    c = tmp("C/checkpoints/latest.safetensors");
+  const auto pa = read_safetensors(a).values<float>("learner/params"), pb = read_safetensors(b).values<float>("learner/params"),
+             pc = read_safetensors(c).values<float>("learner/params");
+  ASSERT_EQ(pa.size(), pb.size());
+  ASSERT_EQ(pa.size(), pc.size());
+  double max_ab = 0, max_ac = 0;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    max_ab = std::max(max_ab, std::abs(double(pa[i]) - double(pb[i])));
+    max_ac = std::max(max_ac, std::abs(double(pa[i]) - double(pc[i])));
+  }
+  EXPECT_LE(max_ab, 1e-20) << "B did not start from A's weights";
+  EXPECT_GT(max_ac, 1e-3) << "C should have its own weights";
+  // Fresh counters: B is one iteration old, its own run with A's path in its config.
+  EXPECT_EQ(checkpoint_iteration(b), 1);
+  EXPECT_EQ(read_metrics(tmp("B/metrics.csv")).rows.size(), 1u);
+  EXPECT_NE(read_file(tmp("B/config.toml")).find("init_from = \"" + tmp("A") + "\""), std::string::npos);
+  // The normalizers came along with their counts: B's observation and return counts are A's plus
+  // one rollout (C's, less the 16 envs' first observations that start() counts and B's restore
+  // replaces), its Adam step count its own (one update of num_epochs x num_minibatches).
+  const auto ca = read_safetensors(a).values<double>("learner/counts"), cb = read_safetensors(b).values<double>("learner/counts"),
+             cc = read_safetensors(c).values<double>("learner/counts");
+  ASSERT_EQ(ca.size(), 3u);
+  EXPECT_GT(ca[0], cc[0]);
+  EXPECT_DOUBLE_EQ(cb[0], ca[0] + cc[0] - 16);
+  EXPECT_DOUBLE_EQ(cb[1], ca[1] + cc[1]);
+  EXPECT_EQ(cb[2], cc[2]);
+  EXPECT_GT(ca[2], cc[2]);
+  // --resume continues B as a run of its own (init_from is not read again).
+  fs::rename(tmp("A"), tmp("A_moved"));
+  ok({"train", "--resume", tmp("B"), "--quiet"});
+  EXPECT_EQ(checkpoint_iteration(b), 2);
 }
 
 // A: K iterations, then --resume to the end; B: the same in one go.

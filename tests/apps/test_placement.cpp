@@ -312,7 +312,7 @@ TEST(PlacementRuntime, BadOrUnavailableDevicesNameTheirSource) {
     Runtime rt(p, 1);
     FAIL() << "a bad env device was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("--env-device: expected auto, cpu or cuda, got \"gpu\""), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--env-device: expected one of auto, cpu, cuda, got \"gpu\""), std::string::npos)
         << e.what();
   }
   if (probe_cuda().device_count > 0) GTEST_SKIP() << "a GPU answers: cuda is not bad input here";

@@ -408,7 +408,7 @@ TEST(Quadruped, TrackingErrorOfACheckpoint) {
   Runtime rt("cpu", 2);
   auto env = rt.make_env(cfg);
   auto learner = rt.make_learner(cfg, *env);
-  restore_checkpoint(ck, *learner, true, nullptr, nullptr);
+  restore_checkpoint(ck, *learner, LearnerLoad::kPolicy, nullptr, nullptr);
   env->reset(12345);
   auto* q = dynamic_cast<Env*>(env.get());
   ASSERT_NE(q, nullptr);

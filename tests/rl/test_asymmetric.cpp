@@ -428,7 +428,7 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
   env2.reset(999);
   Ppo<CpuExecutor> ppo2(cfg, env2, exec);  // as the trainer resumes: no start(), the checkpoint's state
   TrainProgress p2;
-  restore_checkpoint(ck, ppo2, false, &env2, &p2);
+  restore_checkpoint(ck, ppo2, LearnerLoad::kAll, &env2, &p2);
   const IterationStats a = ppo.iterate(4, 10), b = ppo2.iterate(4, 10);
   EXPECT_EQ(a.policy_loss, b.policy_loss);
   EXPECT_EQ(a.value_loss, b.value_loss);
@@ -450,7 +450,7 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
   cfg3.ppo.num_steps = 1;
   cfg3.ppo.num_minibatches = 1;
   Ppo<CpuExecutor> actor(cfg3, env3, exec);
-  restore_checkpoint(ck, actor, true, nullptr, nullptr);
+  restore_checkpoint(ck, actor, LearnerLoad::kPolicy, nullptr, nullptr);
   std::vector<float> p_file;
   for (const auto& t : ck.file.tensors)
     if (t.name == "learner/params") p_file = tensor_values<float>(t, "ck");
@@ -462,7 +462,7 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
   sym_env.reset(1);
   Ppo<CpuExecutor> sym(cfg, sym_env, exec);
   try {
-    restore_checkpoint(ck, sym, false, &sym_env, nullptr);
+    restore_checkpoint(ck, sym, LearnerLoad::kAll, &sym_env, nullptr);
     FAIL() << "expected CheckpointError";
   } catch (const CheckpointError& e) {
     EXPECT_NE(std::string(e.what()).find("critic_obs_dim"), std::string::npos) << e.what();
@@ -473,7 +473,7 @@ TEST(AsymmetricActorCritic, CheckpointRoundTripContinuesBitForBit) {
     Checkpoint bad = ck;
     bad.file.metadata[key] = "3abc";
     try {
-      restore_checkpoint(bad, sym, false, &sym_env, nullptr);
+      restore_checkpoint(bad, sym, LearnerLoad::kAll, &sym_env, nullptr);
       FAIL() << "expected CheckpointError for " << key;
     } catch (const CheckpointError& e) {
       const std::string what = e.what();

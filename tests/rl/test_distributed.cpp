@@ -113,9 +113,9 @@ TEST(Distributed, JobCheckpointGivesEachProcessItsOwnEnvs) {
   EXPECT_EQ(checkpoint_world_size(c), 2);
   auto back = make_vec_env<CpuExecutor>("cartpole", 4, exec);
   Ppo<CpuExecutor> lb(cfg, *back, exec);
-  restore_checkpoint(checkpoint_for_rank(c, 1), lb, false, back.get(), nullptr);
+  restore_checkpoint(checkpoint_for_rank(c, 1), lb, LearnerLoad::kAll, back.get(), nullptr);
   EXPECT_EQ(0, std::memcmp(back->obs(), env1->obs(), 4 * 4 * sizeof(float)));
-  restore_checkpoint(checkpoint_for_rank(c, 0), lb, false, back.get(), nullptr);
+  restore_checkpoint(checkpoint_for_rank(c, 0), lb, LearnerLoad::kAll, back.get(), nullptr);
   EXPECT_EQ(0, std::memcmp(back->obs(), env0->obs(), 4 * 4 * sizeof(float)));
   EXPECT_THROW(checkpoint_for_rank(c, 2), CheckpointError);
 }

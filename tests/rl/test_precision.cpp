@@ -432,7 +432,7 @@ Iteration one_iteration(const std::string& env_name, const std::string& precisio
           for (int i = 0; i < std::abs(nudge_ulps); ++i)
             w = std::nextafter(
                 w, nudge_ulps > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
-    learner->load(state, false);
+    learner->load(state, LearnerLoad::kAll);
   }
   Iteration it;
   it.initial = params();
@@ -462,7 +462,9 @@ void expect_bf16_update_near_fp32(const std::string& env_name, double max_rel, d
   ASSERT_GT(update, 0.0);
   EXPECT_GT(diff, 0.0) << "bf16 GEMMs changed nothing";
   EXPECT_LE(diff, max_rel * update);
-  if (max_rel_ulp > 0) EXPECT_LE(diff_ulp, max_rel_ulp * update);
+  if (max_rel_ulp > 0) {
+    EXPECT_LE(diff_ulp, max_rel_ulp * update);
+  }
 }
 
 // CartPole: discrete actions keep the rollout the same (a sampled action changes only if its

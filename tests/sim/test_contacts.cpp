@@ -338,7 +338,8 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   {
     const int ncon_max = nco, nefc_max = nefc;
     const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
-              nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0;
+              nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0,
+              nmoment = v.nmoment;
     const int nv_deriv = v.integrator == kIntImplicitFast ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);

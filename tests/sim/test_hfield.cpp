@@ -1,6 +1,6 @@
 // Height fields (sim/mjcf_hfield.cpp, sim/hfield.h): the compiled elevations against MuJoCo 3's
-// (inline text and PNG), every refusal of a bad <hfield> or file, the contact capacity of hfield
-// pairs, and the geoms whose contacts come from the collider (box, cylinder, ellipsoid, a mesh's
+// (inline text and PNG), every refusal of a bad <hfield> or file, fields in moving bodies (mass,
+// contacts in the field's current frame, on both bodies), the contact capacity of hfield pairs, and the geoms whose contacts come from the collider (box, cylinder, ellipsoid, a mesh's
 // hull) resting on a field. The trajectories of spheres and capsules are MuJoCo 3 peer tests (mujoco_peer_hfield_*).
 #include <gtest/gtest.h>
 
@@ -112,9 +112,6 @@ TEST(HField, BadHFieldsAndGeomsAreRefused) {
   has(error_of(hfield_scene("<hfield name=\"u\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/>")),
       "hfield \"t\" is not defined");
   has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/></asset><worldbody>"
-               "<body><freejoint/><geom type=\"hfield\" hfield=\"t\"/><geom size=\"1\"/></body></worldbody></mujoco>"),
-      "static bodies only");
-  has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/></asset><worldbody>"
                "<geom type=\"box\" size=\"1 1 1\" hfield=\"t\"/></worldbody></mujoco>"),
       "for geoms of type hfield");
   has(error_of("<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 1 1 1\"/>"
@@ -124,6 +121,86 @@ TEST(HField, BadHFieldsAndGeomsAreRefused) {
   const Model m = parse_mjcf(hfield_scene("<hfield name=\"t\" nrow=\"3\" ncol=\"4\" size=\"1 1 1 1\"/>"), "flat");
   EXPECT_EQ(m.nhfielddata, 12);
   for (double v : m.hfield_data) EXPECT_EQ(v, 0);
+}
+
+// A field in a moving body (MuJoCo allows it): its geom weighs as a box of the geom's size (MuJoCo's
+// mjCGeom::GetVolume / SetInertia: radius_x, radius_y, elevation_z / 4 + base_z / 2).
+TEST(HField, MovingFieldWeighsAsMujocosBox) {
+  const Model m = parse_mjcf(
+      "<mujoco><asset><hfield name=\"t\" nrow=\"2\" ncol=\"2\" size=\"1 0.5 0.2 0.4\"/></asset><worldbody>"
+      "<body><freejoint/><geom type=\"hfield\" hfield=\"t\" density=\"300\"/></body></worldbody></mujoco>",
+      "moving");
+  const double sz = 0.2 / 4 + 0.4 / 2, mass = 300 * 8 * 1 * 0.5 * sz;  // 300 kg/m^3, 2 x 1 x 0.5 m
+  EXPECT_DOUBLE_EQ(m.geom_size[2], sz);
+  EXPECT_DOUBLE_EQ(m.body_mass[1], mass);
+  EXPECT_NEAR(m.body_inertia[3], mass * (0.25 + sz * sz) / 3, 1e-12);
+  EXPECT_NEAR(m.body_inertia[4], mass * (1 + sz * sz) / 3, 1e-12);
+  EXPECT_NEAR(m.body_inertia[5], mass * (1 + 0.25) / 3, 1e-12);
+}
+
+// The field's contacts follow its body: the field of hfield_inline.xml turned and shifted as a
+// world geom, and the same field carried by a free body posed there, give the same contacts
+// (point, normal, depth, to rounding) with a sphere, a capsule, a box and an ellipsoid lying in its
+// bumps; and a sphere thrown at a free field in zero gravity pushes it: the contact acts on both
+// bodies, equal and opposite (linear momentum kept to rounding).
+TEST(HField, ContactsFollowTheMovingField) {
+  const std::string field =
+      "<hfield name=\"b\" nrow=\"5\" ncol=\"6\" size=\"1 0.8 0.3 0.1\" elevation=\"0 1 2 2 1 0 1 2 3 3 2 1 "
+      "0 1 4 2 1 0 2 2 1 0 0 1 0 0 1 1 2 3\"/>";
+  const std::string others =
+      "<body pos=\"-0.5 0.3 0.12\"><freejoint/><geom size=\"0.08\"/></body>"
+      "<body pos=\"0.4 -0.2 0.05\" euler=\"0 80 20\"><freejoint/><geom type=\"capsule\" size=\"0.05 0.2\"/></body>"
+      "<body pos=\"-0.3 -0.4 0.1\" euler=\"10 20 30\"><freejoint/><geom type=\"box\" size=\"0.1 0.08 0.06\"/></body>"
+      "<body pos=\"0.5 0.4 0.2\" euler=\"30 10 0\"><freejoint/><geom type=\"ellipsoid\" size=\"0.1 0.07 0.05\"/>"
+      "</body>";
+  const std::string pose = "pos=\"0.1 0.05 -0.05\" euler=\"8 -5 10\"";
+  auto contacts = [&](bool moving) {
+    const std::string ground = moving ? "<body " + pose + "><freejoint/><geom type=\"hfield\" hfield=\"b\"/></body>"
+                                      : "<geom type=\"hfield\" hfield=\"b\" " + pose + "/>";
+    Sim<double> s(parse_mjcf("<mujoco><asset>" + field + "</asset><worldbody>" + ground + others + "</worldbody></mujoco>",
+                             moving ? "moving" : "static"));
+    kinematics(s.m(), s.d);
+    detect_contacts(s.m(), s.d);
+    return s.get(s.d.contact, kContactStride * static_cast<int>(s.d.ncon[0]));
+  };
+  const std::vector<double> fixed = contacts(false), moving = contacts(true);
+  ASSERT_EQ(moving.size(), fixed.size());
+  const size_t n = fixed.size() / kContactStride;
+  EXPECT_GE(n, 8u);  // every geom touches, several prisms each
+  std::vector<int> per_geom(6, 0);
+  for (size_t c = 0; c < n; ++c) {
+    const double* a = fixed.data() + kContactStride * c;
+    const double* b = moving.data() + kContactStride * c;
+    EXPECT_EQ(a[kConGeom1], 0);
+    EXPECT_EQ(b[kConGeom1], 0);
+    EXPECT_EQ(a[kConGeom2], b[kConGeom2]);
+    ++per_geom[static_cast<size_t>(b[kConGeom2])];
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(a[kConPos + k], b[kConPos + k], 1e-12) << "contact " << c;
+      EXPECT_NEAR(a[kConNormal + k], b[kConNormal + k], 1e-12) << "contact " << c;
+    }
+    EXPECT_NEAR(a[kConDepth], b[kConDepth], 1e-12) << "contact " << c;
+  }
+  for (int g = 1; g <= 4; ++g) EXPECT_GT(per_geom[static_cast<size_t>(g)], 0) << "geom " << g;
+
+  // A 0.3 kg sphere at 2 m/s across a free 16 kg field (both centres of mass at their origins).
+  Sim<double> s(parse_mjcf("<mujoco><option gravity=\"0 0 0\"/><asset>" + field +
+                               "</asset><worldbody><body euler=\"0 0 10\"><freejoint/><geom type=\"hfield\" "
+                               "hfield=\"b\" density=\"20\"/></body><body pos=\"-1.2 0.1 0.3\"><freejoint/>"
+                               "<geom size=\"0.1\" mass=\"0.3\"/></body></worldbody></mujoco>",
+                           "push"));
+  const double m0 = 20 * 8 * 1 * 0.8 * (0.3 / 4 + 0.1 / 2), m1 = 0.3;
+  s.d.qvel[6] = 2.0, s.d.qvel[8] = -0.6;
+  int touching = 0;
+  for (int k = 0; k < 400; ++k) {
+    physics_step(s.m(), s.d, static_cast<const double*>(nullptr), 1, nullptr);
+    touching += s.d.ncon[0] > 0;
+  }
+  EXPECT_GT(touching, 10);
+  EXPECT_GT(std::hypot(s.d.qvel[0], s.d.qvel[1], s.d.qvel[2]), 0.01) << "the field was pushed";
+  for (int k = 0; k < 3; ++k)
+    EXPECT_NEAR(m0 * s.d.qvel[k] + m1 * s.d.qvel[6 + k], k == 0 ? m1 * 2.0 : k == 2 ? m1 * -0.6 : 0.0, 1e-9)
+        << "momentum " << k;
 }
 
 // 50 contacts (MuJoCo's mjMAXCONPAIR) per height-field pair with a primitive; none with a plane.

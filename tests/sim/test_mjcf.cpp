@@ -761,7 +761,7 @@ TEST(MjcfErrors, ActuatorJointMissing) {
   const std::string unknown = error_of(base + "<motor name='m' joint='knee'/></actuator></mujoco>");
   EXPECT_TRUE(starts_with(unknown, "test.xml:3: motor m: unknown joint \"knee\"")) << unknown;
   const std::string absent = error_of(base + "<position kp='1'/></actuator></mujoco>");
-  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: attribute \"joint\" or \"tendon\" is required")) << absent;
+  EXPECT_TRUE(starts_with(absent, "test.xml:3: position: a transmission target is required")) << absent;
   const std::string tendon = error_of(base + "<motor tendon='t'/></actuator></mujoco>");
   EXPECT_TRUE(starts_with(tendon, "test.xml:3: motor: unknown tendon \"t\"")) << tendon;
 }

@@ -472,7 +472,8 @@ TEST(ViewerHeadless, PlaygroundMeshesAndHeightFieldAreDrawn) {
       if (type == 7 && drawn) ++meshes, triangles += g["triangles"].get<size_t>();
       if (type == 1 && drawn) {
         ++hfields;
-        EXPECT_EQ(g["triangles"].get<size_t>(), 2u * 255u * 255u);  // 256 x 256 samples
+        // 256 x 256 samples: the top, the four walls (two triangles per edge step), the bottom
+        EXPECT_EQ(g["triangles"].get<size_t>(), 2u * 255u * 255u + 2u * 4u * 255u + 2u);
       }
       hidden += !drawn && group == 3;
     }
@@ -484,6 +485,102 @@ TEST(ViewerHeadless, PlaygroundMeshesAndHeightFieldAreDrawn) {
     // distinct meshes (trunk, hip, thigh, mirrored thigh, calf), G1 35
     EXPECT_GE(info["draw_calls"].get<int>(), task == "g1_joystick" ? 2 * 35 + 1 : 2 * 6 + 1);
   }
+}
+
+// Height fields in moving bodies (tests/data/mjcf/hfield_moving.xml: a hinged tray, green, and a
+// free raft, blue, each carrying one) are drawn in every env at their body's pose, with their top,
+// walls and bottom; their pixels are where the state puts them.
+TEST(ViewerHeadless, MovingHeightFieldsAreDrawnInEveryEnv) {
+  REQUIRE_DISPLAY();
+  test::TempDir dir("rltrain_viewer");
+  const CliRun r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/tests/data/mjcf/hfield_moving.xml",
+                            "--num-envs", "2", "--control", "zero", "--headless", "--frames", "1", "--out", dir / "f",
+                            "--frame-info", "--width", "480", "--height", "270"},
+                           dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const Image img(dir / "f/frame_000000.png");
+  const auto info = nlohmann::json::parse(slurp(dir / "f/frame_000000.json"));
+  expect_sky_corners(img, info);
+  int hfields = 0;
+  for (const auto& g : info["geoms"]) {
+    if (g["type"].get<int>() != 1) continue;
+    ++hfields;
+    EXPECT_TRUE(g["drawn"].get<bool>());
+    // 5 x 6 and 3 x 3 samples: top 2 (nrow - 1) (ncol - 1), walls 4 (nrow - 1 + ncol - 1), bottom 2
+    const size_t t = g["triangles"].get<size_t>();
+    EXPECT_TRUE(t == 40u + 36u + 2u || t == 8u + 16u + 2u) << t;
+  }
+  EXPECT_EQ(hfields, 2);
+  auto is_tray = [](float r, float g, float b) { return g > r + 0.2f && g > b + 0.2f; };
+  auto is_raft = [](float r, float g, float b) { return b > r + 0.2f && b > g + 0.2f; };
+  const Mat4 vp = view_proj_of(info);
+  ASSERT_EQ(info["envs"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {  // qpos0: the tray's hinges at 0, the raft at its body's pose
+    SCOPED_TRACE("env " + std::to_string(i));
+    const auto& e = info["envs"][i];
+    const Vec3 o{e["origin"][0].get<float>(), e["origin"][1].get<float>(), e["origin"][2].get<float>()};
+    float px = 0, py = 0;
+    // the tray's middle (its geom at (0.05, -0.03, 0.32), its surface 0 .. 0.15 above)
+    ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{0.05f, -0.03f, 0.4f}, img.w, img.h, px, py));
+    EXPECT_TRUE(near_pixel(img, px, py, 2, is_tray)) << "tray expected, got " << rgb_at(img, px, py);
+    // the raft (obs = qpos, qvel: qpos[16..18] is its free joint's position; its surface 0 .. 0.08 above)
+    const Vec3 raft{e["obs"][16].get<float>(), e["obs"][17].get<float>(), e["obs"][18].get<float>()};
+    ASSERT_TRUE(view::project_to_pixel(vp, o + raft + Vec3{0, 0, 0.05f}, img.w, img.h, px, py));
+    EXPECT_TRUE(near_pixel(img, px, py, 2, is_raft)) << "raft expected, got " << rgb_at(img, px, py);
+    ASSERT_TRUE(view::project_to_pixel(vp, o + raft + Vec3{0, 0, 1.0f}, img.w, img.h, px, py));
+    EXPECT_FALSE(near_pixel(img, px, py, 1, is_raft)) << "nothing 1 m above the raft: " << rgb_at(img, px, py);
+  }
+}
+
+// Ellipsoids are drawn stretched per axis (a tall one's red pixels are much taller than wide), and
+// cylinders with flat ends (the axis point just past the end facing away from the camera shows no
+// cylinder; a capsule would cover it).
+TEST(ViewerHeadless, EllipsoidsAndCylindersKeepTheirShape) {
+  REQUIRE_DISPLAY();
+  test::TempDir dir("rltrain_viewer");
+  const CliRun r = rltrain({"view", "--model", std::string(RLTRAIN_SOURCE_DIR) + "/tests/data/mjcf/viewer_shapes.xml",
+                            "--num-envs", "1", "--control", "zero", "--headless", "--frames", "1", "--out", dir / "f",
+                            "--frame-info", "--width", "480", "--height", "360"},
+                           dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const Image img(dir / "f/frame_000000.png");
+  const auto info = nlohmann::json::parse(slurp(dir / "f/frame_000000.json"));
+  for (const auto& g : info["geoms"]) {
+    if (g["type"].get<int>() == 4 || g["type"].get<int>() == 5) {
+      EXPECT_TRUE(g["drawn"].get<bool>());
+    }
+  }
+  auto is_red = [](float r, float g, float b) { return r > g + 0.25f && r > b + 0.25f; };
+  auto is_blue = [](float r, float g, float b) { return b > r + 0.25f && b > g + 0.15f; };
+  const Mat4 vp = view_proj_of(info);
+  const auto& e = info["envs"][0];
+  const Vec3 o{e["origin"][0].get<float>(), e["origin"][1].get<float>(), e["origin"][2].get<float>()};
+  float px = 0, py = 0;
+  // The ellipsoid: its top and its centre are red; its red pixels span a box at least twice as tall as wide.
+  for (float z : {0.6f, 0.95f}) {
+    ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{0, 0, z}, img.w, img.h, px, py));
+    EXPECT_TRUE(near_pixel(img, px, py, 1, is_red)) << "ellipsoid expected, got " << rgb_at(img, px, py);
+  }
+  int x0 = img.w, x1 = -1, y0 = img.h, y1 = -1;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) {
+      const unsigned char* c = img.at(x, y);
+      if (!is_red(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f)) continue;
+      x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+    }
+  ASSERT_GE(x1, x0) << "no red pixel";
+  EXPECT_GE(y1 - y0 + 1, 2 * (x1 - x0 + 1)) << "red box " << x1 - x0 + 1 << " x " << y1 - y0 + 1 << " px";
+  // The cylinder: its middle is blue; of the two axis points 0.03 past its ends, the one whose ray
+  // leads away from the body (the end facing away from the camera) is not.
+  ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{0.9f, 0, 0.3f}, img.w, img.h, px, py));
+  EXPECT_TRUE(near_pixel(img, px, py, 1, is_blue)) << "cylinder expected, got " << rgb_at(img, px, py);
+  int uncovered = 0;
+  for (float x : {0.57f, 1.23f}) {
+    ASSERT_TRUE(view::project_to_pixel(vp, o + Vec3{x, 0, 0.3f}, img.w, img.h, px, py));
+    const unsigned char* c = img.at(std::clamp(static_cast<int>(px), 0, img.w - 1), std::clamp(static_cast<int>(py), 0, img.h - 1));
+    if (!is_blue(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f)) ++uncovered;
+  }
+  EXPECT_GE(uncovered, 1) << "both points past the cylinder's ends are covered: drawn with round caps?";
 }
 
 // "<env>: N episodes (...): mean return X, std Y" (eval) and "<env>: N of N envs ...: mean return X, std Y" (view).

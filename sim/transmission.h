@@ -1,0 +1,151 @@
+// Site and slider-crank transmissions (MJCF actuator site, refsite, cranksite, slidersite,
+// cranklength), as MuJoCo 3's mj_transmission, single source (RLT_HD, no std::, no allocation).
+// Joint and tendon transmissions keep their own formulas in sim/actuators.h; these fill
+// DataView::actuator_length and actuator_moment (one dense row of nv per actuator; only models with
+// such a transmission have the rows, ModelView::nmoment) from the current kinematics, and
+// sim/actuators.h takes velocity = moment . qvel and qfrc_actuator += moment^T force from them.
+//
+// For actuator a on site s (body b, world position p, orientation R) with 6D gear g = (gt, gr):
+//   site          length 0 (MuJoCo's: no meaningful length); moment = Jp(b, p)^T (R gt) + Jr(b)^T (R gr),
+//                 Jp the point Jacobian, Jr the rotational one: the wrench g, given in the site's frame,
+//                 applied at the site.
+//   site+refsite  (Cartesian end-effector control) with reference site r (body br, position pr,
+//                 orientation Rr): where gt != 0
+//                   length += gt . Rr^T (p - pr)   (the site's position in the refsite's frame)
+//                   moment += (Jp(b, p) - Jp(br, pr))^T (Rr gt)
+//                 where gr != 0
+//                   length += gr . quat_difference(q, qr)   (MuJoCo's mju_subQuat: the rotation from the
+//                                                            refsite's orientation qr to the site's q)
+//                   moment += (Jr(b) - Jr(br))^T (Rr gr)
+//                 with the columns of the dofs both bodies hang from (their common ancestor dof and
+//                 its chain up to the root) zeroed, as MuJoCo does: those dofs move both sites
+//                 together. (Neither term differentiates the refsite frame's own rotation: MuJoCo's
+//                 approximation, kept.) q = xquat(b) site_quat(s), likewise qr.
+//   slider-crank  crank site c, slider site s with axis z = the slider site's z axis, rod length r,
+//                 v = p_c - p_s: length = z.v - sqrt(det), det = (z.v)^2 + r^2 - v.v (the slider's
+//                 travel that keeps the rod's length); moment = dl/dz Jz + dl/dv (Jp(b_c, p_c) -
+//                 Jp(b_s, p_s)), Jz the Jacobian of the axis (columns Jr x z), with
+//                 dl/dv = z (1 - z.v / sqrt(det)) + v / sqrt(det), dl/dz = v (1 - z.v / sqrt(det));
+//                 where det <= 0 (the rod cannot reach): length = z.v, dl/dv = z, dl/dz = v. Length
+//                 and moment times gear[0].
+#pragma once
+
+#include "sim/common.h"
+#include "sim/contact.h"  // last_dof, point_jacobian_col
+#include "sim/dynamics.h"
+
+namespace rlt {
+
+namespace transmission_detail {
+
+// row[i] += scale * (w . Jp(b, p)_i + wr . Jr(b)_i) over the dof chain of body b.
+template <class T>
+RLT_HD void add_wrench_moment(const ModelView<T>& m, const DataView<T>& d, T* row, int b, const Vec3<T>& p,
+                              const Vec3<T>& w, const Vec3<T>& wr, T scale) {
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i])
+    row[i] += scale * (dot(point_jacobian_col(m, d, b, p, i), w) + dot(Vec3<T>::load(d.cdof + 6 * i), wr));
+}
+
+// The deepest dof that both bodies hang from, -1 if none (MuJoCo's walk up the two dof chains).
+template <class T>
+RLT_HD int common_dof(const ModelView<T>& m, int b0, int b1) {
+  int i0 = last_dof(m, b0), i1 = last_dof(m, b1);
+  if (i0 < 0 || i1 < 0) return -1;
+  while (i0 != i1 && i0 >= 0 && i1 >= 0) {
+    if (i0 < i1) {
+      i1 = m.dof_parentid[i1];
+    } else {
+      i0 = m.dof_parentid[i0];
+    }
+  }
+  return i0 == i1 ? i0 : -1;
+}
+
+// The world orientation of site s (MuJoCo's xquat(body) site_quat).
+template <class T>
+RLT_HD Quat<T> site_xquat(const ModelView<T>& m, const DataView<T>& d, int s) {
+  return quat_mul(Quat<T>::load(d.xquat + 4 * m.site_bodyid[s]), Quat<T>::load(m.site_quat + 4 * s));
+}
+
+}  // namespace transmission_detail
+
+// Whether actuator a's length and moment come from transmission_kinematics (a site or a slider-crank).
+template <class T>
+RLT_HD RLT_INLINE bool moment_transmission(const ModelView<T>& m, int a) {
+  return m.actuator_trntype[a] == kTrnSite || m.actuator_trntype[a] == kTrnSliderCrank;
+}
+
+// d.actuator_length and d.actuator_moment of every site and slider-crank actuator (see the header;
+// needs kinematics and com_position). Nothing without them (m.nmoment == 0).
+template <class T>
+RLT_HD void transmission_kinematics(const ModelView<T>& m, const DataView<T>& d) {
+  using namespace transmission_detail;
+  if (m.nmoment == 0) return;
+  const int nv = m.nv;
+  for (int a = 0; a < m.nu; ++a) {
+    if (!moment_transmission(m, a)) continue;
+    T* row = d.actuator_moment + a * nv;
+    for (int i = 0; i < nv; ++i) row[i] = T(0);
+    const int s = m.actuator_trnid[a], s2 = m.actuator_trnid2[a], b = m.site_bodyid[s];
+    const Vec3<T> p = Vec3<T>::load(d.site_xpos + 3 * s);
+    T length = T(0);
+    if (m.actuator_trntype[a] == kTrnSliderCrank) {
+      const int bs = m.site_bodyid[s2];
+      const Vec3<T> ps = Vec3<T>::load(d.site_xpos + 3 * s2);
+      const Vec3<T> z = Mat3<T>::load(d.site_xmat + 9 * s2).col(2);
+      const Vec3<T> v = p - ps;
+      const T r = m.actuator_cranklength[a], av = dot(v, z);
+      const T det = av * av + r * r - dot(v, v);
+      Vec3<T> dldv = z, dlda = v;
+      length = av;
+      if (det > T(0)) {
+        const T sdet = m_sqrt(det);
+        length = av - sdet;
+        dldv = (T(1) - av / sdet) * z + (T(1) / sdet) * v;
+        dlda = (T(1) - av / sdet) * v;
+      }
+      // the axis turns with the slider's body (Jz = Jr x z), the crank site moves relative to the slider site
+      for (int i = last_dof(m, bs); i >= 0; i = m.dof_parentid[i])
+        row[i] += dot(dlda, cross(Vec3<T>::load(d.cdof + 6 * i), z)) - dot(dldv, point_jacobian_col(m, d, bs, ps, i));
+      for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i])
+        row[i] += dot(dldv, point_jacobian_col(m, d, b, p, i));
+      const T gear = m.actuator_gear[a];
+      length *= gear;
+      for (int i = 0; i < nv; ++i) row[i] *= gear;
+    } else {
+      const T* g = m.actuator_gear6 + 6 * a;
+      const Vec3<T> gt{g[0], g[1], g[2]}, gr{g[3], g[4], g[5]};
+      if (s2 < 0) {  // the wrench g in the site's frame, applied at the site
+        const Mat3<T> R = Mat3<T>::load(d.site_xmat + 9 * s);
+        add_wrench_moment(m, d, row, b, p, R * gt, R * gr, T(1));
+      } else {  // relative to the refsite, in its frame
+        const int br = m.site_bodyid[s2];
+        const Vec3<T> pr = Vec3<T>::load(d.site_xpos + 3 * s2);
+        const Mat3<T> Rr = Mat3<T>::load(d.site_xmat + 9 * s2);
+        const bool translate = gt.x != T(0) || gt.y != T(0) || gt.z != T(0);
+        const bool rotate = gr.x != T(0) || gr.y != T(0) || gr.z != T(0);
+        const Vec3<T> wt = translate ? Rr * gt : Vec3<T>::zero(), wr = rotate ? Rr * gr : Vec3<T>::zero();
+        if (translate) {
+          const Vec3<T> dp = p - pr;
+          length += dot(Vec3<T>{dot(Rr.col(0), dp), dot(Rr.col(1), dp), dot(Rr.col(2), dp)}, gt);
+        }
+        if (rotate) length += dot(quat_difference(site_xquat(m, d, s), site_xquat(m, d, s2)), gr);
+        add_wrench_moment(m, d, row, b, p, wt, wr, T(1));
+        add_wrench_moment(m, d, row, br, pr, wt, wr, T(-1));
+        for (int i = common_dof(m, b, br); i >= 0; i = m.dof_parentid[i]) row[i] = T(0);
+      }
+    }
+    d.actuator_length[a] = length;
+  }
+}
+
+// Actuator a's velocity, its moment row times qvel (after transmission_kinematics).
+template <class T>
+RLT_HD T moment_velocity(const ModelView<T>& m, const DataView<T>& d, int a) {
+  const T* row = d.actuator_moment + a * m.nv;
+  T v = T(0);
+  for (int i = 0; i < m.nv; ++i) v += row[i] * d.qvel[i];
+  return v;
+}
+
+}  // namespace rlt
