@@ -5,7 +5,8 @@
 // inside both; sim/transmission.h), single source (RLT_HD, no std::, no allocation).
 //
 // For actuator a on joint j with gear g:
-//   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default)
+//   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default; the flag
+//            clampctrl="disable" leaves it unclamped)
 //   length   = g * qpos[j]      (raw qpos, not qpos - qpos0, as MuJoCo's actuator_length)
 //   velocity = g * qvel[j]
 //   force    motor:    ctrl
@@ -24,6 +25,8 @@
 // to actrange when actlimited. The motor/position/velocity kinds keep their own formulas (the
 // shipped robots' physics bit for bit, and per-env randomization of actuator_gear/kp/kv in
 // envs/robot_env.h); they equal MuJoCo's to rounding.
+// The flag actuation="disable" (MuJoCo's mjDSBL_ACTUATION): actuator_force, act_dot and
+// qfrc_actuator 0, activations held, no actuator term in implicitfast's derivative.
 #pragma once
 
 #include "sim/common.h"
@@ -56,6 +59,7 @@ RLT_HD RLT_INLINE bool actuator_stateful(const ModelView<T>& m, int a) {
 // act <- next_activation(act, act_dot) for every stateful actuator (MuJoCo's mj_advance, first part).
 template <class T>
 RLT_HD void advance_activations(const ModelView<T>& m, const DataView<T>& d, const T* act_dot) {
+  if (m.disable_actuation) return;
   for (int a = 0; a < m.nu; ++a)
     if (actuator_stateful(m, a)) d.act[a] = next_activation(m, a, d.act[a], act_dot[a]);
 }
@@ -64,6 +68,10 @@ RLT_HD void advance_activations(const ModelView<T>& m, const DataView<T>& d, con
 template <class T>
 RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = T(0);
+  if (m.disable_actuation) {
+    for (int a = 0; a < m.nu; ++a) d.actuator_force[a] = d.act_dot[a] = T(0);
+    return;
+  }
   for (int a = 0; a < m.nu; ++a) {
     const int j = m.actuator_trnid[a];
     const bool tendon = m.actuator_trntype[a] == kTrnTendon;  // j: a tendon (sim/tendon.h)
@@ -71,7 +79,7 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     const int dof = tendon || moment ? -1 : m.jnt_dofadr[j];
     const T gear = m.actuator_gear[a];
     T u = ctrl ? ctrl[a] : T(0);
-    if (m.actuator_ctrllimited[a]) u = clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
+    if (m.actuator_ctrllimited[a] && !m.disable_clampctrl) u = clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
     const T length = moment ? d.actuator_length[a] : gear * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
     const T velocity = moment ? moment_velocity(m, d, a) : gear * (tendon ? d.ten_velocity[j] : d.qvel[dof]);
     T force;
@@ -155,7 +163,7 @@ RLT_HD void actuator_moment_row(const ModelView<T>& m, const DataView<T>& d, int
 template <class T>
 RLT_HD void actuator_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T* qderiv,
                                          T* row) {
-  for (int a = 0; a < m.nu; ++a) {
+  for (int a = 0; a < m.nu && !m.disable_actuation; ++a) {  // (MuJoCo's mjDSBL_ACTUATION: nothing)
     if (m.actuator_forcelimited[a]) {
       const T f = d.actuator_force[a];
       if (f <= m.actuator_forcerange[2 * a] || f >= m.actuator_forcerange[2 * a + 1]) continue;

@@ -14,18 +14,22 @@
 //      r + 1; the triangles (r+1, c-1), (r, c-1), (r+1, c) and (r, c-1), (r+1, c), (r, c)), from the
 //      bottom up to the three elevations plus the active margin; a prism whose three top corners
 //      are all below the geom's lowest point is skipped;
-//   3. each remaining prism against the geom (inflated by half the active margin) with the GJK/EPA
-//      collider of sim/convex.h: one contact per prism that overlaps, its depth less the active
-//      margin (MuJoCo's dist = margin + ccd distance), in the order rows, columns, prisms, until
-//      MuJoCo's 50 per pair (mjMAXCONPAIR; kHFieldMaxContacts).
-// The points are the midpoints of EPA's witness points; where the nearest face is not unique (a
-// flat box face on a flat cell) the point may differ from MuJoCo's nativeccd, whose EPA walks its
-// own polytope; curved geoms (sphere, capsule ends, ellipsoid) on a cell give the same point to the
-// tolerance. The normal points from the field to the geom.
+//   3. each remaining prism against the geom as MuJoCo's nativeccd (sim/mjccd.h, its GJK and EPA
+//      step by step, ccd_iterations and ccd_tolerance from the model): the prism (object 1, no
+//      margin) against the geom in the field's frame (object 2, its support points moved out by
+//      half the active margin); a sphere or capsule first as its core (point, segment) apart from
+//      the prism, exactly (segment_prism), and only when that is within ccd_tolerance as the full
+//      shape. One contact per prism whose witness points' signed distance is negative: pos their
+//      midpoint, normal x1 - x2 (from the field to the geom), depth minus the active margin
+//      (MuJoCo's dist), in the order rows, columns, prisms, until MuJoCo's 50 per pair
+//      (mjMAXCONPAIR; kHFieldMaxContacts).
+// The contacts follow MuJoCo 3.17's to rounding (tests/data/mjcf/hfield_nativeccd.xml: 4e-15 in
+// the normal, 1e-16 in point and depth); MuJoCo's libccd path (flag nativeccd disabled) is not
+// modelled.
 #pragma once
 
 #include "sim/common.h"
-#include "sim/convex.h"
+#include "sim/mjccd.h"
 #include "sim/model_view.h"
 #include "sim/spatial.h"
 
@@ -34,20 +38,138 @@ namespace rlt {
 namespace hfield_detail {
 
 // One triangular prism of a height-field cell in the field's frame: vertices 0-2 at the bottom,
-// 3-5 above them (MuJoCo's mjc_prism_support), c its centroid (the collider's first direction).
+// 3-5 above them, c its centroid (segment_prism's inside point).
 template <class T>
 struct Prism {
   Vec3<T> v[6];
   Vec3<T> c;
-  RLT_HD Vec3<T> support(const Vec3<T>& dir) const {
-    const int start = dir.z < T(0) ? 0 : 3;
+};
+
+// MuJoCo's mjCCDObj of one prism (mjc_prism_support, mjc_center) for sim/mjccd.h: no margin (the
+// active margin is in its top), no vertex ids (MuJoCo's prism support leaves vertindex at -1).
+template <class T>
+struct CcdPrism {
+  T v[6][3];
+  T margin = T(0);
+  int vertindex = -1;
+  bool discrete = true;
+  RLT_HD void support(T res[3], const T dir[3]) const {
+    const int start = dir[2] < T(0) ? 0 : 3;
     int best = start;
-    T bd = dot(v[start], dir);
+    T bd = mjccd::v3::dot(v[start], dir);
     for (int i = 1; i < 3; ++i) {
-      const T d = dot(v[start + i], dir);
-      if (d > bd) bd = d, best = start + i;
+      const T d = mjccd::v3::dot(v[start + i], dir);
+      if (d > bd) best = start + i, bd = d;
     }
-    return v[best];
+    mjccd::v3::copy(res, v[best]);
+  }
+  RLT_HD void center(T res[3]) const {
+    res[0] = res[1] = res[2] = T(0);
+    for (int i = 0; i < 6; ++i) res[0] += v[i][0], res[1] += v[i][1], res[2] += v[i][2];
+    mjccd::v3::scl(res, res, T(1.0 / 6.0));
+  }
+};
+
+// MuJoCo's mjCCDObj of the geom in the field's frame (engine_collision_convex.c's support
+// functions: sphere, capsule, ellipsoid, cylinder, box with its corner id, a mesh with its vertex
+// id); margin: the pair's active margin, half of it added by
+// sim/mjccd.h's support().
+template <class T>
+struct CcdGeom {
+  int type;
+  T pos[3], mat[9], size[3];
+  T margin;
+  int vertindex = -1;
+  bool discrete;
+  const T* vert = nullptr;       // mesh: mesh_vert + 3 mesh_vertadr, mesh_vertnum of them
+  int nvert = 0;
+  const int* hull = nullptr;     // mesh: mesh_graph + mesh_graphadr (nullptr: none)
+  const int* extrema = nullptr;  // mesh: mesh_extrema + 27 id (nullptr: none)
+  int meshindex = -1;            // the last hill-climbing result (hull id; MuJoCo's warm start)
+  // A mesh's support vertex along the local direction l (its mesh id, also left in vertindex), as
+  // MuJoCo: below 10 vertices or without a hull, every vertex from the last one found
+  // (mjc_meshSupport); else hill climbing on the hull from the better of the last vertex and
+  // l's cell of mesh_extrema (mjc_hillclimbSupport).
+  RLT_HD int mesh_support(const T l[3]) {
+    if (!hull || nvert < 10 || !extrema) {
+      T best = T(-3.402823466e38);
+      int imax = 0;
+      if (vertindex >= 0) imax = vertindex, best = mjccd::v3::dot(l, vert + 3 * imax);
+      for (int i = 0; i < nvert; ++i) {
+        const T d = mjccd::v3::dot(l, vert + 3 * i);
+        if (d > best) best = d, imax = i;
+      }
+      return vertindex = imax;
+    }
+    const int nh = hull[0];
+    const int* edgeadr = hull + 2;
+    const int* ids = hull + 2 + nh;
+    const int* edges = hull + 2 + 2 * nh;
+    const int cx = (l[0] > T(0.4)) - (l[0] < T(-0.4)) + 1, cy = (l[1] > T(0.4)) - (l[1] < T(-0.4)) + 1,
+              cz = (l[2] > T(0.4)) - (l[2] < T(-0.4)) + 1;
+    const int seed = extrema[9 * cx + 3 * cy + cz];
+    int imax = seed;
+    if (meshindex >= 0) {
+      const T cached = mjccd::v3::dot(l, vert + 3 * ids[meshindex]), seeded = mjccd::v3::dot(l, vert + 3 * ids[seed]);
+      imax = seeded > cached ? seed : meshindex;
+    }
+    T best = mjccd::v3::dot(l, vert + 3 * ids[imax]);
+    for (int prev = -1, guard = 0; imax != prev && guard <= nh; ++guard) {  // each move strictly better
+      prev = imax;
+      for (int i = edgeadr[prev]; edges[i] >= 0; ++i) {
+        const T d = mjccd::v3::dot(l, vert + 3 * ids[edges[i]]);
+        if (d > best) best = d, imax = edges[i];
+      }
+    }
+    meshindex = imax;
+    return vertindex = ids[imax];
+  }
+  RLT_HD void center(T res[3]) const { mjccd::v3::copy(res, pos); }
+  RLT_HD void to_global(T res[3], const T l[3]) const {
+    res[0] = mat[0] * l[0] + mat[1] * l[1] + mat[2] * l[2];
+    res[1] = mat[3] * l[0] + mat[4] * l[1] + mat[5] * l[2];
+    res[2] = mat[6] * l[0] + mat[7] * l[1] + mat[8] * l[2];
+    res[0] += pos[0], res[1] += pos[1], res[2] += pos[2];
+  }
+  RLT_HD void support(T res[3], const T dir[3]) {
+    if (type == kGeomSphere) {
+      for (int i = 0; i < 3; ++i) res[i] = size[0] * dir[i] + pos[i];
+      return;
+    }
+    T l[3], s[3];
+    mjccd::v3::mul_mat_t_vec(l, mat, dir);
+    switch (type) {
+      case kGeomCapsule:
+        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[0];
+        s[2] += l[2] >= T(0) ? size[1] : -size[1];
+        break;
+      case kGeomEllipsoid: {
+        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[i];
+        const T n2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+        if (n2 < mjccd::Limits<T>::minval2) {
+          for (int i = 0; i < 3; ++i) res[i] = mat[3 * i] * size[0] + pos[i];
+          return;
+        }
+        const T inv = T(1) / m_sqrt(n2);
+        for (int i = 0; i < 3; ++i) s[i] *= inv * size[i];
+        break;
+      }
+      case kGeomCylinder: {
+        const T n2 = l[0] * l[0] + l[1] * l[1];
+        const T scl = n2 >= mjccd::Limits<T>::minval2 ? size[0] / m_sqrt(n2) : T(0);
+        s[0] = scl * l[0], s[1] = scl * l[1];
+        s[2] = l[2] >= T(0) ? size[1] : -size[1];
+        break;
+      }
+      case kGeomMesh:
+        mjccd::v3::copy(s, vert + 3 * mesh_support(l));
+        break;
+      default:  // box
+        for (int i = 0; i < 3; ++i) s[i] = l[i] >= T(0) ? size[i] : -size[i];
+        vertindex = (s[0] > T(0) ? 1 : 0) | (s[1] > T(0) ? 2 : 0) | (s[2] > T(0) ? 4 : 0);
+        break;
+    }
+    to_global(res, s);
   }
 };
 
@@ -171,15 +293,28 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   Mat3<T> lr;  // r1^T r2
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) lr.m[3 * i + j] = dot(r1.col(i), r2.col(j));
-  convex::Shape<T> shape{m.geom_type[g], lp, lr, Vec3<T>::load(m.geom_size + 3 * g), T(0)};
-  if (shape.type == kGeomMesh) {  // its convex hull
+  // The geom as MuJoCo's mjCCDObj in the field's frame; its support points along +-x, +-y, +-z
+  // bound it (they also warm-start a mesh's search, as MuJoCo's).
+  hfield_detail::CcdGeom<T> obj;
+  obj.type = m.geom_type[g], obj.margin = margin;
+  obj.discrete = obj.type == kGeomBox || obj.type == kGeomMesh;
+  lp.store(obj.pos), lr.store(obj.mat);
+  for (int k = 0; k < 3; ++k) obj.size[k] = m.geom_size[3 * g + k];
+  if (obj.type == kGeomMesh) {
     const int id = m.geom_dataid[g];
-    shape.vert = m.mesh_vert + 3 * m.mesh_vertadr[id];
-    shape.hull = m.mesh_graph + m.mesh_graphadr[id];
+    obj.vert = m.mesh_vert + 3 * m.mesh_vertadr[id];
+    obj.nvert = m.mesh_vertnum[id];
+    obj.hull = m.mesh_graphadr[id] >= 0 ? m.mesh_graph + m.mesh_graphadr[id] : nullptr;
+    obj.extrema = m.mesh_extrema ? m.mesh_extrema + 27 * id : nullptr;
   }
-  const T xmax = shape.support(Vec3<T>{T(1), T(0), T(0)}).x, xmin = shape.support(Vec3<T>{T(-1), T(0), T(0)}).x;
-  const T ymax = shape.support(Vec3<T>{T(0), T(1), T(0)}).y, ymin = shape.support(Vec3<T>{T(0), T(-1), T(0)}).y;
-  const T zmax = shape.support(Vec3<T>{T(0), T(0), T(1)}).z, zmin = shape.support(Vec3<T>{T(0), T(0), T(-1)}).z;
+  T ext[6];
+  for (int k = 0; k < 6; ++k) {
+    T dir[3] = {T(0), T(0), T(0)}, res[3];
+    dir[k / 2] = k % 2 ? T(-1) : T(1);
+    obj.support(res, dir);
+    ext[k] = res[k / 2];
+  }
+  const T xmax = ext[0], xmin = ext[1], ymax = ext[2], ymin = ext[3], zmax = ext[4], zmin = ext[5];
   if (xmin - margin > hs[0] || xmax + margin < -hs[0] || ymin - margin > hs[1] || ymax + margin < -hs[1] ||
       zmin - margin > hs[2] || zmax + margin < -hs[3])
     return;
@@ -192,8 +327,7 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
   const int cmax = cell(m_ceil((xmax + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
   const int rmin = cell(m_floor((ymin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
   const int rmax = cell(m_ceil((ymax + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
-  convex::Shape<T> b = shape;
-  b.inflate = T(0.5) * margin;
+  hfield_detail::CcdPrism<T> pv;
   const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);
   hfield_detail::Prism<T> p;
   // MuJoCo's addPrismVert: shift the triangle by one vertex, the new one last.
@@ -225,7 +359,7 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
           Vec3<T> qs, qp;
           if (hfield_detail::segment_prism(p, ca, cb, &qs, &qp)) {
             const T dist = norm(qs - qp);
-            if (dist > T(1e-6)) {  // MuJoCo's shallow case (ccd_tolerance); else the collider
+            if (dist > m.ccd_tolerance) {  // MuJoCo's shallow case; else the full shape
               const T rr = radius + T(0.5) * margin;
               if (dist < rr) {
                 const Vec3<T> nl = (T(1) / dist) * (qs - qp);
@@ -236,15 +370,18 @@ RLT_HD void hfield_collide(const Emit& emit, const ModelView<T>& m, int gh, cons
             }
           }
         }
-        convex::Penetration<T> pen;
-        const bool hit = convex::penetration(p, b, &pen);
-        if (!hit) continue;
-        // MuJoCo's normal: the witness points' difference (more accurate than EPA's face normal
-        // where the geom's curved surface meets a prism's vertex or edge).
-        const Vec3<T> w = pen.pa - pen.pb;
-        const T lw = norm(w);
-        const Vec3<T> nl = lw > T(1e-12) ? (T(1) / lw) * w : pen.normal;
-        emit(c1 + r1 * (T(0.5) * (pen.pa + pen.pb)), r1 * nl, pen.depth - margin);
+        // MuJoCo's nativeccd (sim/mjccd.h): the prism (object 1) against the geom (object 2, in
+        // the field's frame, inflated by half the active margin), one contact where the witness
+        // points' signed distance is negative.
+        for (int k = 0; k < 6; ++k) pv.v[k][0] = p.v[k].x, pv.v[k][1] = p.v[k].y, pv.v[k][2] = p.v[k].z;
+        mjccd::Status<T> st;
+        if (!(mjccd::ccd(&st, pv, obj, m.ccd_iterations, m.ccd_tolerance) < T(0))) continue;
+        T pos[3], nrm[3];
+        mjccd::v3::add(pos, st.x1, st.x2);
+        mjccd::v3::scl(pos, pos, T(0.5));
+        mjccd::v3::sub(nrm, st.x1, st.x2);
+        mjccd::v3::normalize(nrm);
+        emit(c1 + r1 * Vec3<T>{pos[0], pos[1], pos[2]}, r1 * Vec3<T>{nrm[0], nrm[1], nrm[2]}, -st.dist - margin);
         if (++n >= kHFieldMaxContacts) return;
       }
     }

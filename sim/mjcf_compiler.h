@@ -618,6 +618,7 @@ class MjcfCompiler {
   struct Flags {
     bool contact = true, limit = true, frictionloss = true, gravity = true, spring = true, damper = true,
          equality = true;
+    bool energy = false;  // enable flag energy (sensors: MuJoCo's e_kinetic then lags a step; refused)
   } m_flags;
 
   // ---- tendons (sim/mjcf_tendons.cpp) ----

@@ -5,6 +5,7 @@
 // parameters"; sim/constraints.h reads them). MuJoCo 3's semantics, checked against it in
 // tests/sim/test_constraints.cpp and by tools/mujoco_peer.py (tests/data/mjcf/constraints_*.xml).
 #include "sim/mjcf_compiler.h"
+#include "sim/mjccd.h"
 
 namespace rlt::mjcf_detail {
 
@@ -54,6 +55,12 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
     a.fail("attribute \"noslip_tolerance\" must be non-negative");
   if (a.integer("noslip_iterations", &m.noslip_iterations) && m.noslip_iterations < 0)
     a.fail("attribute \"noslip_iterations\" must be non-negative");
+  // MuJoCo's native convex collision (sim/mjccd.h): GJK's and EPA's iterations and tolerance
+  if (a.integer("ccd_iterations", &m.ccd_iterations) &&
+      (m.ccd_iterations < 1 || m.ccd_iterations > mjccd::kMaxIterations))
+    a.fail("attribute \"ccd_iterations\" must be in [1, " + std::to_string(mjccd::kMaxIterations) + "]");
+  if (a.number("ccd_tolerance", &m.ccd_tolerance) && !(m.ccd_tolerance >= 0))
+    a.fail("attribute \"ccd_tolerance\" must be non-negative");
   const int cone = a.keyword("cone", {"pyramidal", "elliptic"});
   if (cone >= 0) m.cone = cone == 1 ? kConeElliptic : kConePyramidal;
   if (a.number("impratio", &m.impratio) && !(m.impratio > 0)) a.fail("attribute \"impratio\" must be positive");
@@ -62,10 +69,9 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   if (a.number("density", &m.density) && m.density < 0) a.fail("attribute \"density\" must be non-negative");
   if (a.number("viscosity", &m.viscosity) && m.viscosity < 0) a.fail("attribute \"viscosity\" must be non-negative");
   a.numbers("wind", m.wind, 3, 3);
-  // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, convex and
-  // SDF collisions of meshes, sleeping): no effect here.
-  a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "ccd_iterations", "ccd_tolerance",
-            "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});
+  // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, SDF
+  // collisions, sleeping): no effect here.
+  a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});
   if (const auto groups = a.text("actuatorgroupdisable");
       groups && groups->find_first_not_of(" \t\r\n") != std::string::npos)
     a.fail("attribute \"actuatorgroupdisable\" is not supported");
@@ -92,18 +98,22 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("eulerdamp", &m.eulerdamp);
     flag("refsafe", &m.refsafe);
     flag("equality", &m_flags.equality);
+    // Read by the dynamics (Model::actuation, clampctrl, filterparent, sensor; MuJoCo's mjDSBL_*).
+    flag("actuation", &m.actuation);
+    flag("clampctrl", &m.clampctrl);
+    flag("filterparent", &m.filterparent);
+    flag("sensor", &m.sensor);
     // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
     // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
     // and the diagnostics energy, fwdinv, invdiscrete.
-    for (const char* n :
-         {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "energy", "fwdinv", "invdiscrete"})
+    for (const char* n : {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "fwdinv", "invdiscrete"})
       flag(n, nullptr);
+    flag("energy", &m_flags.energy);  // (read by the e_kinetic sensor's compiler check)
     // Not supported away from MuJoCo's default.
     const struct {
       const char* name;
       const char* def;
-    } kRefused[] = {{"actuation", "enable"}, {"clampctrl", "enable"}, {"filterparent", "enable"}, {"sensor", "enable"},
-                    {"override", "disable"}, {"sleep", "disable"},    {"diagexact", "disable"},   {"ipc", "disable"}};
+    } kRefused[] = {{"override", "disable"}, {"sleep", "disable"}, {"diagexact", "disable"}, {"ipc", "disable"}};
     for (const auto& r : kRefused) {
       const char* t = c->Attribute(r.name);
       flag(r.name, nullptr);

@@ -3,6 +3,8 @@
 // MuJoCo 3's rules: each sensor reads one named object (a rangefinder its site: sim/ray.h); outputs
 // are laid out in order (sensor_adr); noise is kept (Model::sensor_noise) but not applied, as
 // MuJoCo's mj_step does not apply it; cutoff clamps; user is MuJoCo's user data and is ignored.
+#include <sstream>
+
 #include "sim/mjcf_compiler.h"
 
 namespace rlt::mjcf_detail {
@@ -12,7 +14,7 @@ namespace {
 struct SensorKind {
   const char* name;
   int type;
-  const char* attr;  // the attribute naming the sensed object ("" for frame sensors: objtype/objname)
+  const char* attr;  // the attribute naming the sensed object ("" for frame sensors: objtype/objname; null: none)
   int objtype;
   int dim;
 };
@@ -43,13 +45,26 @@ constexpr SensorKind kSensorKinds[] = {
     {"tendonpos", kSensTendonPos, "tendon", kSensObjTendon, 1},
     {"tendonvel", kSensTendonVel, "tendon", kSensObjTendon, 1},
     {"rangefinder", kSensRangefinder, "site", kSensObjSite, 1},
+    {"jointactuatorfrc", kSensJointActFrc, "joint", kSensObjJoint, 1},
+    {"tendonactuatorfrc", kSensTendonActFrc, "tendon", kSensObjTendon, 1},
+    {"jointlimitpos", kSensJointLimitPos, "joint", kSensObjJoint, 1},
+    {"jointlimitvel", kSensJointLimitVel, "joint", kSensObjJoint, 1},
+    {"jointlimitfrc", kSensJointLimitFrc, "joint", kSensObjJoint, 1},
+    {"tendonlimitpos", kSensTendonLimitPos, "tendon", kSensObjTendon, 1},
+    {"tendonlimitvel", kSensTendonLimitVel, "tendon", kSensObjTendon, 1},
+    {"tendonlimitfrc", kSensTendonLimitFrc, "tendon", kSensObjTendon, 1},
+    {"ballquat", kSensBallQuat, "joint", kSensObjJoint, 4},
+    {"ballangvel", kSensBallAngVel, "joint", kSensObjJoint, 3},
+    {"e_potential", kSensEPotential, nullptr, kSensObjNone, 1},
+    {"e_kinetic", kSensEKinetic, nullptr, kSensObjNone, 1},
 };
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site, data=\"dist\"), contact "
-    "(data=\"found\", geom1 and geom2)";
+    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, depth), contact "
+    "(data=\"found\", geom1 and geom2), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
+    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -110,9 +125,11 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n.compare(0, 6, "tendon") == 0)
-        fail(e, "tendon sensors other than tendonpos and tendonvel are not supported");
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
+      if (n == "clock") fail(e, "clock sensors are not supported (the simulation time is not part of the state)");
+      if (n == "framelinacc" || n == "frameangacc" || n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
+          n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
+        fail(e, n + " sensors are not supported");
       unsupported_element(e, kSupported);
     }
     no_children(e);
@@ -124,6 +141,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
     a.ignore({"user"});  // MuJoCo's user data
     int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
+    int rf_spec = 1, rf_dim = 1;  // a rangefinder's data fields (MuJoCo's dataspec bits) and their scalars
     // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
     auto lookup = [&](int type, const std::string& obj, const char* attr) {
       const int id = type == kSensObjBody || type == kSensObjXBody ? m.body_id(obj)
@@ -145,16 +163,58 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       // the other data fields (dir, origin, point, normal, depth) are not supported.
       if (a.has("camera"))
         a.fail("attribute \"camera\": camera rangefinders are not supported (no cameras; use site=)");
-      if (const auto data = a.text("data"); data && *data != "dist")
-        a.fail("attribute \"data\": only \"dist\" is supported, got " + quoted(*data));
+      // data: MuJoCo 3's fields in its order (dist, dir, origin, point, normal, depth), kept as its
+      // dataspec bits in sensor_refid; normal is refused (sim/ray.h does not return normals).
+      if (const auto data = a.text("data")) {
+        static const char* const kFields[] = {"dist", "dir", "origin", "point", "normal", "depth"};
+        static const int kDims[] = {1, 3, 3, 3, 3, 1};
+        std::istringstream words(*data);
+        std::string w;
+        int last = -1;
+        rf_spec = 0, rf_dim = 0;
+        while (words >> w) {
+          int f = 0;
+          while (f < 6 && w != kFields[f]) ++f;
+          if (f == 6) a.fail("attribute \"data\": unknown field " + quoted(w) + " (dist, dir, origin, point, depth)");
+          if (f == 4) a.fail("attribute \"data\": the field \"normal\" is not supported (rays do not return normals)");
+          if (f <= last)
+            a.fail("attribute \"data\": fields must be in order: dist, dir, origin, point, normal, depth (as MuJoCo)");
+          last = f, rf_spec |= 1 << f, rf_dim += kDims[f];
+        }
+        if (rf_spec == 0) a.fail("attribute \"data\": no field");
+      }
     }
-    if (*kind->attr) {
+    if (!kind->attr) {
+      // e_potential, e_kinetic: no object (MuJoCo computes them on demand). Under the energy flag
+      // MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity stage (its
+      // lazy flag is cleared only there), the kinetic energy one step late: not modelled.
+      objid = -1;
+      if (kind->type == kSensEKinetic && m_flags.energy)
+        a.fail(
+            "e_kinetic with <flag energy=\"enable\"/> is not supported (MuJoCo 3 then reports the previous step's "
+            "kinetic energy)");
+    } else if (*kind->attr) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
       objid = lookup(objtype, *obj, kind->attr);
-      if (objtype == kSensObjJoint && m.jnt_type[static_cast<size_t>(objid)] != kJointHinge &&
-          m.jnt_type[static_cast<size_t>(objid)] != kJointSlide)
-        a.fail("joint " + quoted(*obj) + " must be a hinge or slide joint (as MuJoCo)");
+      const size_t o = static_cast<size_t>(objid);
+      const bool ball_sensor = kind->type == kSensBallQuat || kind->type == kSensBallAngVel;
+      if (objtype == kSensObjJoint && ball_sensor && m.jnt_type[o] != kJointBall)
+        a.fail("joint " + quoted(*obj) + " must be a ball joint (as MuJoCo)");
+      if (objtype == kSensObjJoint && !ball_sensor && m.jnt_type[o] != kJointHinge && m.jnt_type[o] != kJointSlide)
+        a.fail("joint " + quoted(*obj) + " must be a hinge or slide joint" +
+               (kind->type == kSensJointLimitPos || kind->type == kSensJointLimitVel || kind->type == kSensJointLimitFrc
+                    ? " (ball joint limits are not modelled)"
+                    : " (as MuJoCo)"));
+      // MuJoCo requires a limited object (its own limited, before the limit flag: with
+      // <flag limit="disable"/> the sensor compiles and reads 0).
+      if ((kind->type == kSensJointLimitPos || kind->type == kSensJointLimitVel || kind->type == kSensJointLimitFrc) &&
+          !m.jnt_limited[o] && m_flags.limit)
+        a.fail("joint " + quoted(*obj) + " must be limited (as MuJoCo)");
+      if ((kind->type == kSensTendonLimitPos || kind->type == kSensTendonLimitVel ||
+           kind->type == kSensTendonLimitFrc) &&
+          !m.tendon_limited[o] && m_flags.limit)
+        a.fail("tendon " + quoted(*obj) + " must be limited (as MuJoCo)");
     } else {
       objtype = frame_type("objtype");
       const auto obj = a.text("objname");
@@ -167,18 +227,20 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     }
     a.finish();
     check_name(m_sensor_names, "sensor", e, name);
+    int dim = kind->dim;
+    if (kind->type == kSensRangefinder) refid = rf_spec, dim = rf_dim;
     m.sensor_type.push_back(kind->type);
     m.sensor_objtype.push_back(objtype);
     m.sensor_objid.push_back(objid);
     m.sensor_reftype.push_back(reftype);
     m.sensor_refid.push_back(refid);
-    m.sensor_dim.push_back(kind->dim);
+    m.sensor_dim.push_back(dim);
     m.sensor_adr.push_back(m.nsensordata);
     m.sensor_cutoff.push_back(cutoff);
     m.sensor_noise.push_back(noise);
     m.sensor_name.push_back(name);
     m.nsensor++;
-    m.nsensordata += kind->dim;
+    m.nsensordata += dim;
   }
 }
 

@@ -80,6 +80,18 @@ enum SensorType : int {
   kSensTendonPos,  // tendons (sim/tendon.h)
   kSensTendonVel,
   kSensRangefinder,  // distance along the site's z axis to the nearest geom, -1 if none (sim/ray.h)
+  kSensJointActFrc,    // qfrc_actuator at a hinge or slide joint's dof
+  kSensTendonActFrc,   // the summed actuator_force of the tendon's actuators
+  kSensJointLimitPos,  // an active limit row of the joint: distance - margin, J qvel, force (0 if none)
+  kSensJointLimitVel,
+  kSensJointLimitFrc,
+  kSensTendonLimitPos,  // the same for a tendon's limit
+  kSensTendonLimitVel,
+  kSensTendonLimitFrc,
+  kSensBallQuat,    // a ball joint's qpos quaternion, normalized
+  kSensBallAngVel,  // a ball joint's qvel (3)
+  kSensEPotential,  // gravity and spring (joint, tendon) potential energy (MuJoCo's mj_energyPos)
+  kSensEKinetic,    // 1/2 qvel^T M qvel (mj_energyVel)
   kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {
@@ -117,6 +129,11 @@ struct Model {
   double impratio = 1;    // MJCF option/impratio
   bool refsafe = true;    // MJCF flag refsafe (disable: false)
   bool eulerdamp = true;  // MJCF flag eulerdamp (disable: joint damping explicit)
+  // MJCF disable flags read by the dynamics (MuJoCo 3's mjDSBL_*; true is MuJoCo's default):
+  // actuation (false: no actuator forces, actuator_velocity 0, activations held), clampctrl (false:
+  // ctrl not clamped to ctrlrange), filterparent (false: a body and its parent may collide), sensor
+  // (false: sensors not computed, sensordata keeps its values).
+  bool actuation = true, clampctrl = true, filterparent = true, sensor = true;
   // MJCF option/cone: the friction cone of contacts (Cone; sim/constraints.h)
   int cone = kConePyramidal;
   // MuJoCo's noslip post-pass on the friction rows (sim/noslip.h): MJCF option noslip_iterations
@@ -126,6 +143,10 @@ struct Model {
   // Fluid forces (MuJoCo's inertia-box model; sim/dynamics.h fluid_forces): MJCF option density
   // (kg/m^3), viscosity (Pa s), wind (m/s, world); all 0: none.
   double density = 0, viscosity = 0, wind[3] = {0, 0, 0};
+  // MuJoCo's native convex collision (sim/mjccd.h, the height fields' prisms): MJCF option
+  // ccd_iterations (GJK's and EPA's most iterations, at most mjccd::kMaxIterations) and ccd_tolerance
+  int ccd_iterations = 35;
+  double ccd_tolerance = 1e-6;
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

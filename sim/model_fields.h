@@ -124,7 +124,7 @@
   X(int, sensor_objtype, nsensor, required, "SensorObj of the sensed object")                                          \
   X(int, sensor_objid, nsensor, required, "id of the sensed object")                                                   \
   X(int, sensor_reftype, nsensor, required, "SensorObj of the reference frame (frame sensors), kSensObjNone")          \
-  X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none")                            \
+  X(int, sensor_refid, nsensor, required, "id of the reference frame's object, -1 if none; rangefinder: data bits")   \
   X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                              \
   X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                           \
   X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")         \

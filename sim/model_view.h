@@ -90,7 +90,11 @@ struct ModelView {
   int noslip_iterations;
   T noslip_tolerance;
   int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
+  // 0/1: MuJoCo's disable flags (Model::actuation, clampctrl, filterparent, sensor off); 0 is MuJoCo's default
+  int disable_actuation, disable_clampctrl, disable_filterparent, disable_sensor;
   T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
+  int ccd_iterations;             // MuJoCo's nativeccd (sim/mjccd.h): GJK's and EPA's most iterations
+  T ccd_tolerance;                // ... and their tolerance
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -119,7 +123,8 @@ struct ModelView {
 
 // Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
 // (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
-// welded to the world count as the world), never a body and its parent (unless one is the world),
+// welded to the world count as the world), never a body and its parent (unless one is the world, or
+// the filterparent flag is disabled),
 // and only where (contype1 & conaffinity2) || (contype2 & conaffinity1); never two bodies that a
 // <contact><exclude> names (body_exclude).
 template <class T>
@@ -143,7 +148,7 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   if (m.body_exclude[m.geom_bodyid[g1] * m.nbody + m.geom_bodyid[g2]]) return false;  // <contact><exclude>
   const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
   if (w1 == w2) return false;
-  if (w1 != 0 && w2 != 0 && (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
+  if (!m.disable_filterparent && w1 != 0 && w2 != 0 && (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
     return false;
   return true;
 }
@@ -299,8 +304,12 @@ class HostModel {
       if (model.eq_type[static_cast<size_t>(e)] == kEqWeld && model.eq_active[static_cast<size_t>(e)])
         m_view.use_newton = 1;
     m_view.refsafe = model.refsafe ? 1 : 0;
+    m_view.disable_actuation = model.actuation ? 0 : 1, m_view.disable_clampctrl = model.clampctrl ? 0 : 1;
+    m_view.disable_filterparent = model.filterparent ? 0 : 1, m_view.disable_sensor = model.sensor ? 0 : 1;
     m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
     for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
+    m_view.ccd_iterations = model.ccd_iterations;
+    m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
     m_view.has_gravcomp = 0;
     for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
     m_view.nu = model.nu;
@@ -629,7 +638,8 @@ class HostModel {
       const size_t is = static_cast<size_t>(i);
       if (m.sensor_type[is] < kSensJointPos || m.sensor_type[is] >= kNumSensorTypes)
         fail("sensor " + str(i) + " has unknown type " + str(m.sensor_type[is]));
-      if (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is]))
+      if (m.sensor_objtype[is] != kSensObjNone &&  // (none: e_potential, e_kinetic, objid -1)
+          (m.sensor_objid[is] < 0 || m.sensor_objid[is] >= count(m.sensor_objtype[is])))
         fail("sensor " + str(i) + " reads object " + str(m.sensor_objid[is]) + " out of range");
       if (m.sensor_reftype[is] != kSensObjNone &&
           (m.sensor_refid[is] < 0 || m.sensor_refid[is] >= count(m.sensor_reftype[is])))

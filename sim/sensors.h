@@ -13,7 +13,8 @@
 //
 // The rangefinder casts a ray from its site along the site's z axis to the nearest geom not on the
 // site's body (sim/ray.h, MuJoCo's mj_ray), -1 when none; MuJoCo 3 counts it real-valued, so cutoff
-// clamps it to [-cutoff, cutoff] (a miss reads -cutoff when cutoff < 1).
+// clamps it to [-cutoff, cutoff] (a miss reads -cutoff when cutoff < 1), and so every data field
+// (dist, dir, origin, point, depth) when it has several.
 //
 // Spatial quantities are com-based (sim/dynamics.h) about xpos[body_rootid[b]] where MuJoCo takes
 // subtree_com[body_rootid[b]]; every sensor transforms them to its own point, so the choice cancels.
@@ -24,11 +25,17 @@
 //              (the world at -gravity), sensor_cfrc_ext (the contact wrenches) and cfrc_int =
 //              cinert cacc + cvel x* cinert cvel - cfrc_ext summed over the subtree.
 //   contact    (data="found" only) the number of contacts between two geoms
+//   limits     jointlimit*/tendonlimit*: the object's first active limit row (MuJoCo's efc_type
+//              LIMIT_JOINT / LIMIT_TENDON with its efc_id), found by replaying constraint_rows'
+//              order (sim/constraints.h: the rows of owner -1 are the joints' active limits, lower
+//              then upper, then the tendons'): distance - margin, J qvel, the row's force; 0 when
+//              the object has no active limit row.
 //   touch      per active contact on the site's body, its normal force when the ray from the contact
 //              point along the normal (away from that body) meets the site's zone (mju_rayGeom).
 #pragma once
 
 #include "sim/common.h"
+#include "sim/constraints.h"
 #include "sim/contact.h"
 #include "sim/dynamics.h"
 #include "sim/ray.h"
@@ -203,6 +210,41 @@ RLT_HD bool ray_meets_zone(const ModelView<T>& m, const DataView<T>& d, int site
   }
 }
 
+// The row (sim/constraints.h) of the first active limit of joint (tendon false) or tendon `id`, and
+// its side (0 lower: J = +e, 1 upper: J = -e), or -1. constraint_rows builds the limit rows (owner -1)
+// joints first, then tendons, each lower then upper where distance < margin; the same state gives
+// the same rows, so the k-th such candidate is the k-th row of owner -1.
+template <class T>
+RLT_HD int limit_row(const ModelView<T>& m, const DataView<T>& d, bool tendon, int id, int* side_out) {
+  const int nefc = static_cast<int>(d.nefc[0]);
+  int r = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const int n = pass == 0 ? m.njnt : m.ntendon;
+    for (int o = 0; o < n; ++o) {
+      T x, lo, hi, margin;
+      if (pass == 0) {
+        if (!m.jnt_limited[o] || (m.jnt_type[o] != kJointHinge && m.jnt_type[o] != kJointSlide)) continue;
+        x = d.qpos[m.jnt_qposadr[o]], lo = m.jnt_range[2 * o], hi = m.jnt_range[2 * o + 1], margin = m.jnt_margin[o];
+      } else {
+        if (!m.tendon_limited[o]) continue;
+        x = d.ten_length[o], lo = m.tendon_range[2 * o], hi = m.tendon_range[2 * o + 1], margin = m.tendon_margin[o];
+      }
+      for (int side = 0; side < 2; ++side) {
+        const T dist = side == 0 ? x - lo : hi - x;
+        if (!(dist < margin)) continue;
+        while (r < nefc && d.efc[r * kEfcStride + kEfcOwner] != T(-1)) ++r;  // the next limit row
+        if (r >= nefc) return -1;
+        if ((pass == 1) == tendon && o == id) {
+          *side_out = side;
+          return r;
+        }
+        ++r;
+      }
+    }
+  }
+  return -1;
+}
+
 // subtree_mass, subtree_com (mj_comPos), subtree_linvel and subtree_angmom (mj_subtreeVel).
 template <class T>
 RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
@@ -310,6 +352,7 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
 template <class T>
 RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
   using namespace sensor_detail;
+  if (m.disable_sensor) return;  // flag sensor="disable": sensordata keeps its values (MuJoCo's mjDSBL_SENSOR)
   if (m.nsubtree > 0) subtree_quantities(m, d);
   if (m.nbody_acc > 0) rne_post_constraint(m, d);
   for (int i = 0; i < m.nsensor; ++i) {
@@ -337,7 +380,9 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensActuatorVel: {
         const int j = m.actuator_trnid[id];
         const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = moment_transmission(m, id)
+        // MuJoCo's actuator_velocity, 0 under the flag actuation="disable"
+        out[0] = m.disable_actuation ? T(0)
+                 : moment_transmission(m, id)
                      ? moment_velocity(m, d, id)
                      : m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
         vec3 = false;
@@ -351,6 +396,70 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         break;
       case kSensActuatorFrc:
         out[0] = d.actuator_force[id], vec3 = false;
+        break;
+      case kSensJointActFrc:
+        out[0] = d.qfrc_actuator[m.jnt_dofadr[id]], vec3 = false;
+        break;
+      case kSensTendonActFrc: {
+        T f = T(0);
+        for (int a = 0; a < m.nu; ++a)
+          if (m.actuator_trntype[a] == kTrnTendon && m.actuator_trnid[a] == id) f += d.actuator_force[a];
+        out[0] = f, vec3 = false;
+        break;
+      }
+      case kSensJointLimitPos:
+      case kSensJointLimitVel:
+      case kSensJointLimitFrc:
+      case kSensTendonLimitPos:
+      case kSensTendonLimitVel:
+      case kSensTendonLimitFrc: {
+        const bool tendon = type >= kSensTendonLimitPos;
+        const int q = type - (tendon ? kSensTendonLimitPos : kSensJointLimitPos);  // 0 pos, 1 vel, 2 force
+        int side = 0;
+        const int r = limit_row(m, d, tendon, id, &side);
+        T x = T(0);
+        if (r >= 0) {
+          const T sign = side == 0 ? T(1) : T(-1);
+          if (q == 0) {  // MuJoCo's efc_pos - efc_margin
+            const T v = tendon ? d.ten_length[id] : d.qpos[m.jnt_qposadr[id]];
+            const T lo = tendon ? m.tendon_range[2 * id] : m.jnt_range[2 * id];
+            const T hi = tendon ? m.tendon_range[2 * id + 1] : m.jnt_range[2 * id + 1];
+            x = (side == 0 ? v - lo : hi - v) - (tendon ? m.tendon_margin[id] : m.jnt_margin[id]);
+          } else if (q == 1) {  // efc_vel = J qvel
+            x = sign * (tendon ? d.ten_velocity[id] : d.qvel[m.jnt_dofadr[id]]);
+          } else {
+            x = d.efc[r * kEfcStride + kEfcForce];
+          }
+        }
+        out[0] = x, vec3 = false;
+        break;
+      }
+      case kSensBallQuat: {
+        const T* q = d.qpos + m.jnt_qposadr[id];
+        const T n = m_sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (n < T(kMinVal)) {  // MuJoCo's mju_normalize4
+          out[0] = T(1), out[1] = out[2] = out[3] = T(0);
+        } else {
+          for (int k = 0; k < 4; ++k) out[k] = q[k] / n;
+        }
+        vec3 = false;
+        break;
+      }
+      case kSensBallAngVel:
+        v = Vec3<T>::load(d.qvel + m.jnt_dofadr[id]);
+        break;
+      case kSensEPotential: {  // MuJoCo's mj_energyPos: gravity, joint springs, tendon springs (deadband)
+        T e = potential_energy(m, d) + spring_energy(m, d);
+        for (int t = 0; t < m.ntendon; ++t) {
+          const T L = d.ten_length[t], lo = m.tendon_lengthspring[2 * t], hi = m.tendon_lengthspring[2 * t + 1];
+          const T x = L > hi ? L - hi : L < lo ? L - lo : T(0);
+          e += T(0.5) * m.tendon_stiffness[t] * x * x;
+        }
+        out[0] = e, vec3 = false;
+        break;
+      }
+      case kSensEKinetic:
+        out[0] = kinetic_energy(m, d), vec3 = false;
         break;
       case kSensFramePos:
       case kSensFrameXAxis:
@@ -451,9 +560,24 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         // MuJoCo's mj_sensorPos: a ray from the site along its z axis, the site's body excluded
         // (sim/ray.h); the geoms have not moved since the position stage, so computing it here,
         // with the other sensors, gives MuJoCo's value.
+        // Its data fields (sensor_refid: MuJoCo's dataspec bits, dist 1, dir 2, origin 4, point 8,
+        // depth 32; normal 16 is refused by the compiler) in MuJoCo's order, as its fill_raydata:
+        // dir and point 0 and depth -1 on a miss.
         const T* mat = d.site_xmat + 9 * id;
         const T dir[3] = {mat[2], mat[5], mat[8]};
-        out[0] = ray_cast(m, d, d.site_xpos + 3 * id, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
+        const T* origin = d.site_xpos + 3 * id;
+        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
+        const bool hit = dist >= T(0);
+        const int spec = rid > 0 ? rid : 1;
+        int k = 0;
+        if (spec & 1) out[k++] = dist;
+        if (spec & 2)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? dir[c] : T(0);
+        if (spec & 4)
+          for (int c = 0; c < 3; ++c) out[k++] = origin[c];
+        if (spec & 8)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? origin[c] + dir[c] * dist : T(0);
+        if (spec & 32) out[k++] = hit ? dist : T(-1);
         vec3 = false;
         break;
       }
@@ -478,7 +602,8 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
     // cutoff (MuJoCo's apply_cutoff): real outputs both ways, touch from above, quaternions and
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
-    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensFrameXAxis &&
+    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensBallQuat &&
+        type != kSensFrameXAxis &&
         type != kSensFrameYAxis && type != kSensFrameZAxis) {
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];

@@ -159,6 +159,18 @@ TEST(ConstraintParams, FlagsSwitchTheirPartOff) {
       "size='1 1 1'/><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
       "nocontact.xml");
   EXPECT_EQ(nc.geom_contype[0] | nc.geom_conaffinity[1], 0);
+  // The disable flags the dynamics read (peer tests tests/data/mjcf/flags/): off only when disabled.
+  const Model on = parse_mjcf("<mujoco><worldbody/></mujoco>", "on.xml");
+  EXPECT_TRUE(on.actuation && on.clampctrl && on.filterparent && on.sensor);
+  const Model off = parse_mjcf(
+      "<mujoco><option><flag actuation='disable' clampctrl='disable' filterparent='disable' sensor='disable'/>"
+      "</option><worldbody/></mujoco>",
+      "off.xml");
+  EXPECT_FALSE(off.actuation || off.clampctrl || off.filterparent || off.sensor);
+  const HostModel<double> hv(off);
+  EXPECT_EQ(hv.view().disable_actuation + hv.view().disable_clampctrl + hv.view().disable_filterparent +
+                hv.view().disable_sensor,
+            4);
 }
 
 void expect_refused(const std::string& xml, const std::string& what) {
@@ -174,7 +186,7 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
   const std::string body = "<worldbody><geom size='1'/></worldbody></mujoco>";
   expect_refused("<mujoco><option noslip_iterations='-3'/>" + body, "noslip_iterations");  // (3 runs noslip, sim/noslip.h)
   expect_refused("<mujoco><option viscosity='-0.1'/>" + body, "viscosity");
-  expect_refused("<mujoco><option><flag actuation='disable'/></option>" + body, "flag \"actuation\"");
+  expect_refused("<mujoco><option><flag sleep='enable'/></option>" + body, "flag \"sleep\"");
   expect_refused("<mujoco><option><flag override='enable'/></option>" + body, "flag \"override\"");
   expect_refused("<mujoco><option solver='Jacobi'/>" + body, "not one of");
   // Without autolimits a range needs its limited flag (with MuJoCo 3's default autolimits it is implied).

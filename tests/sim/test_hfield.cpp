@@ -1,7 +1,9 @@
 // Height fields (sim/mjcf_hfield.cpp, sim/hfield.h): the compiled elevations against MuJoCo 3's
 // (inline text and PNG), every refusal of a bad <hfield> or file, fields in moving bodies (mass,
-// contacts in the field's current frame, on both bodies), the contact capacity of hfield pairs, and the geoms whose contacts come from the collider (box, cylinder, ellipsoid, a mesh's
-// hull) resting on a field. The trajectories of spheres and capsules are MuJoCo 3 peer tests (mujoco_peer_hfield_*).
+// contacts in the field's current frame, on both bodies), the contact capacity of hfield pairs, the
+// geoms whose contacts come from MuJoCo's nativeccd (sim/mjccd.h: box, cylinder, ellipsoid, a mesh's
+// hull) resting on a field, a box's exact depth on flat cells, the ccd options, and the float
+// build's contacts against double's. The trajectories of spheres and capsules are MuJoCo 3 peer tests (mujoco_peer_hfield_*).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -297,6 +299,67 @@ TEST(HField, MeshTouchesTheFieldAsItsHull) {
   // the mesh's corners are floats (MuJoCo's mesh_vert): 0.1 is off by 1.5e-9 (measured: 1.3e-9 at most)
   for (size_t c = 0; c < box.size(); ++c)
     for (int k = 0; k < 7; ++k) EXPECT_NEAR(mesh[c][static_cast<size_t>(k)], box[c][static_cast<size_t>(k)], 1e-8) << c;
+}
+
+// A box resting flat on flat cells at a known depth (MuJoCo's nativeccd: the prism's top against
+// the box's bottom face): one contact per prism under it, each at the exact depth, straight up,
+// its point within both faces.
+TEST(HField, BoxOnFlatCellsHasExactDepth) {
+  const std::string xml =
+      "<mujoco><option gravity=\"0 0 0\"/><asset><hfield name=\"t\" nrow=\"3\" ncol=\"3\" size=\"1 1 0.5 0.1\""
+      " elevation=\"1 0 0 0 0 0 0 0 0\"/></asset><worldbody><geom type=\"hfield\" hfield=\"t\"/>"
+      "<body pos=\"0.5 -0.5 0.03\"><freejoint/><geom type=\"box\" size=\"0.2 0.15 0.05\"/></body></worldbody></mujoco>";
+  Sim<double> s(parse_mjcf(xml, "flat_box"));
+  kinematics(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  ASSERT_EQ(static_cast<int>(s.d.ncon[0]), 2);  // the cell's two prisms
+  for (int c = 0; c < 2; ++c) {
+    const double* con = s.d.contact + kContactStride * c;
+    EXPECT_NEAR(con[kConDepth], 0.02, 1e-14) << c;
+    EXPECT_NEAR(con[kConNormal + 2], 1, 1e-14) << c;
+    EXPECT_NEAR(con[kConPos + 2], -0.01, 1e-14) << c;  // midway between the faces
+    EXPECT_LE(std::abs(con[kConPos + 0] - 0.5), 0.2 + 1e-12) << c;
+    EXPECT_LE(std::abs(con[kConPos + 1] + 0.5), 0.15 + 1e-12) << c;
+  }
+}
+
+// MJCF option ccd_iterations and ccd_tolerance (MuJoCo's nativeccd budget) are read, and refused
+// out of range (the polytope holds mjccd::kMaxIterations).
+TEST(HField, CcdOptionsAreReadAndChecked) {
+  const Model m = parse_mjcf("<mujoco><option ccd_iterations=\"20\" ccd_tolerance=\"1e-7\"/><worldbody/></mujoco>", "ccd");
+  EXPECT_EQ(m.ccd_iterations, 20);
+  EXPECT_EQ(m.ccd_tolerance, 1e-7);
+  const Model d = parse_mjcf("<mujoco><worldbody/></mujoco>", "ccd_default");
+  EXPECT_EQ(d.ccd_iterations, 35);  // MuJoCo's defaults
+  EXPECT_EQ(d.ccd_tolerance, 1e-6);
+  for (const char* bad : {"ccd_iterations=\"0\"", "ccd_iterations=\"65\"", "ccd_tolerance=\"-1\""}) {
+    const std::string e = error_of(std::string("<mujoco><option ") + bad + "/><worldbody/></mujoco>");
+    EXPECT_NE(e.find("ccd_"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+// The float build runs the same collider: the contacts of hfield_nativeccd.xml (box, ellipsoid,
+// cylinder, a sphere deeper than its radius, a mesh) in float follow double's to float's precision
+// (measured 4.6e-5 at most), in the same order.
+TEST(HField, FloatContactsFollowDouble) {
+  const Model model = load_mjcf(data_path("hfield_nativeccd.xml"));
+  Sim<double> sd(model);
+  Sim<float> sf(model);
+  kinematics(sd.m(), sd.d);
+  detect_contacts(sd.m(), sd.d);
+  kinematics(sf.m(), sf.d);
+  detect_contacts(sf.m(), sf.d);
+  const int n = static_cast<int>(sd.d.ncon[0]);
+  ASSERT_GE(n, 10);
+  ASSERT_EQ(static_cast<int>(sf.d.ncon[0]), n);
+  double worst = 0;
+  for (int c = 0; c < n; ++c)
+    for (int k = 0; k < 7; ++k) {  // pos, normal, depth
+      const double a = sd.d.contact[kContactStride * c + k], b = sf.d.contact[kContactStride * c + k];
+      worst = std::max(worst, std::abs(a - b));
+    }
+  EXPECT_LT(worst, 1e-4);
+  std::printf("hfield_nativeccd: float contacts within %.2g of double's\n", worst);
 }
 
 }  // namespace

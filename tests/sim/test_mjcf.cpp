@@ -1145,8 +1145,21 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
             std::string::npos);
   EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
             std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<tendonactuatorfrc tendon='a'/>"), "r.xml:2: tendonactuatorfrc: tendon sensors"))
-      << refusal("<tendonactuatorfrc tendon='a'/>");
+  EXPECT_TRUE(starts_with(refusal("<clock/>"), "r.xml:2: clock: clock sensors are not supported")) << refusal("<clock/>");
+  EXPECT_TRUE(starts_with(refusal("<geomdist geom1='a' geom2='b'/>"), "r.xml:2: geomdist: geomdist sensors are not"));
+  EXPECT_EQ(parse_mjcf(body + "<sensor><e_potential/><e_kinetic cutoff='2'/></sensor></mujoco>", "e.xml").nsensordata, 2);
+  EXPECT_NE(error_of("<mujoco><option><flag energy='enable'/></option><worldbody/><sensor><e_kinetic/></sensor>"
+                          "</mujoco>")
+                .find("the previous step's kinetic energy"),
+            std::string::npos);
+  EXPECT_TRUE(starts_with(refusal("<framelinacc objtype='site' objname='s'/>"), "r.xml:2: framelinacc: framelinacc"));
+  EXPECT_NE(refusal("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(refusal("<rangefinder site='s' data='point dist'/>").find("must be in order"), std::string::npos);
+  EXPECT_NE(refusal("<rangefinder site='s' data='far'/>").find("unknown field \"far\""), std::string::npos);
+  EXPECT_NE(refusal("<ballquat joint='j'/>").find("must be a ball joint"), std::string::npos);
+  EXPECT_NE(refusal("<jointlimitpos joint='j'/>").find("must be limited"), std::string::npos);  // j: not limited
+  EXPECT_NE(refusal("<tendonactuatorfrc tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),

@@ -279,8 +279,9 @@ std::string error_of(const std::string& sensor) {
 TEST(Ray, RangefinderRefusals) {
   EXPECT_EQ(error_of("<rangefinder site='s' cutoff='2' noise='0.1' data='dist'/>"), "");
   EXPECT_NE(error_of("<rangefinder camera='c'/>").find("camera rangefinders are not supported"), std::string::npos);
-  EXPECT_NE(error_of("<rangefinder site='s' data='dist normal'/>").find("only \"dist\" is supported"),
+  EXPECT_NE(error_of("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
             std::string::npos);
+  EXPECT_EQ(error_of("<rangefinder site='s' data='dist dir origin point depth'/>"), "");
   EXPECT_NE(error_of("<rangefinder/>").find("attribute \"site\" is required"), std::string::npos);
   EXPECT_NE(error_of("<rangefinder site='nope'/>").find("unknown object"), std::string::npos);
   EXPECT_NE(error_of("<rangefinder site='s' cutoff='-1'/>").find("non-negative"), std::string::npos);
