@@ -123,16 +123,47 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
   }
 }
 
-// d.qDeriv <- the diagonal of d(qfrc_actuator + qfrc_passive) / d qvel (MuJoCo's mjd_actuator_vel and
-// mjd_passive_vel for joint transmissions and dof damping; implicitfast's qDeriv, which is diagonal
-// here): per actuator whose force is not clamped by forcerange, g^2 (bias_vel + gain_vel * input)
-// with bias_vel the velocity coefficient of an affine bias (-kv for position and velocity),
-// gain_vel that of an affine gain and input the raw ctrl (dyntype none, as MuJoCo) or the
-// activation; then -dof_damping. Needs actuator_forces.
+// qderiv += b row^T row on qDeriv's pattern (the entries (i, j) with j an ancestor-or-self of i; the
+// others, between dofs of different branches or trees, MuJoCo's implicitfast leaves out): the
+// velocity derivative of a force b (row . qvel) along row (MuJoCo's addJTBJSparse for one row).
 template <class T>
-RLT_HD void actuator_passive_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
-  for (int i = 0; i < m.nv; ++i) d.qDeriv[i] = T(0);
-  for (int a = 0; a < m.nu && !m.disable_actuation; ++a) {
+RLT_HD void add_row_velocity_derivative(const ModelView<T>& m, T* qderiv, const T* row, T b) {
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i) {
+    if (row[i] == T(0)) continue;
+    const T bi = row[i] * b;
+    for (int j = i; j >= 0; j = m.dof_parentid[j]) qderiv[i * nv + j] += row[j] * bi;
+  }
+}
+
+// Actuator a's moment row (MuJoCo's actuator_moment): qfrc_actuator gets row * actuator_force, and
+// the actuator's length rate is row . qvel. Joint: gear at the joint's dof; tendon: gear ten_J; site
+// and slider-crank: d.actuator_moment's row (sim/transmission.h, gear included). (A new transmission
+// adds its case here: the velocity derivative below takes any row.)
+template <class T>
+RLT_HD void actuator_moment_row(const ModelView<T>& m, const DataView<T>& d, int a, T* row) {
+  const int nv = m.nv;
+  const T gear = m.actuator_gear[a];
+  if (moment_transmission(m, a)) {
+    for (int i = 0; i < nv; ++i) row[i] = d.actuator_moment[a * nv + i];
+  } else if (m.actuator_trntype[a] == kTrnTendon) {
+    const T* J = d.ten_J + m.actuator_trnid[a] * nv;
+    for (int i = 0; i < nv; ++i) row[i] = gear * J[i];
+  } else {
+    for (int i = 0; i < nv; ++i) row[i] = T(0);
+    row[m.jnt_dofadr[m.actuator_trnid[a]]] = gear;
+  }
+}
+
+// qderiv += d qfrc_actuator / d qvel (MuJoCo's mjd_actuator_vel): per actuator whose force is not
+// clamped by forcerange, (bias_vel + gain_vel * input) moment^T moment (add_row_velocity_derivative),
+// bias_vel the velocity coefficient of an affine bias (-kv for position and velocity), gain_vel that
+// of an affine gain and input the raw ctrl (dyntype none, as MuJoCo) or the activation (the next one
+// with actearly). `row`: nv scalars of scratch. Needs actuator_forces.
+template <class T>
+RLT_HD void actuator_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T* qderiv,
+                                         T* row) {
+  for (int a = 0; a < m.nu && !m.disable_actuation; ++a) {  // (MuJoCo's mjDSBL_ACTUATION: nothing)
     if (m.actuator_forcelimited[a]) {
       const T f = d.actuator_force[a];
       if (f <= m.actuator_forcerange[2 * a] || f >= m.actuator_forcerange[2 * a + 1]) continue;
@@ -153,13 +184,33 @@ RLT_HD void actuator_passive_velocity_derivative(const ModelView<T>& m, const Da
         bias_vel += gain_vel * act;
       }
     }
-    // (a tendon's is gear^2 bias_vel J^T J, not diagonal: the MJCF compiler refuses tendon actuators
-    // under implicitfast)
-    if (bias_vel == T(0) || m.actuator_trntype[a] == kTrnTendon) continue;
-    const T gear = m.actuator_gear[a];
-    d.qDeriv[m.jnt_dofadr[m.actuator_trnid[a]]] += gear * bias_vel * gear;
+    if (bias_vel == T(0)) continue;
+    actuator_moment_row(m, d, a, row);
+    add_row_velocity_derivative(m, qderiv, row, bias_vel);
   }
-  for (int i = 0; i < m.nv; ++i) d.qDeriv[i] -= m.dof_damping[i];
+}
+
+// qderiv += d qfrc_passive / d qvel (MuJoCo's mjd_passive_vel): the fluid forces' (sim/dynamics.h),
+// -dof_damping on the diagonal, -tendon_damping ten_J^T ten_J per tendon (sim/tendon.h). `rows`:
+// 6 nv scalars of scratch. Needs tendon_forward.
+template <class T>
+RLT_HD void passive_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, T* qderiv, T* rows) {
+  const int nv = m.nv;
+  if (m.density > T(0) || m.viscosity > T(0)) fluid_velocity_derivative(m, d, qderiv, rows);
+  for (int i = 0; i < nv; ++i) qderiv[i * nv + i] -= m.dof_damping[i];
+  for (int t = 0; t < m.ntendon; ++t)
+    if (m.tendon_damping[t] != T(0)) add_row_velocity_derivative(m, qderiv, d.ten_J + t * nv, -m.tendon_damping[t]);
+}
+
+// d.qDeriv <- d(qfrc_actuator + qfrc_passive) / d qvel on its pattern (MuJoCo's mjd_smooth_vel without
+// the bias forces' term, as implicitfast calls it). Needs actuator_forces.
+template <class T>
+RLT_HD void smooth_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i)
+    for (int j = i; j >= 0; j = m.dof_parentid[j]) d.qDeriv[i * nv + j] = T(0);
+  actuator_velocity_derivative(m, d, ctrl, d.qDeriv, d.qDeriv_rows);
+  passive_velocity_derivative(m, d, d.qDeriv, d.qDeriv_rows);
 }
 
 // Controls of env `env` at control step `step`: uniform in [range[2u], range[2u+1]) from Philox

@@ -1253,31 +1253,11 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   solve_mass(m, d, d.qacc);
 }
 
-// Host code. MuJoCo's body_simple == 2 (user_model.cc): the inertial frame is the body frame (1e-6), the body is a
-// child of the world or of a static child of the world, no body hangs from it, and it has dofs, all
-// from slide joints anchored at its origin along one coordinate axis each.
+// Host code. MuJoCo's body_simple == 2 (model_body_simple, sim/model_view.h): a simple body moved by
+// axis-aligned slides only.
 template <class T>
 bool slide_only_simple_body(const ModelView<T>& m, int b) {
-  const T eps = T(1e-6);
-  const T* ip = m.body_ipos + 3 * b;
-  const T* iq = m.body_iquat + 4 * b;
-  const bool same_frame = std::abs(ip[0]) < eps && std::abs(ip[1]) < eps && std::abs(ip[2]) < eps &&
-                          ((std::abs(iq[0] - T(1)) < eps || std::abs(iq[0] + T(1)) < eps) && std::abs(iq[1]) < eps &&
-                           std::abs(iq[2]) < eps && std::abs(iq[3]) < eps);
-  const int p = m.body_parentid[b];
-  if (!same_frame || !(p == 0 || (m.body_parentid[p] == 0 && m.body_dofnum[p] == 0))) return false;
-  for (int c = b + 1; c < m.nbody; ++c)
-    if (m.body_parentid[c] == b) return false;
-  if (m.body_jntnum[b] == 0) return false;
-  for (int k = 0; k < m.body_jntnum[b]; ++k) {
-    const int j = m.body_jntadr[b] + k;
-    if (m.jnt_type[j] != kJointSlide) return false;
-    const T* a = m.jnt_axis + 3 * j;
-    const T* pos = m.jnt_pos + 3 * j;
-    const int nonzero = (std::abs(a[0]) > T(1e-14)) + (std::abs(a[1]) > T(1e-14)) + (std::abs(a[2]) > T(1e-14));
-    if (nonzero != 1 || std::abs(pos[0]) >= eps || std::abs(pos[1]) >= eps || std::abs(pos[2]) >= eps) return false;
-  }
-  return true;
+  return model_body_simple(m, b) == 2;
 }
 
 // MuJoCo's body_invweight0 (translational; body_invweight0_rot the rotational) and dof_invweight0

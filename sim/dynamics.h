@@ -55,9 +55,10 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment) written by `stage`. From this list come
-// DataView's pointers, DataLayout's offsets, the row layout (data_layout: the fields in this order,
-// so keep new ones at the end) and data_view.
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
+// (nv under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
+// DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
+// the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
   /* state and inputs */                                                                                             \
   X(qpos, nq, state, "joint positions")                                                                              \
@@ -103,7 +104,6 @@ namespace rlt {
   /* actuator activations and the integrators (sim/actuators.h, sim/physics_step.h) */                               \
   X(act, nu, state, "actuator activation (MuJoCo's act; stateful dynamics only, 0 for the others)")                  \
   X(act_dot, nu, actuator_forces, "its time derivative (MuJoCo's act_dot)")                                          \
-  X(qDeriv, nv, integrate, "implicitfast: diagonal of d(qfrc_actuator + qfrc_passive) / d qvel")                     \
   X(rk_qpos, nq, integrate, "RK4: the step's starting qpos")                                                         \
   X(rk_qvel, nv, integrate, "RK4: the step's starting qvel")                                                         \
   X(rk_act, nu, integrate, "RK4: the step's starting act")                                                           \
@@ -139,10 +139,10 @@ namespace rlt {
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
-// builds the rows, the solver, noslip and the sensors of that substep read them), so a batch keeps it out
-// of the env rows: DataLayout places these fields after DataLayout::row, and a batch gives each
-// thread that steps envs a workspace of its own, used by one env at a time (BatchRows below). The
-// count of rows (nefc) stays in the row.
+// builds the rows, the solver, noslip and the sensors of that substep read them; implicitfast builds
+// and uses its qDeriv within a substep), so a batch keeps it out of the env rows: DataLayout places
+// these fields after DataLayout::row, and a batch gives each thread that steps envs a workspace of
+// its own, used by one env at a time (BatchRows below). The count of rows (nefc) stays in the row.
 #define RLT_DATA_WORKSPACE(X)                                                                                        \
   X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
   X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
@@ -150,7 +150,12 @@ namespace rlt {
   X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
-  X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)")
+  X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
+  X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
+    "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
+    "(qM's lower pattern; sim/physics_step.h)")                                                                      \
+  X(qDeriv_rows, 6 * nv_deriv, velocity_derivative,                                                                  \
+    "implicitfast: the rows J of a J^T B J term of qDeriv (an actuator's moment, a body's com Jacobian)")
 
 // Every field: the row's, then the workspace's.
 #define RLT_DATA_ALL_FIELDS(X) RLT_DATA_FIELDS(X) RLT_DATA_WORKSPACE(X)
@@ -189,6 +194,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
             nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
+  const int nv_deriv = m.integrator == kIntImplicitFast ? m.nv : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
@@ -526,50 +532,116 @@ RLT_HD void gravcomp_forces(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 
-// MuJoCo's inertia-box fluid model (mj_inertiaBoxFluidModel) for every body with mass: the body as
-// the box of its inertia, in the frame of its principal axes at its center of mass, moving at lvel
-// (angular w, linear v less the wind); viscous (Stokes) force -3 pi D mu v and torque -pi D^3 mu w,
-// D the box's mean side; quadratic drag -1/2 rho A |v| v per axis and torque
+// MuJoCo's inertia-box fluid model for body b (mj_inertiaBoxFluidModel, mjd_inertiaBoxFluid): the
+// body as the box of its inertia, in the frame of its principal axes at its center of mass.
+template <class T>
+struct FluidBox {
+  T box[3];     // the box's sides: sqrt(6 (I_j + I_k - I_i) / mass)
+  Mat3<T> R;    // principal axes, world (ximat)
+  Vec3<T> com;  // center of mass, world (xipos)
+  T w[3];       // angular velocity, principal frame
+  T v[3];       // linear velocity of the com less the wind, principal frame
+};
+template <class T>
+RLT_HD FluidBox<T> fluid_box(const ModelView<T>& m, const DataView<T>& d, int b) {
+  FluidBox<T> f;
+  const T mass = m.body_mass[b];
+  const T* I = m.body_inertia + 3 * b;
+  for (int k = 0; k < 3; ++k) {
+    const T x = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
+    f.box[k] = m_sqrt((x > T(1e-15) ? x : T(1e-15)) / mass * T(6));
+  }
+  f.R = Mat3<T>::load(d.ximat + 9 * b);
+  f.com = Vec3<T>::load(d.xipos + 3 * b);
+  const SVec<T> v = SVec<T>::load(d.cvel + 6 * b);
+  const Vec3<T> vcom = v.lin + cross(v.ang, f.com - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]));
+  const Vec3<T> vrel = vcom - Vec3<T>{m.wind[0], m.wind[1], m.wind[2]};
+  for (int k = 0; k < 3; ++k) f.w[k] = dot(f.R.col(k), v.ang), f.v[k] = dot(f.R.col(k), vrel);  // R^T
+  return f;
+}
+
+// The fluid forces on every body with mass (fluid_box): viscous (Stokes) force -3 pi D mu v and
+// torque -pi D^3 mu w, D the box's mean side; quadratic drag -1/2 rho A |v| v per axis and torque
 // -rho b_i (b_j^4 + b_k^4) |w_i| w_i / 64 (needs com_velocity).
 template <class T>
 RLT_HD void fluid_forces(const ModelView<T>& m, const DataView<T>& d) {
   const T pi = T(3.14159265358979323846);
   for (int b = 1; b < m.nbody; ++b) {
-    const T mass = m.body_mass[b];
-    if (mass < T(1e-15)) continue;
-    const T* I = m.body_inertia + 3 * b;
-    T box[3];
-    for (int k = 0; k < 3; ++k) {
-      const T x = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
-      box[k] = m_sqrt((x > T(1e-15) ? x : T(1e-15)) / mass * T(6));
-    }
-    const Mat3<T> R = Mat3<T>::load(d.ximat + 9 * b);
-    const Vec3<T> com = Vec3<T>::load(d.xipos + 3 * b);
-    const SVec<T> v = SVec<T>::load(d.cvel + 6 * b);
-    const Vec3<T> vcom = v.lin + cross(v.ang, com - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]));
-    const Vec3<T> wind{m.wind[0], m.wind[1], m.wind[2]};
-    const Vec3<T> vrel = vcom - wind;  // R^T: into the principal frame
-    const Vec3<T> w{dot(R.col(0), v.ang), dot(R.col(1), v.ang), dot(R.col(2), v.ang)};
-    const Vec3<T> lin{dot(R.col(0), vrel), dot(R.col(1), vrel), dot(R.col(2), vrel)};
-    const T wl[3] = {w.x, w.y, w.z}, vl[3] = {lin.x, lin.y, lin.z};
+    if (m.body_mass[b] < T(1e-15)) continue;
+    const FluidBox<T> f = fluid_box(m, d, b);
+    const T* box = f.box;
     T torque[3] = {T(0), T(0), T(0)}, force[3] = {T(0), T(0), T(0)};
     if (m.viscosity > T(0)) {
       const T diam = (box[0] + box[1] + box[2]) / T(3);
       for (int k = 0; k < 3; ++k) {
-        torque[k] = -pi * diam * diam * diam * m.viscosity * wl[k];
-        force[k] = -T(3) * pi * diam * m.viscosity * vl[k];
+        torque[k] = -pi * diam * diam * diam * m.viscosity * f.w[k];
+        force[k] = -T(3) * pi * diam * m.viscosity * f.v[k];
       }
     }
     if (m.density > T(0)) {
       for (int k = 0; k < 3; ++k) {
         const T bj = box[(k + 1) % 3], bk = box[(k + 2) % 3];
-        force[k] -= T(0.5) * m.density * bj * bk * (vl[k] < T(0) ? -vl[k] : vl[k]) * vl[k];
-        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * (wl[k] < T(0) ? -wl[k] : wl[k]) *
-                     wl[k] / T(64);
+        force[k] -= T(0.5) * m.density * bj * bk * (f.v[k] < T(0) ? -f.v[k] : f.v[k]) * f.v[k];
+        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * (f.w[k] < T(0) ? -f.w[k] : f.w[k]) *
+                     f.w[k] / T(64);
       }
     }
-    apply_force_torque(m, d, b, com, R * Vec3<T>{force[0], force[1], force[2]},
-                       R * Vec3<T>{torque[0], torque[1], torque[2]}, d.qfrc_passive);
+    apply_force_torque(m, d, b, f.com, f.R * Vec3<T>{force[0], force[1], force[2]},
+                       f.R * Vec3<T>{torque[0], torque[1], torque[2]}, d.qfrc_passive);
+  }
+}
+
+// The last dof of body b's chain: its own last, else that of its nearest ancestor with dofs; -1
+// when none moves it.
+template <class T>
+RLT_HD int last_chain_dof(const ModelView<T>& m, int b) {
+  for (; b > 0; b = m.body_parentid[b])
+    if (m.body_dofnum[b] > 0) return m.body_dofadr[b] + m.body_dofnum[b] - 1;
+  return -1;
+}
+
+// qderiv += sum over rows r of B_r J_r^T J_r, the velocity derivative of fluid_forces (MuJoCo's
+// mjd_inertiaBoxFluid): J the body's com Jacobian in its principal frame (rows: angular 0-2, linear
+// 3-5), B_r the derivative of the force or torque along axis r in that axis's velocity (the drag's
+// |v| v gives 2 |v|), on the entries (i, j) with j an ancestor-or-self of i (qDeriv's pattern).
+// `rows` holds 6 nv scalars (J, per dof its 6 entries). Needs com_velocity.
+template <class T>
+RLT_HD void fluid_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, T* qderiv, T* rows) {
+  const T pi = T(3.14159265358979323846);
+  const int nv = m.nv;
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m.body_mass[b] < T(1e-15)) continue;
+    const int last = last_chain_dof(m, b);
+    if (last < 0) continue;
+    const FluidBox<T> f = fluid_box(m, d, b);
+    const T* box = f.box;
+    T B[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+    if (m.viscosity > T(0)) {
+      const T diam = (box[0] + box[1] + box[2]) / T(3);
+      for (int k = 0; k < 3; ++k)
+        B[k] += -pi * diam * diam * diam * m.viscosity, B[3 + k] += -T(3) * pi * diam * m.viscosity;
+    }
+    if (m.density > T(0)) {
+      for (int k = 0; k < 3; ++k) {
+        const T bj = box[(k + 1) % 3], bk = box[(k + 2) % 3];
+        const T aw = f.w[k] < T(0) ? -f.w[k] : f.w[k], av = f.v[k] < T(0) ? -f.v[k] : f.v[k];
+        B[k] += -m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * T(2) * aw / T(64);
+        B[3 + k] += -T(0.5) * m.density * bj * bk * T(2) * av;
+      }
+    }
+    // J: per chain dof, the angular (cdof's) and com-linear columns, into the principal frame
+    const Vec3<T> arm = f.com - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+    for (int i = last; i >= 0; i = m.dof_parentid[i]) {
+      const SVec<T> s = SVec<T>::load(d.cdof + 6 * i);
+      const Vec3<T> lin = s.lin + cross(s.ang, arm);
+      for (int k = 0; k < 3; ++k) rows[6 * i + k] = dot(f.R.col(k), s.ang), rows[6 * i + 3 + k] = dot(f.R.col(k), lin);
+    }
+    for (int i = last; i >= 0; i = m.dof_parentid[i])
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) {
+        T sum = T(0);
+        for (int r = 0; r < 6; ++r) sum += B[r] * rows[6 * i + r] * rows[6 * j + r];
+        qderiv[i * nv + j] += sum;
+      }
   }
 }
 

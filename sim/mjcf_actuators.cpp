@@ -55,8 +55,6 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       for (size_t k = 0; k < m.tendon_name.size() && jid < 0 && !target.empty(); ++k)
         if (m.tendon_name[k] == target) jid = static_cast<int>(k);
       if (jid < 0) a.fail("unknown tendon " + quoted(target));
-      if (m.integrator == kIntImplicitFast)
-        a.fail("a tendon actuator under integrator=\"implicitfast\" is not supported (its derivative is not diagonal)");
     } else if (target_attr == "site" || target_attr == "cranksite") {  // sim/transmission.h
       trntype = target_attr == "site" ? kTrnSite : kTrnSliderCrank;
       jid = find_site(target, "site");
@@ -67,10 +65,6 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
         jid2 = find_site(*slidersite, "slider site");
         if (!(s.cranklength > 0)) a.fail("crank length must be positive (attribute \"cranklength\")");
       }
-      if (m.integrator == kIntImplicitFast)
-        a.fail("a " + target_attr +
-               " actuator under integrator=\"implicitfast\" is not supported (its velocity "
-               "derivative is not modelled); use Euler or RK4");
     } else {
       jid = m.joint_id(target);
       if (jid < 0) a.fail("unknown joint " + quoted(target));

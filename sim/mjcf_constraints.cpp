@@ -69,10 +69,6 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   if (a.number("density", &m.density) && m.density < 0) a.fail("attribute \"density\" must be non-negative");
   if (a.number("viscosity", &m.viscosity) && m.viscosity < 0) a.fail("attribute \"viscosity\" must be non-negative");
   a.numbers("wind", m.wind, 3, 3);
-  if ((m.density > 0 || m.viscosity > 0) && m.integrator == kIntImplicitFast)
-    a.fail(
-        "fluid forces (density, viscosity) with integrator=\"implicitfast\" are not supported (their velocity "
-        "derivative is not modelled); use Euler or RK4");
   // Read by parts of MuJoCo this subset does not have (magnetometers, the override flag, SDF
   // collisions, sleeping): no effect here.
   a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints", "apirate", "sleep_tolerance"});

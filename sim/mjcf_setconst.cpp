@@ -24,10 +24,6 @@ void MjcfCompiler::set_const() {
     m.body_gravcomp.clear();
     m.density = m.viscosity = 0;
   }
-  if ((m.density > 0 || m.viscosity > 0) && m.integrator == kIntImplicitFast)  // (options split over elements)
-    throw MjcfError(m_file, 0, "option", "",
-                    "fluid forces (density, viscosity) with integrator=\"implicitfast\" are not supported (their "
-                    "velocity derivative is not modelled); use Euler or RK4");
   auto is_ratio = [&](int u) {
     const double* gain = m.actuator_gainprm.data() + 3 * u;
     const double* bias = m.actuator_biasprm.data() + 3 * u;

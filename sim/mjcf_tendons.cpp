@@ -137,8 +137,6 @@ void MjcfCompiler::read_tendons(const XMLElement* section) {
     m.tendon_group.push_back(s.group);
     m.tendon_name.push_back(name);
     ++m.ntendon;
-    if ((s.damping > 0 && m_flags.damper) && m.integrator == kIntImplicitFast)
-      fail(e, "tendon damping under integrator=\"implicitfast\" is not supported (its derivative is not diagonal)");
   }
 }
 

@@ -214,4 +214,9 @@
     "the geom pairs detect_contacts tries, g1 * ngeom + g2 (g1 < g2) in its loop order; the first ncollide used")    \
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
-  X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)")
+  X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)") \
+  /* implicitfast (sim/physics_step.h) */                                                                            \
+  X(int, dof_simple, nv, required,                                                                                   \
+    "1 for a dof of a MuJoCo \"simple\" body (body_simple, model_body_simple): implicitfast keeps only its diagonal") \
+  X(int, body_freebody, nbody, required,                                                                             \
+    "1 for a standalone free body (MuJoCo's mj_isFreeBody: one free joint, no dofs or mass below it)")

@@ -213,6 +213,40 @@ inline int constraint_capacity(const ModelView<T>& m) {
   return n;
 }
 
+// MuJoCo's body_simple for body b (user_model.cc; host code): 0 not simple; otherwise its inertial
+// frame is its frame (1e-6), it is a child of the world or of a static child of the world, no body
+// hangs from it, and its joints sit at its origin (1e-6), hinges and slides along one coordinate
+// axis each, no joint after a rotation: 2 when it has dofs, all from slides, else 1. Such a body's
+// dofs have no off-diagonal mass-matrix entries, and MuJoCo's sparse factorization keeps none.
+template <class T>
+int model_body_simple(const ModelView<T>& m, int b) {
+  if (b <= 0) return 0;
+  const T eps = T(1e-6);
+  auto small = [&](T x) { return (x < T(0) ? -x : x) < eps; };
+  const T* ip = m.body_ipos + 3 * b;
+  const T* iq = m.body_iquat + 4 * b;
+  const bool same_frame = small(ip[0]) && small(ip[1]) && small(ip[2]) &&
+                          (small(iq[0] - T(1)) || small(iq[0] + T(1))) && small(iq[1]) && small(iq[2]) && small(iq[3]);
+  const int p = m.body_parentid[b];
+  if (!same_frame || !(p == 0 || (m.body_parentid[p] == 0 && m.body_dofnum[p] == 0))) return 0;
+  for (int c = b + 1; c < m.nbody; ++c)
+    if (m.body_parentid[c] == b) return 0;
+  bool rotation = false, slides_only = true;
+  for (int k = 0; k < m.body_jntnum[b]; ++k) {
+    const int j = m.body_jntadr[b] + k, type = m.jnt_type[j];
+    const T* a = m.jnt_axis + 3 * j;
+    const T* pos = m.jnt_pos + 3 * j;
+    const int nonzero = ((a[0] < T(0) ? -a[0] : a[0]) > T(1e-14)) + ((a[1] < T(0) ? -a[1] : a[1]) > T(1e-14)) +
+                        ((a[2] < T(0) ? -a[2] : a[2]) > T(1e-14));
+    if (rotation || !small(pos[0]) || !small(pos[1]) || !small(pos[2]) ||
+        ((type == kJointHinge || type == kJointSlide) && nonzero != 1))
+      return 0;
+    rotation = rotation || type == kJointBall || type == kJointHinge;
+    slides_only = slides_only && type == kJointSlide;
+  }
+  return m.body_dofnum[b] > 0 && slides_only ? 2 : 1;
+}
+
 // Fills view.body_invweight0, body_invweight0_rot and dof_invweight0 (in the block `reals` that
 // view is bound to) at qpos0, as MuJoCo's mj_setConst does; defined in sim/constraints.h,
 // instantiated for float and double in sim/model.cpp.
@@ -307,6 +341,20 @@ class HostModel {
     m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
     m_view.ncon_max = contact_capacity(m_view);
     m_view.nefc_max = constraint_capacity(m_view);
+    // implicitfast's constants (sim/physics_step.h): MuJoCo's simple dofs and standalone free bodies
+    for (int i = 0; i < model.nv; ++i)
+      m_ints[static_cast<size_t>(o.dof_simple + i)] =
+          model_body_simple(m_view, model.dof_bodyid[static_cast<size_t>(i)]) != 0 ? 1 : 0;
+    for (int b = 1; b < model.nbody; ++b) {
+      const size_t ub = static_cast<size_t>(b);
+      bool alone = model.body_jntnum[ub] == 1 && model.jnt_type[static_cast<size_t>(model.body_jntadr[ub])] == kJointFree;
+      for (int c = b + 1; c < model.nbody && alone; ++c) {  // below b: no dofs, no mass
+        int a = c;
+        while (a > b) a = model.body_parentid[static_cast<size_t>(a)];
+        if (a == b) alone = model.body_dofnum[static_cast<size_t>(c)] == 0 && model.body_mass[static_cast<size_t>(c)] == 0;
+      }
+      m_ints[static_cast<size_t>(o.body_freebody + b)] = alone ? 1 : 0;
+    }
     set_invweight0(m_view, m_reals);
   }
 
@@ -564,8 +612,6 @@ class HostModel {
           fail("actuator " + str(a) + " has reference or slider site " + str(j2));
         if (trn == kTrnSliderCrank && !(m.actuator_cranklength[as] > 0))
           fail("actuator " + str(a) + ": the crank length must be positive");
-        if (m.integrator == kIntImplicitFast)
-          fail("actuator " + str(a) + ": a site or slider-crank transmission under implicitfast is not supported");
         continue;
       }
       if (trn != kTrnJoint) fail("actuator " + str(a) + " has unknown transmission " + str(trn));

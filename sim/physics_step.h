@@ -58,21 +58,119 @@ RLT_HD void advance_state(const ModelView<T>& m, const DataView<T>& d, const T* 
   integrate_positions(m, d.qpos, pos_vel ? pos_vel : d.qvel, h);
 }
 
-// MuJoCo's implicitfast after physics_forward(hd = 0): qacc <- (M - h qDeriv)^-1 (qfrc_smooth +
-// qfrc_constraint), qDeriv the diagonal derivative of actuator and passive forces in qvel
-// (actuator_passive_velocity_derivative; the Coriolis derivative is left out, as implicitfast does).
-// MuJoCo also solves a standalone free body (no parent but the world, no children) with its
-// gyroscopic derivative (mjd_freeMhat); here it keeps M.
+// The velocity derivative of a standalone free body's bias forces (MuJoCo's mjd_freeBias_vel), columns
+// of its three rotational dofs (the linear ones give none): for a unit rate along body axis c, the
+// world angular velocity changes by dw = R e_c, the com force f = mass w x (w x s) by
+// mass (dw x (w x s) + w x (dw x s)) (s = com - origin) and the torque about the com w x Iw w by
+// dw x Iw w + w x Iw dw; the free joint's bias is (f, R^T (s x f + torque)). B[3 r + c]: row r
+// (the six dofs), column c (rotational dof c).
+template <class T>
+RLT_HD void free_bias_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, int b, T* B) {
+  const int adr = m.body_dofadr[b];
+  const T mass = m.body_mass[b];
+  const Mat3<T> R = Mat3<T>::load(d.xmat + 9 * b), Ri = Mat3<T>::load(d.ximat + 9 * b);
+  const T* inertia = m.body_inertia + 3 * b;
+  auto world_inertia = [&](const Vec3<T>& x) {  // Ri diag(inertia) Ri^T x
+    const Vec3<T> p{dot(Ri.col(0), x) * inertia[0], dot(Ri.col(1), x) * inertia[1], dot(Ri.col(2), x) * inertia[2]};
+    return p.x * Ri.col(0) + p.y * Ri.col(1) + p.z * Ri.col(2);
+  };
+  const Vec3<T> s = Vec3<T>::load(d.xipos + 3 * b) - Vec3<T>::load(d.xpos + 3 * b);
+  const Vec3<T> w = R * Vec3<T>::load(d.qvel + adr + 3);
+  const Vec3<T> ws = cross(w, s), Iw = world_inertia(w);
+  for (int c = 0; c < 3; ++c) {
+    const Vec3<T> dw = R.col(c);
+    const Vec3<T> df = mass * (cross(dw, ws) + cross(w, cross(dw, s)));
+    const Vec3<T> dtorque = cross(dw, Iw) + cross(w, world_inertia(dw));
+    const Vec3<T> dmoment = cross(s, df) + dtorque;
+    const T dm[3] = {dot(R.col(0), dmoment), dot(R.col(1), dmoment), dot(R.col(2), dmoment)};
+    B[3 * 0 + c] = df.x, B[3 * 1 + c] = df.y, B[3 * 2 + c] = df.z;
+    for (int r = 0; r < 3; ++r) B[3 * (3 + r) + c] = dm[r];
+  }
+}
+
+// x <- A^-1 x for a 6x6 A (row-major, overwritten), Gaussian elimination with partial pivoting;
+// false (x untouched) when a pivot is below 1e-15 (MuJoCo's mju_factorLU6 / mju_solveLU6).
+template <class T>
+RLT_HD bool solve6(T* A, T* x) {
+  T y[6];
+  for (int i = 0; i < 6; ++i) y[i] = x[i];
+  for (int k = 0; k < 6; ++k) {
+    int p = k;
+    for (int i = k + 1; i < 6; ++i)
+      if ((A[6 * i + k] < T(0) ? -A[6 * i + k] : A[6 * i + k]) > (A[6 * p + k] < T(0) ? -A[6 * p + k] : A[6 * p + k]))
+        p = i;
+    const T pivot = A[6 * p + k];
+    if ((pivot < T(0) ? -pivot : pivot) < T(1e-15)) return false;
+    if (p != k) {
+      for (int j = 0; j < 6; ++j) {
+        const T t = A[6 * k + j];
+        A[6 * k + j] = A[6 * p + j], A[6 * p + j] = t;
+      }
+      const T t = y[k];
+      y[k] = y[p], y[p] = t;
+    }
+    for (int i = k + 1; i < 6; ++i) {
+      const T f = A[6 * i + k] / pivot;
+      for (int j = k; j < 6; ++j) A[6 * i + j] -= f * A[6 * k + j];
+      y[i] -= f * y[k];
+    }
+  }
+  for (int k = 5; k >= 0; --k) {
+    T sum = y[k];
+    for (int j = k + 1; j < 6; ++j) sum -= A[6 * k + j] * y[j];
+    y[k] = sum / A[6 * k + k];
+  }
+  for (int i = 0; i < 6; ++i) x[i] = y[i];
+  return true;
+}
+
+// MuJoCo's implicitfast (mj_implicitSkip) after physics_forward(hd = 0): qacc <- (M - h qDeriv)^-1
+// (qfrc_smooth + qfrc_constraint), qDeriv the derivative of actuator and passive forces in qvel
+// (smooth_velocity_derivative; the bias forces' is left out, and the matrix keeps only qM's lower
+// pattern, as implicitfast's symmetric factorization does: an entry between dofs of different
+// branches or trees is dropped, and so is every off-diagonal entry of a "simple" dof, m.dof_simple).
+// A standalone free body (m.body_freebody) keeps M in that factorization; its six accelerations are
+// then solved apart with the full 6x6 M - h qDeriv + h d qfrc_bias / d qvel (its gyroscopic
+// derivative, MuJoCo's mjd_freeMhat), whose block is decoupled from every other dof.
 template <class T>
 RLT_HD void implicitfast_acceleration(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
   const int nv = m.nv;
-  actuator_passive_velocity_derivative(m, d, ctrl);
-  factor_mass_load(m, d, T(0));
-  for (int i = 0; i < nv; ++i) d.qLD[i * nv + i] = d.qM[i * nv + i] + (-m.timestep) * d.qDeriv[i];
+  const T h = m.timestep;
+  smooth_velocity_derivative(m, d, ctrl);
+  T* ld = d.qLD;
+  for (int i = 0; i < nv; ++i) {
+    const bool free_body = m.body_freebody[m.dof_bodyid[i]] != 0;
+    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
+      if (j != i && m.dof_simple[i]) {
+        ld[i * nv + j] = T(0);
+        continue;
+      }
+      ld[i * nv + j] = free_body ? d.qM[i * nv + j] : d.qM[i * nv + j] - h * d.qDeriv[i * nv + j];
+    }
+  }
   factor_mass_eliminate(m, d);
   for (int i = 0; i < nv; ++i)
     d.qacc[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_constraint[i];
   solve_mass(m, d, d.qacc);
+  for (int b = 1; b < m.nbody; ++b) {
+    if (!m.body_freebody[b]) continue;
+    const int adr = m.body_dofadr[b];
+    T A[36], B[18], x[6];
+    for (int r = 0; r < 6; ++r) {
+      const int i = adr + r;
+      x[r] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_constraint[i];
+      for (int c = 0; c <= r; ++c) {  // M (its kept pattern) - h qDeriv, both symmetric
+        const int j = adr + c;
+        const T mij = c == r || !m.dof_simple[i] ? d.qM[i * nv + j] : T(0);
+        A[6 * r + c] = A[6 * c + r] = mij - h * d.qDeriv[i * nv + j];
+      }
+    }
+    free_bias_velocity_derivative(m, d, b, B);  // + h d qfrc_bias / d qvel (qfrc_smooth has -qfrc_bias)
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 3; ++c) A[6 * r + 3 + c] += h * B[3 * r + c];
+    if (solve6(A, x))
+      for (int r = 0; r < 6; ++r) d.qacc[adr + r] = x[r];
+  }
 }
 
 // MuJoCo's mj_RungeKutta(4): stages at the state advanced by (1/2, 1/2, 1) h along the previous

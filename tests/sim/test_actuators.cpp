@@ -172,7 +172,6 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
   refuses_site("<motor site=\"nowhere\"/>", "unknown site \"nowhere\"");
   refuses_site("<motor site=\"s\" refsite=\"nowhere\"/>", "unknown reference site \"nowhere\"");
   refuses_site("<position site=\"s\" inheritrange=\"1\"/>", "inheritrange can only be used with joint and tendon");
-  refuses_site("<motor site=\"s\"/>", "not supported", "integrator=\"implicitfast\"");
   refuses_site("<motor/>", "a transmission target is required");
   try {
     parse_mjcf(pendulum("integrator=\"implicit\"", ""), "bad.xml");
