@@ -235,18 +235,15 @@ RLT_HD void s1d(T lambda[2], const T s1[3], const T s2[3]) {
   lambda[1] = same ? c2 / mu_max : T(1);
 }
 
+// The triangle v1 v2 v3 and the point p projected on the coordinate plane where the triangle's
+// area is largest: that area's determinant m_max and the three cofactors of p (MuJoCo's S2D and
+// triAffineCoord share them); p's affine coordinates are c3k / m_max.
 template <class T>
-RLT_HD void s2d(T lambda[3], const T s1[3], const T s2[3], const T s3[3]) {
-  T p[3];
-  if (project_origin_plane(p, s1, s2, s3)) {
-    s1d(lambda, s1, s2);
-    lambda[2] = T(0);
-    return;
-  }
-  const T m14 = s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2] - s1[2] * s2[1];
-  const T m24 = s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2] - s1[2] * s2[0];
-  const T m34 = s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1] - s1[1] * s2[0];
-  T m_max;
+RLT_HD void planar_cofactors(T& m_max, T& c31, T& c32, T& c33, const T v1[3], const T v2[3], const T v3_[3],
+                             const T p[3]) {
+  const T m14 = v2[1] * v3_[2] - v2[2] * v3_[1] - v1[1] * v3_[2] + v1[2] * v3_[1] + v1[1] * v2[2] - v1[2] * v2[1];
+  const T m24 = v2[0] * v3_[2] - v2[2] * v3_[0] - v1[0] * v3_[2] + v1[2] * v3_[0] + v1[0] * v2[2] - v1[2] * v2[0];
+  const T m34 = v2[0] * v3_[1] - v2[1] * v3_[0] - v1[0] * v3_[1] + v1[1] * v3_[0] + v1[0] * v2[1] - v1[1] * v2[0];
   int x, y;
   const T mu1 = v3::abs(m14), mu2 = v3::abs(m24), mu3 = v3::abs(m34);
   if (mu1 >= mu2 && mu1 >= mu3) {
@@ -256,10 +253,21 @@ RLT_HD void s2d(T lambda[3], const T s1[3], const T s2[3], const T s3[3]) {
   } else {
     m_max = m34, x = 0, y = 1;
   }
-  const T a1[2] = {s1[x], s1[y]}, a2[2] = {s2[x], s2[y]}, a3[2] = {s3[x], s3[y]}, po[2] = {p[x], p[y]};
-  const T c31 = po[0] * a2[1] + po[1] * a3[0] + a2[0] * a3[1] - po[0] * a3[1] - po[1] * a2[0] - a3[0] * a2[1];
-  const T c32 = po[0] * a3[1] + po[1] * a1[0] + a3[0] * a1[1] - po[0] * a1[1] - po[1] * a3[0] - a1[0] * a3[1];
-  const T c33 = po[0] * a1[1] + po[1] * a2[0] + a1[0] * a2[1] - po[0] * a2[1] - po[1] * a1[0] - a2[0] * a1[1];
+  c31 = p[x] * v2[y] + p[y] * v3_[x] + v2[x] * v3_[y] - p[x] * v3_[y] - p[y] * v2[x] - v3_[x] * v2[y];
+  c32 = p[x] * v3_[y] + p[y] * v1[x] + v3_[x] * v1[y] - p[x] * v1[y] - p[y] * v3_[x] - v1[x] * v3_[y];
+  c33 = p[x] * v1[y] + p[y] * v2[x] + v1[x] * v2[y] - p[x] * v2[y] - p[y] * v1[x] - v2[x] * v1[y];
+}
+
+template <class T>
+RLT_HD void s2d(T lambda[3], const T s1[3], const T s2[3], const T s3[3]) {
+  T p[3];
+  if (project_origin_plane(p, s1, s2, s3)) {
+    s1d(lambda, s1, s2);
+    lambda[2] = T(0);
+    return;
+  }
+  T m_max, c31, c32, c33;
+  planar_cofactors(m_max, c31, c32, c33, s1, s2, s3, p);
   const int comp1 = same_sign(m_max, c31), comp2 = same_sign(m_max, c32), comp3 = same_sign(m_max, c33);
   if (comp1 && comp2 && comp3) {
     lambda[0] = c31 / m_max, lambda[1] = c32 / m_max, lambda[2] = c33 / m_max;
@@ -660,22 +668,8 @@ RLT_HD void horizon(Polytope<T>* pt, int fi) {
 // The affine coordinates of p on triangle v1 v2 v3 (MuJoCo's triAffineCoord).
 template <class T>
 RLT_HD void tri_affine_coord(T lambda[3], const T v1[3], const T v2[3], const T v3_[3], const T p[3]) {
-  const T m14 = v2[1] * v3_[2] - v2[2] * v3_[1] - v1[1] * v3_[2] + v1[2] * v3_[1] + v1[1] * v2[2] - v1[2] * v2[1];
-  const T m24 = v2[0] * v3_[2] - v2[2] * v3_[0] - v1[0] * v3_[2] + v1[2] * v3_[0] + v1[0] * v2[2] - v1[2] * v2[0];
-  const T m34 = v2[0] * v3_[1] - v2[1] * v3_[0] - v1[0] * v3_[1] + v1[1] * v3_[0] + v1[0] * v2[1] - v1[1] * v2[0];
-  T m_max;
-  int x, y;
-  const T mu1 = v3::abs(m14), mu2 = v3::abs(m24), mu3 = v3::abs(m34);
-  if (mu1 >= mu2 && mu1 >= mu3) {
-    m_max = m14, x = 1, y = 2;
-  } else if (mu2 >= mu3) {
-    m_max = m24, x = 0, y = 2;
-  } else {
-    m_max = m34, x = 0, y = 1;
-  }
-  const T c31 = p[x] * v2[y] + p[y] * v3_[x] + v2[x] * v3_[y] - p[x] * v3_[y] - p[y] * v2[x] - v3_[x] * v2[y];
-  const T c32 = p[x] * v3_[y] + p[y] * v1[x] + v3_[x] * v1[y] - p[x] * v1[y] - p[y] * v3_[x] - v1[x] * v3_[y];
-  const T c33 = p[x] * v1[y] + p[y] * v2[x] + v1[x] * v2[y] - p[x] * v2[y] - p[y] * v1[x] - v2[x] * v1[y];
+  T m_max, c31, c32, c33;
+  planar_cofactors(m_max, c31, c32, c33, v1, v2, v3_, p);
   lambda[0] = c31 / m_max, lambda[1] = c32 / m_max, lambda[2] = c33 / m_max;
 }
 
