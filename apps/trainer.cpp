@@ -224,7 +224,8 @@ Checkpoint read_init_checkpoint(const Config& cfg) {
   }
 }
 
-// Loads a checkpoint's policy (weights, observation normalizer) into the learner; a checkpoint of
+// Loads a checkpoint's model (weights; observation, critic and return normalizers with their
+// counts: LearnerLoad::kModel) into the learner; a checkpoint of
 // another observation or action size, or another network, is refused naming the key, the file and
 // the tensor.
 void init_policy_from(const Config& cfg, const Checkpoint& ckpt, Learner& learner) {

@@ -80,8 +80,8 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     const T gear = m.actuator_gear[a];
     T u = ctrl ? ctrl[a] : T(0);
     if (m.actuator_ctrllimited[a] && !m.disable_clampctrl) u = clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
-    const T length = moment ? d.actuator_length[a] : gear * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
-    const T velocity = moment ? moment_velocity(m, d, a) : gear * (tendon ? d.ten_velocity[j] : d.qvel[dof]);
+    const T length = actuator_length_of(m, d, a);
+    const T velocity = actuator_velocity_of(m, d, a);
     T force;
     switch (m.actuator_kind[a]) {
       case kActPosition:

@@ -368,26 +368,12 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensJointVel:
         out[0] = d.qvel[m.jnt_dofadr[id]], vec3 = false;
         break;
-      case kSensActuatorPos: {
-        const int j = m.actuator_trnid[id];
-        const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        out[0] = moment_transmission(m, id)
-                     ? d.actuator_length[id]
-                     : m.actuator_gear[id] * (tendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
-        vec3 = false;
+      case kSensActuatorPos:
+        out[0] = actuator_length_of(m, d, id), vec3 = false;
         break;
-      }
-      case kSensActuatorVel: {
-        const int j = m.actuator_trnid[id];
-        const bool tendon = m.actuator_trntype[id] == kTrnTendon;
-        // MuJoCo's actuator_velocity, 0 under the flag actuation="disable"
-        out[0] = m.disable_actuation ? T(0)
-                 : moment_transmission(m, id)
-                     ? moment_velocity(m, d, id)
-                     : m.actuator_gear[id] * (tendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
-        vec3 = false;
+      case kSensActuatorVel:  // MuJoCo's actuator_velocity, 0 under the flag actuation="disable"
+        out[0] = m.disable_actuation ? T(0) : actuator_velocity_of(m, d, id), vec3 = false;
         break;
-      }
       case kSensTendonPos:
         out[0] = d.ten_length[id], vec3 = false;
         break;

@@ -148,4 +148,21 @@ RLT_HD T moment_velocity(const ModelView<T>& m, const DataView<T>& d, int a) {
   return v;
 }
 
+// Actuator a's length and velocity as MuJoCo's actuator_length / actuator_velocity, for every
+// transmission: joint (gear qpos, gear qvel; raw qpos as MuJoCo), tendon (gear ten_length, gear
+// ten_velocity) or a moment row (site, slider-crank). Read by the actuators and their sensors.
+template <class T>
+RLT_HD T actuator_length_of(const ModelView<T>& m, const DataView<T>& d, int a) {
+  if (moment_transmission(m, a)) return d.actuator_length[a];
+  const int j = m.actuator_trnid[a];
+  return m.actuator_gear[a] * (m.actuator_trntype[a] == kTrnTendon ? d.ten_length[j] : d.qpos[m.jnt_qposadr[j]]);
+}
+
+template <class T>
+RLT_HD T actuator_velocity_of(const ModelView<T>& m, const DataView<T>& d, int a) {
+  if (moment_transmission(m, a)) return moment_velocity(m, d, a);
+  const int j = m.actuator_trnid[a];
+  return m.actuator_gear[a] * (m.actuator_trntype[a] == kTrnTendon ? d.ten_velocity[j] : d.qvel[m.jnt_dofadr[j]]);
+}
+
 }  // namespace rlt
