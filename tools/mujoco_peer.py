@@ -39,8 +39,9 @@ a Python twin of rltrain's random_ctrl (sim/actuators.h, sim/philox.h: Philox4x3
 kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actuator's ctrlrange,
 [-1, 1] where not ctrllimited), which the report marks as "twin".
 
-`mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...]` runs the same check on every file
-of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing); with
+`mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...] [--shard K/N]` runs the same check on
+every file of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing), or on
+every N-th file from the K-th (ctest runs the corpus as N such tests, on all cores); with
 --allow-refusal a file that rltrain refuses is listed instead of failed (the state until issue 16
 is done: drop the flag then).
 
@@ -495,6 +496,18 @@ def print_report(report, a, name):
                   f"sens qpos {e['sens_qpos']:.2e} qvel {e['sens_qvel']:.2e}")
 
 
+def parse_shard(text):
+    """K/N with 1 <= K <= N, else a one-line error (exit 2)."""
+    try:
+        k, n = (int(v) for v in text.split("/"))
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        print(f"mujoco_peer.py: --shard {text}: expected K/N with 1 <= K <= N", file=sys.stderr)
+        sys.exit(2)
+    return k, n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", help="an MJCF file, or 'corpus': every file of tools/mjcf_corpus.py")
@@ -520,6 +533,8 @@ def main(argv=None) -> int:
     ap.add_argument("--known-mismatch", action="append", default=[],
                     help="corpus: a file (its corpus name) whose mismatch is reported, not failed; it fails "
                          "if it starts to match (so the list is kept honest)")
+    ap.add_argument("--shard", default=None, metavar="K/N",
+                    help="corpus: only every N-th file from the K-th (1-based), so ctest runs the corpus as N tests")
     ap.add_argument("--allow-refusal", action="store_true",
                     help="corpus: a file rltrain refuses is listed, not failed (until the MJCF issue is done)")
     a = ap.parse_args(argv)
@@ -537,6 +552,9 @@ def main(argv=None) -> int:
             return 77
         groups = tuple(a.groups.split(",")) if a.groups else mjcf_corpus.GROUPS
         targets = [(f.path, f.name) for f in mjcf_corpus.locate_corpus(groups)]
+        if a.shard:
+            k, n = parse_shard(a.shard)
+            targets = targets[k - 1::n]
     else:
         targets = [(os.path.abspath(a.model), a.model)]
     reports, codes = [], []
