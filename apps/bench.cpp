@@ -93,6 +93,21 @@ void check_bench_memory(const BenchOptions& opts, const Runtime& rt, bool ppo_on
   }
 }
 
+// One line per PPO row: each phase's CPU time per iteration and its share of their sum; the
+// phases as JSON (seconds per iteration by name) into js.
+void print_phases(const PpoPhaseTimes& t, nlohmann::json& js) {
+  double total = 0;
+  for (double s : t.cpu_seconds) total += s;
+  js = nlohmann::json::object();
+  std::printf("  PPO iteration, CPU time %.4g s:", total);
+  for (int p = 0; p < kNumPpoPhases; ++p) {
+    js[ppo_phase_name(p)] = t.cpu_seconds[p];
+    std::printf("%s %s %.3g s (%.0f%%)", p == 0 ? "" : ",", ppo_phase_name(p), t.cpu_seconds[p],
+                total > 0 ? 100.0 * t.cpu_seconds[p] / total : 0.0);
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 // The runtime of bench's options: --device, --env-device, --learner-device, --placement-copies.
@@ -162,6 +177,8 @@ int run_bench(const BenchOptions& opts) {
       // Host<->device copies per PPO iteration, from the executor's transfer counter (0 on the
       // CPU); the design moves one block of statistics per iteration.
       double transfers_per_iteration = 0;
+      PpoPhaseTimes phases;
+      bool timed_phases = false;
       if (opts.ppo) {
         const Config tcfg = ppo_bench_config(opts, cfg, n, rt.device() == Device::kCpu);
         ppo_steps = tcfg.ppo.num_steps;
@@ -170,6 +187,7 @@ int run_bench(const BenchOptions& opts) {
         auto tl = rt.make_learner(tcfg, *tenv);
         tl->start(1);
         tl->iterate(1, 1000);  // warm-up: first touch of the buffers
+        if (opts.phases) timed_phases = tl->time_phases(&phases);
         t0 = Clock::now();
         const std::int64_t transfers_before = rt.num_transfers();
         const int iters = 2;
@@ -183,6 +201,8 @@ int run_bench(const BenchOptions& opts) {
         rt.synchronize();
         ppo_sps = static_cast<double>(tl->batch_size() * iters) / seconds_since(t0);
         transfers_per_iteration = static_cast<double>(rt.num_transfers() - transfers_before) / iters;
+        tl->time_phases(nullptr);
+        for (double& s : phases.cpu_seconds) s /= iters;
       }
       char xfers[32] = "-";
       if (opts.ppo) std::snprintf(xfers, sizeof xfers, "%.3g", transfers_per_iteration);
@@ -191,6 +211,11 @@ int run_bench(const BenchOptions& opts) {
       const std::int64_t bytes_per_env = env->memory().per_env_at(n, rt.env_device() == Device::kCuda);
       std::printf("%-24s %10lld %14.4g %14.4g %14.4g %14.4g %8d %10s %10lld\n", name.c_str(), static_cast<long long>(n),
                   env_sps, env_sps / cores, policy_sps, ppo_sps, ppo_steps, xfers, static_cast<long long>(bytes_per_env));
+      nlohmann::json phase_json = nullptr;
+      if (opts.phases && !timed_phases)
+        std::printf("  phases: not timed (the learner is on %s; --phases times a CPU learner)\n",
+                    device_name(rt.device()));
+      if (timed_phases) print_phases(phases, phase_json);
       std::fflush(stdout);
       out["results"].push_back({{"env", name},
                                 {"num_envs", n},
@@ -205,7 +230,8 @@ int run_bench(const BenchOptions& opts) {
                                 {"gemm_precision", cfg.ppo.gemm_precision},
                                 {"host_device_transfers", rt.num_transfers()},
                                 {"transfers_per_ppo_iteration",
-                                 opts.ppo ? nlohmann::json(transfers_per_iteration) : nlohmann::json(nullptr)}});
+                                 opts.ppo ? nlohmann::json(transfers_per_iteration) : nlohmann::json(nullptr)},
+                                {"ppo_phase_cpu_seconds_per_iteration", phase_json}});
     }
   }
   if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");

@@ -21,6 +21,7 @@ struct BenchOptions {
   std::string config_dir = "configs";    // PPO settings come from <config_dir>/<env>.toml when present
   std::string json_path;                 // optional JSON output
   bool ppo = true;                       // also measure full PPO iterations
+  bool phases = false;                   // and where their CPU time goes (Learner::time_phases; CPU learner)
   std::int64_t ppo_max_batch = 1 << 17;  // cap on num_envs * num_steps for the PPO row on the CPU
   std::string gemm_precision;            // the PPO rows' ppo.gemm_precision ("": each config's own)
   std::string model_path;                // MJCF model for run_model_bench

@@ -314,7 +314,11 @@ Command add_bench(CLI::App& app) {
   b->add_option("--threads", bench.threads, "CPU threads (0: one per core)")->check(integer_in(0, kMaxThreads));
   b->add_option("--json", bench.json_path, "Write the results as JSON");
   b->add_option("--config-dir", bench.config_dir, "Where <env>.toml PPO settings are read from");
-  b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
+  auto* b_no_ppo = b->add_flag("--no-ppo", o->no_ppo, "Skip the full PPO iteration measurement");
+  b->add_flag("--phases", bench.phases,
+              "Also print where the PPO iterations' CPU time goes: env step, policy, advantages, minibatch gather, "
+              "forward+backward, Adam, normalizers (CPU learner)")
+      ->excludes(b_no_ppo);
   b->add_option("--gemm-precision", bench.gemm_precision,
                 "The PPO rows' GEMM precision, fp32 | tf32 | bf16 | fp16 (default: each <env>.toml's "
                 "ppo.gemm_precision)")

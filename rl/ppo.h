@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <time.h>  // clock_gettime (POSIX)
+
 #include "rl/actor_critic.h"
 #include "rl/config.h"
 #include "rl/distributed.h"
@@ -87,6 +89,36 @@ struct NamedArray {
 // How much of a saved learner Learner::load restores (see there).
 enum class LearnerLoad { kAll, kModel, kPolicy };
 
+// Where a PPO iteration's time goes (`rltrain bench --phases`): the process's CPU time (all its
+// threads) per phase, summed over the iterations launched since Learner::time_phases. The phases:
+// the envs' steps; the policy in the rollout (normalizers, actor and critic forward, sampling,
+// bookkeeping); the advantages (return scaling, GAE, explained-variance sums); the update's
+// minibatch gathers, its forward and backward passes, its optimizer step (gradient norm and Adam);
+// the normalizers' moments after the update.
+enum PpoPhase : int {
+  kPhaseEnvStep,
+  kPhasePolicy,
+  kPhaseAdvantages,
+  kPhaseGather,
+  kPhaseForwardBackward,
+  kPhaseAdam,
+  kPhaseNormalizers,
+  kNumPpoPhases
+};
+inline const char* ppo_phase_name(int p) {
+  static const char* const names[kNumPpoPhases] = {"env step", "policy",          "advantages", "gather",
+                                                   "fwd+bwd",  "adam (+grad norm)", "normalizers"};
+  return names[p];
+}
+inline double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+struct PpoPhaseTimes {
+  double cpu_seconds[kNumPpoPhases] = {};
+};
+
 class Learner {
  public:
   virtual ~Learner() = default;
@@ -132,6 +164,10 @@ class Learner {
   // and the normalizers and iteration statistics merged over all of them. Without a call (or with
   // a job of one process) the learner runs exactly as it does alone.
   virtual void set_communicator(Communicator& comm) = 0;
+  // Adds each phase's CPU time of the iterations launched from now on to *out (nullptr: stop).
+  // The CPU executor only, whose calls return with their work done: false on CUDA, where the phases
+  // are queued and overlap (profile those with Nsight Systems).
+  virtual bool time_phases(PpoPhaseTimes* out) = 0;
 };
 
 // What a Ppo over num_envs envs allocates in executor memory (its constructor's buffers), in two
@@ -179,6 +215,11 @@ class Ppo final : public Learner {
   i64 num_params() const override { return m_ac.num_params(); }
   i64 batch_size() const override { return m_batch; }
   void set_communicator(Communicator& comm) override;
+  bool time_phases(PpoPhaseTimes* out) override {
+    if (Exec::kDevice != Device::kCpu) return false;
+    m_phases = out;
+    return true;
+  }
 
   // The last rollout as stored (executor memory), for tests: values V(s_t) (num_steps x num_envs)
   // and the truncation bootstrap gamma * V(final obs) (0 where the step did not truncate).
@@ -192,6 +233,16 @@ class Ppo final : public Learner {
   void collect_rollout(std::int64_t iteration);
   void compute_advantages();
   int update(std::int64_t iteration);  // returns the epochs run
+  // time_phases: the CPU time since the last mark is phase p's (nothing when not timing).
+  void mark_phase(PpoPhase p) {
+    if (m_phases == nullptr) return;
+    const double now = process_cpu_seconds();
+    m_phases->cpu_seconds[p] += now - m_phase_mark;
+    m_phase_mark = now;
+  }
+  void start_phases() {
+    if (m_phases != nullptr) m_phase_mark = process_cpu_seconds();
+  }
 
   Config m_cfg;
   VecEnv& m_env;
@@ -252,6 +303,8 @@ class Ppo final : public Learner {
   Communicator* m_comm = nullptr;
   int m_world = 1;     // processes in the job
   u32 m_first_row = 0; // global index of this process's env 0
+  PpoPhaseTimes* m_phases = nullptr;  // time_phases
+  double m_phase_mark = 0;
 };
 
 }  // namespace rlt

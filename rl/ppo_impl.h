@@ -391,7 +391,9 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
                  SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
                               m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key,
                               m_first_row});
+    mark_phase(kPhasePolicy);
     m_env.step(m_actions.data() + row * m_act_dim);
+    mark_phase(kPhaseEnvStep);
     if (asym) normalize_critic(m_env.final_critic_obs(), m_step_cfinal.data(), n);
     else normalize(m_env.final_obs(), m_step_final.data(), n);
     const float* final_value = m_ac.critic_forward(m_exec, params, critic_final, n);
@@ -405,6 +407,7 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
   else normalize(m_env.obs(), m_step_obs.data(), n);
   const float* next_value = m_ac.critic_forward(m_exec, params, critic_in, n);
   m_exec.copy(m_next_value.data(), next_value, n);
+  mark_phase(kPhasePolicy);
 }
 
 template <class Exec>
@@ -473,6 +476,7 @@ int Ppo<Exec>::update(std::int64_t iteration) {
             m_exec, m_minibatch,
             GatherCriticObs{perm, k * m_minibatch, m_cobs.data(), m_critic_rms.mean.data(), m_critic_rms.var.data(),
                             m_mb_cobs.data(), m_critic_dim, static_cast<float>(c.clip_obs), c.normalize_obs});
+      mark_phase(kPhaseGather);
       const MinibatchView<float> mb{
           m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
           m_mb_ret.data(), m_mb_val.data(),     m_minibatch,      m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
@@ -488,6 +492,7 @@ int Ppo<Exec>::update(std::int64_t iteration) {
         parallel_for(m_exec, kNumPpoStats, UnpackStatSums{m_stat_sums.data(), m_grads.data(), p});
       }
       parallel_for(m_exec, kNumPpoStats, Accumulate{m_block.data(), m_stat_sums.data()});
+      mark_phase(kPhaseForwardBackward);
       if (c.lr_schedule == "adaptive_kl")
         parallel_for(m_exec, 1,
                      AdaptiveLr{m_lr.data(), m_stat_sums.data(), static_cast<double>(m_minibatch * m_world),
@@ -503,6 +508,7 @@ int Ppo<Exec>::update(std::int64_t iteration) {
                           m_lr.data(), b1, b2, static_cast<float>(c.adam_eps), static_cast<float>(c.max_grad_norm),
                           static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(m_adam_step))),
                           static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step)))});
+      mark_phase(kPhaseAdam);
     }
     ++epochs;
     if (c.target_kl > 0) {  // one host read per epoch, only when early stopping is enabled
@@ -525,6 +531,7 @@ void Ppo<Exec>::launch(std::int64_t iteration, std::int64_t num_iterations) {
   } else if (c.lr_schedule == "constant") {
     m_exec.fill(m_lr.data(), static_cast<float>(c.learning_rate), 1);
   }
+  start_phases();
   collect_rollout(iteration);
   compute_advantages();
   m_exec.fill(m_block.data(), 0.0, m_block.size());
@@ -533,9 +540,11 @@ void Ppo<Exec>::launch(std::int64_t iteration, std::int64_t num_iterations) {
   reduce_sum(m_exec, m_batch, SquareOf<float>{m_returns.data()}, ev + 1);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), false}, ev + 2);
   reduce_sum(m_exec, m_batch, ResidualOf{m_returns.data(), m_values.data(), true}, ev + 3);
+  mark_phase(kPhaseAdvantages);
   const int epochs = update(iteration);
   if (c.normalize_obs) update_moments(m_exec, m_obs_rms, m_obs.data(), m_batch, m_comm);
   if (c.normalize_obs && m_critic_dim > 0) update_moments(m_exec, m_critic_rms, m_cobs.data(), m_batch, m_comm);
+  mark_phase(kPhaseNormalizers);
 
   // The per-iteration statistics: one asynchronous transfer to the host, read by collect().
   const i64 k = m_cfg.train.eval_episodes;

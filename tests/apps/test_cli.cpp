@@ -19,6 +19,7 @@
 #include "envs/registry.h"
 #include "kernels/device.h"
 #include "rl/config.h"
+#include "rl/ppo.h"  // kNumPpoPhases, ppo_phase_name
 #include "rl/safetensors.h"
 #include "tests/apps/cli_util.h"
 
@@ -645,6 +646,36 @@ TEST_F(CliBadInput, UnknownSubcommandOrFlag) {
       EXPECT_NE(r.err.find(c.needle), std::string::npos) << "stderr lacks \"" << c.needle << "\"";
     }
   }
+}
+
+// bench --phases: where a PPO iteration's CPU time goes, one line per row and in the JSON.
+TEST(CliBench, PhasesSplitThePpoIterationsCpuTime) {
+  TempDir tmp;
+  const Args bench = {"bench",   "--env", "cartpole", "--device", "cpu", "--threads", "1", "--num-envs",
+                      "256",     "--steps", "5",      "--phases", "--json", tmp / "b.json"};
+  const CliResult r = run_cli(bench, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(bench, r);
+  EXPECT_NE(r.out.find("PPO iteration, CPU time"), std::string::npos) << r.out;
+  const auto js = read_json(tmp / "b.json")["results"][0]["ppo_phase_cpu_seconds_per_iteration"];
+  ASSERT_TRUE(js.is_object()) << js.dump();
+  ASSERT_EQ(js.size(), static_cast<std::size_t>(rlt::kNumPpoPhases)) << js.dump();
+  double total = 0;
+  for (int p = 0; p < rlt::kNumPpoPhases; ++p) {
+    const char* name = rlt::ppo_phase_name(p);
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+    ASSERT_TRUE(js.contains(name)) << name;
+    EXPECT_GE(js[name].get<double>(), 0.0) << name;
+    total += js[name].get<double>();
+  }
+  // The update runs 4 epochs of forward and backward passes over the 256 x 32 samples, and every
+  // rollout step steps the envs: both take time (CPU time counts in microseconds or finer).
+  EXPECT_GT(js["fwd+bwd"].get<double>(), 0.0);
+  EXPECT_GT(js["env step"].get<double>(), 0.0);
+  EXPECT_GT(total, js["fwd+bwd"].get<double>());
+  // Without PPO rows there is nothing to split.
+  const CliResult no = run_cli({"bench", "--env", "cartpole", "--num-envs", "16", "--phases", "--no-ppo"}, tmp.path());
+  EXPECT_EQ(no.exit_code, 2);
+  EXPECT_NE(no.err.find("--no-ppo excludes --phases"), std::string::npos) << no.err;
 }
 
 TEST_F(CliBadInput, BenchBadNumEnvs) {
