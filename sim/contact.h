@@ -41,7 +41,11 @@
 //                    search: exhaustive, or hill climbing on the hull), then the other corners of
 //                    the hull polygon through it that faces the plane most (mesh_polyvert; of a
 //                    polygon of more than 4, a large-area quadrilateral of them)
-//   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
+//   box-mesh, mesh-mesh up to 4 (MuJoCo 3.17's mjc_Convex, box_mesh_convex): nativeccd's GJK/EPA
+//                    (sim/mjccd.h), then without margin its multicontact (sim/multiccd.h: the
+//                    touching faces, or an edge and a face, clipped one to the other)
+//   sphere, capsule, cylinder, ellipsoid with a mesh: 1, its convex hull in the GJK/EPA collider
+//                    (sim/convex.h)
 //   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid, -mesh: up to 50, one per triangular prism of
 //                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
 //                    never touch planes or other hfields
@@ -74,6 +78,7 @@
 #include "sim/convex.h"
 #include "sim/dynamics.h"
 #include "sim/hfield.h"
+#include "sim/multiccd.h"
 #include "sim/spatial.h"
 
 namespace rlt {
@@ -687,6 +692,29 @@ RLT_HD void convex_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1,
   emit(T(0.5) * (p.pa + p.pb), p.normal, p.depth - emit.active);
 }
 
+// A box or mesh against a mesh (geom 1 the box when there is one): MuJoCo 3's mjc_Convex with
+// nativeccd (sim/mjccd.h's GJK and EPA, ccd_iterations and ccd_tolerance from the model), then,
+// without an active margin, its multicontact (sim/multiccd.h): up to 4 points where two faces (or
+// an edge and a face) touch. Each witness pair whose signed distance is negative is a contact: pos
+// their midpoint, normal x1 - x2 (from geom 1 to geom 2), depth minus the active margin.
+template <class T>
+RLT_HD void box_mesh_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1,
+                            const Mat3<T>& r1, int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
+  mjccd::GeomObj<T> a, b;
+  mjccd::init_geom_obj(&a, m, g1, c1, r1, emit.active);
+  mjccd::init_geom_obj(&b, m, g2, c2, r2, emit.active);
+  mjccd::Witnesses<T> w;
+  const int n = mjccd::convex_multi(&w, a, b, m.ccd_iterations, m.ccd_tolerance, !(emit.active > T(0)));
+  for (int i = 0; i < n; ++i) {
+    T pos[3], nrm[3];
+    mjccd::v3::add(pos, w.x1 + 3 * i, w.x2 + 3 * i);
+    mjccd::v3::scl(pos, pos, T(0.5));
+    mjccd::v3::sub(nrm, w.x1 + 3 * i, w.x2 + 3 * i);
+    mjccd::v3::normalize(nrm);
+    emit(Vec3<T>{pos[0], pos[1], pos[2]}, Vec3<T>{nrm[0], nrm[1], nrm[2]}, -w.dist[i] - emit.active);
+  }
+}
+
 template <class T>
 RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
   const T* s = m.geom_size + 3 * g;
@@ -838,6 +866,8 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
       }
     } else if (t1 == kGeomBox && t2 == kGeomBox) {
       box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
+    } else if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) {
+      box_mesh_convex(emit, m, g1, c1, r1, g2, c2, r2);
     } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
       convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
     }

@@ -29,6 +29,7 @@
 #pragma once
 
 #include "sim/common.h"
+#include "sim/ccd_geom.h"
 #include "sim/mjccd.h"
 #include "sim/model_view.h"
 #include "sim/spatial.h"
@@ -70,108 +71,9 @@ struct CcdPrism {
   }
 };
 
-// MuJoCo's mjCCDObj of the geom in the field's frame (engine_collision_convex.c's support
-// functions: sphere, capsule, ellipsoid, cylinder, box with its corner id, a mesh with its vertex
-// id); margin: the pair's active margin, half of it added by
-// sim/mjccd.h's support().
+// The geom as MuJoCo's mjCCDObj in the field's frame (sim/ccd_geom.h).
 template <class T>
-struct CcdGeom {
-  int type;
-  T pos[3], mat[9], size[3];
-  T margin;
-  int vertindex = -1;
-  bool discrete;
-  const T* vert = nullptr;       // mesh: mesh_vert + 3 mesh_vertadr, mesh_vertnum of them
-  int nvert = 0;
-  const int* hull = nullptr;     // mesh: mesh_graph + mesh_graphadr (nullptr: none)
-  const int* extrema = nullptr;  // mesh: mesh_extrema + 27 id (nullptr: none)
-  int meshindex = -1;            // the last hill-climbing result (hull id; MuJoCo's warm start)
-  // A mesh's support vertex along the local direction l (its mesh id, also left in vertindex), as
-  // MuJoCo: below 10 vertices or without a hull, every vertex from the last one found
-  // (mjc_meshSupport); else hill climbing on the hull from the better of the last vertex and
-  // l's cell of mesh_extrema (mjc_hillclimbSupport).
-  RLT_HD int mesh_support(const T l[3]) {
-    if (!hull || nvert < 10 || !extrema) {
-      T best = T(-3.402823466e38);
-      int imax = 0;
-      if (vertindex >= 0) imax = vertindex, best = mjccd::v3::dot(l, vert + 3 * imax);
-      for (int i = 0; i < nvert; ++i) {
-        const T d = mjccd::v3::dot(l, vert + 3 * i);
-        if (d > best) best = d, imax = i;
-      }
-      return vertindex = imax;
-    }
-    const int nh = hull[0];
-    const int* edgeadr = hull + 2;
-    const int* ids = hull + 2 + nh;
-    const int* edges = hull + 2 + 2 * nh;
-    const int cx = (l[0] > T(0.4)) - (l[0] < T(-0.4)) + 1, cy = (l[1] > T(0.4)) - (l[1] < T(-0.4)) + 1,
-              cz = (l[2] > T(0.4)) - (l[2] < T(-0.4)) + 1;
-    const int seed = extrema[9 * cx + 3 * cy + cz];
-    int imax = seed;
-    if (meshindex >= 0) {
-      const T cached = mjccd::v3::dot(l, vert + 3 * ids[meshindex]), seeded = mjccd::v3::dot(l, vert + 3 * ids[seed]);
-      imax = seeded > cached ? seed : meshindex;
-    }
-    T best = mjccd::v3::dot(l, vert + 3 * ids[imax]);
-    for (int prev = -1, guard = 0; imax != prev && guard <= nh; ++guard) {  // each move strictly better
-      prev = imax;
-      for (int i = edgeadr[prev]; edges[i] >= 0; ++i) {
-        const T d = mjccd::v3::dot(l, vert + 3 * ids[edges[i]]);
-        if (d > best) best = d, imax = edges[i];
-      }
-    }
-    meshindex = imax;
-    return vertindex = ids[imax];
-  }
-  RLT_HD void center(T res[3]) const { mjccd::v3::copy(res, pos); }
-  RLT_HD void to_global(T res[3], const T l[3]) const {
-    res[0] = mat[0] * l[0] + mat[1] * l[1] + mat[2] * l[2];
-    res[1] = mat[3] * l[0] + mat[4] * l[1] + mat[5] * l[2];
-    res[2] = mat[6] * l[0] + mat[7] * l[1] + mat[8] * l[2];
-    res[0] += pos[0], res[1] += pos[1], res[2] += pos[2];
-  }
-  RLT_HD void support(T res[3], const T dir[3]) {
-    if (type == kGeomSphere) {
-      for (int i = 0; i < 3; ++i) res[i] = size[0] * dir[i] + pos[i];
-      return;
-    }
-    T l[3], s[3];
-    mjccd::v3::mul_mat_t_vec(l, mat, dir);
-    switch (type) {
-      case kGeomCapsule:
-        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[0];
-        s[2] += l[2] >= T(0) ? size[1] : -size[1];
-        break;
-      case kGeomEllipsoid: {
-        for (int i = 0; i < 3; ++i) s[i] = l[i] * size[i];
-        const T n2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
-        if (n2 < mjccd::Limits<T>::minval2) {
-          for (int i = 0; i < 3; ++i) res[i] = mat[3 * i] * size[0] + pos[i];
-          return;
-        }
-        const T inv = T(1) / m_sqrt(n2);
-        for (int i = 0; i < 3; ++i) s[i] *= inv * size[i];
-        break;
-      }
-      case kGeomCylinder: {
-        const T n2 = l[0] * l[0] + l[1] * l[1];
-        const T scl = n2 >= mjccd::Limits<T>::minval2 ? size[0] / m_sqrt(n2) : T(0);
-        s[0] = scl * l[0], s[1] = scl * l[1];
-        s[2] = l[2] >= T(0) ? size[1] : -size[1];
-        break;
-      }
-      case kGeomMesh:
-        mjccd::v3::copy(s, vert + 3 * mesh_support(l));
-        break;
-      default:  // box
-        for (int i = 0; i < 3; ++i) s[i] = l[i] >= T(0) ? size[i] : -size[i];
-        vertindex = (s[0] > T(0) ? 1 : 0) | (s[1] > T(0) ? 2 : 0) | (s[2] > T(0) ? 4 : 0);
-        break;
-    }
-    to_global(res, s);
-  }
-};
+using CcdGeom = mjccd::GeomObj<T>;
 
 // Closest points of segments p1-q1 and p2-q2 (Ericson 5.1.9; sim/contact.h has the same for the
 // primitive pairs, defined after this header is included).

@@ -946,12 +946,20 @@ RLT_HD int epa(Status<T>* st, Polytope<T>* pt, A& a, B& b) {
   return face;
 }
 
+// No more contacts from the final polytope (ccd's default after-EPA step).
+struct NoMulticontact {
+  template <class T, class A, class B>
+  RLT_HD void operator()(const Polytope<T>&, int, const Status<T>&, A&, B&) const {}
+};
+
 // MuJoCo's mjc_ccd for one contact without distances (dist_cutoff 0) and for objects that are not
 // spheres or capsules (sim/hfield.h takes those as MuJoCo does: a point or segment first, the full
 // shape only when it is within tolerance). Returns the signed distance (< 0: contact, witness
 // points in st->x1, x2); MuJoCo's mjc_penetration takes a contact where it is negative.
-template <class T, class A, class B>
-RLT_HD T ccd(Status<T>* st, A& a, B& b, int max_iterations, T tolerance) {
+// after_epa(polytope, face, status, a, b) runs when EPA found a face (MuJoCo's multicontact;
+// sim/multiccd.h).
+template <class T, class A, class B, class AfterEpa = NoMulticontact>
+RLT_HD T ccd(Status<T>* st, A& a, B& b, int max_iterations, T tolerance, AfterEpa&& after_epa = AfterEpa()) {
   a.center(st->x1);
   b.center(st->x2);
   st->gjk_iterations = st->epa_iterations = 0;
@@ -975,7 +983,10 @@ RLT_HD T ccd(Status<T>* st, A& a, B& b, int max_iterations, T tolerance) {
     else
       ret = polytope4(&pt, st, a, b);
     st->epa_status = ret;
-    if (ret == kEpaSuccess) epa(st, &pt, a, b);
+    if (ret == kEpaSuccess) {
+      const int face = epa(st, &pt, a, b);
+      if (face >= 0) after_epa(pt, face, *st, a, b);
+    }
   }
   return st->dist;
 }
