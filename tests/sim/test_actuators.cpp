@@ -149,7 +149,7 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
   refuses("<position joint=\"j\" kv=\"1\" dampratio=\"1\"/>", "kv and dampratio cannot both be defined");
   refuses("<motor tendon=\"t\"/>", "unknown tendon \"t\"");
   refuses("<position joint=\"j\" inheritrange=\"1\"/>", "no range");
-  // transmissions (sim/transmission.h): MuJoCo's rules, and body (adhesion) refused
+  // transmissions (sim/transmission.h): MuJoCo's rules and its schema's
   const std::string site =
       "<mujoco><worldbody><site name=\"w\"/><body><joint name=\"j\" axis=\"0 1 0\"/>"
       "<geom size=\".1\" mass=\"1\"/><site name=\"s\" pos=\".1 0 0\"/></body></worldbody>"
@@ -162,7 +162,13 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  refuses_site("<motor body=\"world\"/>", "body (adhesion) transmissions are not supported");
+  refuses_site("<motor body=\"world\"/>", "attribute \"body\" is not allowed on motor");
+  refuses_site("<adhesion joint=\"j\"/>", "attribute \"joint\" is not allowed on adhesion");
+  refuses_site("<adhesion body=\"nowhere\"/>", "unknown body \"nowhere\"");
+  refuses_site("<adhesion body=\"world\" gain=\"-1\"/>", "adhesion gain cannot be negative");
+  refuses_site("<adhesion body=\"world\" ctrlrange=\"-1 1\"/>", "adhesion control range cannot be negative");
+  refuses_site("<adhesion body=\"world\" gear=\"2\"/>", "gear");  // (not in MuJoCo's adhesion schema)
+  refuses_site("<adhesion body=\"world\" ctrllimited=\"false\"/>", "ctrllimited");
   refuses_site("<motor joint=\"j\" site=\"s\"/>", "give one of \"joint\" and \"site\"");
   refuses_site("<motor joint=\"j\" refsite=\"w\"/>", "refsite can only be used with site transmission");
   refuses_site("<motor site=\"s\" slidersite=\"w\"/>", "slidersite can only be used in slidercrank");
