@@ -35,8 +35,9 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
     if (target_attr.empty())
-      a.fail("a transmission target is required: attribute \"joint\", \"tendon\", \"site\", \"cranksite\" or "
-             "\"body\"");
+      a.fail(
+          "a transmission target is required: attribute \"joint\", \"tendon\", \"site\", \"cranksite\" or "
+          "\"body\"");
     // (MuJoCo's schema: body only on general and adhesion, which takes nothing else)
     if (target_attr == "body" && kind != "general" && kind != "adhesion")
       a.fail("attribute \"body\" is not allowed on " + kind + " (general and adhesion take it)");
@@ -71,6 +72,12 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       trntype = kTrnBody;
       jid = m.body_id(target);
       if (jid < 0) a.fail("unknown body " + quoted(target));
+      // MuJoCo counts a contact in a gap (margin <= dist < margin + gap, no rows) among the body's;
+      // rltrain's contact list does not keep those
+      bool gap = false;
+      for (double g : m.geom_gap) gap = gap || g != 0;
+      for (double g : m.pair_gap) gap = gap || g != 0;
+      if (gap) a.fail("a body transmission with a contact gap (geom or pair gap > 0) is not supported");
     } else {
       jid = m.joint_id(target);
       if (jid < 0) a.fail("unknown joint " + quoted(target));

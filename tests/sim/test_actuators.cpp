@@ -171,6 +171,15 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
   refuses_site("<adhesion body=\"world\" ctrlrange=\"-1 1\"/>", "adhesion control range cannot be negative");
   refuses_site("<adhesion body=\"world\" gear=\"2\"/>", "gear");  // (not in MuJoCo's adhesion schema)
   refuses_site("<adhesion body=\"world\" ctrllimited=\"false\"/>", "ctrllimited");
+  try {
+    parse_mjcf(
+        "<mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\" gap=\"0.01\"/></body>"
+        "</worldbody><actuator><adhesion body=\"b\"/></actuator></mujoco>",
+        "bad.xml");
+    ADD_FAILURE() << "accepted a body transmission with a gap";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("contact gap"), std::string::npos) << e.what();
+  }
   refuses_site("<motor joint=\"j\" site=\"s\"/>", "give one of \"joint\" and \"site\"");
   refuses_site("<motor joint=\"j\" refsite=\"w\"/>", "refsite can only be used with site transmission");
   refuses_site("<motor site=\"s\" slidersite=\"w\"/>", "slidersite can only be used in slidercrank");
@@ -383,7 +392,7 @@ TEST(Transmissions, BallJointGearInChildAndParentFrames) {
     actuator_forces(s.m(), s.d, ctrl.data());
     for (int k = 0; k < 3; ++k) {
       double expected = g[k] * 0.7;  // joint: the child's frame
-      if (u == 1) {                   // jointinparent: R^T g
+      if (u == 1) {                  // jointinparent: R^T g
         expected = 0;
         for (int r = 0; r < 3; ++r) expected += R[static_cast<size_t>(3 * r + k)] * g[r] * 0.7;
       }
