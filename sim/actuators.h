@@ -1,8 +1,10 @@
 // Actuators (DESIGN.md D3), as MuJoCo 3's mj_fwdActuation on a hinge or slide joint transmission
 // (joint or jointinparent: the same for these), a tendon (length gear ten_length, velocity gear
-// ten_velocity, qfrc_actuator += gear force ten_J; sim/tendon.h) or a site or slider-crank (length
-// actuator_length, velocity actuator_moment qvel, qfrc_actuator += force actuator_moment, the gear
-// inside both; sim/transmission.h), single source (RLT_HD, no std::, no allocation).
+// ten_velocity, qfrc_actuator += gear force ten_J; sim/tendon.h) or a moment row: a site,
+// slider-crank, ball or free joint or body (length actuator_length, velocity actuator_moment qvel,
+// qfrc_actuator += force actuator_moment, the gear inside both; sim/transmission.h), single source
+// (RLT_HD, no std::, no allocation). A servo's setpoint on a rotational transmission (a ball joint, a
+// site's rotation about its refsite) is taken modulo its period (sim/transmission.h setpoint_period).
 //
 // For actuator a on joint j with gear g:
 //   ctrl     clamped to ctrlrange when ctrllimited (MuJoCo's clampctrl, on by default; the flag
@@ -60,8 +62,13 @@ RLT_HD RLT_INLINE bool actuator_stateful(const ModelView<T>& m, int a) {
 template <class T>
 RLT_HD void advance_activations(const ModelView<T>& m, const DataView<T>& d, const T* act_dot) {
   if (m.disable_actuation) return;
-  for (int a = 0; a < m.nu; ++a)
-    if (actuator_stateful(m, a)) d.act[a] = next_activation(m, a, d.act[a], act_dot[a]);
+  for (int a = 0; a < m.nu; ++a) {
+    if (!actuator_stateful(m, a)) continue;
+    d.act[a] = next_activation(m, a, d.act[a], act_dot[a]);
+    // a rotational setpoint integrated: the representative nearest the (last forward pass's) length
+    const T period = m.actuator_dyntype[a] == kDynIntegrator ? setpoint_period(m, a) : T(0);
+    if (period > T(0)) d.act[a] = wrap_setpoint(d.act[a], actuator_length_of(m, d, a), period);
+  }
 }
 
 // actuator_force, act_dot and qfrc_actuator from ctrl (nu values; null means all zero), qpos, qvel, act.
@@ -75,7 +82,7 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
   for (int a = 0; a < m.nu; ++a) {
     const int j = m.actuator_trnid[a];
     const bool tendon = m.actuator_trntype[a] == kTrnTendon;  // j: a tendon (sim/tendon.h)
-    const bool moment = moment_transmission(m, a);            // j: a site (sim/transmission.h)
+    const bool moment = moment_transmission(m, a);            // a moment row (sim/transmission.h)
     const int dof = tendon || moment ? -1 : m.jnt_dofadr[j];
     const T gear = m.actuator_gear[a];
     T u = ctrl ? ctrl[a] : T(0);
@@ -84,9 +91,12 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
     const T velocity = actuator_velocity_of(m, d, a);
     T force;
     switch (m.actuator_kind[a]) {
-      case kActPosition:
-        force = m.actuator_kp[a] * (u - length) - m.actuator_kv[a] * velocity;
+      case kActPosition: {
+        const T period = setpoint_period(m, a);  // (a rotational setpoint: sim/transmission.h)
+        const T target = period > T(0) ? wrap_setpoint(u, length, period) : u;
+        force = m.actuator_kp[a] * (target - length) - m.actuator_kv[a] * velocity;
         break;
+      }
       case kActVelocity:
         force = m.actuator_kv[a] * (u - velocity);
         break;
@@ -99,6 +109,8 @@ RLT_HD void actuator_forces(const ModelView<T>& m, const DataView<T>& d, const T
           d.act_dot[a] = act_dot;
           input = m.actuator_actearly[a] ? next_activation(m, a, d.act[a], act_dot) : d.act[a];
         }
+        const T period = setpoint_period(m, a);  // (a rotational setpoint: sim/transmission.h)
+        if (period > T(0)) input = wrap_setpoint(input, length, period);
         const T* gp = m.actuator_gainprm + 3 * a;
         const T* bp = m.actuator_biasprm + 3 * a;
         const T gain = m.actuator_gaintype[a] == kGainAffine ? gp[0] + gp[1] * length + gp[2] * velocity : gp[0];
@@ -137,9 +149,10 @@ RLT_HD void add_row_velocity_derivative(const ModelView<T>& m, T* qderiv, const 
 }
 
 // Actuator a's moment row (MuJoCo's actuator_moment): qfrc_actuator gets row * actuator_force, and
-// the actuator's length rate is row . qvel. Joint: gear at the joint's dof; tendon: gear ten_J; site
-// and slider-crank: d.actuator_moment's row (sim/transmission.h, gear included). (A new transmission
-// adds its case here: the velocity derivative below takes any row.)
+// the actuator's length rate is row . qvel. Hinge or slide joint: gear at the joint's dof; tendon:
+// gear ten_J; site, slider-crank, ball or free joint and body: d.actuator_moment's row
+// (sim/transmission.h, gear included). (A new transmission adds its case here: the velocity
+// derivative below takes any row.)
 template <class T>
 RLT_HD void actuator_moment_row(const ModelView<T>& m, const DataView<T>& d, int a, T* row) {
   const int nv = m.nv;

@@ -13,8 +13,8 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
   for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string kind = e->Name();
     if (kind != "motor" && kind != "position" && kind != "velocity" && kind != "general" && kind != "intvelocity" &&
-        kind != "damper")
-      unsupported_element(e, "general, motor, position, velocity, intvelocity, damper");
+        kind != "damper" && kind != "adhesion")
+      unsupported_element(e, "general, motor, position, velocity, intvelocity, damper, adhesion");
     no_children(e);
     Attrs a(m_file, e);
     ActuatorSpec s = find_class(a, a.text("class").value_or("main")).actuator;
@@ -35,11 +35,14 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     a.finish();
     check_name(m_actuator_names, "actuator", e, name);
     if (target_attr.empty())
-      a.fail("a transmission target is required: attribute \"joint\", \"tendon\", \"site\" or \"cranksite\"");
-    if (target_attr == "body")
       a.fail(
-          "attribute \"body\": body (adhesion) transmissions are not supported (joint, tendon, site and "
-          "cranksite are)");
+          "a transmission target is required: attribute \"joint\", \"tendon\", \"site\", \"cranksite\" or "
+          "\"body\"");
+    // (MuJoCo's schema: body only on general and adhesion, which takes nothing else)
+    if (target_attr == "body" && kind != "general" && kind != "adhesion")
+      a.fail("attribute \"body\" is not allowed on " + kind + " (general and adhesion take it)");
+    if (kind == "adhesion" && target_attr != "body")
+      a.fail("attribute " + quoted(target_attr) + " is not allowed on adhesion (its transmission is \"body\")");
     if ((own_cranklength || slidersite) && target_attr != "cranksite")
       a.fail("cranklength and slidersite can only be used in slidercrank transmission");
     if (refsite && target_attr != "site") a.fail("refsite can only be used with site transmission");
@@ -65,12 +68,22 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
         jid2 = find_site(*slidersite, "slider site");
         if (!(s.cranklength > 0)) a.fail("crank length must be positive (attribute \"cranklength\")");
       }
+    } else if (target_attr == "body") {  // MuJoCo's mjTRN_BODY (sim/transmission.h)
+      trntype = kTrnBody;
+      jid = m.body_id(target);
+      if (jid < 0) a.fail("unknown body " + quoted(target));
+      // MuJoCo counts a contact in a gap (margin <= dist < margin + gap, no rows) among the body's;
+      // rltrain's contact list does not keep those
+      bool gap = false;
+      for (double g : m.geom_gap) gap = gap || g != 0;
+      for (double g : m.pair_gap) gap = gap || g != 0;
+      if (gap) a.fail("a body transmission with a contact gap (geom or pair gap > 0) is not supported");
     } else {
       jid = m.joint_id(target);
       if (jid < 0) a.fail("unknown joint " + quoted(target));
-      if (m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide) {
-        a.fail("joint " + quoted(target) + " is not a hinge or slide joint");
-      }
+      // jointinparent differs from joint on a ball or free joint only (the gear in the parent's frame)
+      const bool multi_dof = m.jnt_type[jid] == kJointBall || m.jnt_type[jid] == kJointFree;
+      if (target_attr == "jointinparent" && multi_dof) trntype = kTrnJointInParent;
     }
     const bool tendon = trntype == kTrnTendon;
     // inheritrange (MuJoCo's mjCActuator::Compile): a position-shaped servo takes its ctrlrange (or,
@@ -80,8 +93,10 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       if (s.dyntype == kDynNone || s.dyntype == kDynFilterExact) range = s.ctrlrange;
       else if (s.dyntype == kDynIntegrator) range = s.actrange;
       else a.fail("inheritrange only available for position and intvelocity actuators");
-      if (trntype != kTrnJoint && trntype != kTrnTendon)
+      if ((trntype != kTrnJoint && trntype != kTrnTendon) || target_attr == "jointinparent")
         a.fail("inheritrange can only be used with joint and tendon transmission");
+      if (trntype == kTrnJoint && m.jnt_type[jid] != kJointHinge && m.jnt_type[jid] != kJointSlide)
+        a.fail("inheritrange can only be used with hinge and slide joints");
       const std::vector<double>& ranges = tendon ? m.tendon_range : m.jnt_range;
       const double lo = ranges.empty() ? 0 : ranges[2 * jid], hi = ranges.empty() ? 0 : ranges[2 * jid + 1];
       if (lo == hi)

@@ -30,7 +30,7 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_frame_attrs(ca, &cls.site_frame, false);
       ca.ignore({"type", "size", "rgba", "group", "material"});
     } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
-               n == "damper") {
+               n == "damper" || n == "adhesion") {
       read_actuator_attrs(ca, n, &cls.actuator);
     } else if (n == "mesh") {
       read_mesh_attrs(ca, &cls.mesh);  // sim/mjcf_mesh.cpp
@@ -48,7 +48,7 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else {
       unsupported_element(c,
                           "default, joint, geom, site, mesh, tendon, general, motor, position, velocity, intvelocity, "
-                          "damper, pair, equality; ignored: camera, light, material, texture");
+                          "damper, adhesion, pair, equality; ignored: camera, light, material, texture");
     }
     ca.finish();
     no_children(c);
@@ -116,6 +116,18 @@ void MjcfCompiler::read_geom_attrs(Attrs& a, GeomSpec* g) {
 }
 
 void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, ActuatorSpec* s) {
+  if (kind == "adhesion") {  // MuJoCo's mjs_setToAdhesion; its schema allows only these (and body)
+    a.numbers("ctrlrange", s->ctrlrange, 2, 2);
+    a.tri("forcelimited", &s->forcelimited);
+    a.numbers("forcerange", s->forcerange, 2, 2);
+    a.ignore({"group", "user"});
+    a.number("gain", &s->gainprm[0]);
+    s->ctrllimited = Tri::kTrue;
+    s->gaintype = kGainFixed, s->biastype = kBiasNone;
+    if (s->gainprm[0] < 0) a.fail("adhesion gain cannot be negative");
+    if (s->ctrlrange[0] < 0 || s->ctrlrange[1] < 0) a.fail("adhesion control range cannot be negative");
+    return;
+  }
   // MuJoCo's 6D gear: given values replace the first entries, the rest keep the class's; joint, tendon
   // and slider-crank transmissions use gear[0] only (MuJoCo too), a site all six
   a.numbers("gear", s->gear, 1, 6);

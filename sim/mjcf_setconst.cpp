@@ -54,7 +54,8 @@ void MjcfCompiler::set_const() {
     for (int k = 0; k < ndof && m_flags.damper; ++k)
       m.dof_damping[static_cast<size_t>(adr + k)] = 2 * inertia / std::max(kMinVal, tc);
   }
-  // Tendon, site and slider-crank transmissions: their moment rows at qpos0 and M^-1 there.
+  // Tendon, site, slider-crank, ball and free joint transmissions: their moment rows at qpos0 and
+  // M^-1 there (a body's row is 0 there: no contacts, no damping).
   const ModelView<double>& view = host.view();
   std::vector<double> row0(static_cast<size_t>(data_size(view)), 0.0), x(static_cast<size_t>(m.nv));
   const DataView<double> d0 = data_view(view, row0.data());
@@ -70,7 +71,7 @@ void MjcfCompiler::set_const() {
     const int trn = m.actuator_trntype[static_cast<size_t>(u)], id = m.actuator_trnid[static_cast<size_t>(u)];
     const double gear = m.actuator_gear[static_cast<size_t>(u)];
     double w = 0;
-    if (trn == kTrnJoint) {
+    if (trn == kTrnJoint && !moment_transmission(view, u)) {  // a hinge or slide
       w = view.dof_invweight0[m.jnt_dofadr[static_cast<size_t>(id)]] * gear * gear;
     } else {  // moment M^-1 moment^T
       for (int i = 0; i < m.nv; ++i)

@@ -38,9 +38,18 @@ enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon =
 enum EqualityObj : int { kEqObjBody = 0, kEqObjSite = 1 };
 // A tendon's wraps (sim/tendon.h; MuJoCo's mjtWrap numbers) and an actuator's transmission.
 enum WrapType : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
-// Transmissions (sim/actuators.h, sim/transmission.h; rltrain's numbers): a hinge or slide joint, a
-// tendon, a site (MuJoCo's mjTRN_SITE, with or without a refsite) or a slider-crank (mjTRN_SLIDERCRANK).
-enum TransmissionType : int { kTrnJoint = 0, kTrnTendon = 1, kTrnSite = 2, kTrnSliderCrank = 3 };
+// Transmissions (sim/actuators.h, sim/transmission.h; rltrain's numbers): a joint (MuJoCo's mjTRN_JOINT;
+// also mjTRN_JOINTINPARENT on a hinge or slide, where the two are the same), a tendon, a site (MuJoCo's
+// mjTRN_SITE, with or without a refsite), a slider-crank (mjTRN_SLIDERCRANK), a ball or free joint
+// with its gear in the parent frame (mjTRN_JOINTINPARENT) or a body's contacts (mjTRN_BODY, adhesion).
+enum TransmissionType : int {
+  kTrnJoint = 0,
+  kTrnTendon = 1,
+  kTrnSite = 2,
+  kTrnSliderCrank = 3,
+  kTrnJointInParent = 4,
+  kTrnBody = 5
+};
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };

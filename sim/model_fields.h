@@ -65,7 +65,7 @@
   X(real, site_quat, 4 * nsite, required, "orientation in the body frame")                                             \
   /* actuators, each driving a transmission (actuator_trntype, below; sim/actuators.h, sim/transmission.h) */          \
   X(int, actuator_kind, nu, required, "ActuatorKind")                                                                  \
-  X(int, actuator_trnid, nu, required, "joint (hinge or slide), tendon or site (slider-crank: the crank site) id")     \
+  X(int, actuator_trnid, nu, required, "joint, tendon, site (slider-crank: the crank site) or body id")                \
   X(real, actuator_gear, nu, required, "force = gear * (gain term + bias term)")                                       \
   X(int, actuator_ctrllimited, nu, required, "0/1")                                                                    \
   X(real, actuator_ctrlrange, 2 * nu, required, "control range (when ctrllimited)")                                    \
@@ -180,12 +180,12 @@
   X(int, wrap_type, nwrap, required, "WrapType (sim/tendon.h)")                                                        \
   X(int, wrap_objid, nwrap, required, "joint, site or geom id (-1 for a pulley)")                                      \
   X(real, wrap_prm, nwrap, required, "joint: coef; pulley: divisor; geom: side site id, -1 if none")                   \
-  X(int, actuator_trntype, nu, optional, "TransmissionType: joint, tendon, site or slider-crank (absent: joints)")     \
+  X(int, actuator_trntype, nu, optional, "TransmissionType: joint, tendon, site, slider-crank, body (absent: joints)") \
   X(int, actuator_trnid2, nu, optional,                                                                                \
     "site: the refsite, -1 if none; slider-crank: the slider site; unused for joints and tendons (MuJoCo's trnid[1])") \
   X(real, actuator_gear6, 6 * nu, optional,                                                                            \
-    "site: MuJoCo's 6D gear, the wrench (force, then torque) in the site's frame (refsite's with one); the other "     \
-    "transmissions take actuator_gear, its first entry")                                                               \
+    "MuJoCo's 6D gear: site: the wrench (force, then torque) in the site's frame (refsite's with one); ball "          \
+    "joint: the torque (3); free joint: the wrench (6); the others take actuator_gear, its first entry")               \
   X(real, actuator_cranklength, nu, optional, "slider-crank: the rod's length (m); 0 for the others")                  \
   /* misc: pairs, equality, gravcomp, fluid (sim/contact.h, sim/constraints.h, sim/passive.h) */                       \
   X(int, pair_geom1, npair, required, "explicit contact pair (<contact><pair>): first geom")                           \

@@ -69,8 +69,9 @@ struct ModelView {
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
-  // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site or
-  // slider-crank transmission (sim/transmission.h), else 0 (joints and tendons need none)
+  // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site,
+  // slider-crank, ball or free joint or body transmission (sim/transmission.h), else 0 (hinge and
+  // slide joints and tendons need none)
   int nmoment;
 
   // options
@@ -320,8 +321,13 @@ class HostModel {
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.npair = model.npair;
     m_view.nmoment = 0;
-    for (int t : model.actuator_trntype)
-      m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
+    for (size_t a = 0; a < model.actuator_trntype.size(); ++a) {
+      const int t = model.actuator_trntype[a], j = model.actuator_trnid[a];
+      const bool rows = t != kTrnJoint && t != kTrnTendon;  // site, slider-crank, joint in parent, body
+      const bool multi_dof = t == kTrnJoint && (model.jnt_type[static_cast<size_t>(j)] == kJointBall ||
+                                                model.jnt_type[static_cast<size_t>(j)] == kJointFree);
+      if (rows || multi_dof) m_view.nmoment = model.nu;
+    }
     m_view.nsubtree = m_view.nbody_acc = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
@@ -590,7 +596,7 @@ class HostModel {
         fail("site " + str(s) + " body out of range");
   }
 
-  // Actuators: a known kind, driving an existing hinge or slide joint, tendon, site or slider-crank.
+  // Actuators: a known kind, driving an existing joint, tendon, site, slider-crank or body.
   static void check_actuators(const Model& m) {
     for (long a = 0; a < m.nu; ++a) {
       const size_t as = static_cast<size_t>(a);
@@ -615,11 +621,19 @@ class HostModel {
           fail("actuator " + str(a) + ": the crank length must be positive");
         continue;
       }
-      if (trn != kTrnJoint) fail("actuator " + str(a) + " has unknown transmission " + str(trn));
+      if (trn == kTrnBody) {
+        if (j < 0 || j >= m.nbody) fail("actuator " + str(a) + " drives body " + str(j));
+        continue;
+      }
+      if (trn != kTrnJoint && trn != kTrnJointInParent)
+        fail("actuator " + str(a) + " has unknown transmission " + str(trn));
       if (j < 0 || j >= m.njnt) fail("actuator " + str(a) + " drives joint " + str(j));
       const int type = m.jnt_type[static_cast<size_t>(j)];
-      if (type != kJointHinge && type != kJointSlide)
-        fail("actuator " + str(a) + " drives a free or ball joint (only hinge and slide are supported)");
+      const bool multi_dof = type == kJointBall || type == kJointFree;
+      if (multi_dof && m.actuator_gear6.empty())
+        fail("actuator " + str(a) + ": a ball or free joint transmission needs actuator_gear6");
+      if (trn == kTrnJointInParent && !multi_dof)
+        fail("actuator " + str(a) + ": jointinparent on a hinge or slide is stored as a joint transmission");
     }
   }
 

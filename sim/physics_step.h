@@ -2,9 +2,10 @@
 // of m.timestep each with ctrl held, every substep
 //   smooth dynamics   kinematics, com quantities, qfrc_bias, qfrc_passive, qM (sim/dynamics.h)
 //   tendons           lengths, moment arms, velocities, tendon springs and dampers (sim/tendon.h)
-//   transmissions     site and slider-crank actuator lengths and moments (sim/transmission.h)
-//   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
 //   contacts          detection -> the contact list (sim/contact.h)
+//   transmissions     site, slider-crank, ball and free joint and body (from the contact list)
+//                     actuator lengths and moments (sim/transmission.h)
+//   actuators         actuator_force, qfrc_actuator from ctrl (sim/actuators.h)
 //   constraints       joint limits and contacts as MuJoCo's soft constraints, solved for their
 //                     forces -> qfrc_constraint, qacc (sim/constraints.h; MuJoCo's Euler with
 //                     eulerdamp: (M + h D_joint) qacc = qfrc_applied + qfrc_actuator + qfrc_passive +
@@ -36,15 +37,15 @@ namespace rlt {
 template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
-  tendon_forward(m, d);           // lengths, moments, tendon springs and dampers (sim/tendon.h)
-  transmission_kinematics(m, d);  // site and slider-crank lengths and moments (sim/transmission.h)
-  actuator_forces(m, d, ctrl);
-  clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
-  if (m.ncon_max > 0) {
+  tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
+  if (m.ncon_max > 0) {  // (before the transmissions: a body's moment comes from its contacts)
     detect_contacts(m, d);
   } else {
     d.ncon[0] = T(0);
   }
+  transmission_kinematics(m, d);  // moment rows: site, slider-crank, ball, free, body (sim/transmission.h)
+  actuator_forces(m, d, ctrl);
+  clamp_joint_actuator_forces(m, d);  // actuatorfrcrange (sim/constraints.h)
   soft_constraint_acceleration(m, d, m.timestep, hd);  // MuJoCo's law (sim/constraints.h)
 }
 

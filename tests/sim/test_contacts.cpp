@@ -276,13 +276,13 @@ TEST(PhysicsModel, HostModelChecksActuatorsLimitsAndGeoms) {
   HostModel<double> defaults(bad);
   EXPECT_EQ(defaults.view().geom_condim[0], 3);
   EXPECT_EQ(defaults.view().geom_margin[0], 0);
-  // A motor on a free joint (the MJCF compiler refuses it too; a hand-built model may not).
+  // A motor on a free joint without its 6D gear (the MJCF compiler always writes actuator_gear6).
   bad = load_mjcf(data_path("contact_scene.xml"));
   bad.nu = 1;
   bad.actuator_kind = {kActMotor}, bad.actuator_trnid = {0}, bad.actuator_gear = {1};
   bad.actuator_ctrllimited = {0}, bad.actuator_ctrlrange = {0, 0}, bad.actuator_forcelimited = {0};
   bad.actuator_forcerange = {0, 0}, bad.actuator_kp = {0}, bad.actuator_kv = {0};
-  rejects(bad, "free or ball joint");
+  rejects(bad, "a ball or free joint transmission needs actuator_gear6");
 }
 
 // The code generated from the field lists (sim/model_fields.h, RLT_DATA_FIELDS in sim/dynamics.h):

@@ -815,9 +815,9 @@ TEST(MjcfErrors, SemanticErrorsNameTheElement) {
       {"<worldbody><body>\n<joint name='b' type='ball' range='0 1' limited='true'/>\n<joint name='h'/><geom "
        "size='1'/></body></worldbody>",
        "test.xml:3: joint h: a ball joint followed by a rotation"},
-      {"<worldbody><body><joint name='ball' type='ball'/><geom size='1'/></body></worldbody>\n<actuator><motor "
-       "joint='ball'/></actuator>",
-       "test.xml:2: motor: joint \"ball\" is not a hinge or slide joint"},
+      {"<worldbody><body><joint name='ball' type='ball'/><geom size='1'/></body>"
+       "</worldbody>\n<actuator><position joint='ball' inheritrange='1'/></actuator>",
+       "test.xml:2: position: inheritrange can only be used with hinge and slide joints"},
       {"<worldbody><body childclass='nope'/></worldbody>", "test.xml:1: body: unknown default class \"nope\""},
       {"<compiler coordinate='global'/>", "test.xml:1: compiler: coordinate=\"global\" is not supported"},
       {"<option integrator='implicit'/>", "test.xml:1: option: integrator=\"implicit\" is not supported"},
