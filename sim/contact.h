@@ -669,11 +669,9 @@ RLT_HD void plane_mesh(const Emitter<T>& emit, const ModelView<T>& m, int g, con
   int res[4];
   polygon_quad<T>(  // in the mesh frame, as MuJoCo (its choice among equal areas does not turn with the mesh)
       res, [&](int j) { return Vec3<T>{vert[3 * at(j)], vert[3 * at(j) + 1], vert[3 * at(j) + 2]}; }, n);
-  for (int k = 1; k < 4; ++k) {
-    bool dup = res[k] == 0;
-    for (int q = 1; q < k; ++q) dup = dup || res[q] == res[k];
-    if (!dup) corner(at(res[k]));
-  }
+  // each corner as found, a repeated one again (MuJoCo's: a quadrilateral whose second and third
+  // corners coincide, a triangle, emits that vertex twice; measured, 3.17)
+  for (int k = 1; k < 4; ++k) corner(at(res[k]));
 }
 
 template <class T>
