@@ -39,8 +39,9 @@
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
 //   plane-mesh       up to 4 (MuJoCo 3.17's mjc_PlaneConvex): the deepest hull vertex (MuJoCo's
 //                    search: exhaustive, or hill climbing on the hull), then the other corners of
-//                    the hull polygon through it that faces the plane most (mesh_polyvert; of a
-//                    polygon of more than 4, a large-area quadrilateral of them)
+//                    the hull polygon through it that faces the plane most (mesh_polyvert, by
+//                    mesh_polynormal: Newell's normals; of a polygon of more than 4, a large-area
+//                    quadrilateral of them, a corner it repeats emitted twice)
 //   any other pair with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
 //   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid, -mesh: up to 50, one per triangular prism of
 //                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
@@ -590,7 +591,8 @@ RLT_HD RLT_INLINE T quad_area(const Vec3<T>& a, const Vec3<T>& b, const Vec3<T>&
 // Four of the n (> 4) vertices of a convex polygon (pt(i): vertex i) spanning a large area, the
 // first vertex among them: from (0, 1, 2, 3), the last corner moves forward while the area grows,
 // after each move the third and then the second (MuJoCo's polygonQuad with its first corner held;
-// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order.
+// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order; on a
+// slightly non-convex polygon (merged near-coplanar faces) the second and third can coincide.
 template <class T, class Pt>
 RLT_HD void polygon_quad(int res[4], const Pt& pt, int n) {
   auto nx = [n](int i) { return i + 1 < n ? i + 1 : 0; };
