@@ -39,8 +39,9 @@
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
 //   plane-mesh       up to 4 (MuJoCo 3.17's mjc_PlaneConvex): the deepest hull vertex (MuJoCo's
 //                    search: exhaustive, or hill climbing on the hull), then the other corners of
-//                    the hull polygon through it that faces the plane most (mesh_polyvert; of a
-//                    polygon of more than 4, a large-area quadrilateral of them)
+//                    the hull polygon through it that faces the plane most (mesh_polyvert, by
+//                    mesh_polynormal: Newell's normals; of a polygon of more than 4, a large-area
+//                    quadrilateral of them, a corner it repeats emitted twice)
 //   box-mesh, mesh-mesh up to 4 (MuJoCo 3.17's mjc_Convex, box_mesh_convex): nativeccd's GJK/EPA
 //                    (sim/mjccd.h), then without margin its multicontact (sim/multiccd.h: the
 //                    touching faces, or an edge and a face, clipped one to the other)
@@ -595,7 +596,8 @@ RLT_HD RLT_INLINE T quad_area(const Vec3<T>& a, const Vec3<T>& b, const Vec3<T>&
 // Four of the n (> 4) vertices of a convex polygon (pt(i): vertex i) spanning a large area, the
 // first vertex among them: from (0, 1, 2, 3), the last corner moves forward while the area grows,
 // after each move the third and then the second (MuJoCo's polygonQuad with its first corner held;
-// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order.
+// measured against MuJoCo 3.17, whose choice it reproduces). res: the indices, in polygon order; on a
+// slightly non-convex polygon (merged near-coplanar faces) the second and third can coincide.
 template <class T, class Pt>
 RLT_HD void polygon_quad(int res[4], const Pt& pt, int n) {
   auto nx = [n](int i) { return i + 1 < n ? i + 1 : 0; };
@@ -674,11 +676,9 @@ RLT_HD void plane_mesh(const Emitter<T>& emit, const ModelView<T>& m, int g, con
   int res[4];
   polygon_quad<T>(  // in the mesh frame, as MuJoCo (its choice among equal areas does not turn with the mesh)
       res, [&](int j) { return Vec3<T>{vert[3 * at(j)], vert[3 * at(j) + 1], vert[3 * at(j) + 2]}; }, n);
-  for (int k = 1; k < 4; ++k) {
-    bool dup = res[k] == 0;
-    for (int q = 1; q < k; ++q) dup = dup || res[q] == res[k];
-    if (!dup) corner(at(res[k]));
-  }
+  // each corner as found, a repeated one again (MuJoCo's: a quadrilateral whose second and third
+  // corners coincide, a triangle, emits that vertex twice; measured, 3.17)
+  for (int k = 1; k < 4; ++k) corner(at(res[k]));
 }
 
 template <class T>
