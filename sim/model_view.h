@@ -41,7 +41,7 @@ ModelOffsets model_offsets(const Sizes& s) {
   const i64 nmeshpoly = s.nmeshpoly, nmeshpolyvert = s.nmeshpolyvert;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   const i64 ntendon = s.ntendon, nwrap = s.nwrap;
-  const i64 npair = s.npair;
+  const i64 npair = s.npair, ncam = s.ncam;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -69,6 +69,7 @@ struct ModelView {
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
+  int ncam;                          // cameras (frame sensors: sim/sensors.h)
   // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site or
   // slider-crank transmission (sim/transmission.h), else 0 (joints and tendons need none)
   int nmoment;
@@ -318,6 +319,7 @@ class HostModel {
     m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.npair = model.npair;
+    m_view.ncam = model.ncam;
     m_view.nmoment = 0;
     for (int t : model.actuator_trntype)
       m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
@@ -328,7 +330,9 @@ class HostModel {
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
-      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque) m_view.nbody_acc = model.nbody;
+      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||
+          t == kSensFrameAngAcc)
+        m_view.nbody_acc = model.nbody;
     }
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
@@ -444,7 +448,8 @@ class HostModel {
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     const long ntendon = m.ntendon, nwrap = m.nwrap;
-    const long npair = m.npair;
+    const long npair = m.npair, ncam = m.ncam;
+    if (ncam < 0) fail("negative size");
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -632,6 +637,7 @@ class HostModel {
              : type == kSensObjJoint                       ? m.njnt
              : type == kSensObjActuator                    ? m.nu
              : type == kSensObjTendon                      ? m.ntendon
+             : type == kSensObjCamera                      ? m.ncam
                                                            : 0;
     };
     for (long i = 0; i < m.nsensor; ++i) {
