@@ -794,14 +794,16 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         // (sim/ray.h); the geoms have not moved since the position stage, so computing it here,
         // with the other sensors, gives MuJoCo's value.
         // Its data fields (sensor_refid: MuJoCo's dataspec bits, dist 1, dir 2, origin 4, point 8,
-        // depth 32; normal 16 is refused by the compiler) in MuJoCo's order, as its fill_raydata:
-        // dir and point 0 and depth -1 on a miss.
+        // normal 16, depth 32) in MuJoCo's order, as its fill_raydata: dir, point and normal 0 and
+        // depth -1 on a miss.
         const T* mat = d.site_xmat + 9 * id;
         const T dir[3] = {mat[2], mat[5], mat[8]};
         const T* origin = d.site_xpos + 3 * id;
-        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
-        const bool hit = dist >= T(0);
         const int spec = rid > 0 ? rid : 1;
+        T normal[3];
+        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr),
+                                (spec & 16) ? normal : static_cast<T*>(nullptr));
+        const bool hit = dist >= T(0);
         int k = 0;
         if (spec & 1) out[k++] = dist;
         if (spec & 2)
@@ -810,6 +812,8 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
           for (int c = 0; c < 3; ++c) out[k++] = origin[c];
         if (spec & 8)
           for (int c = 0; c < 3; ++c) out[k++] = hit ? origin[c] + dir[c] * dist : T(0);
+        if (spec & 16)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? normal[c] : T(0);
         if (spec & 32) out[k++] = hit ? dist : T(-1);
         vec3 = false;
         break;
