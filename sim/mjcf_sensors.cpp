@@ -58,6 +58,7 @@ constexpr SensorKind kSensorKinds[] = {
     {"ballangvel", kSensBallAngVel, "joint", kSensObjJoint, 3},
     {"e_potential", kSensEPotential, nullptr, kSensObjNone, 1},
     {"e_kinetic", kSensEKinetic, nullptr, kSensObjNone, 1},
+    {"clock", kSensClock, nullptr, kSensObjNone, 1},
     {"framelinacc", kSensFrameLinAcc, "", kSensObjNone, 3},
     {"frameangacc", kSensFrameAngAcc, "", kSensObjNone, 3},
 };
@@ -67,7 +68,7 @@ constexpr const char* kSupported =
     "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
     "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, normal, depth), contact "
     "(data found, force, torque, dist, pos, normal, tangent), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
-    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic";
+    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -129,7 +130,6 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         continue;
       }
       if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
-      if (n == "clock") fail(e, "clock sensors are not supported (the simulation time is not part of the state)");
       if (n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
           n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
         fail(e, n + " sensors are not supported");
@@ -144,6 +144,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
     a.ignore({"user"});  // MuJoCo's user data
     int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
+    int lagged = 0;  // e_kinetic under the energy flag (sensor_intprm 1)
     int rf_spec = 1, rf_dim = 1;  // a rangefinder's data fields (MuJoCo's dataspec bits) and their scalars
     // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
     auto lookup = [&](int type, const std::string& obj, const char* attr) {
@@ -194,14 +195,18 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       }
     }
     if (!kind->attr) {
-      // e_potential, e_kinetic: no object (MuJoCo computes them on demand). Under the energy flag
-      // MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity stage (its
-      // lazy flag is cleared only there), the kinetic energy one step late: not modelled.
+      // e_potential, e_kinetic, clock: no object (MuJoCo computes the energies on demand). Under the
+      // energy flag MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity
+      // stage (its lazy flag is cleared only there), the kinetic energy one step late: marked with
+      // sensor_intprm 1 (physics_substep keeps it). Under RK4 that value would be its last stage's:
+      // refused.
       objid = -1;
-      if (kind->type == kSensEKinetic && m_flags.energy)
-        a.fail(
-            "e_kinetic with <flag energy=\"enable\"/> is not supported (MuJoCo 3 then reports the previous step's "
-            "kinetic energy)");
+      if (kind->type == kSensEKinetic && m_flags.energy) {
+        if (m.integrator == kIntRK4)
+          a.fail("e_kinetic with <flag energy=\"enable\"/> under the RK4 integrator is not supported (MuJoCo 3 then "
+                 "reports the kinetic energy of the previous step's last Runge-Kutta stage)");
+        lagged = 1;
+      }
     } else if (*kind->attr) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
@@ -249,7 +254,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     m.sensor_dim.push_back(dim);
     m.sensor_adr.push_back(m.nsensordata);
     m.sensor_cutoff.push_back(cutoff);
-    m.sensor_intprm.push_back(0), m.sensor_intprm.push_back(0);
+    m.sensor_intprm.push_back(lagged), m.sensor_intprm.push_back(0);
     m.sensor_noise.push_back(noise);
     m.sensor_name.push_back(name);
     m.nsensor++;

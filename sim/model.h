@@ -94,6 +94,7 @@ enum SensorType : int {
   kSensEKinetic,    // 1/2 qvel^T M qvel (mj_energyVel)
   kSensFrameLinAcc,  // an object's linear acceleration (mj_objectAcceleration, world)
   kSensFrameAngAcc,  // its angular acceleration
+  kSensClock,        // the simulation time (DataView::time)
   kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {

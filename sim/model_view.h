@@ -63,6 +63,9 @@ struct ModelView {
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
+  // nclock = 1 with a clock sensor (DataView::time), nenergy_lag = 2 with an e_kinetic sensor under
+  // the energy flag (DataView::energy_lag; sensor_intprm[2 i] = 1 marks it)
+  int nclock, nenergy_lag;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nmeshface;                     // their triangles (sim/ray.h)
   int nmeshpoly, nmeshpolyvert;      // their hulls' polygons and the polygons' vertices (sim/contact.h)
@@ -323,13 +326,16 @@ class HostModel {
     m_view.nmoment = 0;
     for (int t : model.actuator_trntype)
       m_view.nmoment = t == kTrnSite || t == kTrnSliderCrank ? model.nu : m_view.nmoment;
-    m_view.nsubtree = m_view.nbody_acc = 0;
+    m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
     m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
+      if (t == kSensClock) m_view.nclock = 1;
+      if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
+        m_view.nenergy_lag = 2;
       if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||
           t == kSensFrameAngAcc)
         m_view.nbody_acc = model.nbody;

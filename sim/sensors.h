@@ -688,8 +688,11 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         out[0] = e, vec3 = false;
         break;
       }
-      case kSensEKinetic:
-        out[0] = kinetic_energy(m, d), vec3 = false;
+      case kSensEKinetic:  // under the energy flag, the previous substep's once set (physics_substep)
+        out[0] = m.nenergy_lag > 0 && d.energy_lag[1] > T(0) ? d.energy_lag[0] : kinetic_energy(m, d), vec3 = false;
+        break;
+      case kSensClock:  // MuJoCo's d->time at the start of the substep
+        out[0] = d.time[0], vec3 = false;
         break;
       case kSensFramePos:
       case kSensFrameXAxis:
