@@ -172,7 +172,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       // MuJoCo 3's rangefinder on a site: one ray, its distance. The camera form (a depth image) and
       // the other data fields (dir, origin, point, normal, depth) are not supported.
       if (a.has("camera"))
-        a.fail("attribute \"camera\": camera rangefinders (depth images) are not supported (use site=)");
+        a.fail("attribute \"camera\": camera rangefinders are not supported (depth images; use site=)");
       // data: MuJoCo 3's fields in its order (dist, dir, origin, point, normal, depth), kept as its
       // dataspec bits in sensor_refid.
       if (const auto data = a.text("data")) {
