@@ -65,10 +65,11 @@ constexpr SensorKind kSensorKinds[] = {
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
-    "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, normal, depth), contact "
-    "(data found, force, torque, dist, pos, normal, tangent), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
-    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock";
+    "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, "
+    "torque, touch, magnetometer, subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; "
+    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent), "
+    "jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, jointlimitfrc, tendonlimitpos, "
+    "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -129,9 +130,10 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
-      if (n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
-          n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
+      if (n == "camprojection")
+        fail(e, "camprojection sensors are not supported (cameras' resolution and intrinsics are not compiled)");
+      if (n == "insidesite" || n == "geomdist" || n == "geomnormal" || n == "geomfromto" || n == "tactile" ||
+          n == "user" || n == "plugin")
         fail(e, n + " sensors are not supported");
       unsupported_element(e, kSupported);
     }
@@ -144,7 +146,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
     a.ignore({"user"});  // MuJoCo's user data
     int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
-    int lagged = 0;  // e_kinetic under the energy flag (sensor_intprm 1)
+    int lagged = 0;               // e_kinetic under the energy flag (sensor_intprm 1)
     int rf_spec = 1, rf_dim = 1;  // a rangefinder's data fields (MuJoCo's dataspec bits) and their scalars
     // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
     auto lookup = [&](int type, const std::string& obj, const char* attr) {
@@ -203,8 +205,9 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       objid = -1;
       if (kind->type == kSensEKinetic && m_flags.energy) {
         if (m.integrator == kIntRK4)
-          a.fail("e_kinetic with <flag energy=\"enable\"/> under the RK4 integrator is not supported (MuJoCo 3 then "
-                 "reports the kinetic energy of the previous step's last Runge-Kutta stage)");
+          a.fail(
+              "e_kinetic with <flag energy=\"enable\"/> under the RK4 integrator is not supported (MuJoCo 3 then "
+              "reports the kinetic energy of the previous step's last Runge-Kutta stage)");
         lagged = 1;
       }
     } else if (*kind->attr) {
@@ -287,8 +290,9 @@ void MjcfCompiler::check_sensor_camera(Attrs& a, const XMLElement* e, int cam, c
   for (const XMLElement* d = root ? root->FirstChildElement("default") : nullptr; d;
        d = d->NextSiblingElement("default"))
     if (const XMLElement* c = Scan::posed(d))
-      fail(c, "a <default> camera with a pose or mode is not supported with camera sensors (camera defaults are "
-              "not applied)");
+      fail(c,
+           "a <default> camera with a pose or mode is not supported with camera sensors (camera defaults are "
+           "not applied)");
 }
 
 // <contact> (MuJoCo 3's contact sensor): the contacts matching object 1 (geom1, body1, subtree1 or
@@ -304,7 +308,8 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
   a.ignore({"user", "noise"});
   const int reduce = a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});
-  static const char* const kFields[] = {"found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel"};
+  static const char* const kFields[] = {"found",  "force",   "torque", "dist",  "pos",
+                                        "normal", "tangent", "linvel", "angvel"};
   static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3};
   int spec = 1 << kConDataFound, size = 1;
   if (const auto data = a.text("data")) {
@@ -317,11 +322,13 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
       while (f < 9 && w != kFields[f]) ++f;
       if (f == 9) a.fail("attribute \"data\": unknown field " + quoted(w));
       if (f >= kNumConData)
-        a.fail("attribute \"data\": the field " + quoted(w) + " is not supported (found, force, torque, dist, pos, "
+        a.fail("attribute \"data\": the field " + quoted(w) +
+               " is not supported (found, force, torque, dist, pos, "
                "normal, tangent)");
       if (f <= last)
-        a.fail("attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent (as "
-               "MuJoCo)");
+        a.fail(
+            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent (as "
+            "MuJoCo)");
       last = f, spec |= 1 << f, size += kSizes[f];
     }
     if (spec == 0) a.fail("attribute \"data\": no field");

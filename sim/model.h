@@ -110,8 +110,16 @@ enum SensorObj : int {
 };
 // A contact sensor's data fields (MuJoCo's mjtConDataField bits in sensor_intprm[2 i]) and its
 // reduction (sensor_intprm[2 i + 1]; MuJoCo's numbers).
-enum ContactData : int { kConDataFound = 0, kConDataForce, kConDataTorque, kConDataDist, kConDataPos,
-                         kConDataNormal, kConDataTangent, kNumConData };
+enum ContactData : int {
+  kConDataFound = 0,
+  kConDataForce,
+  kConDataTorque,
+  kConDataDist,
+  kConDataPos,
+  kConDataNormal,
+  kConDataTangent,
+  kNumConData
+};
 enum ContactReduce : int { kReduceNone = 0, kReduceMinDist = 1, kReduceMaxForce = 2, kReduceNetForce = 3 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }

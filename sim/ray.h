@@ -1,8 +1,8 @@
 // Ray casting (MuJoCo 3's engine_ray.c), single source: the distance along a ray p + x v (x >= 0)
 // to the nearest geom surface, -1 when nothing is hit, and optionally the surface's unit normal there
 // (MuJoCo 3's: outward for primitives, the box face's, (v0 - v2) x (v1 - v2) for a mesh or height-field
-// triangle whatever side the ray comes from, the side's for a height field's walls). x is in units of |v| (MuJoCo's: v need not
-// be a unit vector). Used by the rangefinder sensor (sim/sensors.h).
+// triangle whatever side the ray comes from, the side's for a height field's walls). x is in units of |v| (MuJoCo's: v
+// need not be a unit vector). Used by the rangefinder sensor (sim/sensors.h).
 //
 //   ray_geom_local  plane (only its front face, only within its rendered rectangle when its sizes are
 //                   positive), sphere, capsule, ellipsoid, cylinder, box: MuJoCo's mju_rayGeom
@@ -88,8 +88,7 @@ RLT_HD T ray_quad(T a, T b, T c, T* x) {
 // lvec (MuJoCo's ray_triangle). normal (optional): the unit normal (v0 - v2) x (v1 - v2) of a hit,
 // whatever side the ray comes from (MuJoCo's), else 0.
 template <class T>
-RLT_HD T ray_triangle(const T v[3][3], const T* lpnt, const T* lvec, const T* b0, const T* b1,
-                      T* normal = nullptr) {
+RLT_HD T ray_triangle(const T v[3][3], const T* lpnt, const T* lvec, const T* b0, const T* b1, T* normal = nullptr) {
   if (normal) zero3(normal);
   T dif[3][3];
   for (int i = 0; i < 3; ++i)
@@ -342,8 +341,7 @@ RLT_HD T ray_geom_local(const T* pos, const T* mat, const T* size, const T* pnt,
 
 // Mesh geom g: its triangles (MuJoCo's mj_rayMesh; see the header).
 template <class T>
-RLT_HD T ray_mesh(const ModelView<T>& m, const DataView<T>& d, int g, const T* pnt, const T* vec,
-                  T* normal = nullptr) {
+RLT_HD T ray_mesh(const ModelView<T>& m, const DataView<T>& d, int g, const T* pnt, const T* vec, T* normal = nullptr) {
   using namespace ray_detail;
   if (normal) zero3(normal);
   const T* xpos = d.geom_xpos + 3 * g;
@@ -403,7 +401,8 @@ RLT_HD T ray_hfield(const ModelView<T>& m, const DataView<T>& d, int g, const T*
   T nl[3] = {T(0), T(0), T(0)}, tri_normal[3];
   T* tn = normal ? tri_normal : static_cast<T*>(nullptr);
   if (normal && x >= T(0))
-    for (int k = 0; k < 3; ++k) nl[k] = xmat[k] * normal_base[0] + xmat[3 + k] * normal_base[1] + xmat[6 + k] * normal_base[2];
+    for (int k = 0; k < 3; ++k)
+      nl[k] = xmat[k] * normal_base[0] + xmat[3 + k] * normal_base[1] + xmat[6 + k] * normal_base[2];
   T lpnt[3], lvec[3], b0[3], b1[3];
   ray_map(xpos, xmat, pnt, vec, lpnt, lvec);
   normal_plane_basis(lvec, b0, b1);
@@ -478,8 +477,7 @@ RLT_HD T ray_hfield(const ModelView<T>& m, const DataView<T>& d, int g, const T*
 
 // Geom g of any type against the ray (world frame); -1 when missed.
 template <class T>
-RLT_HD T ray_geom(const ModelView<T>& m, const DataView<T>& d, int g, const T* pnt, const T* vec,
-                  T* normal = nullptr) {
+RLT_HD T ray_geom(const ModelView<T>& m, const DataView<T>& d, int g, const T* pnt, const T* vec, T* normal = nullptr) {
   const int type = m.geom_type[g];
   if (type == kGeomMesh) return ray_mesh(m, d, g, pnt, vec, normal);
   if (type == kGeomHField) return ray_hfield(m, d, g, pnt, vec, normal);
@@ -491,8 +489,8 @@ RLT_HD T ray_geom(const ModelView<T>& m, const DataView<T>& d, int g, const T* p
 // and its id in *geomid (-1 if none; geomid may be null); normal (optional): the hit surface's unit
 // normal (world; 0 when nothing is hit), as MuJoCo 3's mj_ray.
 template <class T>
-RLT_HD T ray_cast(const ModelView<T>& m, const DataView<T>& d, const T* pnt, const T* vec, int bodyexclude,
-                  int* geomid, T* normal = nullptr) {
+RLT_HD T ray_cast(const ModelView<T>& m, const DataView<T>& d, const T* pnt, const T* vec, int bodyexclude, int* geomid,
+                  T* normal = nullptr) {
   T dist = T(-1);
   if (geomid) *geomid = -1;
   if (normal) ray_detail::zero3(normal);

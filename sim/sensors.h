@@ -385,7 +385,6 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 
-
 // ---- the contact sensor (MuJoCo 3's mjSENS_CONTACT) -----------------------------------------------
 
 template <class T>
@@ -484,8 +483,7 @@ RLT_HD void contact_slot(const ModelView<T>& m, const DataView<T>& d, const T* c
   if (spec & 1 << kConDataForce) out[0] = w[0], out[1] = w[1], out[2] = sign * w[2], out += 3;
   if (spec & 1 << kConDataTorque) out[0] = w[3], out[1] = w[4], out[2] = sign * w[5], out += 3;
   if (spec & 1 << kConDataDist)
-    *out++ = pair_active_margin(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])) -
-             con[kConDepth];
+    *out++ = pair_active_margin(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])) - con[kConDepth];
   if (spec & 1 << kConDataPos)
     for (int k = 0; k < 3; ++k) *out++ = con[kConPos + k];
   if (spec & 1 << kConDataNormal)
@@ -832,8 +830,7 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
     if (cutoff > T(0) && type != kSensContact && type != kSensFrameQuat && type != kSensBallQuat &&
-        type != kSensFrameXAxis &&
-        type != kSensFrameYAxis && type != kSensFrameZAxis) {
+        type != kSensFrameXAxis && type != kSensFrameYAxis && type != kSensFrameZAxis) {
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];
         if (x > cutoff) x = cutoff;
