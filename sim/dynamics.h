@@ -55,7 +55,8 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv,
+// nclock, nenergy_lag
 // (nv under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
@@ -135,7 +136,11 @@ namespace rlt {
   /* site and slider-crank transmissions (sim/transmission.h; empty without them, nmoment = 0) */                    \
   X(actuator_length, nmoment, transmission, "each actuator's length (MuJoCo's actuator_length)")                     \
   X(actuator_moment, nmoment* nv, transmission,                                                                      \
-    "d length / d qpos per actuator and dof (MuJoCo's actuator_moment, dense): qfrc_actuator += moment^T force")
+    "d length / d qpos per actuator and dof (MuJoCo's actuator_moment, dense): qfrc_actuator += moment^T force") \
+  /* sensor state (sim/sensors.h; empty unless a clock sensor, or e_kinetic under the energy flag, needs it) */      \
+  X(time, nclock, state, "simulation time, s (MuJoCo's d->time; 0 after reset_data, + timestep per substep)")        \
+  X(energy_lag, nenergy_lag, physics_step,                                                                           \
+    "kinetic energy of the previous substep's state, 1 once set (MuJoCo's d->energy[1] under the energy flag)")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -195,6 +200,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
             nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
   const int nv_deriv = m.integrator == kIntImplicitFast ? m.nv : 0;
+  const int nclock = m.nclock, nenergy_lag = m.nenergy_lag;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
@@ -292,6 +298,8 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nu; ++i) d.actuator_force[i] = d.act[i] = d.act_dot[i] = T(0);
   for (int i = 0; i < 6 * m.nbody; ++i) d.cfrc_ext[i] = T(0);
   for (int i = 0; i < m.nsensordata; ++i) d.sensordata[i] = T(0);
+  for (int i = 0; i < m.nclock; ++i) d.time[i] = T(0);
+  for (int i = 0; i < m.nenergy_lag; ++i) d.energy_lag[i] = T(0);
   d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
 }
 

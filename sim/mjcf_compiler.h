@@ -538,6 +538,8 @@ class MjcfCompiler {
   static void apply_frame(FrameSpec* f);
   void read_geom(const XMLElement* e, int body, const std::string& cls);
   void read_site(const XMLElement* e, int body, const std::string& cls);
+  void read_camera(const XMLElement* e, int body);
+  void check_sensor_camera(Attrs& a, const XMLElement* e, int cam, const char* attr);  // sim/mjcf_sensors.cpp
   void read_inertial(const XMLElement* e, int body);
 
   // ---- meshes (sim/mjcf_mesh.cpp) ----

@@ -3,6 +3,7 @@
 // MuJoCo 3's rules: each sensor reads one named object (a rangefinder its site: sim/ray.h); outputs
 // are laid out in order (sensor_adr); noise is kept (Model::sensor_noise) but not applied, as
 // MuJoCo's mj_step does not apply it; cutoff clamps; user is MuJoCo's user data and is ignored.
+#include <cstring>
 #include <sstream>
 
 #include "sim/mjcf_compiler.h"
@@ -57,14 +58,18 @@ constexpr SensorKind kSensorKinds[] = {
     {"ballangvel", kSensBallAngVel, "joint", kSensObjJoint, 3},
     {"e_potential", kSensEPotential, nullptr, kSensObjNone, 1},
     {"e_kinetic", kSensEKinetic, nullptr, kSensObjNone, 1},
+    {"clock", kSensClock, nullptr, kSensObjNone, 1},
+    {"framelinacc", kSensFrameLinAcc, "", kSensObjNone, 3},
+    {"frameangacc", kSensFrameAngAcc, "", kSensObjNone, 3},
 };
 
 constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
-    "framezaxis, framelinvel, frameangvel, gyro, velocimeter, accelerometer, force, torque, touch, magnetometer, "
-    "subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; data dist, dir, origin, point, depth), contact "
-    "(data=\"found\", geom1 and geom2), jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, "
-    "jointlimitfrc, tendonlimitpos, tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic";
+    "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, "
+    "torque, touch, magnetometer, subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; "
+    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent), "
+    "jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, jointlimitfrc, tendonlimitpos, "
+    "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -125,10 +130,10 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n == "camprojection") fail(e, "camprojection sensors are not supported (no cameras)");
-      if (n == "clock") fail(e, "clock sensors are not supported (the simulation time is not part of the state)");
-      if (n == "framelinacc" || n == "frameangacc" || n == "insidesite" || n == "geomdist" || n == "geomnormal" ||
-          n == "geomfromto" || n == "tactile" || n == "user" || n == "plugin")
+      if (n == "camprojection")
+        fail(e, "camprojection sensors are not supported (cameras' resolution and intrinsics are not compiled)");
+      if (n == "insidesite" || n == "geomdist" || n == "geomnormal" || n == "geomfromto" || n == "tactile" ||
+          n == "user" || n == "plugin")
         fail(e, n + " sensors are not supported");
       unsupported_element(e, kSupported);
     }
@@ -141,6 +146,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
     a.ignore({"user"});  // MuJoCo's user data
     int objtype = kind->objtype, objid = -1, reftype = kSensObjNone, refid = -1;
+    int lagged = 0;               // e_kinetic under the energy flag (sensor_intprm 1)
     int rf_spec = 1, rf_dim = 1;  // a rangefinder's data fields (MuJoCo's dataspec bits) and their scalars
     // The id of object `obj` of type `type` (a SensorObj), or a refusal naming `attr`.
     auto lookup = [&](int type, const std::string& obj, const char* attr) {
@@ -149,22 +155,28 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
                      : type == kSensObjGeom                        ? find_name(m.geom_name, obj)
                      : type == kSensObjSite                        ? find_name(m.site_name, obj)
                      : type == kSensObjTendon                      ? find_name(m.tendon_name, obj)
+                     : type == kSensObjCamera                      ? find_name(m.cam_name, obj)
                                                                    : find_name(m.actuator_name, obj);
       if (obj.empty() || id < 0) a.fail("attribute " + quoted(attr) + ": unknown object " + quoted(obj));
+      if (type == kSensObjCamera) check_sensor_camera(a, e, id, attr);
       return id;
     };
     auto frame_type = [&](const char* attr) {
       const int k = a.keyword(attr, {"body", "xbody", "geom", "site", "camera"});
-      if (k == 4) a.fail("attribute " + quoted(attr) + ": camera frames are not supported (no cameras)");
-      return k < 0 ? -1 : k == 0 ? kSensObjBody : k == 1 ? kSensObjXBody : k == 2 ? kSensObjGeom : kSensObjSite;
+      return k < 0    ? -1
+             : k == 0 ? kSensObjBody
+             : k == 1 ? kSensObjXBody
+             : k == 2 ? kSensObjGeom
+             : k == 3 ? kSensObjSite
+                      : kSensObjCamera;
     };
     if (kind->type == kSensRangefinder) {
       // MuJoCo 3's rangefinder on a site: one ray, its distance. The camera form (a depth image) and
       // the other data fields (dir, origin, point, normal, depth) are not supported.
       if (a.has("camera"))
-        a.fail("attribute \"camera\": camera rangefinders are not supported (no cameras; use site=)");
+        a.fail("attribute \"camera\": camera rangefinders are not supported (depth images; use site=)");
       // data: MuJoCo 3's fields in its order (dist, dir, origin, point, normal, depth), kept as its
-      // dataspec bits in sensor_refid; normal is refused (sim/ray.h does not return normals).
+      // dataspec bits in sensor_refid.
       if (const auto data = a.text("data")) {
         static const char* const kFields[] = {"dist", "dir", "origin", "point", "normal", "depth"};
         static const int kDims[] = {1, 3, 3, 3, 3, 1};
@@ -175,8 +187,8 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         while (words >> w) {
           int f = 0;
           while (f < 6 && w != kFields[f]) ++f;
-          if (f == 6) a.fail("attribute \"data\": unknown field " + quoted(w) + " (dist, dir, origin, point, depth)");
-          if (f == 4) a.fail("attribute \"data\": the field \"normal\" is not supported (rays do not return normals)");
+          if (f == 6)
+            a.fail("attribute \"data\": unknown field " + quoted(w) + " (dist, dir, origin, point, normal, depth)");
           if (f <= last)
             a.fail("attribute \"data\": fields must be in order: dist, dir, origin, point, normal, depth (as MuJoCo)");
           last = f, rf_spec |= 1 << f, rf_dim += kDims[f];
@@ -185,14 +197,19 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       }
     }
     if (!kind->attr) {
-      // e_potential, e_kinetic: no object (MuJoCo computes them on demand). Under the energy flag
-      // MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity stage (its
-      // lazy flag is cleared only there), the kinetic energy one step late: not modelled.
+      // e_potential, e_kinetic, clock: no object (MuJoCo computes the energies on demand). Under the
+      // energy flag MuJoCo 3.17's e_kinetic reads d->energy[1] left by the previous step's velocity
+      // stage (its lazy flag is cleared only there), the kinetic energy one step late: marked with
+      // sensor_intprm 1 (physics_substep keeps it). Under RK4 that value would be its last stage's:
+      // refused.
       objid = -1;
-      if (kind->type == kSensEKinetic && m_flags.energy)
-        a.fail(
-            "e_kinetic with <flag energy=\"enable\"/> is not supported (MuJoCo 3 then reports the previous step's "
-            "kinetic energy)");
+      if (kind->type == kSensEKinetic && m_flags.energy) {
+        if (m.integrator == kIntRK4)
+          a.fail(
+              "e_kinetic with <flag energy=\"enable\"/> under the RK4 integrator is not supported (MuJoCo 3 then "
+              "reports the kinetic energy of the previous step's last Runge-Kutta stage)");
+        lagged = 1;
+      }
     } else if (*kind->attr) {
       const auto obj = a.text(kind->attr);
       if (!obj) a.fail("attribute " + quoted(kind->attr) + " is required");
@@ -220,8 +237,11 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
       const auto obj = a.text("objname");
       if (objtype < 0 || !obj) a.fail("attributes \"objtype\" and \"objname\" are required");
       objid = lookup(objtype, *obj, "objname");
-      const int rt = frame_type("reftype");
+      // framelinacc and frameangacc have no reference frame (MuJoCo's schema refuses one)
+      const bool acc = kind->type == kSensFrameLinAcc || kind->type == kSensFrameAngAcc;
+      const int rt = acc ? -1 : frame_type("reftype");
       const auto ref = a.text("refname");
+      if (acc && ref) a.fail("attribute \"refname\": framelinacc and frameangacc have no reference frame");
       if ((rt >= 0) != ref.has_value()) a.fail("attributes \"reftype\" and \"refname\" go together");
       if (rt >= 0) reftype = rt, refid = lookup(rt, *ref, "refname");
     }
@@ -237,6 +257,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     m.sensor_dim.push_back(dim);
     m.sensor_adr.push_back(m.nsensordata);
     m.sensor_cutoff.push_back(cutoff);
+    m.sensor_intprm.push_back(lagged), m.sensor_intprm.push_back(0);
     m.sensor_noise.push_back(noise);
     m.sensor_name.push_back(name);
     m.nsensor++;
@@ -244,8 +265,41 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
   }
 }
 
-// <contact geom1 geom2 num data="found" reduce/> (MuJoCo 3's contact sensor): only the count of the
-// contacts between two geoms; other data fields and body/site/subtree matching are refused.
+// A camera a frame sensor reads: its frame is its body's pose times its own (MuJoCo's mode fixed).
+// The other modes (track, trackcom, targetbody, targetbodycom: mj_camlight) are refused, and so is a
+// model whose <default> classes pose cameras (read_camera does not apply camera defaults).
+void MjcfCompiler::check_sensor_camera(Attrs& a, const XMLElement* e, int cam, const char* attr) {
+  static const char* const kModes[] = {"fixed", "track", "trackcom", "targetbody", "targetbodycom"};
+  const int mode = m.cam_mode[static_cast<size_t>(cam)];
+  if (mode != 0)
+    a.fail("attribute " + quoted(attr) + ": camera " + quoted(m.cam_name[static_cast<size_t>(cam)]) + " has mode " +
+           quoted(kModes[mode]) + "; only mode \"fixed\" cameras are supported in sensors");
+  struct Scan {
+    static const XMLElement* posed(const XMLElement* e) {
+      for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+        if (std::strcmp(c->Name(), "camera") == 0)
+          for (const char* k : {"pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mode"})
+            if (c->Attribute(k)) return c;
+        if (std::strcmp(c->Name(), "default") == 0)
+          if (const XMLElement* f = posed(c)) return f;
+      }
+      return nullptr;
+    }
+  };
+  const XMLElement* root = e->GetDocument()->RootElement();
+  for (const XMLElement* d = root ? root->FirstChildElement("default") : nullptr; d;
+       d = d->NextSiblingElement("default"))
+    if (const XMLElement* c = Scan::posed(d))
+      fail(c,
+           "a <default> camera with a pose or mode is not supported with camera sensors (camera defaults are "
+           "not applied)");
+}
+
+// <contact> (MuJoCo 3's contact sensor): the contacts matching object 1 (geom1, body1, subtree1 or
+// site) and object 2 (geom2, body2, subtree2; none: any), num slots of the data fields (found,
+// force, torque, dist, pos, normal, tangent, in that order), reduced as reduce says (none: the first
+// num in contact order; mindist, maxforce: the num smallest distances, largest forces; netforce: one
+// net wrench in slot 0). The data bits and the reduction go in sensor_intprm (sim/sensors.h).
 void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   no_children(e);
   Attrs a(m_file, e);
@@ -253,32 +307,69 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   double cutoff = 0;
   if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
   a.ignore({"user", "noise"});
-  a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});  // found does not depend on it
-  if (const auto data = a.text("data"); data && *data != "found")
-    a.fail("attribute \"data\": only \"found\" is supported, got " + quoted(*data));
-  if (!a.text("data")) a.fail("attribute \"data\" is required (only \"found\" is supported)");
+  const int reduce = a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});
+  static const char* const kFields[] = {"found",  "force",   "torque", "dist",  "pos",
+                                        "normal", "tangent", "linvel", "angvel"};
+  static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3};
+  int spec = 1 << kConDataFound, size = 1;
+  if (const auto data = a.text("data")) {
+    std::istringstream words(*data);
+    std::string w;
+    int last = -1;
+    spec = 0, size = 0;
+    while (words >> w) {
+      int f = 0;
+      while (f < 9 && w != kFields[f]) ++f;
+      if (f == 9) a.fail("attribute \"data\": unknown field " + quoted(w));
+      if (f >= kNumConData)
+        a.fail("attribute \"data\": the field " + quoted(w) +
+               " is not supported (found, force, torque, dist, pos, "
+               "normal, tangent)");
+      if (f <= last)
+        a.fail(
+            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent (as "
+            "MuJoCo)");
+      last = f, spec |= 1 << f, size += kSizes[f];
+    }
+    if (spec == 0) a.fail("attribute \"data\": no field");
+  }
   int num = 1;
   if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
-  const auto g1 = a.text("geom1"), g2 = a.text("geom2");
-  if (!g1 || !g2)
-    a.fail("attributes \"geom1\" and \"geom2\" are required (body, subtree and site matching are not supported)");
-  const int id1 = find_name(m.geom_name, *g1), id2 = find_name(m.geom_name, *g2);
-  if (id1 < 0) a.fail("attribute \"geom1\": unknown object " + quoted(*g1));
-  if (id2 < 0) a.fail("attribute \"geom2\": unknown object " + quoted(*g2));
+  // object 1 and object 2: at most one attribute each (as MuJoCo's schema)
+  auto object = [&](std::initializer_list<const char*> attrs, int* type, int* id) {
+    *type = kSensObjNone, *id = -1;
+    const char* given = nullptr;
+    for (const char* at : attrs) {
+      const auto v = a.text(at);
+      if (!v) continue;
+      if (given) a.fail("attributes " + quoted(given) + " and " + quoted(at) + ": at most one can be given");
+      given = at;
+      const std::string k(at);
+      if (k.rfind("geom", 0) == 0) *type = kSensObjGeom, *id = find_name(m.geom_name, *v);
+      else if (k.rfind("body", 0) == 0) *type = kSensObjBody, *id = m.body_id(*v);
+      else if (k.rfind("subtree", 0) == 0) *type = kSensObjXBody, *id = m.body_id(*v);
+      else *type = kSensObjSite, *id = find_name(m.site_name, *v);
+      if (*id < 0) a.fail("attribute " + quoted(at) + ": unknown object " + quoted(*v));
+    }
+  };
+  int type1, id1, type2, id2;
+  object({"geom1", "body1", "subtree1", "site"}, &type1, &id1);
+  object({"geom2", "body2", "subtree2"}, &type2, &id2);
   a.finish();
   check_name(m_sensor_names, "sensor", e, name);
-  m.sensor_type.push_back(kSensContactFound);
-  m.sensor_objtype.push_back(kSensObjGeom);
+  m.sensor_type.push_back(kSensContact);
+  m.sensor_objtype.push_back(type1);
   m.sensor_objid.push_back(id1);
-  m.sensor_reftype.push_back(kSensObjGeom);
+  m.sensor_reftype.push_back(type2);
   m.sensor_refid.push_back(id2);
-  m.sensor_dim.push_back(num);
+  m.sensor_dim.push_back(num * size);
   m.sensor_adr.push_back(m.nsensordata);
   m.sensor_cutoff.push_back(cutoff);
+  m.sensor_intprm.push_back(spec), m.sensor_intprm.push_back(reduce < 0 ? kReduceNone : reduce);
   m.sensor_noise.push_back(0);
   m.sensor_name.push_back(name);
   m.nsensor++;
-  m.nsensordata += num;
+  m.nsensordata += num * size;
 }
 
 }  // namespace rlt::mjcf_detail

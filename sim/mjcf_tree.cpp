@@ -107,7 +107,11 @@ void MjcfCompiler::read_body_elements(const XMLElement* e, int body, const std::
       if (n == "body") read_body(c, body, cls);
       continue;
     }
-    if (n == "body" || n == "camera" || n == "light") continue;
+    if (n == "body" || n == "light") continue;
+    if (n == "camera") {
+      read_camera(c, body);
+      continue;
+    }
     if (n == "joint" || n == "freejoint") {
       if (body == 0) fail(c, "the world body cannot have joints");
       read_joint(c, body, cls);
@@ -193,6 +197,31 @@ void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& c
   m.site_pos.insert(m.site_pos.end(), pos, pos + 3);
   m.site_quat.insert(m.site_quat.end(), quat, quat + 4);
   m.site_name.push_back(name);
+}
+
+// A camera's frame (frame sensors read it; the viewer has its own camera): pos and orientation in
+// its body, through the enclosing <frame>s, and its mode. Its optical and visual attributes are not
+// read; a <default> camera class is not applied (a sensor on a camera refuses a model whose defaults
+// pose cameras: sim/mjcf_sensors.cpp).
+void MjcfCompiler::read_camera(const XMLElement* e, int body) {
+  Attrs a(m_file, e);
+  FrameSpec f;
+  read_frame_attrs(a, &f);
+  if (f.has_fromto) a.fail("attribute \"fromto\" is not a camera attribute");
+  std::copy_n(m_frame_pos, 3, f.frame_pos);
+  std::copy_n(m_frame_quat, 4, f.frame_quat);
+  apply_frame(&f);
+  const int mode = a.keyword("mode", {"fixed", "track", "trackcom", "targetbody", "targetbodycom"});
+  const std::string name = a.text("name").value_or("");
+  if (!name.empty())
+    for (const std::string& other : m.cam_name)
+      if (other == name) a.fail("repeated camera name " + quoted(name));
+  m.cam_bodyid.push_back(body);
+  m.cam_pos.insert(m.cam_pos.end(), f.pos, f.pos + 3);
+  m.cam_quat.insert(m.cam_quat.end(), f.quat, f.quat + 4);
+  m.cam_mode.push_back(mode < 0 ? 0 : mode);
+  m.cam_name.push_back(name);
+  m.ncam++;
 }
 
 void MjcfCompiler::read_inertial(const XMLElement* e, int body) {

@@ -85,7 +85,7 @@ enum SensorType : int {
   kSensSubtreeCom,
   kSensSubtreeLinVel,
   kSensSubtreeAngMom,
-  kSensContactFound,
+  kSensContact,  // MuJoCo 3's contact sensor: data fields and reduce in sensor_intprm (sim/sensors.h)
   kSensTendonPos,  // tendons (sim/tendon.h)
   kSensTendonVel,
   kSensRangefinder,  // distance along the site's z axis to the nearest geom, -1 if none (sim/ray.h)
@@ -101,6 +101,9 @@ enum SensorType : int {
   kSensBallAngVel,  // a ball joint's qvel (3)
   kSensEPotential,  // gravity and spring (joint, tendon) potential energy (MuJoCo's mj_energyPos)
   kSensEKinetic,    // 1/2 qvel^T M qvel (mj_energyVel)
+  kSensFrameLinAcc,  // an object's linear acceleration (mj_objectAcceleration, world)
+  kSensFrameAngAcc,  // its angular acceleration
+  kSensClock,        // the simulation time (DataView::time)
   kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {
@@ -111,8 +114,22 @@ enum SensorObj : int {
   kSensObjSite,
   kSensObjJoint,
   kSensObjActuator,
-  kSensObjTendon
+  kSensObjTendon,
+  kSensObjCamera  // a camera (frame sensors; mode fixed: a frame on its body)
 };
+// A contact sensor's data fields (MuJoCo's mjtConDataField bits in sensor_intprm[2 i]) and its
+// reduction (sensor_intprm[2 i + 1]; MuJoCo's numbers).
+enum ContactData : int {
+  kConDataFound = 0,
+  kConDataForce,
+  kConDataTorque,
+  kConDataDist,
+  kConDataPos,
+  kConDataNormal,
+  kConDataTangent,
+  kNumConData
+};
+enum ContactReduce : int { kReduceNone = 0, kReduceMinDist = 1, kReduceMaxForce = 2, kReduceNetForce = 3 };
 
 inline int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
 inline int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBall ? 3 : 1; }
@@ -128,6 +145,7 @@ struct Model {
   int nhfield = 0, nhfielddata = 0;  // height fields (sim/hfield.h), and their elevations (sum of nrow * ncol)
   int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
   int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)
+  int ncam = 0;                      // cameras (MJCF <camera>: their frames, for frame sensors)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)
@@ -191,7 +209,8 @@ struct Model {
 
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name, sensor_name;
-  std::vector<std::string> tendon_name;
+  std::vector<std::string> tendon_name, cam_name;
+  std::vector<int> cam_mode;  // (ncam) 0 fixed, 1 track, 2 trackcom, 3 targetbody, 4 targetbodycom (MuJoCo's)
 
   int body_id(const std::string& name) const;  // -1 when absent
   int joint_id(const std::string& name) const;

@@ -2,7 +2,7 @@
 // X(type, name, count, need, doc) with
 //   type   real (double in Model, T in ModelView) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
-//          nmeshgraph, nmeshpoly, nmeshpolyvert, nmeshface, nhfield, nhfielddata, ntendon, nwrap (the shape, row-major)
+//          nmeshgraph, nmeshpoly, nmeshpolyvert, nmeshface, nhfield, nhfielddata, ntendon, nwrap, ncam (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
 //          absent, zeros in the view's block; HostModel::check says which groups go together)
 //   doc    what it holds
@@ -128,6 +128,11 @@
   X(int, sensor_dim, nsensor, required, "scalars of the sensor's output")                                              \
   X(int, sensor_adr, nsensor, required, "first scalar of the sensor's output in sensordata")                           \
   X(real, sensor_cutoff, nsensor, required, "clamp |value| (touch: value) to it when > 0, as MuJoCo; 0: none")         \
+  X(int, sensor_intprm, 2 * nsensor, optional,                                                                         \
+    "contact sensors: the data fields (ContactData bits), the reduction (ContactReduce); 0 0 for the others")          \
+  X(int, cam_bodyid, ncam, optional, "body the camera is fixed to (frame sensors read its frame)")                     \
+  X(real, cam_pos, 3 * ncam, optional, "camera position in the body frame")                                            \
+  X(real, cam_quat, 4 * ncam, optional, "camera orientation in the body frame (it looks along -z, as MuJoCo's)")      \
   /* meshes (sim/mjcf_mesh.cpp, sim/convex.h) */                                                                       \
   X(int, geom_dataid, ngeom, optional, "mesh or hfield id of the geom, -1 if none")                                    \
   X(int, mesh_vertadr, nmesh, optional, "first vertex of the mesh in mesh_vert")                                       \

@@ -41,7 +41,7 @@ ModelOffsets model_offsets(const Sizes& s) {
   const i64 nmeshpoly = s.nmeshpoly, nmeshpolyvert = s.nmeshpolyvert;
   const i64 nhfield = s.nhfield, nhfielddata = s.nhfielddata;
   const i64 ntendon = s.ntendon, nwrap = s.nwrap;
-  const i64 npair = s.npair;
+  const i64 npair = s.npair, ncam = s.ncam;
   ModelOffsets o{};
   i64 next_real = 0, next_int = 0;  // the fields in list order, each type in its own block
 #define RLT_PLACE_FIELD(type, name, count, need, doc) o.name = next_##type, next_##type += (count);
@@ -63,12 +63,16 @@ struct ModelView {
   // nsubtree = nbody when a subtree sensor is present, nbody_acc = nbody when an acceleration or
   // force sensor is (MuJoCo's mj_rnePostConstraint quantities).
   int nsensor, nsensordata, nsubtree, nbody_acc;
+  // nclock = 1 with a clock sensor (DataView::time), nenergy_lag = 2 with an e_kinetic sensor under
+  // the energy flag (DataView::energy_lag; sensor_intprm[2 i] = 1 marks it)
+  int nclock, nenergy_lag;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nmeshface;                     // their triangles (sim/ray.h)
   int nmeshpoly, nmeshpolyvert;      // their hulls' polygons and the polygons' vertices (sim/contact.h)
   int nhfield, nhfielddata;          // height fields (sim/hfield.h) and their elevations
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
+  int ncam;                          // cameras (frame sensors: sim/sensors.h)
   // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site,
   // slider-crank, ball or free joint or body transmission (sim/transmission.h), else 0 (hinge and
   // slide joints and tendons need none)
@@ -320,6 +324,7 @@ class HostModel {
     m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
     m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
     m_view.npair = model.npair;
+    m_view.ncam = model.ncam;
     m_view.nmoment = 0;
     for (size_t a = 0; a < model.actuator_trntype.size(); ++a) {
       const int t = model.actuator_trntype[a], j = model.actuator_trnid[a];
@@ -328,14 +333,19 @@ class HostModel {
                                                 model.jnt_type[static_cast<size_t>(j)] == kJointFree);
       if (rows || multi_dof) m_view.nmoment = model.nu;
     }
-    m_view.nsubtree = m_view.nbody_acc = 0;
+    m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
     m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
     m_view.nmeshface = model.nmeshface;
     m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
     for (int i = 0; i < model.nsensor; ++i) {
       const int t = model.sensor_type[static_cast<size_t>(i)];
       if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
-      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque) m_view.nbody_acc = model.nbody;
+      if (t == kSensClock) m_view.nclock = 1;
+      if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
+        m_view.nenergy_lag = 2;
+      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||
+          t == kSensFrameAngAcc)
+        m_view.nbody_acc = model.nbody;
     }
     m_view.ncon_max = 0;
     m_view.bind(m_reals.data(), m_ints.data());
@@ -451,7 +461,8 @@ class HostModel {
     const long nhfield = m.nhfield, nhfielddata = m.nhfielddata;
     if (nhfield < 0 || nhfielddata < 0) fail("negative size");
     const long ntendon = m.ntendon, nwrap = m.nwrap;
-    const long npair = m.npair;
+    const long npair = m.npair, ncam = m.ncam;
+    if (ncam < 0) fail("negative size");
     auto size = [](const char* name, size_t got, long want) {
       if (static_cast<long>(got) != want)
         fail(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
@@ -647,6 +658,7 @@ class HostModel {
              : type == kSensObjJoint                       ? m.njnt
              : type == kSensObjActuator                    ? m.nu
              : type == kSensObjTendon                      ? m.ntendon
+             : type == kSensObjCamera                      ? m.ncam
                                                            : 0;
     };
     for (long i = 0; i < m.nsensor; ++i) {

@@ -210,21 +210,28 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
 // model's integrator (MuJoCo's mj_step): Euler (joint damping implicit when m.implicit_damping,
 // MuJoCo's eulerdamp), RK4 or implicitfast. With `sensors`, d.sensordata from the substep's state
 // before its integration (sim/sensors.h).
+// The clock (DataView::time, with a clock sensor) advances by the timestep after the integration, as
+// MuJoCo's d->time. Under the energy flag an e_kinetic sensor reads the kinetic energy of the
+// previous substep's state (DataView::energy_lag, MuJoCo's d->energy[1], left by its previous step's
+// velocity stage; the current one after reset_data), Euler and implicitfast only (the compiler
+// refuses RK4, whose stages would each leave theirs).
 template <class T>
 RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors = false) {
   if (m.integrator == kIntRK4) {
     step_rk4(m, d, ctrl, sensors);
-    return;
-  }
-  if (m.integrator == kIntImplicitFast) {
-    physics_forward(m, d, ctrl, T(0));
-    if (sensors) compute_sensors(m, d);
-    implicitfast_acceleration(m, d, ctrl);
   } else {
-    physics_forward(m, d, ctrl, m.implicit_damping ? m.timestep : T(0));
-    if (sensors) compute_sensors(m, d);
+    physics_forward(m, d, ctrl, m.integrator == kIntImplicitFast ? T(0) : m.implicit_damping ? m.timestep : T(0));
+    if (m.nenergy_lag > 0) {
+      const T ke = kinetic_energy(m, d);
+      if (sensors) compute_sensors(m, d);
+      d.energy_lag[0] = ke, d.energy_lag[1] = T(1);
+    } else if (sensors) {
+      compute_sensors(m, d);
+    }
+    if (m.integrator == kIntImplicitFast) implicitfast_acceleration(m, d, ctrl);
+    advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
   }
-  advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
+  if (m.nclock > 0) d.time[0] += m.timestep;
 }
 
 // One control step: `substeps` substeps with ctrl held; *num_contacts (when not null) = the contacts

@@ -24,7 +24,8 @@
 //              damping, MuJoCo's d->qacc), sensor_cacc = cacc(parent) + cdof_dot qvel + cdof qacc
 //              (the world at -gravity), sensor_cfrc_ext (the contact wrenches) and cfrc_int =
 //              cinert cacc + cvel x* cinert cvel - cfrc_ext summed over the subtree.
-//   contact    (data="found" only) the number of contacts between two geoms
+//   contact    MuJoCo 3's contact sensor (contact_sensor): the contacts matching its two objects, their
+//              data fields in num slots, reduced (none, mindist, maxforce, netforce)
 //   limits     jointlimit*/tendonlimit*: the object's first active limit row (MuJoCo's efc_type
 //              LIMIT_JOINT / LIMIT_TENDON with its efc_id), found by replaying constraint_rows'
 //              order (sim/constraints.h: the rows of owner -1 are the joints' active limits, lower
@@ -56,24 +57,36 @@ RLT_HD RLT_INLINE Vec3<T> mat_t_vec(const T* mat, const Vec3<T>& v) {  // mat^T 
 
 template <class T>
 RLT_HD RLT_INLINE int object_body(const ModelView<T>& m, int type, int id) {
-  return type == kSensObjGeom ? m.geom_bodyid[id] : type == kSensObjSite ? m.site_bodyid[id] : id;
+  return type == kSensObjGeom     ? m.geom_bodyid[id]
+         : type == kSensObjSite   ? m.site_bodyid[id]
+         : type == kSensObjCamera ? m.cam_bodyid[id]
+                                  : id;
 }
 
-// World position and orientation (row-major matrix) of a body (inertial frame), xbody, geom or site.
+// World position and orientation (row-major matrix) of a body (inertial frame), xbody, geom, site
+// or camera (MuJoCo's cam_xpos, cam_xmat of mode fixed: the body's frame times the camera's, as
+// kinematics places sites).
 template <class T>
-RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, int id, Vec3<T>* pos, const T** mat) {
+RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, int id, Vec3<T>* pos, Mat3<T>* mat) {
   switch (type) {
     case kSensObjBody:
-      *pos = Vec3<T>::load(d.xipos + 3 * id), *mat = d.ximat + 9 * id;
+      *pos = Vec3<T>::load(d.xipos + 3 * id), *mat = Mat3<T>::load(d.ximat + 9 * id);
       break;
     case kSensObjGeom:
-      *pos = Vec3<T>::load(d.geom_xpos + 3 * id), *mat = d.geom_xmat + 9 * id;
+      *pos = Vec3<T>::load(d.geom_xpos + 3 * id), *mat = Mat3<T>::load(d.geom_xmat + 9 * id);
       break;
     case kSensObjSite:
-      *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = d.site_xmat + 9 * id;
+      *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = Mat3<T>::load(d.site_xmat + 9 * id);
       break;
+    case kSensObjCamera: {
+      const int b = m.cam_bodyid[id];
+      const Quat<T> quat = Quat<T>::load(d.xquat + 4 * b);
+      *pos = Vec3<T>::load(d.xpos + 3 * b) + quat_rotate(quat, Vec3<T>::load(m.cam_pos + 3 * id));
+      *mat = quat_to_mat(quat_mul(quat, Quat<T>::load(m.cam_quat + 4 * id)));
+      break;
+    }
     default:
-      *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = d.xmat + 9 * id;
+      *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = Mat3<T>::load(d.xmat + 9 * id);
       break;  // xbody
   }
 }
@@ -89,6 +102,8 @@ RLT_HD Quat<T> object_quat(const ModelView<T>& m, const DataView<T>& d, int type
       return quat_mul(xquat, Quat<T>::load(m.geom_quat + 4 * id));
     case kSensObjSite:
       return quat_mul(xquat, Quat<T>::load(m.site_quat + 4 * id));
+    case kSensObjCamera:
+      return quat_mul(xquat, Quat<T>::load(m.cam_quat + 4 * id));
     default:
       return xquat;
   }
@@ -115,10 +130,34 @@ RLT_HD SVec<T> spatial_at(const ModelView<T>& m, const DataView<T>& d, const T* 
 template <class T>
 RLT_HD SVec<T> object_velocity(const ModelView<T>& m, const DataView<T>& d, int type, int id, bool local) {
   Vec3<T> pos;
-  const T* mat;
+  Mat3<T> mat;
   object_frame(m, d, type, id, &pos, &mat);
   const int b = object_body(m, type, id);
-  return spatial_at(m, d, d.cvel + 6 * b, b, pos, local ? mat : static_cast<const T*>(nullptr), false);
+  return spatial_at(m, d, d.cvel + 6 * b, b, pos, local ? mat.m : static_cast<const T*>(nullptr), false);
+}
+
+// Whether body b moves with no dof (the world, or a body welded to it): MuJoCo's
+// body_dofnum[body_weldid[b]] == 0.
+template <class T>
+RLT_HD bool body_static(const ModelView<T>& m, int b) {
+  for (; b > 0; b = m.body_parentid[b])
+    if (m.body_dofnum[b] > 0) return false;
+  return true;
+}
+
+// MuJoCo's mj_objectAcceleration in the world frame: the body's cacc (sensor_cacc, gravity included)
+// moved to the object's point, plus the rotating frame's w x v; zero on a static body.
+template <class T>
+RLT_HD SVec<T> object_acceleration(const ModelView<T>& m, const DataView<T>& d, int type, int id) {
+  const int b = object_body(m, type, id);
+  if (body_static(m, b)) return SVec<T>::zero();
+  Vec3<T> pos;
+  Mat3<T> mat;
+  object_frame(m, d, type, id, &pos, &mat);
+  SVec<T> acc = spatial_at(m, d, d.sensor_cacc + 6 * b, b, pos, static_cast<const T*>(nullptr), false);
+  const SVec<T> vel = spatial_at(m, d, d.cvel + 6 * b, b, pos, static_cast<const T*>(nullptr), false);
+  acc.lin += cross(vel.ang, vel.lin);
+  return acc;
 }
 
 // Smallest t >= 0 with a t^2 + 2 b t + c = 0 (MuJoCo's ray_quad), -1 if none.
@@ -346,6 +385,209 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 
+// ---- the contact sensor (MuJoCo 3's mjSENS_CONTACT) -----------------------------------------------
+
+template <class T>
+RLT_HD RLT_INLINE T abs_val(T x) {
+  return x < T(0) ? -x : x;
+}
+
+// Whether point p is inside the site's zone (MuJoCo's mju_insideGeom; strict inequalities).
+template <class T>
+RLT_HD bool inside_site(const ModelView<T>& m, const DataView<T>& d, int site, const Vec3<T>& p) {
+  const Vec3<T> vec = p - Vec3<T>::load(d.site_xpos + 3 * site);
+  const T* s = m.site_size + 3 * site;
+  const int type = m.site_type ? m.site_type[site] : kZoneSphere;
+  if (type == kZoneSphere) return dot(vec, vec) < s[0] * s[0];
+  const Vec3<T> l = mat_t_vec(d.site_xmat + 9 * site, vec);
+  switch (type) {
+    case kZoneCapsule: {
+      const T zc = l.z < -s[1] ? -s[1] : l.z > s[1] ? s[1] : l.z;
+      return l.x * l.x + l.y * l.y + (l.z - zc) * (l.z - zc) < s[0] * s[0];
+    }
+    case kZoneEllipsoid:
+      return l.x * l.x / (s[0] * s[0]) + l.y * l.y / (s[1] * s[1]) + l.z * l.z / (s[2] * s[2]) < T(1);
+    case kZoneCylinder:
+      return abs_val(l.z) < s[1] && l.x * l.x + l.y * l.y < s[0] * s[0];
+    case kZoneBox:
+      return abs_val(l.x) < s[0] && abs_val(l.y) < s[1] && abs_val(l.z) < s[2];
+    default:
+      return false;
+  }
+}
+
+// Whether a contact side (its body and geom) is the sensor's object (type, id): MuJoCo's checkMatch
+// (none and site: any; subtree, kSensObjXBody: the body or a descendant).
+template <class T>
+RLT_HD bool contact_object_is(const ModelView<T>& m, int body, int geom, int type, int id) {
+  if (type == kSensObjNone || type == kSensObjSite) return true;
+  if (type == kSensObjGeom) return id == geom;
+  if (type == kSensObjBody) return id == body;
+  if (type == kSensObjXBody) {
+    while (body > id) body = m.body_parentid[body];
+    return body == id;
+  }
+  return false;
+}
+
+// MuJoCo's matchContact for one of its contacts (a candidate with depth > 0): 0 no match, 1 match,
+// -1 match with the normal flipped (object 1 on the contact's second side).
+template <class T>
+RLT_HD int contact_match(const ModelView<T>& m, const DataView<T>& d, const T* con, int type1, int id1, int type2,
+                         int id2) {
+  if (type1 == kSensObjNone && type2 == kSensObjNone) return 1;
+  if (type1 == kSensObjSite && !inside_site(m, d, id1, Vec3<T>::load(con + kConPos))) return 0;
+  const int geom1 = static_cast<int>(con[kConGeom1]), geom2 = static_cast<int>(con[kConGeom2]);
+  const int body1 = m.geom_bodyid[geom1], body2 = m.geom_bodyid[geom2];
+  const bool m11 = contact_object_is(m, body1, geom1, type1, id1), m12 = contact_object_is(m, body2, geom2, type1, id1);
+  const bool m21 = contact_object_is(m, body1, geom1, type2, id2), m22 = contact_object_is(m, body2, geom2, type2, id2);
+  if ((!m11 && !m12) || (!m21 && !m22)) return 0;
+  if (type1 != kSensObjNone && type2 != kSensObjNone) {
+    const bool regular = m11 && m22, reverse = m12 && m21;
+    return regular ? 1 : reverse ? -1 : 0;
+  }
+  if (type1 != kSensObjNone) return m11 ? 1 : -1;
+  return m22 ? 1 : -1;
+}
+
+// MuJoCo's mj_contactForce: the contact's force (normal, along t1, along t2) and torque (about n, t1,
+// t2) in its frame (contact_frame), from the normal force, the friction force and contact_torque.
+template <class T>
+RLT_HD void contact_wrench(const ModelView<T>& m, const DataView<T>& d, const T* con, T f[6]) {
+  Vec3<T> t1, t2;
+  constraint_detail::contact_frame(m, d, con, &t1, &t2);
+  const Vec3<T> n = Vec3<T>::load(con + kConNormal), fr = Vec3<T>::load(con + kConFriction);
+  const Vec3<T> tq = con[kConTorqueRow] != T(0) ? contact_torque(m, d, con) : Vec3<T>::zero();
+  f[0] = con[kConForce], f[1] = dot(fr, t1), f[2] = dot(fr, t2);
+  f[3] = dot(tq, n), f[4] = dot(tq, t1), f[5] = dot(tq, t2);
+}
+
+// The scalars of one slot of a contact sensor with data bits `spec` (MuJoCo's mju_condataSize).
+RLT_HD RLT_INLINE int contact_slot_size(int spec) {
+  const int sizes[kNumConData] = {1, 3, 3, 1, 3, 3, 3};
+  int n = 0;
+  for (int k = 0; k < kNumConData; ++k) n += (spec >> k & 1) ? sizes[k] : 0;
+  return n;
+}
+
+// One slot of a contact sensor from contact `con` (MuJoCo's copySensorData): flip turns the frame
+// 180 degrees about its second tangent (normal, tangent and the third force and torque components
+// change sign).
+template <class T>
+RLT_HD void contact_slot(const ModelView<T>& m, const DataView<T>& d, const T* con, int spec, bool flip, int nfound,
+                         T* out) {
+  T w[6];
+  if (spec & (1 << kConDataForce | 1 << kConDataTorque)) contact_wrench(m, d, con, w);
+  const T sign = flip ? T(-1) : T(1);
+  if (spec & 1 << kConDataFound) *out++ = T(nfound);
+  if (spec & 1 << kConDataForce) out[0] = w[0], out[1] = w[1], out[2] = sign * w[2], out += 3;
+  if (spec & 1 << kConDataTorque) out[0] = w[3], out[1] = w[4], out[2] = sign * w[5], out += 3;
+  if (spec & 1 << kConDataDist)
+    *out++ = pair_active_margin(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])) - con[kConDepth];
+  if (spec & 1 << kConDataPos)
+    for (int k = 0; k < 3; ++k) *out++ = con[kConPos + k];
+  if (spec & 1 << kConDataNormal)
+    for (int k = 0; k < 3; ++k) *out++ = sign * con[kConNormal + k];
+  if (spec & 1 << kConDataTangent) {
+    Vec3<T> t1, t2;
+    constraint_detail::contact_frame(m, d, con, &t1, &t2);
+    (sign * t1).store(out);
+  }
+}
+
+// MuJoCo 3's contact sensor i into out (sensor_dim[i] scalars): the matching contacts (contact_match)
+// in num = dim / slot-size slots, all zero first. reduce none: the first min(num, found) in contact
+// order; mindist, maxforce: the min(num, found) of smallest distance, largest |force| (ties by
+// contact order), in that order (MuJoCo's partial sort); netforce: slot 0 only, the net wrench of
+// all about their force-weighted centroid, normal (1, 0, 0), tangent (0, 1, 0), dist 0.
+template <class T>
+RLT_HD void contact_sensor(const ModelView<T>& m, const DataView<T>& d, int i, T* out) {
+  const int spec = m.sensor_intprm[2 * i], reduce = m.sensor_intprm[2 * i + 1];
+  const int size = contact_slot_size(spec), dim = m.sensor_dim[i], num = dim / size;
+  const int type1 = m.sensor_objtype[i], id1 = m.sensor_objid[i], type2 = m.sensor_reftype[i], id2 = m.sensor_refid[i];
+  for (int k = 0; k < dim; ++k) out[k] = T(0);
+  const int ncon = static_cast<int>(d.ncon[0]);
+  int nmatch = 0;
+  for (int c = 0; c < ncon; ++c) {
+    const T* con = d.contact + kContactStride * c;
+    if (con[kConDepth] > T(0) && contact_match(m, d, con, type1, id1, type2, id2) != 0) ++nmatch;
+  }
+  if (reduce == kReduceNetForce && nmatch > 0) {
+    Vec3<T> point = Vec3<T>::zero(), force = Vec3<T>::zero(), torque = Vec3<T>::zero();
+    T total = T(0);
+    for (int c = 0; c < ncon; ++c) {
+      const T* con = d.contact + kContactStride * c;
+      if (!(con[kConDepth] > T(0)) || contact_match(m, d, con, type1, id1, type2, id2) == 0) continue;
+      T w[6];
+      contact_wrench(m, d, con, w);
+      const T weight = m_sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+      point += weight * Vec3<T>::load(con + kConPos);
+      total += weight;
+    }
+    point = (T(1) / (total > T(kMinVal) ? total : T(kMinVal))) * point;
+    for (int c = 0; c < ncon; ++c) {
+      const T* con = d.contact + kContactStride * c;
+      if (!(con[kConDepth] > T(0))) continue;
+      const int match = contact_match(m, d, con, type1, id1, type2, id2);
+      if (match == 0) continue;
+      T w[6];
+      contact_wrench(m, d, con, w);
+      const T sign = match < 0 ? T(-1) : T(1);
+      Vec3<T> t1, t2;
+      constraint_detail::contact_frame(m, d, con, &t1, &t2);
+      const Vec3<T> n = Vec3<T>::load(con + kConNormal);
+      const Vec3<T> fj = sign * (w[0] * n + w[1] * t1 + w[2] * t2), tj = sign * (w[3] * n + w[4] * t1 + w[5] * t2);
+      force += fj;
+      torque += tj + cross(Vec3<T>::load(con + kConPos) - point, fj);
+    }
+    if (spec & 1 << kConDataFound) *out++ = T(nmatch);
+    if (spec & 1 << kConDataForce) force.store(out), out += 3;
+    if (spec & 1 << kConDataTorque) torque.store(out), out += 3;
+    if (spec & 1 << kConDataDist) *out++ = T(0);
+    if (spec & 1 << kConDataPos) point.store(out), out += 3;
+    if (spec & 1 << kConDataNormal) out[0] = T(1), out += 3;
+    if (spec & 1 << kConDataTangent) out[1] = T(1);
+    return;
+  }
+  if (reduce == kReduceNetForce) return;  // no match: all zero (MuJoCo 3.17, measured)
+  const int nslot = num < nmatch ? num : nmatch;
+  int prev = -1, scan = 0;  // the previous slot's contact (sorted) or the scan position (none)
+  T prev_crit = T(0);
+  for (int j = 0; j < nslot; ++j) {
+    int pick = -1, flip = 0;
+    T best = T(0);
+    if (reduce == kReduceNone) {
+      for (; scan < ncon && pick < 0; ++scan) {
+        const T* con = d.contact + kContactStride * scan;
+        if (!(con[kConDepth] > T(0))) continue;
+        const int match = contact_match(m, d, con, type1, id1, type2, id2);
+        if (match != 0) pick = scan, flip = match < 0;
+      }
+    } else {
+      for (int c = 0; c < ncon; ++c) {
+        const T* con = d.contact + kContactStride * c;
+        if (!(con[kConDepth] > T(0))) continue;
+        const int match = contact_match(m, d, con, type1, id1, type2, id2);
+        if (match == 0) continue;
+        T crit;
+        if (reduce == kReduceMinDist) {
+          crit = pair_active_margin(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])) -
+                 con[kConDepth];
+        } else {
+          T w[6];
+          contact_wrench(m, d, con, w);
+          crit = -(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        }
+        const bool after = prev < 0 || crit > prev_crit || (crit == prev_crit && c > prev);
+        if (after && (pick < 0 || crit < best)) pick = c, best = crit, flip = match < 0;
+      }
+      prev = pick, prev_crit = best;
+    }
+    if (pick < 0) break;
+    contact_slot(m, d, d.contact + kContactStride * pick, spec, flip != 0, nmatch, out + j * size);
+  }
+}
+
 }  // namespace sensor_detail
 
 // Fills d.sensordata from the substep's state (see the header for when physics_step calls it).
@@ -444,26 +686,26 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         out[0] = e, vec3 = false;
         break;
       }
-      case kSensEKinetic:
-        out[0] = kinetic_energy(m, d), vec3 = false;
+      case kSensEKinetic:  // under the energy flag, the previous substep's once set (physics_substep)
+        out[0] = m.nenergy_lag > 0 && d.energy_lag[1] > T(0) ? d.energy_lag[0] : kinetic_energy(m, d), vec3 = false;
+        break;
+      case kSensClock:  // MuJoCo's d->time at the start of the substep
+        out[0] = d.time[0], vec3 = false;
         break;
       case kSensFramePos:
       case kSensFrameXAxis:
       case kSensFrameYAxis:
       case kSensFrameZAxis: {
         Vec3<T> pos;
-        const T* mat;
+        Mat3<T> mat;
         object_frame(m, d, ot, id, &pos, &mat);
-        if (type != kSensFramePos) {
-          const int c = type - kSensFrameXAxis;
-          pos = Vec3<T>{mat[c], mat[3 + c], mat[6 + c]};
-        }
+        if (type != kSensFramePos) pos = mat.col(type - kSensFrameXAxis);
         v = pos;
         if (rt != kSensObjNone) {
           Vec3<T> rpos;
-          const T* rmat;
+          Mat3<T> rmat;
           object_frame(m, d, rt, rid, &rpos, &rmat);
-          v = mat_t_vec(rmat, type == kSensFramePos ? pos - rpos : pos);
+          v = mat_t_vec(rmat.m, type == kSensFramePos ? pos - rpos : pos);
         }
         break;
       }
@@ -485,11 +727,17 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         }
         const SVec<T> rvel = object_velocity(m, d, rt, rid, false);
         Vec3<T> pos, rpos;
-        const T *mat, *rmat;
+        Mat3<T> mat, rmat;
         object_frame(m, d, ot, id, &pos, &mat);
         object_frame(m, d, rt, rid, &rpos, &rmat);
         v = type == kSensFrameAngVel ? vel.ang - rvel.ang : vel.lin - rvel.lin - cross(rvel.ang, pos - rpos);
-        v = mat_t_vec(rmat, v);
+        v = mat_t_vec(rmat.m, v);
+        break;
+      }
+      case kSensFrameLinAcc:
+      case kSensFrameAngAcc: {  // MuJoCo's mj_objectAcceleration, world frame
+        const SVec<T> acc = object_acceleration(m, d, ot, id);
+        v = type == kSensFrameLinAcc ? acc.lin : acc.ang;
         break;
       }
       case kSensGyro:
@@ -547,14 +795,16 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
         // (sim/ray.h); the geoms have not moved since the position stage, so computing it here,
         // with the other sensors, gives MuJoCo's value.
         // Its data fields (sensor_refid: MuJoCo's dataspec bits, dist 1, dir 2, origin 4, point 8,
-        // depth 32; normal 16 is refused by the compiler) in MuJoCo's order, as its fill_raydata:
-        // dir and point 0 and depth -1 on a miss.
+        // normal 16, depth 32) in MuJoCo's order, as its fill_raydata: dir, point and normal 0 and
+        // depth -1 on a miss.
         const T* mat = d.site_xmat + 9 * id;
         const T dir[3] = {mat[2], mat[5], mat[8]};
         const T* origin = d.site_xpos + 3 * id;
-        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr));
-        const bool hit = dist >= T(0);
         const int spec = rid > 0 ? rid : 1;
+        T normal[3];
+        const T dist = ray_cast(m, d, origin, dir, m.site_bodyid[id], static_cast<int*>(nullptr),
+                                (spec & 16) ? normal : static_cast<T*>(nullptr));
+        const bool hit = dist >= T(0);
         int k = 0;
         if (spec & 1) out[k++] = dist;
         if (spec & 2)
@@ -563,24 +813,15 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
           for (int c = 0; c < 3; ++c) out[k++] = origin[c];
         if (spec & 8)
           for (int c = 0; c < 3; ++c) out[k++] = hit ? origin[c] + dir[c] * dist : T(0);
+        if (spec & 16)
+          for (int c = 0; c < 3; ++c) out[k++] = hit ? normal[c] : T(0);
         if (spec & 32) out[k++] = hit ? dist : T(-1);
         vec3 = false;
         break;
       }
-      case kSensContactFound: {
-        // MuJoCo's contact sensor with data="found": the number of contacts (within their margin)
-        // between the two geoms, in each of the first min(found, num) slots, zero in the rest.
-        int found = 0;
-        const int ncon = static_cast<int>(d.ncon[0]);
-        for (int c = 0; c < ncon; ++c) {
-          const T* con = d.contact + kContactStride * c;
-          const int g1 = static_cast<int>(con[kConGeom1]), g2 = static_cast<int>(con[kConGeom2]);
-          if (con[kConDepth] > T(0) && ((g1 == id && g2 == rid) || (g1 == rid && g2 == id))) ++found;
-        }
-        for (int k = 0; k < m.sensor_dim[i]; ++k) out[k] = k < found ? T(found) : T(0);
-        vec3 = false;
+      case kSensContact:
+        contact_sensor(m, d, i, out), vec3 = false;
         break;
-      }
       default:
         break;
     }
@@ -588,9 +829,8 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
     // cutoff (MuJoCo's apply_cutoff): real outputs both ways, touch from above, quaternions and
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
-    if (cutoff > T(0) && type != kSensContactFound && type != kSensFrameQuat && type != kSensBallQuat &&
-        type != kSensFrameXAxis &&
-        type != kSensFrameYAxis && type != kSensFrameZAxis) {
+    if (cutoff > T(0) && type != kSensContact && type != kSensFrameQuat && type != kSensBallQuat &&
+        type != kSensFrameXAxis && type != kSensFrameYAxis && type != kSensFrameZAxis) {
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];
         if (x > cutoff) x = cutoff;

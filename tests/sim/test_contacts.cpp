@@ -299,7 +299,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
   const long nmeshpoly = model.nmeshpoly, nmeshpolyvert = model.nmeshpolyvert;
   const long nhfield = model.nhfield, nhfielddata = model.nhfielddata;
   const long ntendon = model.ntendon, nwrap = model.nwrap;
-  const long npair = model.npair;
+  const long npair = model.npair, ncam = model.ncam;
   long next_real = 0, next_int = 0;
   auto check_field = [&](const char* name, long& next, long offset, long count, const void* view_ptr, const void* block,
                          size_t elem) {
@@ -339,7 +339,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const int ncon_max = nco, nefc_max = nefc;
     const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
               nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0,
-              nmoment = v.nmoment;
+              nmoment = v.nmoment, nclock = v.nclock, nenergy_lag = v.nenergy_lag;
     const int nv_deriv = v.integrator == kIntImplicitFast ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);

@@ -1141,20 +1141,34 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
     }
     return std::string();
   };
-  EXPECT_NE(refusal("<contact body1='b' geom2='x' data='found'/>").find("\"geom1\" and \"geom2\" are required"),
-            std::string::npos);
-  EXPECT_NE(refusal("<contact geom1='a' geom2='b' data='force'/>").find("only \"found\" is supported"),
-            std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<clock/>"), "r.xml:2: clock: clock sensors are not supported")) << refusal("<clock/>");
+  // contact sensors: MuJoCo's data fields in order, one object per side, slots of num x the fields
+  const Model contact = parse_mjcf(body + "<sensor><contact name='c' body1='b' num='3' data='found force pos' "
+                                          "reduce='maxforce'/><contact site='s'/></sensor></mujoco>", "c.xml");
+  EXPECT_EQ(contact.sensor_dim, (std::vector<int>{3 * 7, 1}));
+  EXPECT_EQ(contact.sensor_intprm, (std::vector<int>{1 | 2 | 16, kReduceMaxForce, 1, kReduceNone}));
+  EXPECT_EQ(contact.sensor_objtype[1], kSensObjSite);
+  EXPECT_EQ(contact.sensor_reftype[1], kSensObjNone);
+  EXPECT_NE(refusal("<contact body1='b' subtree1='b'/>").find("at most one can be given"), std::string::npos);
+  EXPECT_NE(refusal("<contact body1='b' geom2='x'/>").find("unknown object \"x\""), std::string::npos);
+  EXPECT_NE(refusal("<contact data='force found'/>").find("must be in order"), std::string::npos);
+  EXPECT_NE(refusal("<contact data='found linvel'/>").find("\"linvel\" is not supported"), std::string::npos);
+  EXPECT_NE(refusal("<contact site='s' site2='s'/>").find("unsupported attribute \"site2\""), std::string::npos);
+  EXPECT_EQ(parse_mjcf(body + "<sensor><clock/><clock cutoff='1'/></sensor></mujoco>", "t.xml").nsensordata, 2);
   EXPECT_TRUE(starts_with(refusal("<geomdist geom1='a' geom2='b'/>"), "r.xml:2: geomdist: geomdist sensors are not"));
   EXPECT_EQ(parse_mjcf(body + "<sensor><e_potential/><e_kinetic cutoff='2'/></sensor></mujoco>", "e.xml").nsensordata, 2);
-  EXPECT_NE(error_of("<mujoco><option><flag energy='enable'/></option><worldbody/><sensor><e_kinetic/></sensor>"
-                          "</mujoco>")
-                .find("the previous step's kinetic energy"),
+  // e_kinetic under the energy flag: the previous substep's (marked in sensor_intprm); not under RK4
+  const Model lagged = parse_mjcf(
+      "<mujoco><option><flag energy='enable'/></option><worldbody/><sensor><e_kinetic/></sensor></mujoco>", "k.xml");
+  EXPECT_EQ(lagged.sensor_intprm, (std::vector<int>{1, 0}));
+  EXPECT_EQ(HostModel<double>(lagged).view().nenergy_lag, 2);
+  EXPECT_NE(error_of("<mujoco><option integrator='RK4'><flag energy='enable'/></option><worldbody/><sensor>"
+                     "<e_kinetic/></sensor></mujoco>")
+                .find("under the RK4 integrator is not supported"),
             std::string::npos);
-  EXPECT_TRUE(starts_with(refusal("<framelinacc objtype='site' objname='s'/>"), "r.xml:2: framelinacc: framelinacc"));
-  EXPECT_NE(refusal("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
+  EXPECT_NE(refusal("<framelinacc objtype='site' objname='s' reftype='site' refname='t'/>").find("no reference frame"),
             std::string::npos);
+  EXPECT_EQ(parse_mjcf(body + "<sensor><rangefinder site='s' data='dist normal'/></sensor></mujoco>", "n.xml").sensor_dim,
+            (std::vector<int>{4}));
   EXPECT_NE(refusal("<rangefinder site='s' data='point dist'/>").find("must be in order"), std::string::npos);
   EXPECT_NE(refusal("<rangefinder site='s' data='far'/>").find("unknown field \"far\""), std::string::npos);
   EXPECT_NE(refusal("<ballquat joint='j'/>").find("must be a ball joint"), std::string::npos);
@@ -1162,7 +1176,21 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_NE(refusal("<tendonactuatorfrc tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
-  EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("camera frames are not supported"),
+  EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("unknown object \"c\""), std::string::npos);
+  // cameras: mode fixed only; a <default> that poses cameras is refused (camera defaults are not applied)
+  const std::string cams = "<mujoco><worldbody><body name='b'><joint/><geom size='.1'/><camera name='c' pos='0 0 1'/>"
+                           "<camera name='tr' mode='trackcom'/></body></worldbody>";
+  const Model cam = parse_mjcf(cams + "<sensor><framepos objtype='camera' objname='c'/></sensor></mujoco>", "c.xml");
+  EXPECT_EQ(cam.ncam, 2);
+  EXPECT_EQ(cam.cam_bodyid, (std::vector<int>{1, 1}));
+  EXPECT_EQ(cam.cam_pos[2], 1);
+  EXPECT_EQ(cam.sensor_objtype[0], kSensObjCamera);
+  EXPECT_NE(error_of(cams + "<sensor>\n<framepos objtype='camera' objname='tr'/></sensor></mujoco>")
+                .find("test.xml:2: framepos: attribute \"objname\": camera \"tr\" has mode \"trackcom\""),
+            std::string::npos);
+  EXPECT_NE(error_of("<mujoco><default><camera fovy='40' pos='0 0 1'/></default>" + cams.substr(8) +
+                     "<sensor><framepos objtype='camera' objname='c'/></sensor></mujoco>")
+                .find("a <default> camera with a pose or mode is not supported"),
             std::string::npos);
   EXPECT_NE(refusal("<framepos objname='s'/>").find("\"objtype\" and \"objname\" are required"), std::string::npos);
   EXPECT_NE(refusal("<gyro site='s' bogus='1'/>").find("unsupported attribute \"bogus\""), std::string::npos);

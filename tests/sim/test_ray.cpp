@@ -167,6 +167,53 @@ TYPED_TEST(RayPrimitive, Box) {
   for (int k = 2; k < 6; ++k) EXPECT_EQ(all[k], T(-1)) << k;
 }
 
+// Surface normals (MuJoCo 3's mj_ray normal): analytic ones of a primitive of each kind, world frame,
+// and 0 on a miss.
+TYPED_TEST(RayPrimitive, SurfaceNormals) {
+  using T = TypeParam;
+  T mat[9];
+  rot(2, 0.5, mat);  // turned 0.5 rad about z
+  const T c = T(std::cos(0.5)), s = T(std::sin(0.5));
+  auto normal_of = [&](int type, const A3& size3, const A3& pnt3, const A3& vec3, T* n) {
+    const T pos[3] = {T(1), T(0), T(0)}, size[3] = {T(size3[0]), T(size3[1]), T(size3[2])};
+    const T pnt[3] = {T(pnt3[0]), T(pnt3[1]), T(pnt3[2])}, vec[3] = {T(vec3[0]), T(vec3[1]), T(vec3[2])};
+    return ray_geom_local(pos, mat, size, pnt, vec, type, n);
+  };
+  T n[3];
+  // sphere (radius 0.5 at (1, 0, 0)) met by a ray along x at height 0.5 / sqrt(2): 45 degrees up its side
+  const double h = 0.5 / std::sqrt(2.0);
+  ASSERT_GE(normal_of(kGeomSphere, {0.5, 0, 0}, {-1, 0, h}, {2, 0, 0}, n), 0);
+  EXPECT_NEAR(n[0], -std::sqrt(0.5), tol<T>());
+  EXPECT_NEAR(n[1], 0, tol<T>());
+  EXPECT_NEAR(n[2], std::sqrt(0.5), tol<T>());
+  // box (half sizes 0.2 0.3 0.4) from below: the -z face
+  ASSERT_GE(normal_of(kGeomBox, {0.2, 0.3, 0.4}, {1, 0, -2}, {0, 0, 1}, n), 0);
+  EXPECT_NEAR(n[0], 0, tol<T>());
+  EXPECT_NEAR(n[1], 0, tol<T>());
+  EXPECT_NEAR(n[2], -1, tol<T>());
+  // box from -x in the world: the face whose local normal is -x after the turn (mat times (-1, 0, 0))
+  ASSERT_GE(normal_of(kGeomBox, {0.2, 0.2, 0.4}, {-2, 0, 0}, {1, 0, 0}, n), 0);
+  EXPECT_NEAR(n[0], -c, tol<T>());
+  EXPECT_NEAR(n[1], -s, tol<T>());
+  EXPECT_NEAR(n[2], 0, tol<T>());
+  // cylinder (radius 0.3, half height 0.5) from above: its top cap; from the side: radial, z = 0
+  ASSERT_GE(normal_of(kGeomCylinder, {0.3, 0.5, 0}, {1.1, 0, 3}, {0, 0, -1}, n), 0);
+  EXPECT_NEAR(n[2], 1, tol<T>());
+  ASSERT_GE(normal_of(kGeomCylinder, {0.3, 0.5, 0}, {3, 0, 0.2}, {-1, 0, 0}, n), 0);
+  EXPECT_NEAR(n[0], 1, tol<T>());
+  EXPECT_NEAR(n[2], 0, tol<T>());
+  // capsule (radius 0.1, half length 0.5) from above: the top cap's pole
+  ASSERT_GE(normal_of(kGeomCapsule, {0.1, 0.5, 0}, {1, 0, 3}, {0, 0, -1}, n), 0);
+  EXPECT_NEAR(n[2], 1, tol<T>());
+  // plane: its z axis; a miss: 0
+  ASSERT_GE(normal_of(kGeomPlane, {0, 0, 0}, {0, 0, 2}, {0.1, 0, -1}, n), 0);
+  EXPECT_NEAR(n[2], 1, tol<T>());
+  EXPECT_LT(normal_of(kGeomSphere, {0.5, 0, 0}, {-2, 3, 0}, {1, 0, 0}, n), 0);
+  EXPECT_EQ(n[0], 0);
+  EXPECT_EQ(n[1], 0);
+  EXPECT_EQ(n[2], 0);
+}
+
 TEST(Ray, TriangleInsideOutsideAndBehind) {
   const double v[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
   const double vec[3] = {0, 0, -1};
@@ -279,8 +326,7 @@ std::string error_of(const std::string& sensor) {
 TEST(Ray, RangefinderRefusals) {
   EXPECT_EQ(error_of("<rangefinder site='s' cutoff='2' noise='0.1' data='dist'/>"), "");
   EXPECT_NE(error_of("<rangefinder camera='c'/>").find("camera rangefinders are not supported"), std::string::npos);
-  EXPECT_NE(error_of("<rangefinder site='s' data='dist normal'/>").find("\"normal\" is not supported"),
-            std::string::npos);
+  EXPECT_EQ(error_of("<rangefinder site='s' data='dist normal'/>"), "");
   EXPECT_EQ(error_of("<rangefinder site='s' data='dist dir origin point depth'/>"), "");
   EXPECT_NE(error_of("<rangefinder/>").find("attribute \"site\" is required"), std::string::npos);
   EXPECT_NE(error_of("<rangefinder site='nope'/>").find("unknown object"), std::string::npos);
