@@ -19,7 +19,10 @@ std::vector<double> take(const double* p, int n) { return std::vector<double>(p,
 std::vector<int> take(const int* p, int n) { return std::vector<int>(p, p + (n > 0 ? n : 0)); }
 
 const char* integrator_name(int integrator) {
-  return integrator == kIntRK4 ? "rk4" : integrator == kIntImplicitFast ? "implicitfast" : "euler";
+  return integrator == kIntRK4            ? "rk4"
+         : integrator == kIntImplicitFast ? "implicitfast"
+         : integrator == kIntImplicit     ? "implicit"
+                                          : "euler";
 }
 
 json model_json(const Model& m, const ModelView<double>& v) {

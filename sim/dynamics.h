@@ -55,9 +55,9 @@ namespace rlt {
 
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
-// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv,
-// nclock, nenergy_lag
-// (nv under implicitfast, else 0)) written by `stage`. From this list come DataView's pointers,
+// nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
+// (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nv_rne (nv under implicit, else
+// 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -158,9 +158,14 @@ namespace rlt {
   X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
   X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
     "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
-    "(qM's lower pattern; sim/physics_step.h)")                                                                      \
+    "(qM's lower pattern); implicit: d(qfrc_actuator + qfrc_passive - qfrc_bias) / d qvel, every entry (nonzero "   \
+    "only on qM's symmetric pattern; sim/physics_step.h)")                                                           \
   X(qDeriv_rows, 6 * nv_deriv, velocity_derivative,                                                                  \
-    "implicitfast: the rows J of a J^T B J term of qDeriv (an actuator's moment, a body's com Jacobian)")
+    "implicitfast: the rows J of a J^T B J term of qDeriv (an actuator's moment, a body's com Jacobian)")     \
+  X(rne_dvel, 6 * nbody* nv_rne, velocity_derivative,                                                                \
+    "implicit: d cvel / d qvel per body, 6 x nv column-major (sim/dynamics.h rne_velocity_derivative)")              \
+  X(rne_dacc, 6 * nbody* nv_rne, velocity_derivative,                                                                \
+    "implicit: d cacc / d qvel per body, then d cfrc / d qvel (the same layout)")
 
 // Every field: the row's, then the workspace's.
 #define RLT_DATA_ALL_FIELDS(X) RLT_DATA_FIELDS(X) RLT_DATA_WORKSPACE(X)
@@ -199,7 +204,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nsensordata = m.nsensordata, nsubtree = m.nsubtree, nbody_acc = m.nbody_acc,
             nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
-  const int nv_deriv = m.integrator == kIntImplicitFast ? m.nv : 0;
+  const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
   const int nclock = m.nclock, nenergy_lag = m.nenergy_lag;
   DataLayout l{};
   int at = 0;
@@ -466,6 +471,72 @@ RLT_HD void rne(const ModelView<T>& m, const DataView<T>& d, const T* qacc, T* r
     result[i] = dot(SVec<T>::load(d.cdof + 6 * i), SVec<T>::load(d.cfrc + 6 * m.dof_bodyid[i]));
 }
 
+// The last dof of body b's chain: its own last, else that of its nearest ancestor with dofs; -1
+// when none moves it.
+template <class T>
+RLT_HD int last_chain_dof(const ModelView<T>& m, int b) {
+  for (; b > 0; b = m.body_parentid[b])
+    if (m.body_dofnum[b] > 0) return m.body_dofadr[b] + m.body_dofnum[b] - 1;
+  return -1;
+}
+
+// qderiv -= d qfrc_bias / d qvel (MuJoCo's mjd_rne_vel: the Coriolis and centrifugal forces' velocity
+// derivative, not symmetric), every entry of the nv x nv qderiv (nonzero only where i and j share an
+// ancestor chain). rne differentiated one column (dof) at a time, per body b 6 x nv column-major in
+// dvel and dacc (6 nbody nv scalars each, body 0's unused): forward, dvel_b and dacc_b start as the
+// parent's; for each dof group (as com_velocity) d cdof_dot_k = dvel_b x cdof_k (the velocity from
+// before the group) adds qvel_k d cdof_dot_k to dacc_b, then column k gets cdof_k in dvel_b and
+// cdof_dot_k in dacc_b. Then dacc_b <- d cfrc_b = I_b dacc_b + dvel_b x* (I_b v_b) + v_b x* (I_b dvel_b),
+// each added to its parent's from the leaves, and row i loses cdof_i . d cfrc_(body of i). Gravity is
+// constant. Needs com_velocity.
+template <class T>
+RLT_HD void rne_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, T* qderiv, T* dvel, T* dacc) {
+  const int nv = m.nv, stride = 6 * nv;
+  for (int b = 1; b < m.nbody; ++b) {
+    T* vb = dvel + b * stride;
+    T* ab = dacc + b * stride;
+    const int parent = m.body_parentid[b];
+    for (int k = 0; k < stride; ++k)
+      vb[k] = parent > 0 ? dvel[parent * stride + k] : T(0), ab[k] = parent > 0 ? dacc[parent * stride + k] : T(0);
+    const int jadr = m.body_jntadr[b], jnum = m.body_jntnum[b];
+    for (int j = jadr; j < jadr + jnum; ++j) {
+      const int type = m.jnt_type[j];
+      const int groups = type == kJointFree ? 2 : 1;
+      const int group_size = type == kJointFree || type == kJointBall ? 3 : 1;
+      for (int g = 0, dof = m.jnt_dofadr[j]; g < groups; ++g, dof += group_size) {
+        for (int k = dof; k < dof + group_size; ++k) {
+          const SVec<T> s = SVec<T>::load(d.cdof + 6 * k);
+          for (int c = m.dof_parentid[dof]; c >= 0; c = m.dof_parentid[c])  // the columns dvel_b has so far
+            (SVec<T>::load(ab + 6 * c) + d.qvel[k] * cross_motion(SVec<T>::load(vb + 6 * c), s)).store(ab + 6 * c);
+        }
+        for (int k = dof; k < dof + group_size; ++k)
+          for (int r = 0; r < 6; ++r) vb[6 * k + r] += d.cdof[6 * k + r], ab[6 * k + r] += d.cdof_dot[6 * k + r];
+      }
+    }
+  }
+  for (int b = 1; b < m.nbody; ++b) {
+    const Inertia<T> inertia = Inertia<T>::load(d.cinert + 10 * b);
+    const SVec<T> vel = SVec<T>::load(d.cvel + 6 * b);
+    const SVec<T> momentum = inertia * vel;
+    const T* vb = dvel + b * stride;
+    T* ab = dacc + b * stride;
+    for (int c = last_chain_dof(m, b); c >= 0; c = m.dof_parentid[c]) {
+      const SVec<T> dv = SVec<T>::load(vb + 6 * c);
+      (inertia * SVec<T>::load(ab + 6 * c) + cross_force(dv, momentum) + cross_force(vel, inertia * dv)).store(ab + 6 * c);
+    }
+  }
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int parent = m.body_parentid[b];
+    if (parent > 0)
+      for (int k = 0; k < stride; ++k) dacc[parent * stride + k] += dacc[b * stride + k];
+  }
+  for (int i = 0; i < nv; ++i) {
+    const SVec<T> s = SVec<T>::load(d.cdof + 6 * i);
+    const T* f = dacc + m.dof_bodyid[i] * stride;
+    for (int c = 0; c < nv; ++c) qderiv[i * nv + c] -= dot(s, SVec<T>::load(f + 6 * c));
+  }
+}
+
 // atan2 for float and double, host and device (quat_difference's angle).
 RLT_HD RLT_INLINE float spring_atan2(float y, float x) { return atan2f(y, x); }
 RLT_HD RLT_INLINE double spring_atan2(double y, double x) { return ::atan2(y, x); }
@@ -597,15 +668,6 @@ RLT_HD void fluid_forces(const ModelView<T>& m, const DataView<T>& d) {
     apply_force_torque(m, d, b, f.com, f.R * Vec3<T>{force[0], force[1], force[2]},
                        f.R * Vec3<T>{torque[0], torque[1], torque[2]}, d.qfrc_passive);
   }
-}
-
-// The last dof of body b's chain: its own last, else that of its nearest ancestor with dofs; -1
-// when none moves it.
-template <class T>
-RLT_HD int last_chain_dof(const ModelView<T>& m, int b) {
-  for (; b > 0; b = m.body_parentid[b])
-    if (m.body_dofnum[b] > 0) return m.body_dofadr[b] + m.body_dofnum[b] - 1;
-  return -1;
 }
 
 // qderiv += sum over rows r of B_r J_r^T J_r, the velocity derivative of fluid_forces (MuJoCo's

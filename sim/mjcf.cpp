@@ -206,8 +206,8 @@ void MjcfCompiler::read_option(const XMLElement* e) {
   if (a.number("timestep", &m.timestep) && !(m.timestep > 0)) a.fail("attribute \"timestep\" must be positive");
   a.numbers("gravity", m.gravity, 3, 3);
   if (const int k = a.keyword("integrator", {"Euler", "RK4", "implicitfast", "implicit"}); k >= 0) {
-    if (k == 3) a.fail("integrator=\"implicit\" is not supported (Euler, RK4, implicitfast)");
-    m.integrator = k == 0 ? kIntEuler : k == 1 ? kIntRK4 : kIntImplicitFast;
+    const int integrators[] = {kIntEuler, kIntRK4, kIntImplicitFast, kIntImplicit};
+    m.integrator = integrators[k];
   }
   read_option_constraints(a);
   a.finish();

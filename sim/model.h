@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common.h"
 #include "sim/model_fields.h"
 
 namespace rlt {
@@ -57,7 +58,11 @@ enum ActuatorDyn : int { kDynNone = 0, kDynIntegrator = 1, kDynFilter = 2, kDynF
 enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1 };
 enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1 };
 // MuJoCo's integrators (option/integrator); the numbers are rltrain's.
-enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2 };
+enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2, kIntImplicit = 3 };
+// implicitfast and implicit both factor M - h qDeriv (sim/physics_step.h) and keep qDeriv's workspace.
+RLT_HD constexpr bool velocity_implicit(int integrator) {
+  return integrator == kIntImplicitFast || integrator == kIntImplicit;
+}
 // MuJoCo's friction cones (mjtCone; sim/constraints.h).
 enum Cone : int { kConePyramidal = 0, kConeElliptic = 1 };
 // Sensors (sim/sensors.h computes them, sim/mjcf_sensors.cpp compiles them): what each measures,

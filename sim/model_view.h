@@ -84,7 +84,7 @@ struct ModelView {
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
-  int integrator;        // Integrator (sim/physics_step.h): Euler, RK4 or implicitfast
+  int integrator;        // Integrator (sim/physics_step.h): Euler, RK4, implicitfast or implicit
   T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
   int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
   // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):

@@ -12,7 +12,7 @@
 //                     qfrc_constraint - qfrc_bias); with option noslip_iterations, MuJoCo's noslip
 //                     post-pass on the friction rows after the main solve (sim/noslip.h)
 //   integrator        Euler: qvel += h qacc; qpos with the new qvel (as step_euler; with no limits
-//                     and no contacts it is step_euler exactly); implicitfast and RK4 as MuJoCo 3
+//                     and no contacts it is step_euler exactly); implicitfast, implicit and RK4 as MuJoCo 3
 //                     (physics_substep); actuator activations advance with the state
 // After the last substep, the contact wrench per body (cfrc_ext, sim/contact.h). Single source:
 // In the last substep, after the first forward pass and before the integration, the sensors when the
@@ -174,6 +174,80 @@ RLT_HD void implicitfast_acceleration(const ModelView<T>& m, const DataView<T>& 
   }
 }
 
+// d.qDeriv <- d(qfrc_actuator + qfrc_passive - qfrc_bias) / d qvel, every entry (MuJoCo's mjd_smooth_vel
+// with its bias term, as its implicit integrator calls it): the actuator and passive terms on qM's lower
+// pattern (smooth_velocity_derivative, symmetric: J^T B J with B diagonal) mirrored to the upper, then
+// the bias forces' (rne_velocity_derivative, not symmetric). Nonzero only where i and j share an
+// ancestor chain (MuJoCo's D pattern). Needs physics_forward.
+template <class T>
+RLT_HD void implicit_velocity_derivative(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const int nv = m.nv;
+  for (int k = 0; k < nv * nv; ++k) d.qDeriv[k] = T(0);
+  smooth_velocity_derivative(m, d, ctrl);
+  for (int i = 0; i < nv; ++i)
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) d.qDeriv[j * nv + i] = d.qDeriv[i * nv + j];
+  rne_velocity_derivative(m, d, d.qDeriv, d.rne_dvel, d.rne_dacc);
+}
+
+// In place, A = (U + I) L (MuJoCo's mju_factorLUSparse: reverse-order LU without fill-in) for an A whose
+// entries (i, j) are nonzero only where i and j share an ancestor chain (dense nv x nv, row-major; the
+// others never read): from the last dof up, each ancestor j of i takes A_ji /= A_ii, then
+// A_jk -= A_ik A_ji for every ancestor k of i. L (lower, with the diagonal) and U (strictly upper)
+// keep that pattern. No pivoting: M - h qDeriv keeps M's dominant diagonal at any sane timestep.
+template <class T>
+RLT_HD void factor_lu(const ModelView<T>& m, T* A) {
+  const int nv = m.nv;
+  for (int i = nv - 1; i >= 0; --i) {
+    const T* Ai = A + i * nv;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+      T* Aj = A + j * nv;
+      const T aji = Aj[i] /= Ai[i];
+      for (int k = m.dof_parentid[i]; k >= 0; k = m.dof_parentid[k]) Aj[k] -= Ai[k] * aji;
+    }
+  }
+}
+
+// x <- A^-1 x from factor_lu's (U + I) L: (U + I) y = x from the last dof up (each finished y_k taken
+// out of its ancestors' rows), then L x = y from the first dof down (MuJoCo's mju_solveLUSparse).
+template <class T>
+RLT_HD void solve_lu(const ModelView<T>& m, const T* A, T* x) {
+  const int nv = m.nv;
+  for (int k = nv - 1; k >= 0; --k)
+    for (int j = m.dof_parentid[k]; j >= 0; j = m.dof_parentid[j]) x[j] -= A[j * nv + k] * x[k];
+  for (int i = 0; i < nv; ++i) {
+    T sum = x[i];
+    for (int k = m.dof_parentid[i]; k >= 0; k = m.dof_parentid[k]) sum -= A[i * nv + k] * x[k];
+    x[i] = sum / A[i * nv + i];
+  }
+}
+
+// MuJoCo's implicit (mj_implicitSkip with mjINT_IMPLICIT) after physics_forward(hd = 0):
+// qacc <- (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) with the full qDeriv
+// (implicit_velocity_derivative: actuator, passive and bias forces), factored by LU (factor_lu, in
+// d.qLD, which nothing reads after the substep). M enters on its kept pattern only, as MuJoCo's
+// gather of its sparse M into the LU pattern: both (i, j) and (j, i) of a "simple" dof i
+// (m.dof_simple) and an ancestor j are dropped, the diagonal kept. No standalone free-body solve:
+// the gyroscopic derivative is already in qDeriv.
+template <class T>
+RLT_HD void implicit_acceleration(const ModelView<T>& m, const DataView<T>& d, const T* ctrl) {
+  const int nv = m.nv;
+  const T h = m.timestep;
+  implicit_velocity_derivative(m, d, ctrl);
+  T* lu = d.qLD;
+  for (int i = 0; i < nv; ++i) {
+    lu[i * nv + i] = d.qM[i * nv + i] - h * d.qDeriv[i * nv + i];
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+      const T mij = m.dof_simple[i] ? T(0) : d.qM[i * nv + j];
+      lu[i * nv + j] = mij - h * d.qDeriv[i * nv + j];
+      lu[j * nv + i] = mij - h * d.qDeriv[j * nv + i];
+    }
+  }
+  factor_lu(m, lu);
+  for (int i = 0; i < nv; ++i)
+    d.qacc[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_constraint[i];
+  solve_lu(m, lu, d.qacc);
+}
+
 // MuJoCo's mj_RungeKutta(4): stages at the state advanced by (1/2, 1/2, 1) h along the previous
 // stage's velocity and acceleration (positions on the manifold), then qvel, act and qpos advanced
 // (advance_state) by the (1/6, 1/3, 1/3, 1/6) combination of the four stages' acc, act_dot and vel.
@@ -208,7 +282,7 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
 
 // One physics substep of m.timestep with ctrl (nu values, may be null when nu == 0) held, by the
 // model's integrator (MuJoCo's mj_step): Euler (joint damping implicit when m.implicit_damping,
-// MuJoCo's eulerdamp), RK4 or implicitfast. With `sensors`, d.sensordata from the substep's state
+// MuJoCo's eulerdamp), RK4, implicitfast or implicit. With `sensors`, d.sensordata from the substep's state
 // before its integration (sim/sensors.h).
 // The clock (DataView::time, with a clock sensor) advances by the timestep after the integration, as
 // MuJoCo's d->time. Under the energy flag an e_kinetic sensor reads the kinetic energy of the
@@ -220,7 +294,7 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
   if (m.integrator == kIntRK4) {
     step_rk4(m, d, ctrl, sensors);
   } else {
-    physics_forward(m, d, ctrl, m.integrator == kIntImplicitFast ? T(0) : m.implicit_damping ? m.timestep : T(0));
+    physics_forward(m, d, ctrl, velocity_implicit(m.integrator) ? T(0) : m.implicit_damping ? m.timestep : T(0));
     if (m.nenergy_lag > 0) {
       const T ke = kinetic_energy(m, d);
       if (sensors) compute_sensors(m, d);
@@ -228,7 +302,8 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
     } else if (sensors) {
       compute_sensors(m, d);
     }
-    if (m.integrator == kIntImplicitFast) implicitfast_acceleration(m, d, ctrl);
+    if (m.integrator == kIntImplicit) implicit_acceleration(m, d, ctrl);
+    else if (m.integrator == kIntImplicitFast) implicitfast_acceleration(m, d, ctrl);
     advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
   }
   if (m.nclock > 0) d.time[0] += m.timestep;

@@ -340,7 +340,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
               nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0,
               nmoment = v.nmoment, nclock = v.nclock, nenergy_lag = v.nenergy_lag;
-    const int nv_deriv = v.integrator == kIntImplicitFast ? nv : 0;
+    const int nv_deriv = velocity_implicit(v.integrator) ? nv : 0, nv_rne = v.integrator == kIntImplicit ? nv : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);
     EXPECT_LT(l.row, at + 4);
