@@ -129,6 +129,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   m.nsite = static_cast<int>(m.site_bodyid.size());
   m.nkey = static_cast<int>(m.key_time.size());
   set_const();
+  set_length_range();  // sim/mjcf_lengthrange.cpp
   return std::move(m);
 }
 
@@ -198,7 +199,10 @@ void MjcfCompiler::read_compiler(const XMLElement* e) {
   if (const auto d = a.text("assetdir")) m_opt.assetdir = *d;
   a.ignore({"strippath", "convexhull", "fitaabb", "usethread", "exactmeshinertia"});
   a.finish();
-  no_children(e);
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    if (std::strcmp(c->Name(), "lengthrange") != 0) unsupported_element(c, "lengthrange");
+    read_lengthrange(c);  // sim/mjcf_lengthrange.cpp
+  }
 }
 
 void MjcfCompiler::read_option(const XMLElement* e) {

@@ -13,8 +13,8 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
   for (const XMLElement* e = section->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string kind = e->Name();
     if (kind != "motor" && kind != "position" && kind != "velocity" && kind != "general" && kind != "intvelocity" &&
-        kind != "damper" && kind != "adhesion")
-      unsupported_element(e, "general, motor, position, velocity, intvelocity, damper, adhesion");
+        kind != "damper" && kind != "adhesion" && kind != "muscle")
+      unsupported_element(e, "general, motor, position, velocity, intvelocity, damper, adhesion, muscle");
     no_children(e);
     Attrs a(m_file, e);
     ActuatorSpec s = find_class(a, a.text("class").value_or("main")).actuator;
@@ -38,6 +38,8 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       a.fail(
           "a transmission target is required: attribute \"joint\", \"tendon\", \"site\", \"cranksite\" or "
           "\"body\"");
+    if (kind == "muscle" && (target_attr == "site" || target_attr == "body" || refsite))  // MuJoCo's schema
+      a.fail("attribute \"" + (refsite ? std::string("refsite") : target_attr) + "\" is not allowed in <muscle>");
     // (MuJoCo's schema: body only on general and adhesion, which takes nothing else)
     if (target_attr == "body" && kind != "general" && kind != "adhesion")
       a.fail("attribute \"body\" is not allowed on " + kind + " (general and adhesion take it)");
@@ -105,6 +107,7 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
       const double mean = 0.5 * (hi + lo), radius = 0.5 * (hi - lo) * s.inheritrange;
       range[0] = mean - radius, range[1] = mean + radius;
     }
+    check_muscle(a, s);
     const bool ctrllimited = resolve_limited(a, s.ctrllimited, s.ctrlrange, "ctrl");
     const bool forcelimited = resolve_limited(a, s.forcelimited, s.forcerange, "force");
     const bool actlimited = resolve_limited(a, s.actlimited, s.actrange, "act");
@@ -132,14 +135,29 @@ void MjcfCompiler::read_actuators(const XMLElement* section) {
     m.actuator_dyntype.push_back(s.dyntype);
     m.actuator_gaintype.push_back(s.gaintype);
     m.actuator_biastype.push_back(s.biastype);
-    m.actuator_dynprm.insert(m.actuator_dynprm.end(), s.dynprm, s.dynprm + 3);
-    m.actuator_gainprm.insert(m.actuator_gainprm.end(), s.gainprm, s.gainprm + 3);
-    m.actuator_biasprm.insert(m.actuator_biasprm.end(), s.biasprm, s.biasprm + 3);
+    m.actuator_dynprm.insert(m.actuator_dynprm.end(), s.dynprm, s.dynprm + kNumDynPrm);
+    m.actuator_gainprm.insert(m.actuator_gainprm.end(), s.gainprm, s.gainprm + kNumGainPrm);
+    m.actuator_biasprm.insert(m.actuator_biasprm.end(), s.biasprm, s.biasprm + kNumGainPrm);
+    m.actuator_lengthrange.insert(m.actuator_lengthrange.end(), s.lengthrange, s.lengthrange + 2);
+    m_actuator_elements.push_back(e);
     m.actuator_actlimited.push_back(actlimited ? 1 : 0);
     m.actuator_actrange.insert(m.actuator_actrange.end(), s.actrange, s.actrange + 2);
     m.actuator_actearly.push_back(s.actearly ? 1 : 0);
     m.actuator_name.push_back(name);
     m.nu++;
+  }
+}
+
+// MuJoCo's muscle parameter checks (mjCActuator::Compile) on a muscle gain's or bias's prm.
+void MjcfCompiler::check_muscle(Attrs& a, const ActuatorSpec& s) {
+  for (int i = 0; i < 2; ++i) {
+    const double* prm =
+        i == 0 ? (s.gaintype == kGainMuscle ? s.gainprm : nullptr) : (s.biastype == kBiasMuscle ? s.biasprm : nullptr);
+    if (!prm) continue;
+    if (prm[0] >= prm[1]) a.fail("range[0]<range[1] required in muscle");
+    if (prm[4] >= 1 || prm[5] <= 1) a.fail("lmin<1<lmax required in muscle");
+    if (prm[3] <= 0 || prm[6] <= 0 || prm[7] <= 0 || prm[8] <= 0)
+      a.fail("positive scale, vmax, fpmax, fvmax required in muscle");
   }
 }
 

@@ -8,6 +8,8 @@
 //   sim/mjcf_inertia.cpp    geom frames (fromto), sizes, mass and inertia; body mass and inertia
 //   sim/mjcf_actuators.cpp  actuators and keyframes
 //   sim/mjcf_sensors.cpp    sensors, and the zones (type, size) of sites
+//   sim/mjcf_setconst.cpp   the last steps: MuJoCo's mj_setConst where it changes the model, and
+//   sim/mjcf_lengthrange.cpp  actuator_lengthrange (muscles)
 // Each rule follows MuJoCo 2.2.2's compiler (user_objects.cc, user_model.cc); tests/sim/test_mjcf.cpp
 // checks the result against libmujoco and every error message.
 #pragma once
@@ -165,6 +167,11 @@ class Attrs {
     return m_e->Attribute(name);
   }
   bool has(const char* name) { return raw(name) != nullptr; }
+  // Whether the element sits in a <default> class.
+  bool in_default() const {
+    const XMLElement* p = m_e->Parent() ? m_e->Parent()->ToElement() : nullptr;
+    return p && std::strcmp(p->Name(), "default") == 0;
+  }
 
   // All numbers of a whitespace-separated list.
   std::optional<std::vector<double>> list(const char* name) {
@@ -344,7 +351,7 @@ struct MeshSpec {
 };
 
 // MuJoCo keeps one actuator default per class for every actuator element alike (its mjsActuator):
-// the shortcut elements (motor, position, velocity, intvelocity, damper) rewrite parts of it as
+// the shortcut elements (motor, position, velocity, intvelocity, damper, muscle) rewrite parts of it as
 // MuJoCo's mjs_setTo* do (read_actuator_attrs); `general` sets the fields directly.
 struct ActuatorSpec {
   double gear[6] = {1, 0, 0, 0, 0, 0};
@@ -352,7 +359,8 @@ struct ActuatorSpec {
   Tri ctrllimited = Tri::kAuto, forcelimited = Tri::kAuto, actlimited = Tri::kAuto;
   double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0}, actrange[2] = {0, 0};
   int gaintype = 0, biastype = 0, dyntype = 0;  // ActuatorGain, ActuatorBias, ActuatorDyn
-  double gainprm[3] = {1, 0, 0}, biasprm[3] = {0, 0, 0}, dynprm[3] = {1, 0, 0};
+  double gainprm[kNumGainPrm] = {1}, biasprm[kNumGainPrm] = {0}, dynprm[kNumDynPrm] = {1, 0, 0};
+  double lengthrange[2] = {0, 0};  // MuJoCo's actuator lengthrange (a muscle's; 0 0: computed, mjcf_lengthrange.cpp)
   bool actearly = false;
   double inheritrange = 0;
   // biasprm[2] of a position/intvelocity default: -kv, or a dampratio when positive (a velocity
@@ -418,6 +426,14 @@ struct CompilerOptions {
   double boundmass = 0, boundinertia = 0, settotalmass = -1;
   bool balanceinertia = false;
   std::string meshdir, texturedir, assetdir;
+  // <compiler><lengthrange> (MuJoCo's mjLROpt; sim/mjcf_lengthrange.cpp): which actuators get a
+  // computed actuator_lengthrange and how
+  struct LengthRange {
+    int mode = 1;  // 0 none, 1 muscle, 2 muscleuser (here: muscle), 3 all
+    bool useexisting = true, uselimit = false;
+    double accel = 20, maxforce = 0, timeconst = 1, timestep = 0.01, inttotal = 10, interval = 2, tolrange = 0.05;
+    int line = 0;  // of the <lengthrange> element (0: none given), for errors
+  } lengthrange;
 };
 
 struct Inertial {
@@ -630,7 +646,9 @@ class MjcfCompiler {
 
   // ---- actuators ----
   void read_actuators(const XMLElement* section);
-  int num_activations() const;  // MuJoCo's na: actuators with dynamics
+  int num_activations() const;                                // MuJoCo's na: actuators with dynamics
+  static void check_muscle(Attrs& a, const ActuatorSpec& s);  // MuJoCo's checks of a muscle's prm
+  std::vector<const XMLElement*> m_actuator_elements;  // (nu) for errors after the actuator sections (set_length_range)
   bool resolve_limited(Attrs& a, Tri t, const double range[2], const std::string& what);
 
   // ---- sensors (and the site zones touch sensors read) ----
@@ -649,6 +667,10 @@ class MjcfCompiler {
   // Position-like actuators' dampratio (biasprm[2] > 0) into -kv from the dof's inertia at qpos0;
   // joints' springdamper into jnt_stiffness and dof_damping from the same inertia.
   void set_const();
+  // MuJoCo's actuator lengthrange (mj_setLengthRange, after mj_setConst): from the actuator's own
+  // lengthrange, its joint's or tendon's range (uselimit) or a simulation (sim/mjcf_lengthrange.cpp).
+  void set_length_range();
+  void read_lengthrange(const XMLElement* e);
 
   // ---- keyframes ----
   void read_keyframes(const XMLElement* section);

@@ -30,7 +30,7 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
       read_frame_attrs(ca, &cls.site_frame, false);
       ca.ignore({"type", "size", "rgba", "group", "material"});
     } else if (n == "motor" || n == "position" || n == "velocity" || n == "general" || n == "intvelocity" ||
-               n == "damper" || n == "adhesion") {
+               n == "damper" || n == "adhesion" || n == "muscle") {
       read_actuator_attrs(ca, n, &cls.actuator);
     } else if (n == "mesh") {
       read_mesh_attrs(ca, &cls.mesh);  // sim/mjcf_mesh.cpp
@@ -48,7 +48,7 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else {
       unsupported_element(c,
                           "default, joint, geom, site, mesh, tendon, general, motor, position, velocity, intvelocity, "
-                          "damper, adhesion, pair, equality; ignored: camera, light, material, texture");
+                          "damper, adhesion, muscle, pair, equality; ignored: camera, light, material, texture");
     }
     ca.finish();
     no_children(c);
@@ -141,32 +141,63 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
   a.boolean("actearly", &s->actearly);
   a.ignore({"group", "user"});
   a.only_default("actdim", -1);
-  // Up to 3 parameters are modelled (the types here use no more); MuJoCo takes 10.
-  auto prm = [&](const char* name, double* out) {
+  a.numbers("lengthrange", s->lengthrange, 2, 2);
+  // gainprm and biasprm: MuJoCo's 10 (a muscle uses 9); dynprm: 3 are modelled (MuJoCo takes 10)
+  auto prm = [&](const char* name, double* out, int num) {
     double v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const int n = a.numbers(name, v, 1, 10);
     if (!n) return;
-    for (int k = 3; k < n; ++k)
+    for (int k = num; k < n; ++k)
       if (v[k] != 0)
-        a.fail("attribute " + quoted(name) + ": only the first 3 parameters are supported (the rest must be 0)");
-    for (int k = 0; k < 3; ++k) out[k] = v[k];
+        a.fail("attribute " + quoted(name) + ": only the first " + std::to_string(num) +
+               " parameters are supported (the rest must be 0)");
+    for (int k = 0; k < num; ++k) out[k] = v[k];
   };
   if (kind == "general") {
     if (const int k = a.keyword("dyntype", {"none", "integrator", "filter", "filterexact", "muscle", "user"}); k >= 0) {
-      if (k > 3) a.fail("attribute \"dyntype\": only none, integrator, filter and filterexact are supported");
+      if (k > kDynMuscle)
+        a.fail("attribute \"dyntype\": only none, integrator, filter, filterexact and muscle are supported");
       s->dyntype = k;
     }
     if (const int k = a.keyword("gaintype", {"fixed", "affine", "muscle", "user"}); k >= 0) {
-      if (k > 1) a.fail("attribute \"gaintype\": only fixed and affine are supported");
+      if (k > kGainMuscle) a.fail("attribute \"gaintype\": only fixed, affine and muscle are supported");
       s->gaintype = k;
     }
     if (const int k = a.keyword("biastype", {"none", "affine", "muscle", "user"}); k >= 0) {
-      if (k > 1) a.fail("attribute \"biastype\": only none and affine are supported");
+      if (k > kBiasMuscle) a.fail("attribute \"biastype\": only none, affine and muscle are supported");
       s->biastype = k;
     }
-    prm("dynprm", s->dynprm);
-    prm("gainprm", s->gainprm);
-    prm("biasprm", s->biasprm);
+    prm("dynprm", s->dynprm, kNumDynPrm);
+    prm("gainprm", s->gainprm, kNumGainPrm);
+    prm("biasprm", s->biasprm, kNumGainPrm);
+  } else if (kind == "muscle") {  // MuJoCo's mjs_setToMuscle: its defaults where the class left MuJoCo's own
+    double* g = s->gainprm;
+    if (s->dynprm[0] == 1) s->dynprm[0] = 0.01;                                 // tau act
+    if (s->dynprm[1] == 0) s->dynprm[1] = 0.04;                                 // tau deact
+    const double defaults[9] = {0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};  // range[2], force, scale, lmin,
+    if (g[0] == 1) g[0] = defaults[0];                                          // lmax, vmax, fpmax, fvmax
+    for (int k = 1; k < 9; ++k)
+      if (g[k] == 0) g[k] = defaults[k];
+    double timeconst[2] = {-1, -1}, range[2] = {-1, -1}, tausmooth = s->dynprm[2];
+    a.numbers("timeconst", timeconst, 2, 2);
+    if (a.in_default() && a.has("tausmooth"))
+      a.fail("attribute \"tausmooth\" cannot be set in a default class (MuJoCo's schema: nodefault)");
+    a.number("tausmooth", &tausmooth);
+    a.numbers("range", range, 2, 2);
+    if (tausmooth < 0) a.fail("muscle tausmooth cannot be negative");
+    s->dynprm[2] = tausmooth;
+    for (int k = 0; k < 2; ++k) {
+      if (timeconst[k] >= 0) s->dynprm[k] = timeconst[k];
+      if (range[k] >= 0) g[k] = range[k];
+    }
+    const char* const names[7] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+    for (int k = 0; k < 7; ++k) {
+      double v = -1;
+      a.number(names[k], &v);
+      if (v >= 0) g[2 + k] = v;  // (MuJoCo: a negative value keeps the default)
+    }
+    for (int k = 0; k < kNumGainPrm; ++k) s->biasprm[k] = g[k];
+    s->dyntype = kDynMuscle, s->gaintype = kGainMuscle, s->biastype = kBiasMuscle;
   } else if (kind == "motor") {
     s->gainprm[0] = 1;
     s->dyntype = kDynNone, s->gaintype = kGainFixed, s->biastype = kBiasNone;

@@ -10,12 +10,12 @@
 
 namespace rlt::mjcf_detail {
 
-// MuJoCo's mj_setConst (engine_setconst.c), the actuator part, and joints' springdamper (below): a position-like actuator (gainprm[0] ==
-// -biasprm[1]) whose biasprm[2] is positive holds a damping ratio (`dampratio`), turned here into
-// the damping -biasprm[2] = dampratio * 2 * sqrt(kp * mass), mass the inertia the actuator sees at
-// qpos0: 1 / (moment M^-1 moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17,
-// whose value this is, for joint, tendon and site transmissions; later sources take the diagonal of
-// M, dof_M0, instead).
+// MuJoCo's mj_setConst (engine_setconst.c), the actuator part, and joints' springdamper (below):
+// every actuator's actuator_acc0 (|M^-1 moment| at qpos0, a muscle's force scale); a position-like actuator (gainprm[0]
+// == -biasprm[1]) whose biasprm[2] is positive holds a damping ratio (`dampratio`), turned here into the damping
+// -biasprm[2] = dampratio * 2 * sqrt(kp * mass), mass the inertia the actuator sees at qpos0: 1 / (moment M^-1
+// moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17, whose value this is, for joint, tendon and
+// site transmissions; later sources take the diagonal of M, dof_M0, instead).
 void MjcfCompiler::set_const() {
   // misc: body_gravcomp (optional) over every body, or none; MuJoCo skips gravity compensation and
   // fluid forces with the rest of mj_passive when both spring and damper are disabled
@@ -25,16 +25,15 @@ void MjcfCompiler::set_const() {
     m.density = m.viscosity = 0;
   }
   auto is_ratio = [&](int u) {
-    const double* gain = m.actuator_gainprm.data() + 3 * u;
-    const double* bias = m.actuator_biasprm.data() + 3 * u;
+    const double* gain = m.actuator_gainprm.data() + kNumGainPrm * u;
+    const double* bias = m.actuator_biasprm.data() + kNumGainPrm * u;
     return gain[0] == -bias[1] && bias[2] > 0;
   };
   auto has_springdamper = [&](int j) {
     const double* sd = m_joints[static_cast<size_t>(j)].springdamper;
     return sd[0] > 0 && sd[1] > 0;
   };
-  bool any = false;
-  for (int u = 0; u < m.nu; ++u) any = any || is_ratio(u);
+  bool any = m.nu > 0;  // every actuator's acc0 (below)
   for (int j = 0; j < m.njnt; ++j) any = any || has_springdamper(j);
   if (!any) return;
   const HostModel<double> host(m);  // its dof_invweight0: the diagonal of M^-1 at qpos0
@@ -66,24 +65,32 @@ void MjcfCompiler::set_const() {
   transmission_kinematics(view, d0);
   mass_matrix(view, d0);
   factor_mass(view, d0, 0.0);
+  m.actuator_acc0.assign(static_cast<size_t>(m.nu), 0.0);
   for (int u = 0; u < m.nu; ++u) {
-    if (!is_ratio(u)) continue;
+    // actuator_acc0 = |M^-1 moment| (MuJoCo's set0), the acceleration a unit force gives at qpos0
+    // (a muscle's force scale); w = moment M^-1 moment^T, the inverse inertia the actuator sees
     const int trn = m.actuator_trntype[static_cast<size_t>(u)], id = m.actuator_trnid[static_cast<size_t>(u)];
     const double gear = m.actuator_gear[static_cast<size_t>(u)];
-    double w = 0;
-    if (trn == kTrnJoint && !moment_transmission(view, u)) {  // a hinge or slide
-      w = view.dof_invweight0[m.jnt_dofadr[static_cast<size_t>(id)]] * gear * gear;
-    } else {  // moment M^-1 moment^T
-      for (int i = 0; i < m.nv; ++i)
-        x[static_cast<size_t>(i)] =
-            trn == kTrnTendon ? gear * d0.ten_J[id * m.nv + i] : d0.actuator_moment[u * m.nv + i];
-      const std::vector<double> moment = x;
-      solve_mass(view, d0, x.data());
-      for (int i = 0; i < m.nv; ++i) w += moment[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+    // a hinge or slide joint's moment is gear on its dof; any other transmission's is its moment row
+    const bool joint_row = trn == kTrnJoint && !moment_transmission(view, u);
+    for (int i = 0; i < m.nv; ++i)
+      x[static_cast<size_t>(i)] = trn == kTrnTendon ? gear * d0.ten_J[id * m.nv + i]
+                                  : joint_row       ? (i == m.jnt_dofadr[static_cast<size_t>(id)] ? gear : 0.0)
+                                                    : d0.actuator_moment[u * m.nv + i];
+    const std::vector<double> moment = x;
+    solve_mass(view, d0, x.data());
+    double w = 0, acc = 0;
+    for (int i = 0; i < m.nv; ++i) {
+      w += moment[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+      acc += x[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
     }
+    m.actuator_acc0[static_cast<size_t>(u)] = std::sqrt(acc);
+    if (!is_ratio(u)) continue;
+    // (a joint's as before: its dof_invweight0 gear^2, MuJoCo 3.17's value to rounding)
+    if (joint_row) w = view.dof_invweight0[m.jnt_dofadr[static_cast<size_t>(id)]] * gear * gear;
     const double mass = w > kMinVal ? 1.0 / w : 0.0;
-    double* bias = m.actuator_biasprm.data() + 3 * u;
-    const double kp = m.actuator_gainprm[static_cast<size_t>(3 * u)];
+    double* bias = m.actuator_biasprm.data() + kNumGainPrm * u;
+    const double kp = m.actuator_gainprm[static_cast<size_t>(kNumGainPrm * u)];
     const double damping = bias[2] * 2 * std::sqrt(kp * mass);
     bias[2] = -damping;
     if (m.actuator_kind[static_cast<size_t>(u)] == kActPosition) m.actuator_kv[static_cast<size_t>(u)] = damping;

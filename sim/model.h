@@ -54,9 +54,14 @@ enum TransmissionType : int {
 // kActGeneral: MuJoCo's gain/bias/dynamics form (actuator_gaintype, _biastype, _dyntype and their
 // prm fields; sim/actuators.h); motor, position and velocity keep their own kinds (bit-identical).
 enum ActuatorKind : int { kActMotor = 0, kActPosition = 1, kActVelocity = 2, kActGeneral = 3 };
-enum ActuatorDyn : int { kDynNone = 0, kDynIntegrator = 1, kDynFilter = 2, kDynFilterExact = 3 };  // MuJoCo's numbers
-enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1 };
-enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1 };
+// MuJoCo's numbers (mjtDyn, mjtGain, mjtBias); the muscle types are MuJoCo's muscle model (sim/actuators.h).
+enum ActuatorDyn : int { kDynNone = 0, kDynIntegrator = 1, kDynFilter = 2, kDynFilterExact = 3, kDynMuscle = 4 };
+enum ActuatorGain : int { kGainFixed = 0, kGainAffine = 1, kGainMuscle = 2 };
+enum ActuatorBias : int { kBiasNone = 0, kBiasAffine = 1, kBiasMuscle = 2 };
+// Parameters per actuator in actuator_gainprm and actuator_biasprm (MuJoCo's mjNGAIN, mjNBIAS; a muscle
+// uses 9) and in actuator_dynprm (a muscle uses 3; MuJoCo keeps 10).
+constexpr int kNumGainPrm = 10;
+constexpr int kNumDynPrm = 3;
 // MuJoCo's integrators (option/integrator); the numbers are rltrain's.
 enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicitFast = 2, kIntImplicit = 3 };
 // implicitfast and implicit both factor M - h qDeriv (sim/physics_step.h) and keep qDeriv's workspace.

@@ -74,15 +74,23 @@
   X(real, actuator_kp, nu, required, "position servo gain")                                                            \
   X(real, actuator_kv, nu, required, "velocity gain (velocity servo; damping of a position servo)")                    \
   /* actuators: MuJoCo's general form (kActGeneral; optional, zeros for the other kinds) */                            \
-  X(int, actuator_dyntype, nu, optional, "ActuatorDyn: none, integrator, filter, filterexact")                         \
-  X(int, actuator_gaintype, nu, optional, "ActuatorGain: fixed, affine")                                               \
-  X(int, actuator_biastype, nu, optional, "ActuatorBias: none, affine")                                                \
-  X(real, actuator_dynprm, 3 * nu, optional, "dynamics parameters (filter: time constant first)")                      \
-  X(real, actuator_gainprm, 3 * nu, optional, "gain: fixed prm[0]; affine prm[0] + prm[1] length + prm[2] velocity")   \
-  X(real, actuator_biasprm, 3 * nu, optional, "bias: affine prm[0] + prm[1] length + prm[2] velocity")                 \
+  X(int, actuator_dyntype, nu, optional, "ActuatorDyn: none, integrator, filter, filterexact, muscle")                 \
+  X(int, actuator_gaintype, nu, optional, "ActuatorGain: fixed, affine, muscle")                                       \
+  X(int, actuator_biastype, nu, optional, "ActuatorBias: none, affine, muscle")                                        \
+  X(real, actuator_dynprm, 3 * nu, optional,                                                                           \
+    "dynamics parameters (filter: time constant first; muscle: tau_act, tau_deact, tausmooth)")                       \
+  X(real, actuator_gainprm, 10 * nu, optional,                                                                         \
+    "gain (kNumGainPrm each): fixed prm[0]; affine prm[0] + prm[1] length + prm[2] velocity; muscle: range[2], "      \
+    "force, scale, lmin, lmax, vmax, fpmax, fvmax")                                                                    \
+  X(real, actuator_biasprm, 10 * nu, optional,                                                                         \
+    "bias (kNumGainPrm each): affine prm[0] + prm[1] length + prm[2] velocity; muscle: as gainprm")                  \
   X(int, actuator_actlimited, nu, optional, "0/1: activation clamped to actrange after each step")                     \
   X(real, actuator_actrange, 2 * nu, optional, "activation range (when actlimited)")                                   \
   X(int, actuator_actearly, nu, optional, "0/1: the force uses the next step's activation")                            \
+  X(real, actuator_lengthrange, 2 * nu, optional,                                                                      \
+    "the muscle's length range (MuJoCo's, from the compiler's lengthrange step, sim/mjcf_lengthrange.cpp)")            \
+  X(real, actuator_acc0, nu, optional,                                                                                 \
+    "|M^-1 moment| at qpos0 (MuJoCo's mj_setConst); a muscle with force < 0 exerts scale / acc0")                    \
   /* configurations */                                                                                                 \
   X(real, qpos0, nq, required, "reference configuration (hinge/slide angles are qpos - qpos0)")                        \
   X(real, qpos_spring, nq, required,                                                                                   \

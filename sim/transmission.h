@@ -149,7 +149,7 @@ template <class T>
 RLT_HD T setpoint_period(const ModelView<T>& m, int a) {
   const int dyn = m.actuator_dyntype[a], t = m.actuator_trntype[a];
   if (m.actuator_gaintype[a] != kGainFixed || m.actuator_biastype[a] != kBiasAffine ||
-      m.actuator_gainprm[3 * a] != -m.actuator_biasprm[3 * a + 1] || (dyn != kDynNone && dyn != kDynIntegrator))
+      m.actuator_gainprm[kNumGainPrm * a] != -m.actuator_biasprm[kNumGainPrm * a + 1] || (dyn != kDynNone && dyn != kDynIntegrator))
     return T(0);
   const T* g = m.actuator_gear6 + 6 * a;
   const T two_pi = T(2 * 3.14159265358979323846);

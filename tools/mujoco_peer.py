@@ -283,6 +283,20 @@ def compare_compiled(m, ins):
     if "body_invweight0_rot" in mod:  # (the rotational column: weld rows' diagApprox)
         err["body_invweight0_rot"] = _rel(mod["body_invweight0_rot"], m.body_invweight0[:, 1], 1e-9)
     err["dof_invweight0"] = _rel(mod["dof_invweight0"], m.dof_invweight0, 1e-9)
+    # Actuators of MuJoCo's general form: their gain, bias and dynamics parameters (rltrain keeps 10,
+    # 10 and 3 of them), actuator_acc0 (mj_setConst) and actuator_lengthrange (a muscle's: given,
+    # from a limit, or from the compile-time simulation, sim/mjcf_lengthrange.cpp).
+    gen = [u for u in range(m.nu) if mod.get("actuator_kind") and mod["actuator_kind"][u] == 3]
+    if gen and mod.get("actuator_gainprm"):
+        ngain = len(mod["actuator_gainprm"]) // m.nu
+        ndyn = len(mod["actuator_dynprm"]) // m.nu
+        for f, n in (("actuator_gainprm", ngain), ("actuator_biasprm", ngain), ("actuator_dynprm", ndyn)):
+            err[f] = _rel(np.array(mod[f]).reshape(m.nu, n)[gen], getattr(m, f)[gen, :n], 1e-9)
+    if mod.get("actuator_acc0"):
+        err["actuator_acc0"] = _rel(mod["actuator_acc0"], m.actuator_acc0, 1e-9)
+    if mod.get("actuator_lengthrange"):
+        err["actuator_lengthrange"] = _rel(np.array(mod["actuator_lengthrange"]).reshape(-1, 2),
+                                           m.actuator_lengthrange, 1e-6)
     res["rel_err"] = err
     res["worst"] = max(err, key=err.get) if err else None
     res["pass"] = all(e <= COMPILED_RTOL for e in err.values())

@@ -146,8 +146,8 @@ TEST(MjcfActuators, RefusesWhatIsNotModelled) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  refuses("<general joint=\"j\" dyntype=\"muscle\"/>", "dyntype");
-  refuses("<general joint=\"j\" gainprm=\"1 0 0 2\"/>", "first 3 parameters");
+  refuses("<general joint=\"j\" dyntype=\"user\"/>", "dyntype");
+  refuses("<general joint=\"j\" dynprm=\"1 0 0 2\"/>", "first 3 parameters");
   refuses("<position joint=\"j\" kv=\"1\" dampratio=\"1\"/>", "kv and dampratio cannot both be defined");
   refuses("<motor tendon=\"t\"/>", "unknown tendon \"t\"");
   refuses("<position joint=\"j\" inheritrange=\"1\"/>", "no range");

@@ -25,7 +25,7 @@ TEST(MjcfDampratio, KvFromTheDofInertiaAtQpos0) {
   const Model m = load_mjcf(mjcf_data("misc/act_dampratio.xml"));
   const double mujoco[5] = {-10.30371574, -0.79667488, -10.75324979, -0.2, -0.29108482};
   ASSERT_EQ(m.nu, 5);
-  for (int u = 0; u < 5; ++u) EXPECT_NEAR(m.actuator_biasprm[3 * u + 2], mujoco[u], 1e-7) << "actuator " << u;
+  for (int u = 0; u < 5; ++u) EXPECT_NEAR(m.actuator_biasprm[kNumGainPrm * u + 2], mujoco[u], 1e-7) << "actuator " << u;
   EXPECT_NEAR(m.actuator_kv[0], 10.30371574, 1e-7);  // the position servo's own kv
 }
 
