@@ -1349,4 +1349,12 @@ void set_invweight0(const ModelView<T>& view, std::vector<T>& reals) {
   }
 }
 
+#ifndef __CUDACC__
+// Compiled once for the host, in sim/physics_instances.cpp (nvcc's translation units make their own).
+extern template void soft_constraint_acceleration<float>(const ModelView<float>&, const DataView<float>&, float, float);
+extern template void set_invweight0<float>(const ModelView<float>&, std::vector<float>&);
+extern template void soft_constraint_acceleration<double>(const ModelView<double>&, const DataView<double>&, double, double);
+extern template void set_invweight0<double>(const ModelView<double>&, std::vector<double>&);
+#endif
+
 }  // namespace rlt

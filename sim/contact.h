@@ -950,4 +950,10 @@ RLT_HD int active_contacts(const DataView<T>& d) {
   return n;
 }
 
+#ifndef __CUDACC__
+// Compiled once for the host, in sim/physics_instances.cpp (nvcc's translation units make their own).
+extern template void detect_contacts<float>(const ModelView<float>&, const DataView<float>&);
+extern template void detect_contacts<double>(const ModelView<double>&, const DataView<double>&);
+#endif
+
 }  // namespace rlt

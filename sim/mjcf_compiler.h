@@ -35,6 +35,13 @@
 #include "sim/model.h"
 #include "sim/spatial.h"
 
+namespace rlt {
+template <class T>
+struct ModelView;
+template <class T>
+struct DataView;
+}  // namespace rlt
+
 namespace rlt::mjcf_detail {
 
 using tinyxml2::XMLElement;
@@ -63,6 +70,11 @@ inline int line_of(const XMLElement* e) {
 // one keep it, the others get a new one from `file` and `chain` (sim/mjcf_include.cpp).
 void copy_origins(const tinyxml2::XMLNode* from, tinyxml2::XMLNode* to, const std::string& file,
                   const std::string& chain, std::vector<std::unique_ptr<XmlOrigin>>* origins);
+
+// MuJoCo's position stage (mj_step1's part that the compile-time constants read, sim/mjcf_setconst.cpp):
+// kinematics, centres of mass, tendons, transmissions' moment rows, the mass matrix and its factor,
+// at d's qpos. set_const evaluates it at qpos0, set_length_range at every step of its simulation.
+void position_stage(const ModelView<double>& m, const DataView<double>& d);
 
 // ---- small vector and quaternion helpers (MuJoCo's conventions: quat = w x y z, Hamilton) -------
 

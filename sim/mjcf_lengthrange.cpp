@@ -128,12 +128,7 @@ void MjcfCompiler::set_length_range() {
         // qfrc_applied = moment (2 side - 1) accel / |M^-1 moment| (its norm at most maxforce), then
         // mj_step2; the length is the one before the step
         for (int i = 0; i < m.nv; ++i) d.qvel[i] *= decay;
-        kinematics(view, d);
-        com_position(view, d);
-        if (m.ntendon > 0) tendon_kinematics(view, d);
-        transmission_kinematics(view, d);
-        mass_matrix(view, d);
-        factor_mass(view, d, 0.0);
+        position_stage(view, d);
         actuator_moment_row(view, d, u, x.data());
         const double len = actuator_length_of(view, d, u);
         for (int i = 0; i < m.nv; ++i) d.qfrc_applied[i] = x[static_cast<size_t>(i)];

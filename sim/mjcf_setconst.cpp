@@ -10,6 +10,15 @@
 
 namespace rlt::mjcf_detail {
 
+void position_stage(const ModelView<double>& m, const DataView<double>& d) {
+  kinematics(m, d);
+  com_position(m, d);
+  if (m.ntendon > 0) tendon_kinematics(m, d);
+  transmission_kinematics(m, d);
+  mass_matrix(m, d);
+  factor_mass(m, d, 0.0);
+}
+
 // MuJoCo's mj_setConst (engine_setconst.c), the actuator part, and joints' springdamper (below):
 // every actuator's actuator_acc0 (|M^-1 moment| at qpos0, a muscle's force scale); a position-like actuator (gainprm[0]
 // == -biasprm[1]) whose biasprm[2] is positive holds a damping ratio (`dampratio`), turned here into the damping
@@ -59,12 +68,7 @@ void MjcfCompiler::set_const() {
   std::vector<double> row0(static_cast<size_t>(data_size(view)), 0.0), x(static_cast<size_t>(m.nv));
   const DataView<double> d0 = data_view(view, row0.data());
   reset_data(view, d0);
-  kinematics(view, d0);
-  com_position(view, d0);
-  if (m.ntendon > 0) tendon_kinematics(view, d0);
-  transmission_kinematics(view, d0);
-  mass_matrix(view, d0);
-  factor_mass(view, d0, 0.0);
+  position_stage(view, d0);
   m.actuator_acc0.assign(static_cast<size_t>(m.nu), 0.0);
   for (int u = 0; u < m.nu; ++u) {
     // actuator_acc0 = |M^-1 moment| (MuJoCo's set0), the acceleration a unit force gives at qpos0

@@ -1,7 +1,5 @@
 #include "sim/model.h"
 
-#include "sim/constraints.h"
-
 namespace rlt {
 namespace {
 
@@ -19,9 +17,5 @@ int Model::body_id(const std::string& name) const { return find_name(body_name, 
 int Model::joint_id(const std::string& name) const { return find_name(jnt_name, name); }
 int Model::key_id(const std::string& name) const { return find_name(key_name, name); }
 int Model::sensor_id(const std::string& name) const { return find_name(sensor_name, name); }
-
-// HostModel<T> calls these (sim/model_view.h); the definition is in sim/constraints.h.
-template void set_invweight0<float>(const ModelView<float>&, std::vector<float>&);
-template void set_invweight0<double>(const ModelView<double>&, std::vector<double>&);
 
 }  // namespace rlt

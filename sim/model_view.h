@@ -255,7 +255,7 @@ int model_body_simple(const ModelView<T>& m, int b) {
 
 // Fills view.body_invweight0, body_invweight0_rot and dof_invweight0 (in the block `reals` that
 // view is bound to) at qpos0, as MuJoCo's mj_setConst does; defined in sim/constraints.h,
-// instantiated for float and double in sim/model.cpp.
+// instantiated for float and double in sim/physics_instances.cpp.
 template <class T>
 void set_invweight0(const ModelView<T>& view, std::vector<T>& reals);
 
@@ -270,110 +270,9 @@ class ModelError : public std::invalid_argument {
 template <class T>
 class HostModel {
  public:
-  explicit HostModel(const Model& model, bool implicit_damping = true) {
-    check(model);
-    const ModelOffsets o = model_offsets(model);
-    m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
-    m_ints.assign(static_cast<size_t>(o.num_ints), 0);
-    // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
-    // zeros left in the blocks then say so (no joint limited, every geom with contype =
-    // conaffinity = 0, i.e. no contacts; margin 0).
-#define RLT_COPY_FIELD(type, name, count, need, doc) put(o.name, model.name);
-    RLT_MODEL_FIELDS(RLT_COPY_FIELD)
-#undef RLT_COPY_FIELD
-    // Absent condim means MuJoCo's default, 3.
-    if (model.geom_condim.empty())
-      for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
-    // Absent constraint parameters mean MuJoCo's defaults (solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2,
-    // solmix 1; the rest 0).
-    fill_default_solparams(model, o);
-    // The derived constants: each body's tree root, then (set_invweight0, from the view) the
-    // inverse weights.
-    for (int b = 1; b < model.nbody; ++b) {
-      const int p = model.body_parentid[static_cast<size_t>(b)];
-      m_ints[static_cast<size_t>(o.body_rootid + b)] = p == 0 ? b : m_ints[static_cast<size_t>(o.body_rootid + p)];
-    }
-
-    m_view = ModelView<T>{};
-    m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
-    m_view.ngeom = model.ngeom, m_view.nsite = model.nsite;
-    m_view.timestep = static_cast<T>(model.timestep);
-    for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
-    m_view.implicit_damping = implicit_damping && model.eulerdamp ? 1 : 0;
-    m_view.integrator = model.integrator;
-    m_view.impratio = static_cast<T>(model.impratio);
-    m_view.cone = model.cone;
-    m_view.use_newton = model.cone == kConeElliptic ? 1 : 0;
-    for (int c : model.geom_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
-    for (int c : model.pair_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
-    for (int e = 0; e < model.neq; ++e)
-      if (model.eq_type[static_cast<size_t>(e)] == kEqWeld && model.eq_active[static_cast<size_t>(e)])
-        m_view.use_newton = 1;
-    m_view.refsafe = model.refsafe ? 1 : 0;
-    m_view.disable_actuation = model.actuation ? 0 : 1, m_view.disable_clampctrl = model.clampctrl ? 0 : 1;
-    m_view.disable_filterparent = model.filterparent ? 0 : 1, m_view.disable_sensor = model.sensor ? 0 : 1;
-    m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
-    for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
-    m_view.ccd_iterations = model.ccd_iterations;
-    m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
-    m_view.has_gravcomp = 0;
-    for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
-    m_view.nu = model.nu;
-    m_view.neq = model.neq;
-    m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
-    m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
-    m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
-    m_view.npair = model.npair;
-    m_view.ncam = model.ncam;
-    m_view.nmoment = 0;
-    for (size_t a = 0; a < model.actuator_trntype.size(); ++a) {
-      const int t = model.actuator_trntype[a], j = model.actuator_trnid[a];
-      const bool rows = t != kTrnJoint && t != kTrnTendon;  // site, slider-crank, joint in parent, body
-      const bool multi_dof = t == kTrnJoint && (model.jnt_type[static_cast<size_t>(j)] == kJointBall ||
-                                                model.jnt_type[static_cast<size_t>(j)] == kJointFree);
-      if (rows || multi_dof) m_view.nmoment = model.nu;
-    }
-    m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
-    m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
-    m_view.nmeshface = model.nmeshface;
-    m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
-    for (int i = 0; i < model.nsensor; ++i) {
-      const int t = model.sensor_type[static_cast<size_t>(i)];
-      if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
-      if (t == kSensClock) m_view.nclock = 1;
-      if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
-        m_view.nenergy_lag = 2;
-      if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||
-          t == kSensFrameAngAcc)
-        m_view.nbody_acc = model.nbody;
-    }
-    m_view.ncon_max = 0;
-    m_view.bind(m_reals.data(), m_ints.data());
-    m_view.ncollide = 0;
-    for (int g1 = 0; g1 < model.ngeom; ++g1)
-      for (int g2 = g1 + 1; g2 < model.ngeom; ++g2)
-        if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0))
-          m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = g1 * model.ngeom + g2;
-    m_view.noslip_iterations = model.noslip_iterations;  // (data_layout reads it: before set_invweight0)
-    m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
-    m_view.ncon_max = contact_capacity(m_view);
-    m_view.nefc_max = constraint_capacity(m_view);
-    // implicitfast's constants (sim/physics_step.h): MuJoCo's simple dofs and standalone free bodies
-    for (int i = 0; i < model.nv; ++i)
-      m_ints[static_cast<size_t>(o.dof_simple + i)] =
-          model_body_simple(m_view, model.dof_bodyid[static_cast<size_t>(i)]) != 0 ? 1 : 0;
-    for (int b = 1; b < model.nbody; ++b) {
-      const size_t ub = static_cast<size_t>(b);
-      bool alone = model.body_jntnum[ub] == 1 && model.jnt_type[static_cast<size_t>(model.body_jntadr[ub])] == kJointFree;
-      for (int c = b + 1; c < model.nbody && alone; ++c) {  // below b: no dofs, no mass
-        int a = c;
-        while (a > b) a = model.body_parentid[static_cast<size_t>(a)];
-        if (a == b) alone = model.body_dofnum[static_cast<size_t>(c)] == 0 && model.body_mass[static_cast<size_t>(c)] == 0;
-      }
-      m_ints[static_cast<size_t>(o.body_freebody + b)] = alone ? 1 : 0;
-    }
-    set_invweight0(m_view, m_reals);
-  }
+  // Defined below the class, out of line, so that sim/physics_instances.cpp compiles it once for the
+  // host (the extern template declarations below).
+  explicit HostModel(const Model& model, bool implicit_damping = true);
 
   // Copies share nothing with the original, so the view is rebound to the copy's own arrays.
   HostModel(const HostModel& other) : m_reals(other.m_reals), m_ints(other.m_ints), m_view(other.m_view) {
@@ -725,5 +624,117 @@ class HostModel {
   std::vector<int> m_ints;
   ModelView<T> m_view;
 };
+
+template <class T>
+HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
+  check(model);
+  const ModelOffsets o = model_offsets(model);
+  m_reals.assign(static_cast<size_t>(o.num_reals), T(0));
+  m_ints.assign(static_cast<size_t>(o.num_ints), 0);
+  // Every array of the Model into its block. Optional ones (see check_sizes) may be empty: the
+  // zeros left in the blocks then say so (no joint limited, every geom with contype =
+  // conaffinity = 0, i.e. no contacts; margin 0).
+#define RLT_COPY_FIELD(type, name, count, need, doc) put(o.name, model.name);
+  RLT_MODEL_FIELDS(RLT_COPY_FIELD)
+#undef RLT_COPY_FIELD
+  // Absent condim means MuJoCo's default, 3.
+  if (model.geom_condim.empty())
+    for (int g = 0; g < model.ngeom; ++g) m_ints[static_cast<size_t>(o.geom_condim + g)] = 3;
+  // Absent constraint parameters mean MuJoCo's defaults (solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2,
+  // solmix 1; the rest 0).
+  fill_default_solparams(model, o);
+  // The derived constants: each body's tree root, then (set_invweight0, from the view) the
+  // inverse weights.
+  for (int b = 1; b < model.nbody; ++b) {
+    const int p = model.body_parentid[static_cast<size_t>(b)];
+    m_ints[static_cast<size_t>(o.body_rootid + b)] = p == 0 ? b : m_ints[static_cast<size_t>(o.body_rootid + p)];
+  }
+
+  m_view = ModelView<T>{};
+  m_view.nq = model.nq, m_view.nv = model.nv, m_view.nbody = model.nbody, m_view.njnt = model.njnt;
+  m_view.ngeom = model.ngeom, m_view.nsite = model.nsite;
+  m_view.timestep = static_cast<T>(model.timestep);
+  for (int k = 0; k < 3; ++k) m_view.gravity[k] = static_cast<T>(model.gravity[k]);
+  m_view.implicit_damping = implicit_damping && model.eulerdamp ? 1 : 0;
+  m_view.integrator = model.integrator;
+  m_view.impratio = static_cast<T>(model.impratio);
+  m_view.cone = model.cone;
+  m_view.use_newton = model.cone == kConeElliptic ? 1 : 0;
+  for (int c : model.geom_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
+  for (int c : model.pair_condim) m_view.use_newton = c > 3 ? 1 : m_view.use_newton;
+  for (int e = 0; e < model.neq; ++e)
+    if (model.eq_type[static_cast<size_t>(e)] == kEqWeld && model.eq_active[static_cast<size_t>(e)])
+      m_view.use_newton = 1;
+  m_view.refsafe = model.refsafe ? 1 : 0;
+  m_view.disable_actuation = model.actuation ? 0 : 1, m_view.disable_clampctrl = model.clampctrl ? 0 : 1;
+  m_view.disable_filterparent = model.filterparent ? 0 : 1, m_view.disable_sensor = model.sensor ? 0 : 1;
+  m_view.density = static_cast<T>(model.density), m_view.viscosity = static_cast<T>(model.viscosity);
+  for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
+  m_view.ccd_iterations = model.ccd_iterations;
+  m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
+  m_view.has_gravcomp = 0;
+  for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
+  m_view.nu = model.nu;
+  m_view.neq = model.neq;
+  m_view.nsensor = model.nsensor, m_view.nsensordata = model.nsensordata;
+  m_view.nhfield = model.nhfield, m_view.nhfielddata = model.nhfielddata;
+  m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
+  m_view.npair = model.npair;
+  m_view.ncam = model.ncam;
+  m_view.nmoment = 0;
+  for (size_t a = 0; a < model.actuator_trntype.size(); ++a) {
+    const int t = model.actuator_trntype[a], j = model.actuator_trnid[a];
+    const bool rows = t != kTrnJoint && t != kTrnTendon;  // site, slider-crank, joint in parent, body
+    const bool multi_dof = t == kTrnJoint && (model.jnt_type[static_cast<size_t>(j)] == kJointBall ||
+                                              model.jnt_type[static_cast<size_t>(j)] == kJointFree);
+    if (rows || multi_dof) m_view.nmoment = model.nu;
+  }
+  m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
+  m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
+  m_view.nmeshface = model.nmeshface;
+  m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
+  for (int i = 0; i < model.nsensor; ++i) {
+    const int t = model.sensor_type[static_cast<size_t>(i)];
+    if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
+    if (t == kSensClock) m_view.nclock = 1;
+    if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
+      m_view.nenergy_lag = 2;
+    if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||
+        t == kSensFrameAngAcc)
+      m_view.nbody_acc = model.nbody;
+  }
+  m_view.ncon_max = 0;
+  m_view.bind(m_reals.data(), m_ints.data());
+  m_view.ncollide = 0;
+  for (int g1 = 0; g1 < model.ngeom; ++g1)
+    for (int g2 = g1 + 1; g2 < model.ngeom; ++g2)
+      if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0))
+        m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = g1 * model.ngeom + g2;
+  m_view.noslip_iterations = model.noslip_iterations;  // (data_layout reads it: before set_invweight0)
+  m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
+  m_view.ncon_max = contact_capacity(m_view);
+  m_view.nefc_max = constraint_capacity(m_view);
+  // implicitfast's constants (sim/physics_step.h): MuJoCo's simple dofs and standalone free bodies
+  for (int i = 0; i < model.nv; ++i)
+    m_ints[static_cast<size_t>(o.dof_simple + i)] =
+        model_body_simple(m_view, model.dof_bodyid[static_cast<size_t>(i)]) != 0 ? 1 : 0;
+  for (int b = 1; b < model.nbody; ++b) {
+    const size_t ub = static_cast<size_t>(b);
+    bool alone = model.body_jntnum[ub] == 1 && model.jnt_type[static_cast<size_t>(model.body_jntadr[ub])] == kJointFree;
+    for (int c = b + 1; c < model.nbody && alone; ++c) {  // below b: no dofs, no mass
+      int a = c;
+      while (a > b) a = model.body_parentid[static_cast<size_t>(a)];
+      if (a == b) alone = model.body_dofnum[static_cast<size_t>(c)] == 0 && model.body_mass[static_cast<size_t>(c)] == 0;
+    }
+    m_ints[static_cast<size_t>(o.body_freebody + b)] = alone ? 1 : 0;
+  }
+  set_invweight0(m_view, m_reals);
+}
+
+#ifndef __CUDACC__
+// Compiled once, in sim/physics_instances.cpp, for the host (nvcc's translation units make their own).
+extern template class HostModel<float>;
+extern template class HostModel<double>;
+#endif
 
 }  // namespace rlt

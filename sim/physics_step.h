@@ -364,4 +364,16 @@ struct GatherGeomPoses {
   }
 };
 
+#ifndef __CUDACC__
+// Compiled once for the host, in sim/physics_instances.cpp (nvcc's translation units make their own).
+extern template void physics_forward<float>(const ModelView<float>&, const DataView<float>&, const float*, float);
+extern template void step_rk4<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
+extern template void physics_substep<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
+extern template void physics_step<float>(const ModelView<float>&, const DataView<float>&, const float*, int, int*);
+extern template void physics_forward<double>(const ModelView<double>&, const DataView<double>&, const double*, double);
+extern template void step_rk4<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
+extern template void physics_substep<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
+extern template void physics_step<double>(const ModelView<double>&, const DataView<double>&, const double*, int, int*);
+#endif
+
 }  // namespace rlt

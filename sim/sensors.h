@@ -841,4 +841,10 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 
+#ifndef __CUDACC__
+// Compiled once for the host, in sim/physics_instances.cpp (nvcc's translation units make their own).
+extern template void compute_sensors<float>(const ModelView<float>&, const DataView<float>&);
+extern template void compute_sensors<double>(const ModelView<double>&, const DataView<double>&);
+#endif
+
 }  // namespace rlt
