@@ -22,10 +22,12 @@
 //   capsule-capsule  1: the closest points of the two segments; 2 when the segments are parallel
 //                    (within ~3 degrees) and overlap: the ends of the overlap, so a capsule lying on
 //                    a parallel one touches along a line and cannot pivot about one point
-//   capsule-box      up to 4: the end spheres, and either the segment point closest to the box
-//                    center or, when the segment runs within ~14 degrees of parallel to the face it
-//                    faces, the ends of the segment clipped to that face (a capsule lying across a
-//                    face with overhanging ends rests on two points), each as sphere-box
+//   capsule-box      up to 2 (MuJoCo 3's mjc_CapsuleBox, capsule_box_points): the segment point
+//                    closest to the box (an end over a face, or the segment against the nearest
+//                    edge) and, where the segment can lie along the box (an end over a face, a
+//                    corner or an edge crossed in a T), a second one further along it up to the
+//                    box's far side or the segment's end; each a sphere of the capsule's radius
+//                    against the box (sphere-box)
 //   box-box          up to 8, by the separating-axis test over the 15 axes (3 + 3 face normals, 9
 //                    edge-edge cross products): none when an axis separates the boxes by more than
 //                    the reach; for a face axis of least penetration, the incident face of the other
@@ -221,7 +223,7 @@ RLT_HD void box_sphere(const Emitter<T>& emit, const Vec3<T>& cb, const Mat3<T>&
     if (sy < s) axis = 1, s = sy;
     if (sz < s) axis = 2, s = sz;
     const T comp = axis == 0 ? local.x : axis == 1 ? local.y : local.z;
-    n = (comp < T(0) ? T(-1) : T(1)) * rb.col(axis);
+    n = (comp <= T(0) ? T(-1) : T(1)) * rb.col(axis);  // a centre midway: the - face (MuJoCo's first)
     depth = r + s;
     surface = c + s * n;
   } else {
@@ -391,54 +393,172 @@ RLT_HD void capsule_capsule(const Emitter<T>& emit, const Vec3<T>& a1, const Vec
   sphere_sphere(emit, p1, ra, p2, rb, perp);
 }
 
-// Capsule (segment a-b, radius r) against box (cb, rb, h), normal from the capsule to the box: the
-// two end spheres, and either the segment point closest to the box center or, when the segment
-// runs nearly parallel (within ~14 degrees) to the box face it faces, the segment clipped to that
-// face's extent, whose two ends (where not already the capsule's) are sphere-box points: a
-// capsule lying across a face rests on two points even when its ends overhang. Up to 4 points.
+// Where a capsule's spheres meet a box: MuJoCo 3's mjc_CapsuleBox (engine_collision_box.c), in the
+// box frame: capsule centre p, unit axis ax, radius r, half-length hl (ha = hl ax), box half sizes s,
+// `margin` the pair's active margin (MuJoCo's). Writes the positions of up to 2 sphere centres along
+// the axis, in units of ha (centre p + t ha), to t[] and returns how many (0: none); the caller
+// collides each sphere with the box (box_sphere, MuJoCo's mjraw_SphereBox). MuJoCo's law, step by
+// step, so that the points are its points (checked against the mujoco 3.17 wheel,
+// tools/capsule_box_cases.py):
+//  1. the first point, the segment point closest to the box, is the closest of: each end of the
+//     segment against its clamp into the box (only an end outside at most one face's slab), then
+//     the segment against each of the 12 edges (closest points of the two segments, clamped to
+//     both; an edge strictly closer by 1e-15 replaces; an edge parallel to the axis is skipped).
+//     Squared distances are compared with MuJoCo's start value margin + 2 (r + hl + s0 + s1 + s2):
+//     nothing below it, no contact.
+//  2. the second point, where the segment can lie along the box (octant codes: bit k set where
+//     ha_k > 0, or the corner's coordinate k is +s_k):
+//     - an end closest, outside one face: from that end towards the other, stopped where the
+//       segment leaves the slabs of the other two axes (at most the other end); none when the end
+//       is inside the box;
+//     - a corner closest (an edge clamped to its end): none when the axis points into the corner's
+//       octant or out of it; else along the box axis the capsule runs closest to (its squared
+//       component > 1/2), stopped at the segment's end or the box's far side (2 s_k / |ha_k|), or
+//       otherwise the other way across the face, stopped by the two other axes' far sides;
+//     - an edge's interior closest: only when the capsule crosses the edge in a T (the axis leans
+//       off exactly one of the edge's two faces), along the face it runs flatter to, stopped at the
+//       segment's end, that face's far side or the edge's end.
+//  An end inside the box, or a segment pointing at a corner or along an edge's diagonal, gives one.
 template <class T>
-RLT_HD void capsule_box(const Emitter<T>& emit, const Vec3<T>& a, const Vec3<T>& b, T r, const Vec3<T>& cb,
+RLT_HD int capsule_box_points(const Vec3<T>& p_in, const Vec3<T>& ax_in, T r, T hl, const Vec3<T>& s_in, T margin,
+                              T* t) {
+  const T kMinVal = T(1e-15);  // MuJoCo's mjMINVAL
+  const T p[3] = {p_in.x, p_in.y, p_in.z}, ax[3] = {ax_in.x, ax_in.y, ax_in.z}, s[3] = {s_in.x, s_in.y, s_in.z};
+  const T ha[3] = {ax[0] * hl, ax[1] * hl, ax[2] * hl};
+  const int axis_code = (ha[0] > T(0) ? 1 : 0) + (ha[1] > T(0) ? 2 : 0) + (ha[2] > T(0) ? 4 : 0);
+  // The squared distance of the closest pair so far, from MuJoCo's start value.
+  T best = margin + T(2) * (r + hl + s[0] + s[1] + s[2]);
+  T seg = T(0);     // the first point on the segment, in units of ha
+  T boxpos = T(0);  // where on its edge (-1..1) the box's closest point lies (edge cases)
+  int kind = -4;    // -3 / -1: end -1 / +1 closest; 0..8: an edge, 3 * (its clamp) + (the segment's clamp)
+  int face = -1, corner = 0, edge = 0;  // the face an end is outside of; the edge's corner code and axis
+  for (int e = -1; e <= 1; e += 2) {
+    int out = 0, f = -1;
+    T d2 = T(0);
+    for (int k = 0; k < 3; ++k) {
+      const T v = p[k] + ha[k] * T(e);
+      const T c = v < -s[k] ? -s[k] : (v > s[k] ? s[k] : v);
+      if (c != v) ++out, f = k;
+      d2 += (c - v) * (c - v);
+    }
+    if (out > 1) continue;
+    if (d2 < best) best = d2, seg = T(e), kind = e - 2, face = f;
+  }
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 8; ++i) {
+      if (i & (1 << j)) continue;
+      // The edge along axis j through corner i: its centre c3, points c3 + x1 s_j e_j, x1 in [-1, 1];
+      // the segment's points p + x2 ha, x2 in [-1, 1]. The 2x2 normal equations of their distance.
+      T c3[3] = {(i & 1) ? s[0] : -s[0], (i & 2) ? s[1] : -s[1], (i & 4) ? s[2] : -s[2]};
+      c3[j] = T(0);
+      const T dif[3] = {c3[0] - p[0], c3[1] - p[1], c3[2] - p[2]};
+      const T ma = s[j] * s[j], mb = -s[j] * ha[j], mc = hl * hl;
+      const T u = -s[j] * dif[j], v = ha[0] * dif[0] + ha[1] * dif[1] + ha[2] * dif[2];
+      const T det = ma * mc - mb * mb;
+      if (m_abs(det) < kMinVal) continue;
+      const T idet = T(1) / det;
+      T x1 = (mc * u - mb * v) * idet, x2 = (ma * v - mb * u) * idet;
+      int s1 = 1, s2 = 1;  // 0 / 2: clamped to -1 / +1 (s1 is kept when x1 is recomputed in range: MuJoCo's)
+      if (x1 > T(1)) {
+        x1 = T(1), s1 = 2, x2 = (v - mb) * (T(1) / mc);
+      } else if (x1 < T(-1)) {
+        x1 = T(-1), s1 = 0, x2 = (v + mb) * (T(1) / mc);
+      }
+      if (x2 > T(1) || x2 < T(-1)) {
+        const bool hi = x2 > T(1);
+        x2 = hi ? T(1) : T(-1), s2 = hi ? 2 : 0;
+        x1 = (hi ? u - mb : u + mb) * (T(1) / ma);
+        if (x1 > T(1)) {
+          x1 = T(1), s1 = 2;
+        } else if (x1 < T(-1)) {
+          x1 = T(-1), s1 = 0;
+        }
+      }
+      T dv[3] = {dif[0] - ha[0] * x2, dif[1] - ha[1] * x2, dif[2] - ha[2] * x2};
+      dv[j] += s[j] * x1;
+      const T d2 = dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2];
+      if (d2 < best - kMinVal) {
+        const int code = 3 * s1 + s2;
+        best = d2, seg = x2, boxpos = x1, kind = code;
+        corner = i + (1 << j) * (code / 6), edge = j;  // the edge's end at +s_j when clamped there
+      }
+    }
+  }
+  if (kind == -4) return 0;
+  // The second point, as an offset from the first in units of ha (none: < -3).
+  T second = T(-4);
+  // second = min(second, num / |den|), skipped for den 0 (MuJoCo's division gives inf, never smaller)
+  auto limit = [](T& x, T num, T den) {
+    const T a = m_abs(den);
+    if (a > T(0) && num / a < x) x = num / a;
+  };
+  if (kind >= 0 && kind / 3 != 1) {  // a corner of the box
+    int c = axis_code ^ corner;
+    if (c != 0 && c != 7) {
+      T mul, de, dp;  // the direction along the axis; the distances to the segment's two ends
+      if (c == 1 || c == 2 || c == 4) {
+        mul = T(1), de = T(1) - seg, dp = T(1) + seg;
+      } else {
+        mul = T(-1), c = 7 - c, dp = T(1) - seg, de = T(1) + seg;
+      }
+      const int k = c == 1 ? 0 : (c == 2 ? 1 : 2), k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      if (ax[k] * ax[k] > T(0.5)) {  // along the box's edge
+        second = de;
+        limit(second, T(2) * s[k], ha[k]);
+        second *= mul;
+      } else {  // across a face
+        second = dp;
+        limit(second, T(2) * s[k1], ha[k1]);
+        limit(second, T(2) * s[k2], ha[k2]);
+        second *= -mul;
+      }
+    }
+  } else if (kind >= 0) {  // an edge's interior
+    const int c = (axis_code ^ corner) & (7 - (1 << edge));
+    if (c == 1 || c == 2 || c == 4) {
+      const int k = edge;
+      int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      if (m_abs(ax[k1]) > m_abs(ax[k2])) k1 = k2;
+      k2 = 3 - k - k1;
+      const bool up = (c & (1 << k2)) != 0;
+      const T mul = up ? T(1) : T(-1);
+      second = up ? T(1) - seg : T(1) + seg;
+      limit(second, T(2) * s[k2], ha[k2]);
+      const T e2 = (((axis_code >> k) & 1) != 0) == up ? T(1) - boxpos : T(1) + boxpos;
+      limit(second, s[k] * e2, ha[k]);
+      second *= mul;
+    }
+  } else if (face >= 0) {  // an end over a face (an end inside the box: one point)
+    const T mul = kind == -3 ? T(1) : T(-1);
+    second = T(2);
+    for (int k = 0; k < 3; ++k) {
+      if (k == face || ha[k] == T(0)) continue;
+      const T q = p[k] + ha[k] * (-mul);
+      const T e1 = (s[k] - q) / ha[k] * mul, e2 = (-s[k] - q) / ha[k] * mul;
+      if (e1 > T(0) && e1 < second) second = e1;
+      if (e2 > T(0) && e2 < second) second = e2;
+    }
+    second *= mul;
+  }
+  t[0] = seg;
+  if (second > T(-3)) {
+    t[1] = second + seg;
+    return 2;
+  }
+  return 1;
+}
+
+// Capsule (centre c, unit axis ax, radius r, half-length hl) against box (cb, rb, h), normal from
+// the capsule to the box: MuJoCo 3's mjc_CapsuleBox, up to 2 points (capsule_box_points), each a
+// sphere of the capsule's radius against the box, in that order.
+template <class T>
+RLT_HD void capsule_box(const Emitter<T>& emit, const Vec3<T>& c, const Vec3<T>& ax, T r, T hl, const Vec3<T>& cb,
                         const Mat3<T>& rb, const Vec3<T>& h) {
-  box_sphere(emit, cb, rb, h, b, r, false);
-  box_sphere(emit, cb, rb, h, a, r, false);
-  const Vec3<T> mid = closest_on_segment(a, b, cb);
-  const T len = norm(b - a);
-  const T tiny = T(1e-6) * (T(1) + len);
-  // The face the capsule faces: the box axis along which the mid point sticks out most.
-  const Vec3<T> la = mat_t_mul(rb, a - cb), lb = mat_t_mul(rb, b - cb), lm = mat_t_mul(rb, mid - cb);
-  const T hh[3] = {h.x, h.y, h.z}, pa[3] = {la.x, la.y, la.z}, pb[3] = {lb.x, lb.y, lb.z}, pm[3] = {lm.x, lm.y, lm.z};
-  int k = 0;
-  T out = m_abs(pm[0]) - hh[0];
-  for (int q = 1; q < 3; ++q) {
-    const T o = m_abs(pm[q]) - hh[q];
-    if (o > out) out = o, k = q;
-  }
-  if (len > tiny && m_abs(pb[k] - pa[k]) < T(0.25) * len) {
-    // Clip t in [0, 1] to the slab |a + t (b - a)| <= h along the two other axes.
-    T lo = T(0), hi = T(1);
-    for (int q = 0; q < 3; ++q) {
-      if (q == k) continue;
-      const T dq = pb[q] - pa[q];
-      if (m_abs(dq) < T(1e-9) * (T(1) + len)) {
-        if (m_abs(pa[q]) > hh[q]) lo = T(1), hi = T(0);
-        continue;
-      }
-      T t0 = (-hh[q] - pa[q]) / dq, t1 = (hh[q] - pa[q]) / dq;
-      if (t0 > t1) {
-        const T t = t0;
-        t0 = t1;
-        t1 = t;
-      }
-      lo = t0 > lo ? t0 : lo, hi = t1 < hi ? t1 : hi;
-    }
-    if (hi > lo) {
-      const T end_tol = tiny / len;
-      if (lo > end_tol) box_sphere(emit, cb, rb, h, a + lo * (b - a), r, false);
-      if (hi < T(1) - end_tol) box_sphere(emit, cb, rb, h, a + hi * (b - a), r, false);
-      return;
-    }
-  }
-  if (norm(mid - a) > tiny && norm(mid - b) > tiny) box_sphere(emit, cb, rb, h, mid, r, false);
+  const Vec3<T> p = mat_t_mul(rb, c - cb), a = mat_t_mul(rb, ax);
+  T t[2];
+  const int n = capsule_box_points(p, a, r, hl, h, emit.active, t);
+  const Vec3<T> ha = hl * a;
+  for (int k = 0; k < n; ++k) box_sphere(emit, cb, rb, h, cb + rb * (p + t[k] * ha), r, false);
 }
 
 // Plane (p0, normal np) against a cylinder (center c, unit axis ax, local x axis ex, radius r,
@@ -860,7 +980,7 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
         const Vec3<T> half2 = s2[1] * r2.col(2);
         capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
       } else if (t2 == kGeomBox) {
-        capsule_box(emit, c1 - half1, c1 + half1, s1[0], c2, r2, Vec3<T>::load(s2));
+        capsule_box(emit, c1, r1.col(2), s1[0], s1[1], c2, r2, Vec3<T>::load(s2));
       } else {
         convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
       }

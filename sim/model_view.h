@@ -180,7 +180,7 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
                                  : 1;
   if (t1 == kGeomSphere) return 1;                         // sphere-sphere, -capsule, -box, -cylinder, convex
   if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
-  if (t1 == kGeomCapsule && t2 == kGeomBox) return 4;
+  if (t1 == kGeomCapsule && t2 == kGeomBox) return 2;      // mjc_CapsuleBox
   if (t1 == kGeomBox && t2 == kGeomBox) return 8;  // a clipped face polygon (<= 8) or one edge point
   if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) return 4;  // multicontact (sim/multiccd.h)
   return 1;                                        // the convex collider (sim/convex.h): one point

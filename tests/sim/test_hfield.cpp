@@ -216,7 +216,8 @@ TEST(HField, ContactCapacity) {
   // ellipsoid); plane-hfield none, hfield-body 50 each, plane-body 1 1 2 8 4 1, body pairs by type
   const Model model = load_mjcf(data_path("hfield_convex.xml"));
   HostModel<double> host(model);
-  const int body_pairs = 1 + 1 + 1 + 1 + 1 /* sphere 1 */ + 1 + 1 + 1 + 1 /* sphere 2 */ + 4 + 1 + 1 /* capsule */ + 1 +
+  const int body_pairs = 1 + 1 + 1 + 1 + 1 /* sphere 1 */ + 1 + 1 + 1 + 1 /* sphere 2 */ +
+                         2 /* capsule-box: mjc_CapsuleBox */ + 1 + 1 /* capsule */ + 1 +
                          1 /* box: cylinder, ellipsoid */ + 1 /* cylinder-ellipsoid */;
   EXPECT_EQ(host.view().ncon_max, 6 * kHFieldMaxContacts + (1 + 1 + 2 + 8 + 4 + 1) + body_pairs);
 }
