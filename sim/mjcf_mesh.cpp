@@ -435,8 +435,8 @@ struct PolygonBuilder {
   // MeshPolygon::Paths, whose walk looks at edges from the second on). MuJoCo 3.12's source returns
   // a group left with 3 edges as their first vertices in list order, which winds a triangle left
   // of merged faces (three faces round a vertex that lies inside it) backwards; MuJoCo 3.17's wheel
-  // lists such triangles walked, as here (its mesh_polyvert: 11 such triangles on G1's meshes,
-  // 4 on Barkour's), a lone face's walk giving its own cycle.
+  // lists such triangles walked, as here (its mesh_polyvert: 28 such triangles on G1's meshes with
+  // hands, 4 on Barkour's), a lone face's walk giving its own cycle.
   std::vector<std::vector<int>> paths() const {
     std::vector<std::vector<int>> out;
     for (int i = 0; i < nisland; ++i) {
@@ -495,7 +495,7 @@ bool polygon_key(std::pair<double, double>* key, const double* v1, const double*
 // by the pair of rounded angles, hashed as hash(theta) ^ hash(phi); its wheels link libc++, whose
 // map orders its nodes otherwise than our libstdc++'s, so the groups are kept in insertion order and
 // listed in the order libc++'s map would give (sim/libcxx_hash_order.h; MuJoCo 3.17's mesh_poly*
-// exactly on Menagerie's G1, Spot, Barkour and Go1 meshes: tools/mesh_polygons_peer.py).
+// exactly on Menagerie's G1, Spot, Barkour and OP3 meshes: tools/mesh_polygons_peer.py).
 void MjcfCompiler::make_polygons(MeshAsset* mesh, const std::vector<double>& vert) {
   const int nv = mesh->graph[0], nf = mesh->graph[1];
   const int* faces = mesh->graph.data() + 2 + 3 * nv + 3 * nf;
