@@ -10,11 +10,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
-#include <unordered_map>
+#include <map>
 #include <utility>
 
+#include "sim/libcxx_hash_order.h"
 #include "sim/mjcf_compiler.h"
 
 namespace rlt::mjcf_detail {
@@ -431,10 +431,13 @@ struct PolygonBuilder {
       if (add[e]) edges.push_back({a[e], a[(e + 1) % 3]}), islands.push_back(island);
   }
 
-  // The vertex cycles, one per island, each from its first edge on (MuJoCo's MeshPolygon::Paths,
-  // whose walk looks at edges from the second on).
+  // The vertex cycles, one per island, each walked from its first edge on (MuJoCo's
+  // MeshPolygon::Paths, whose walk looks at edges from the second on). MuJoCo 3.12's source returns
+  // a group left with 3 edges as their first vertices in list order, which winds a triangle left
+  // of merged faces (three faces round a vertex that lies inside it) backwards; MuJoCo 3.17's wheel
+  // lists such triangles walked, as here (its mesh_polyvert: 28 such triangles on G1's meshes with
+  // hands, 4 on Barkour's), a lone face's walk giving its own cycle.
   std::vector<std::vector<int>> paths() const {
-    if (edges.size() == 3) return {{edges[0].first, edges[1].first, edges[2].first}};
     std::vector<std::vector<int>> out;
     for (int i = 0; i < nisland; ++i) {
       std::vector<int> path;
@@ -484,37 +487,38 @@ bool polygon_key(std::pair<double, double>* key, const double* v1, const double*
   return true;
 }
 
-struct PairHash {
-  size_t operator()(const std::pair<double, double>& p) const {
-    return std::hash<double>()(p.first) ^ std::hash<double>()(p.second);
-  }
-};
-
 }  // namespace
 
 // The hull's faces grouped by their normal's key, each group's edge cycles its polygons, as MuJoCo's
-// mjCMesh::MakePolygons (the same container, so that the polygons come in MuJoCo's order); vert:
-// the vertices as read (the hull's frame). The normals come later, in the compiled frame.
+// mjCMesh::MakePolygons; vert: the vertices as read (the hull's frame). The normals come later, in
+// the compiled frame. MuJoCo lists the groups in the iteration order of an std::unordered_map keyed
+// by the pair of rounded angles, hashed as hash(theta) ^ hash(phi); its wheels link libc++, whose
+// map orders its nodes otherwise than our libstdc++'s, so the groups are kept in insertion order and
+// listed in the order libc++'s map would give (sim/libcxx_hash_order.h; MuJoCo 3.17's mesh_poly*
+// exactly on Menagerie's G1, Spot, Barkour and OP3 meshes: tools/mesh_polygons_peer.py).
 void MjcfCompiler::make_polygons(MeshAsset* mesh, const std::vector<double>& vert) {
   const int nv = mesh->graph[0], nf = mesh->graph[1];
   const int* faces = mesh->graph.data() + 2 + 3 * nv + 3 * nf;
-  std::unordered_map<std::pair<double, double>, PolygonBuilder, PairHash> groups;
+  std::map<std::pair<double, double>, int> group_of;  // key -> index in groups (equal as MuJoCo's ==)
+  std::vector<PolygonBuilder> groups;                 // in insertion order
+  LibcxxHashOrder order;
   for (int i = 0; i < nf; ++i) {
     const int a = faces[3 * i], b = faces[3 * i + 1], c = faces[3 * i + 2];
     std::pair<double, double> key;
     if (!polygon_key(&key, &vert[3 * static_cast<size_t>(a)], &vert[3 * static_cast<size_t>(b)],
                      &vert[3 * static_cast<size_t>(c)]))
       continue;
-    const auto it = groups.find(key);
-    if (it == groups.end()) {
-      groups.emplace(key, PolygonBuilder(a, b, c));
+    const auto [it, added] = group_of.emplace(key, static_cast<int>(groups.size()));
+    if (added) {
+      groups.emplace_back(a, b, c);
+      order.insert(libcxx_hash(key.first) ^ libcxx_hash(key.second));
     } else {
-      it->second.insert(a, b, c);
+      groups[static_cast<size_t>(it->second)].insert(a, b, c);
     }
   }
   mesh->polygons.clear();
-  for (const auto& kv : groups)
-    for (std::vector<int>& path : kv.second.paths())
+  for (int g : order.order())
+    for (std::vector<int>& path : groups[static_cast<size_t>(g)].paths())
       if (path.size() >= 3) mesh->polygons.push_back(std::move(path));
   mesh->polymap.assign(vert.size() / 3, {});
   for (size_t i = 0; i < mesh->polygons.size(); ++i)

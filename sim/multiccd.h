@@ -422,15 +422,20 @@ RLT_HD int mesh_face(T* res, const GeomObj<T>& obj, int idx) {
   return nvert;
 }
 
+// Of the candidate faces (normals v of shape 1, w of shape 2), the pair facing each other most, if
+// within mjFACE_TOL. MuJoCo 3.12's source takes the first such pair; 3.17 takes the best (measured on
+// Menagerie's G1: an edge of each shape, shape 1's two polygons through its edge both within the
+// tolerance of shape 2's, MuJoCo clips the better aligned, the second in mesh_polymap's order).
 template <class T>
 RLT_HD RLT_INLINE bool aligned_faces(int res[2], const T* v, int nv, const T* w, int nw) {
+  T best = -MultiTol<T>::face;
+  bool found = false;
   for (int i = 0; i < nv; ++i)
-    for (int j = 0; j < nw; ++j)
-      if (dot(v + 3 * i, w + 3 * j) < -MultiTol<T>::face) {
-        res[0] = i, res[1] = j;
-        return true;
-      }
-  return false;
+    for (int j = 0; j < nw; ++j) {
+      const T d = dot(v + 3 * i, w + 3 * j);
+      if (d < best) best = d, res[0] = i, res[1] = j, found = true;
+    }
+  return found;
 }
 
 template <class T>

@@ -5,11 +5,15 @@
 // every refusal of a mesh file: one message `file:line: mesh NAME: cannot read PATH: why`.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "sim/libcxx_hash_order.h"
 #include "sim/mjcf.h"
 #include "tests/temp_dir.h"
 
@@ -239,6 +243,86 @@ TEST(MjcfMesh, MshWedgeAsMujoco) {
                                     0.6532814836982599};
   ASSERT_EQ(m.geom_quat.size(), quat.size());
   for (size_t i = 0; i < quat.size(); ++i) EXPECT_NEAR(m.geom_quat[i], quat[i], 1e-6) << "geom_quat[" << i << "]";
+}
+
+// sim/libcxx_hash_order.h against libc++'s own std::unordered_map<std::pair<double, double>, int,
+// PairHash> (MuJoCo's MakePolygons container; hash(first) ^ hash(second)): 151 keys drawn as rounded
+// normal angles (theta in [-314, 314], phi in [0, 314]) by the LCG below, inserted in turn; the
+// expected order was printed by that map built with clang++ -stdlib=libc++ (libc++ 14), which also
+// matched this class on 2000 such sequences of 1 to 900 keys, bucket counts included.
+TEST(LibcxxHashOrder, IteratesAsLibcxxUnorderedMap) {
+  std::vector<std::pair<double, double>> keys;
+  uint32_t s = 150;
+  auto next = [&s]() {
+    s = s * 1664525u + 1013904223u;
+    return s >> 8;
+  };
+  for (int i = 0; i < 151; ++i) {
+    const double theta = static_cast<double>(static_cast<int>(next() % 629) - 314);
+    const double phi = static_cast<double>(next() % 315);
+    keys.push_back({theta, phi});
+  }
+  std::set<std::pair<double, double>> seen;
+  mjcf_detail::LibcxxHashOrder order;
+  for (const auto& k : keys) {
+    ASSERT_TRUE(seen.insert(k).second) << "the sequence has no repeated key";
+    order.insert(mjcf_detail::libcxx_hash(k.first) ^ mjcf_detail::libcxx_hash(k.second));
+  }
+  EXPECT_EQ(order.bucket_count(), 197u);  // 2, 5, 11, 23, 47, 97, 197
+  const std::vector<int> libcxx = {
+      149, 147, 145, 143, 142, 141, 139, 137, 133, 131, 129, 128, 126, 125, 124, 148, 121, 120, 118, 115, 113, 110,
+      108, 107, 106, 104, 103, 122, 102, 98,  97,  123, 111, 75,  93,  117, 100, 91,  90,  85,  101, 17,  84,  81,
+      79,  77,  74,  70,  95,  68,  67,  3,   80,  64,  119, 27,  61,  105, 57,  92,  150, 109, 99,  83,  144, 69,
+      82,  62,  112, 60,  132, 12,  63,  58,  56,  45,  55,  34,  72,  54,  140, 86,  96,  53,  52,  51,  59,  37,
+      50,  48,  47,  43,  24,  42,  89,  7,   9,   66,  134, 31,  35,  49,  13,  136, 32,  36,  114, 28,  30,  78,
+      29,  130, 26,  65,  39,  22,  25,  33,  23,  21,  6,   4,   20,  138, 19,  18,  40,  87,  116, 46,  71,  38,
+      73,  76,  11,  2,   146, 88,  10,  16,  135, 8,   41,  5,   1,   94,  14,  127, 0,   15,  44};
+  EXPECT_EQ(order.order(), libcxx);
+  // libc++ hashes a double by its bits, both zeros alike (MuJoCo's angle keys can be -0.0)
+  EXPECT_EQ(mjcf_detail::libcxx_hash(-0.0), 0u);
+  EXPECT_EQ(mjcf_detail::libcxx_hash(0.0), 0u);
+  EXPECT_EQ(mjcf_detail::libcxx_hash(1.0), 0x3ff0000000000000u);
+}
+
+// tests/data/mjcf/mesh_polygon_order.xml: the hull polygons (coplanar faces merged) in MuJoCo 3.17's
+// order, which multicontact depends on (sim/multiccd.h takes the first aligned pair of faces): MuJoCo
+// walks an unordered_map of libc++, its wheels' library (sim/libcxx_hash_order.h). prism7's 9
+// polygons come in neither insertion order nor libstdc++'s map order; tetra_dimple's slanted face is
+// three hull faces merged round a vertex 1e-6 above it, a triangle MuJoCo 3.17 winds outward.
+// Expected: MuJoCo 3.17's mjModel of the same file (python: mujoco.MjModel.from_xml_path).
+TEST(MjcfMesh, PolygonsInMujocoOrder) {
+  const Model m = load_mjcf(data("mesh_polygon_order.xml"));
+  EXPECT_EQ(m.mesh_polyadr, (std::vector<int>{0, 9}));
+  EXPECT_EQ(m.mesh_polynum, (std::vector<int>{9, 4}));
+  EXPECT_EQ(m.mesh_polyvertadr, (std::vector<int>{0, 7, 14, 18, 22, 26, 30, 34, 38, 42, 45, 48, 51}));
+  EXPECT_EQ(m.mesh_polyvertnum, (std::vector<int>{7, 7, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3}));
+  EXPECT_EQ(m.mesh_polyvert, (std::vector<int>{13, 12, 11, 10, 9,  8, 7, 2,  3, 4, 5,  6,  0, 1, 8, 1, 0,  7,
+                                               6,  5,  12, 13, 12, 5, 4, 11, 4, 3, 10, 11, 2, 1, 8, 9, 10, 3,
+                                               2,  9,  6,  13, 7,  0, 3, 2,  0, 1, 2,  3,  1, 3, 0, 2, 1,  0}));
+  EXPECT_EQ(m.mesh_polymapadr,
+            (std::vector<int>{0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54}));
+  EXPECT_EQ(m.mesh_polymapnum, (std::vector<int>{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0}));
+  EXPECT_EQ(m.mesh_polymap,
+            (std::vector<int>{1, 2, 8, 1, 2, 6, 1, 6, 7, 1, 5, 7, 1, 4, 5, 1, 3, 4, 1, 3, 8, 0, 2, 8, 0, 2, 6,
+                              0, 6, 7, 0, 5, 7, 0, 4, 5, 0, 3, 4, 0, 3, 8, 0, 2, 3, 1, 2, 3, 0, 1, 3, 0, 1, 2}));
+  const std::vector<double> normal = {  // per polygon, compiled frame
+      -1.0, 0.0, 0.0,  // prism7 0
+      1.0, 3.962133192774295e-18, 0.0,  // prism7 1
+      0.0, -0.900968870077583, -0.43388373460078383,  // prism7 2
+      0.0, -0.2225208984622128, 0.97492792028312,  // prism7 3
+      0.0, 0.6234898256794968, 0.7818314634716043,  // prism7 4
+      0.0, 1.0, 0.0,  // prism7 5
+      0.0, -0.2225208984622128, -0.97492792028312,  // prism7 6
+      0.0, 0.6234898256794968, -0.7818314634716043,  // prism7 7
+      0.0, -0.900968870077583, 0.43388373460078383,  // prism7 8
+      -0.5773502691896257, 0.8164965809277259, -8.673617121390053e-17,  // tetra_dimple 0
+      1.0, 0.0, 2.2079424871231455e-16,  // tetra_dimple 1
+      -0.577350269189626, -0.40824829046386313, 0.7071067811865472,  // tetra_dimple 2
+      -0.5773502691896258, -0.4082482904638629, -0.7071067811865475  // tetra_dimple 3
+  };
+  ASSERT_EQ(m.mesh_polynormal.size(), normal.size());
+  for (size_t i = 0; i < normal.size(); ++i)  // Newell's normals in the compiled frame, to rounding
+    EXPECT_NEAR(m.mesh_polynormal[i], normal[i], 1e-12) << "mesh_polynormal[" << i << "]";
 }
 
 TEST(MjcfMeshErrors, GeomNamesAMissingMesh) {
