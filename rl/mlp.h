@@ -53,13 +53,13 @@ struct BiasActivate {
   }
 };
 
-// dz[idx] *= act'(h[idx])
-template <class T>
+// dz[idx] *= act'(h[idx]); the activation a template argument, as BiasActivate's (a switch per
+// element keeps the CPU's loop scalar).
+template <class T, Activation A>
 struct ActivationBackward {
   T* dz;
   const T* h;
-  Activation act;
-  RLT_HD void operator()(i64 idx) const { dz[idx] *= activate_grad_from_output(act, h[idx]); }
+  RLT_HD void operator()(i64 idx) const { dz[idx] *= activate_grad_from_output<A>(h[idx]); }
 };
 
 template <class T>
@@ -139,21 +139,32 @@ class Mlp {
   void backward(const Exec& exec, const T* params, const T* d_out, T* grads, T* d_x = nullptr) {
     const i64 rows = m_rows;
     const int last = m_shape.num_layers() - 1;
-    exec.copy(m_dz.data(), d_out, rows * m_shape.out);
+    // dz: dLoss/d(layer l's pre-activation output); the output layer's is d_out itself, each hidden
+    // layer's is computed into the scratch dz does not point at (m_dh, m_dz in turn), not copied.
+    const T* dz = d_out;
     for (int l = last; l >= 0; --l) {
       const int ni = m_shape.layer_in(l), no = m_shape.layer_out(l);
       const T* h_in = l == 0 ? m_input : m_out[static_cast<size_t>(l - 1)].data();
       // dW = h_in^T dz ; db = 1^T dz
-      gemm(exec, true, false, ni, no, rows, T(1), h_in, m_dz.data(), T(0), grads + m_offset + m_shape.weight_offset(l));
-      gemm(exec, true, false, 1, no, rows, T(1), m_ones.data(), m_dz.data(), T(0),
-           grads + m_offset + m_shape.bias_offset(l));
+      gemm(exec, true, false, ni, no, rows, T(1), h_in, dz, T(0), grads + m_offset + m_shape.weight_offset(l));
+      gemm(exec, true, false, 1, no, rows, T(1), m_ones.data(), dz, T(0), grads + m_offset + m_shape.bias_offset(l));
       if (l == 0 && d_x == nullptr) break;
       // dh_in = dz W^T
-      T* dh = l == 0 ? d_x : m_dh.data();
-      gemm(exec, false, true, rows, ni, no, T(1), m_dz.data(), params + m_offset + m_shape.weight_offset(l), T(0), dh);
+      T* dh = l == 0 ? d_x : (dz == m_dh.data() ? m_dz.data() : m_dh.data());
+      gemm(exec, false, true, rows, ni, no, T(1), dz, params + m_offset + m_shape.weight_offset(l), T(0), dh);
       if (l == 0) break;
-      parallel_for(exec, rows * ni, ActivationBackward<T>{dh, h_in, m_shape.act});
-      exec.copy(m_dz.data(), dh, rows * ni);
+      switch (m_shape.act) {
+        case Activation::kTanh:
+          parallel_for(exec, rows * ni, ActivationBackward<T, Activation::kTanh>{dh, h_in});
+          break;
+        case Activation::kElu:
+          parallel_for(exec, rows * ni, ActivationBackward<T, Activation::kElu>{dh, h_in});
+          break;
+        default:
+          parallel_for(exec, rows * ni, ActivationBackward<T, Activation::kRelu>{dh, h_in});
+          break;
+      }
+      dz = dh;
     }
   }
 

@@ -73,49 +73,85 @@ RLT_HD RLT_INLINE T activate(Activation a, T z) {
 }
 
 // Derivative of the activation expressed through its output h (all three allow it).
+template <Activation A, class T>
+RLT_HD RLT_INLINE T activate_grad_from_output(T h) {
+  if (A == Activation::kTanh) return T(1) - h * h;
+  if (A == Activation::kElu) return h > T(0) ? T(1) : h + T(1);
+  return h > T(0) ? T(1) : T(0);
+}
+
 template <class T>
 RLT_HD RLT_INLINE T activate_grad_from_output(Activation a, T h) {
   switch (a) {
     case Activation::kTanh:
-      return T(1) - h * h;
+      return activate_grad_from_output<Activation::kTanh>(h);
     case Activation::kElu:
-      return h > T(0) ? T(1) : h + T(1);
+      return activate_grad_from_output<Activation::kElu>(h);
     default:
-      return h > T(0) ? T(1) : T(0);
+      return activate_grad_from_output<Activation::kRelu>(h);
   }
 }
 
 // A keyed bijection of [0, n): a 4-round Feistel network on the next power of two (even bit
 // count) with cycle walking. Gives each epoch a random minibatch order without a sort or a host
 // shuffle, the same on every executor.
+//
+// Ppo evaluates it once per epoch for the whole batch (PermutationTable, PermutationWalk in
+// rl/ppo_impl.h): one pass of the network over the domain, vectorized on the CPU, then the walks as
+// table lookups; operator() is the same map, one index at a time.
 struct IndexPermutation {
   u64 n;
   u32 half_bits;  // bits per Feistel half
   u32 k0, k1;
 
-  IndexPermutation(u64 n_, u64 seed, u32 c0, u32 c1) : n(n_) {
-    u32 bits = 2;
-    while ((u64{1} << bits) < n) bits += 2;
-    half_bits = bits / 2;
+  IndexPermutation(u64 n_, u64 seed, u32 c0, u32 c1) : n(n_), half_bits(domain_bits(n_) / 2) {
     Philox rng(seed, RngStream::kShuffle, c0, c1);
     const U32x4 r = rng.next4();
     k0 = r.v[0];
     k1 = r.v[1];
   }
 
-  RLT_HD u64 operator()(u64 i) const {
+  // The network's domain for n indices: 2^bits, the smallest even bits >= 2 with 2^bits >= n.
+  static u32 domain_bits(u64 n) {
+    u32 bits = 2;
+    while ((u64{1} << bits) < n) bits += 2;
+    return bits;
+  }
+  static u64 domain_of(u64 n) { return u64{1} << domain_bits(n); }
+  u64 domain() const { return u64{1} << (2 * half_bits); }
+
+  // One pass of the network: a bijection of [0, domain()).
+  RLT_HD u64 feistel(u64 x) const {
     const u32 mask = (1u << half_bits) - 1u;
+    u32 l = static_cast<u32>(x >> half_bits) & mask, r = static_cast<u32>(x) & mask;
+    for (u32 round = 0; round < 4; ++round) {
+      U32x4 c{{r, round, k0, k1}};
+      const u32 f = philox_round_hash(c);
+      const u32 nl = r;
+      r = (l ^ f) & mask;
+      l = nl;
+    }
+    return (static_cast<u64>(l) << half_bits) | r;
+  }
+  // The same pass in 32-bit arithmetic, for a domain of at most 2^32 (the loop over a whole domain
+  // vectorizes).
+  RLT_HD u32 feistel32(u32 x) const {
+    const u32 mask = (1u << half_bits) - 1u;
+    u32 l = (x >> half_bits) & mask, r = x & mask;
+    for (u32 round = 0; round < 4; ++round) {
+      U32x4 c{{r, round, k0, k1}};
+      const u32 f = philox_round_hash(c);
+      const u32 nl = r;
+      r = (l ^ f) & mask;
+      l = nl;
+    }
+    return (l << half_bits) | r;
+  }
+
+  RLT_HD u64 operator()(u64 i) const {
     u64 x = i;
     do {
-      u32 l = static_cast<u32>(x >> half_bits) & mask, r = static_cast<u32>(x) & mask;
-      for (u32 round = 0; round < 4; ++round) {
-        U32x4 c{{r, round, k0, k1}};
-        const u32 f = philox_round_hash(c);
-        const u32 nl = r;
-        r = (l ^ f) & mask;
-        l = nl;
-      }
-      x = (static_cast<u64>(l) << half_bits) | r;
+      x = feistel(x);
     } while (x >= n);
     return x;
   }

@@ -170,11 +170,16 @@ class Learner {
   virtual bool time_phases(PpoPhaseTimes* out) = 0;
 };
 
+// The most rows a rollout (num_envs x num_steps) may hold: the update's minibatch order is a table
+// of 32-bit row indices over the permutation's domain (up to 4x the rows; Ppo::m_perm_index).
+constexpr i64 kMaxPpoBatch = i64{1} << 30;
+
 // What a Ppo over num_envs envs allocates in executor memory (its constructor's buffers), in two
 // parts: the rollout storage (num_steps x num_envs rows: observations, critic observations,
 // actions, log-probs, values, rewards, bootstraps, discounted returns, advantages, returns,
-// episode totals, done flags) and the learner proper (parameters, gradients, Adam moments, the
-// actor-critic's scratch, minibatch and per-step buffers, normalizers, the iteration block).
+// episode totals, done flags; and the update's permutation table over them) and the learner proper
+// (parameters, gradients, Adam moments, the actor-critic's scratch, minibatch and per-step buffers,
+// normalizers and their scales, the iteration block).
 struct PpoMemory {
   i64 rollout = 0;
   i64 learner = 0;
@@ -184,12 +189,16 @@ inline PpoMemory ppo_memory(const PolicySpec& spec, const Config& cfg, i64 num_e
   const i64 n = num_envs, b = n * cfg.ppo.num_steps, mb = b / cfg.ppo.num_minibatches;
   const i64 obs = spec.obs_dim, act = spec.act_dim, cobs = spec.asymmetric() ? spec.critic_obs_dim : 0;
   const i64 params = ActorCriticLayout(spec).num_params;
+  // Ppo::m_perm_index (4 x b bounds it where the batch is beyond what Ppo accepts).
+  const i64 perm_table = b <= kMaxPpoBatch ? static_cast<i64>(IndexPermutation::domain_of(static_cast<u64>(b))) : 4 * b;
   PpoMemory m;
-  m.rollout = b * (f * (obs + cobs + act + 8) + static_cast<i64>(sizeof(std::uint8_t) + sizeof(std::int32_t)));
+  m.rollout = b * (f * (obs + cobs + act + 8) + static_cast<i64>(sizeof(std::uint8_t) + sizeof(std::int32_t))) +
+              perm_table * static_cast<i64>(sizeof(u32));
   const i64 block = kNumPpoStats + 9 + 2 * static_cast<i64>(cfg.train.eval_episodes);
   const auto moments = [&](i64 dim) { return dim * (2 * f + 2 * d); };  // RunningMoments::init
   m.learner = 4 * params * f + f + 2 * d + kNumPpoStats * d + 3 * block * d +  // + the two readback slots
               moments(obs) + moments(cobs) + moments(1) + n * f +              // normalizers, discounted return
+              (obs + cobs) * f +                                                // the normalizers' scales
               n * f * (2 * obs + 1 + act + 2 * cobs) +                          // per-step scratch
               mb * f * (obs + cobs + act + 4) +                                 // minibatch gather
               actor_critic_scratch_bytes(spec, std::max(n, mb), f);
@@ -233,6 +242,8 @@ class Ppo final : public Learner {
   void collect_rollout(std::int64_t iteration);
   void compute_advantages();
   int update(std::int64_t iteration);  // returns the epochs run
+  // m_perm_index[0, batch) <- the epoch's minibatch order, IndexPermutation(batch, seed, iteration, epoch).
+  void permute_batch(std::int64_t iteration, int epoch);
   // time_phases: the CPU time since the last mark is phase p's (nothing when not timing).
   void mark_phase(PpoPhase p) {
     if (m_phases == nullptr) return;
@@ -295,6 +306,11 @@ class Ppo final : public Learner {
   // Per-step scratch (num_envs x ...).
   FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
   FBuf m_step_cobs, m_step_cfinal;  // (num_envs x critic_dim) normalized critic obs (asymmetric only)
+  // (IndexPermutation::domain_of(batch)) the epoch's minibatch order in [0, batch), the permutation
+  // network's one pass over its whole domain behind it (permute_batch: PermutationTable, PermutationWalk).
+  typename Exec::template Buffer<u32> m_perm_index;
+  FBuf m_obs_inv_std;     // (obs_dim) ObsInvStd of m_obs_rms, for the update's gathers
+  FBuf m_critic_inv_std;  // (critic_dim) the same of m_critic_rms (asymmetric only)
   // Minibatch gather (minibatch x ...).
   FBuf m_mb_obs, m_mb_actions, m_mb_logp, m_mb_adv, m_mb_ret, m_mb_val;
   FBuf m_mb_cobs;                    // (minibatch x critic_dim) normalized (asymmetric only)

@@ -78,9 +78,31 @@ struct ScaleRewards {  // r <- r / sqrt(var(discounted return) + eps) + bootstra
   }
 };
 
-struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + j), obs normalized
+// An epoch's minibatch order: the whole batch's permutation (IndexPermutation) in one u32 table of
+// the network's domain (Ppo::m_perm_index), in two passes: PermutationTable runs the network once
+// over the domain (a loop without branches: vectorized on the CPU), then PermutationWalk follows each
+// index's cycle walk through the table. Row j of the epoch's order is then table[j], for every gather
+// and sum of the epoch (the same map as IndexPermutation::operator(), computed once per epoch).
+struct PermutationTable {  // table[y] <- one pass of the network, y in [0, domain)
   IndexPermutation perm;
-  i64 start;
+  u32* table;
+  RLT_HD void operator()(i64 y) const { table[y] = perm.feistel32(static_cast<u32>(y)); }
+};
+struct PermutationWalk {  // table[i] <- perm(i) for i < n, in place: a walk reads its own entry and
+  u32* table;             // entries >= n, which no walk writes
+  u32 n;
+  RLT_HD void operator()(i64 i) const {
+    u32 x = table[i];
+    // One step without a branch (about half the indices need one on a domain of 2n), then the rest.
+    const u32 next = table[x];
+    x = x < n ? x : next;
+    while (x >= n) x = table[x];
+    table[i] = x;
+  }
+};
+
+struct GatherMinibatch {  // row j of the minibatch <- rollout row index[j], obs normalized
+  const u32* index;       // the epoch's order from the minibatch's first row (PermutationWalk)
   const float* obs;
   const float* actions;
   const float* logp;
@@ -88,7 +110,7 @@ struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + 
   const float* ret;
   const float* values;
   const float* obs_mean;
-  const float* obs_var;
+  const float* obs_inv_std;  // ObsInvStd of the normalizer's variance
   float* mb_obs;
   float* mb_actions;
   float* mb_logp;
@@ -99,10 +121,9 @@ struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + 
   float clip;
   bool normalize;
   RLT_HD void operator()(i64 j) const {
-    const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
-    for (int k = 0; k < obs_dim; ++k) {
-      mb_obs[j * obs_dim + k] = normalize_obs_value(obs[src * obs_dim + k], obs_mean[k], obs_var[k], clip, normalize);
-    }
+    const i64 src = static_cast<i64>(index[j]);
+    for (int k = 0; k < obs_dim; ++k)
+      mb_obs[j * obs_dim + k] = normalize_obs_scaled(obs[src * obs_dim + k], obs_mean[k], obs_inv_std[k], clip, normalize);
     for (int k = 0; k < act_dim; ++k) mb_actions[j * act_dim + k] = actions[src * act_dim + k];
     mb_logp[j] = logp[src];
     mb_adv[j] = adv[src];
@@ -111,20 +132,19 @@ struct GatherMinibatch {  // row j of the minibatch <- rollout row perm(start + 
   }
 };
 
-struct GatherCriticObs {  // asymmetric: row j of the minibatch's critic obs <- rollout row perm(start + j)
-  IndexPermutation perm;
-  i64 start;
+struct GatherCriticObs {  // asymmetric: row j of the minibatch's critic obs <- rollout row index[j]
+  const u32* index;
   const float* cobs;
   const float* mean;
-  const float* var;
+  const float* inv_std;
   float* mb_cobs;
   int dim;
   float clip;
   bool normalize;
   RLT_HD void operator()(i64 j) const {
-    const i64 src = static_cast<i64>(perm(static_cast<u64>(start + j)));
+    const i64 src = static_cast<i64>(index[j]);
     for (int k = 0; k < dim; ++k)
-      mb_cobs[j * dim + k] = normalize_obs_value(cobs[src * dim + k], mean[k], var[k], clip, normalize);
+      mb_cobs[j * dim + k] = normalize_obs_scaled(cobs[src * dim + k], mean[k], inv_std[k], clip, normalize);
   }
 };
 
@@ -157,13 +177,12 @@ struct Accumulate {
   RLT_HD void operator()(i64 s) const { acc[s] += x[s]; }
 };
 
-struct PermutedValueOf {  // x[perm(start + j)] (or its square): a minibatch's advantages, not gathered
-  IndexPermutation perm;
-  i64 start;
+struct PermutedValueOf {  // x[index[j]] (or its square): a minibatch's advantages, not gathered
+  const u32* index;       // the epoch's order from the minibatch's first row
   const float* x;
   bool square;
   RLT_HD double operator()(i64 j) const {
-    const double v = static_cast<double>(x[perm(static_cast<u64>(start + j))]);
+    const double v = static_cast<double>(x[index[j]]);
     return square ? v * v : v;
   }
 };
@@ -267,6 +286,9 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
       m_ac(policy_spec_for(env.spec(), cfg.policy), std::max(m_num_envs, m_batch / cfg.ppo.num_minibatches), exec) {
   if (m_batch % cfg.ppo.num_minibatches != 0)
     throw std::invalid_argument("num_envs * num_steps must be divisible by num_minibatches");
+  if (m_batch > kMaxPpoBatch)  // the epoch's order is a table of 32-bit row indices (permute_batch)
+    throw std::invalid_argument("num_envs * num_steps = " + std::to_string(m_batch) + " exceeds " +
+                                std::to_string(kMaxPpoBatch) + " rows");
   if (m_critic_dim < 0 || (m_critic_dim > 0 && (env.critic_obs() == nullptr || env.final_critic_obs() == nullptr)))
     throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " +
                                 std::to_string(m_critic_dim) + " but provides no critic observations");
@@ -291,6 +313,8 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_step_final.resize(n * m_obs_dim);
   m_next_value.resize(n);
   m_step_actions.resize(n * m_act_dim);
+  m_perm_index.resize(static_cast<i64>(IndexPermutation::domain_of(static_cast<u64>(b))));
+  m_obs_inv_std.resize(m_obs_dim);
   m_mb_obs.resize(mb * m_obs_dim);
   if (m_critic_dim > 0) {
     m_critic_rms.init(m_exec, m_critic_dim);
@@ -298,6 +322,7 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
     m_step_cobs.resize(n * m_critic_dim);
     m_step_cfinal.resize(n * m_critic_dim);
     m_mb_cobs.resize(mb * m_critic_dim);
+    m_critic_inv_std.resize(m_critic_dim);
   }
   m_mb_actions.resize(mb * m_act_dim);
   for (FBuf* buf : {&m_mb_logp, &m_mb_adv, &m_mb_ret, &m_mb_val}) buf->resize(mb);
@@ -422,6 +447,13 @@ void Ppo<Exec>::compute_advantages() {
 }
 
 template <class Exec>
+void Ppo<Exec>::permute_batch(std::int64_t iteration, int epoch) {
+  const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(iteration), static_cast<u32>(epoch));
+  parallel_for(m_exec, static_cast<i64>(perm.domain()), PermutationTable{perm, m_perm_index.data()});
+  parallel_for(m_exec, m_batch, PermutationWalk{m_perm_index.data(), static_cast<u32>(m_batch)});
+}
+
+template <class Exec>
 int Ppo<Exec>::update(std::int64_t iteration) {
   const auto& c = m_cfg.ppo;
   const PpoCoefs<float> coefs{static_cast<float>(c.clip_coef), static_cast<float>(c.vf_coef),
@@ -434,25 +466,27 @@ int Ppo<Exec>::update(std::int64_t iteration) {
   // and one per update for the advantage moments of every minibatch, summed here ahead of the
   // epochs (the advantages do not change during the update, the permutations are known).
   JobMinibatch job{m_minibatch * m_world, nullptr};
+  const u32* const order = m_perm_index.data();  // the epoch's minibatch order (permute_batch)
   if (m_comm != nullptr && c.normalize_advantages) {
     for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
-      const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(iteration),
-                                  static_cast<u32>(epoch));
+      permute_batch(iteration, epoch);
       for (int k = 0; k < c.num_minibatches; ++k) {
         double* out = m_job_adv_moments.data() + 2 * (static_cast<i64>(epoch) * c.num_minibatches + k);
-        reduce_sum(m_exec, m_minibatch, PermutedValueOf{perm, k * m_minibatch, m_adv.data(), false}, out);
-        reduce_sum(m_exec, m_minibatch, PermutedValueOf{perm, k * m_minibatch, m_adv.data(), true}, out + 1);
+        reduce_sum(m_exec, m_minibatch, PermutedValueOf{order + k * m_minibatch, m_adv.data(), false}, out);
+        reduce_sum(m_exec, m_minibatch, PermutedValueOf{order + k * m_minibatch, m_adv.data(), true}, out + 1);
       }
     }
     exec_allreduce_sum(m_exec, *m_comm, m_job_adv_moments.data(), m_job_adv_moments.size());
   }
+  // The normalizers do not change during the update (update_moments runs after it): their scales once.
+  parallel_for(m_exec, m_obs_dim, ObsInvStd{m_obs_rms.var.data(), m_obs_inv_std.data()});
+  if (m_critic_dim > 0) parallel_for(m_exec, m_critic_dim, ObsInvStd{m_critic_rms.var.data(), m_critic_inv_std.data()});
   for (int epoch = 0; epoch < c.num_epochs; ++epoch) {
-    const IndexPermutation perm(static_cast<u64>(m_batch), m_seed, static_cast<u32>(iteration),
-                                static_cast<u32>(epoch));
+    permute_batch(iteration, epoch);
     for (int k = 0; k < c.num_minibatches; ++k) {
+      const u32* rows = order + k * m_minibatch;
       parallel_for(m_exec, m_minibatch,
-                   GatherMinibatch{perm,
-                                   k * m_minibatch,
+                   GatherMinibatch{rows,
                                    m_obs.data(),
                                    m_actions.data(),
                                    m_logp.data(),
@@ -460,7 +494,7 @@ int Ppo<Exec>::update(std::int64_t iteration) {
                                    m_returns.data(),
                                    m_values.data(),
                                    m_obs_rms.mean.data(),
-                                   m_obs_rms.var.data(),
+                                   m_obs_inv_std.data(),
                                    m_mb_obs.data(),
                                    m_mb_actions.data(),
                                    m_mb_logp.data(),
@@ -472,10 +506,9 @@ int Ppo<Exec>::update(std::int64_t iteration) {
                                    static_cast<float>(c.clip_obs),
                                    c.normalize_obs});
       if (m_critic_dim > 0)
-        parallel_for(
-            m_exec, m_minibatch,
-            GatherCriticObs{perm, k * m_minibatch, m_cobs.data(), m_critic_rms.mean.data(), m_critic_rms.var.data(),
-                            m_mb_cobs.data(), m_critic_dim, static_cast<float>(c.clip_obs), c.normalize_obs});
+        parallel_for(m_exec, m_minibatch,
+                     GatherCriticObs{rows, m_cobs.data(), m_critic_rms.mean.data(), m_critic_inv_std.data(),
+                                     m_mb_cobs.data(), m_critic_dim, static_cast<float>(c.clip_obs), c.normalize_obs});
       mark_phase(kPhaseGather);
       const MinibatchView<float> mb{
           m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),

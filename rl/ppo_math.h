@@ -304,12 +304,25 @@ struct CountSkippedUpdates {
 
 // ---- observation normalization -----------------------------------------------------------------
 
-// One normalized observation component: clip((x - mean) / sqrt(var + eps), +-clip), or x when
-// normalization is off. The rollout (NormalizeObs) and the update's minibatch gathers (rl/ppo_impl.h)
-// all call this, so both see the same bits (the first epoch's PPO ratio is exactly 1).
-RLT_HD RLT_INLINE float normalize_obs_value(float x, float mean, float var, float clip, bool enabled) {
-  return enabled ? clamp((x - mean) * (1.0f / sqrtf(var + 1e-8f)), -clip, clip) : x;
+// One normalized observation component: clip((x - mean) * inv_std, +-clip) with
+// inv_std = 1 / sqrt(var + eps), or x when normalization is off. The rollout (NormalizeObs) and the
+// update's minibatch gathers (rl/ppo_impl.h, with inv_std computed once per update by ObsInvStd) all
+// compute it so, so both see the same bits (the first epoch's PPO ratio is exactly 1).
+RLT_HD RLT_INLINE float obs_inv_std(float var) { return 1.0f / sqrtf(var + 1e-8f); }
+RLT_HD RLT_INLINE float normalize_obs_scaled(float x, float mean, float inv_std, float clip, bool enabled) {
+  return enabled ? clamp((x - mean) * inv_std, -clip, clip) : x;
 }
+RLT_HD RLT_INLINE float normalize_obs_value(float x, float mean, float var, float clip, bool enabled) {
+  return normalize_obs_scaled(x, mean, obs_inv_std(var), clip, enabled);
+}
+
+// inv_std[k] = obs_inv_std(var[k]): a normalizer's per-dimension scale, for the passes that
+// normalize many rows with the same statistics.
+struct ObsInvStd {
+  const float* var;
+  float* inv_std;
+  RLT_HD void operator()(i64 k) const { inv_std[k] = obs_inv_std(var[k]); }
+};
 
 // out = normalize_obs_value(x), elementwise over (rows x dim).
 struct NormalizeObs {

@@ -153,10 +153,14 @@ class CpuExecutor {
   std::shared_ptr<std::atomic<GemmPrecision>> m_gemm_precision;
 };
 
+// Each range loops over its own copy of f: the caller's f is seen by the pool's threads (its address
+// escapes), so a store through one of f's pointers might, for all the compiler knows, change f's
+// scalars, which it would then reload every iteration and not vectorize (AdamStep's clip, say).
 template <class F>
 void parallel_for(const CpuExecutor& exec, i64 n, const F& f) {
   exec.for_ranges(n, CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
-    for (i64 i = b; i < e; ++i) f(i);
+    const F local = f;
+    for (i64 i = b; i < e; ++i) local(i);
   });
 }
 
@@ -180,8 +184,9 @@ template <class F>
 void parallel_for_2d(const CpuExecutor& exec, i64 rows, int cols, const F& f) {
   const i64 grain = std::max<i64>(1, CpuExecutor::kMinGrain / std::max(cols, 1));
   exec.for_ranges(rows, grain, [&](i64 b, i64 e) {
+    const F local = f;  // as in parallel_for
     for (i64 r = b; r < e; ++r)
-      for (int j = 0; j < cols; ++j) f(r, j);
+      for (int j = 0; j < cols; ++j) local(r, j);
   });
 }
 
@@ -195,9 +200,27 @@ void reduce_sum(const CpuExecutor& exec, i64 n, const F& f, double* out) {
   std::vector<double>& partial = scratch;
   if (partial.size() < static_cast<size_t>(num_chunks)) partial.resize(static_cast<size_t>(num_chunks));
   exec.for_ranges(num_chunks, 1, [&](i64 cb, i64 ce) {
-    for (i64 c = cb; c < ce; ++c) {
-      const i64 b = c * CpuExecutor::kReduceChunk;
-      const i64 e = std::min(n, b + CpuExecutor::kReduceChunk);
+    constexpr i64 kChunk = CpuExecutor::kReduceChunk;
+    i64 c = cb;
+    // Four whole chunks side by side: four sums, each in index order as below (the same bits), whose
+    // additions do not wait on one another (one sum is a chain of dependent adds).
+    for (; c + 4 <= ce && (c + 4) * kChunk <= n; c += 4) {
+      const i64 b = c * kChunk;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (i64 i = b; i < b + kChunk; ++i) {
+        s0 += static_cast<double>(f(i));
+        s1 += static_cast<double>(f(i + kChunk));
+        s2 += static_cast<double>(f(i + 2 * kChunk));
+        s3 += static_cast<double>(f(i + 3 * kChunk));
+      }
+      partial[static_cast<size_t>(c)] = s0;
+      partial[static_cast<size_t>(c + 1)] = s1;
+      partial[static_cast<size_t>(c + 2)] = s2;
+      partial[static_cast<size_t>(c + 3)] = s3;
+    }
+    for (; c < ce; ++c) {
+      const i64 b = c * kChunk;
+      const i64 e = std::min(n, b + kChunk);
       double s = 0.0;
       for (i64 i = b; i < e; ++i) s += static_cast<double>(f(i));
       partial[static_cast<size_t>(c)] = s;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -110,6 +111,48 @@ TEST(IndexPermutation, IsABijectionAndDependsOnTheKey) {
   int same = 0;
   for (u64 i = 0; i < 1000; ++i) same += a(i) == b(i);
   EXPECT_LT(same, 20);
+}
+
+// Ppo's epoch order: one pass of the network over the domain, then the walks through the table
+// (PermutationTable, PermutationWalk), is IndexPermutation's map index by index, on any thread count;
+// sizes at, just above and between the network's domains (4^k), where walks are longest.
+TEST(IndexPermutation, TheTableWalkIsTheSameMap) {
+  for (u64 n : {1ull, 2ull, 3ull, 4ull, 5ull, 17ull, 64ull, 65ull, 1000ull, 4096ull, 4097ull, 131072ull, 262145ull}) {
+    for (int threads : {1, 2, 3}) {
+      const IndexPermutation perm(n, 5, 9, static_cast<u32>(threads));
+      ASSERT_EQ(perm.domain(), IndexPermutation::domain_of(n));
+      ASSERT_GE(perm.domain(), n);
+      ASSERT_LT(perm.domain(), std::max<u64>(4 * n, 5));
+      std::vector<u32> table(perm.domain(), 0xFFFFFFFFu);
+      CpuExecutor exec(threads);
+      parallel_for(exec, static_cast<i64>(perm.domain()), PermutationTable{perm, table.data()});
+      for (u64 y = 0; y < perm.domain(); ++y) ASSERT_EQ(table[y], perm.feistel(y)) << "n " << n << " y " << y;
+      parallel_for(exec, static_cast<i64>(n), PermutationWalk{table.data(), static_cast<u32>(n)});
+      for (u64 i = 0; i < n; ++i) ASSERT_EQ(table[i], perm(i)) << "n " << n << " i " << i << ", " << threads << " threads";
+    }
+  }
+}
+
+// The update's gathers normalize with ObsInvStd's scale computed once; the rollout with
+// normalize_obs_value per element: the same bits (the first epoch's ratio is exactly 1).
+TEST(Normalizer, TheHoistedScaleGivesTheSameBits) {
+  Philox rng(4, RngStream::kBench, 0, 0);
+  const int dim = 64;
+  std::vector<float> mean(dim), var(dim), inv_std(dim);
+  for (int k = 0; k < dim; ++k) {
+    mean[k] = uniform(rng, -5, 5);
+    var[k] = k < 4 ? (k == 0 ? 0.0f : std::pow(10.0f, -9.0f + k)) : std::exp(uniform(rng, -12, 12));
+  }
+  parallel_for(CpuExecutor(1), dim, ObsInvStd{var.data(), inv_std.data()});
+  for (int i = 0; i < 20000; ++i) {
+    const int k = i % dim;
+    const float x = uniform(rng, -100, 100) * (i % 7 == 0 ? 1e4f : 1.0f);
+    for (bool enabled : {true, false}) {
+      const float a = normalize_obs_value(x, mean[k], var[k], 10.0f, enabled);
+      const float b = normalize_obs_scaled(x, mean[k], inv_std[k], 10.0f, enabled);
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << x << " " << mean[k] << " " << var[k];
+    }
+  }
 }
 
 TEST(Gemm, MatchesNaiveProductAndIsThreadCountInvariant) {

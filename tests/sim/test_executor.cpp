@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -32,6 +33,26 @@ TEST(CpuExecutor, ReduceIsIdenticalWhateverTheThreadCount) {
   double plain = 0;
   for (i64 i = 0; i < n; ++i) plain += f(i);
   EXPECT_NEAR(ref, plain, 1e-9 * std::abs(plain) + 1e-9);
+}
+
+// The documented order, written out: each 4096-element chunk summed from 0.0 in index order, then the
+// chunk sums in order. (reduce_sum runs several chunks side by side; each sum's order is this one.)
+TEST(CpuExecutor, ReduceSumsChunksInIndexOrderExactly) {
+  auto f = [](i64 i) { return 1.0 / (3.0 + static_cast<double>(i % 1013)) * (i % 5 ? 1.0 : -2.3) + 1e7 * (i % 2); };
+  const i64 chunk = CpuExecutor::kReduceChunk;
+  for (i64 n : {i64{0}, i64{1}, chunk - 1, chunk, 3 * chunk + 5, 4 * chunk, 4 * chunk + 1, 9 * chunk - 7, 17 * chunk}) {
+    double ref = 0.0;
+    for (i64 b = 0; b < n; b += chunk) {
+      double s = 0.0;
+      for (i64 i = b; i < std::min(n, b + chunk); ++i) s += f(i);
+      ref += s;
+    }
+    for (int threads : {1, 2, 3}) {
+      double got = -1.0;
+      reduce_sum(CpuExecutor(threads), n, f, &got);
+      EXPECT_EQ(got, ref) << "n " << n << ", " << threads << " threads";
+    }
+  }
 }
 
 TEST(ThreadPool, ManyShortJobs) {
