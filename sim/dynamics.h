@@ -310,6 +310,29 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
 
 // ---- position stage --------------------------------------------------------------------------------
 
+// MuJoCo's mj_local2Global: the world pose (xpos, xmat) of a frame (pos, quat) fixed to body b, whose
+// own pose kinematics has placed. A frame the compiler found equal to the body's frame or its inertial
+// frame (sameframe, SameFrame in sim/model.h; 1e-6) copies that pose, so that it stays equal to the last
+// bit (a capsule on its body's inertial frame touching another body agrees with MuJoCo's contact depth);
+// otherwise xmat pos + xpos and xquat quat.
+template <class T>
+RLT_HD void local_to_global(const DataView<T>& d, int b, const T* pos, const T* quat, int sameframe, T* xpos, T* xmat) {
+  if (sameframe == kSameFrameBody) {
+    Vec3<T>::load(d.xpos + 3 * b).store(xpos);
+  } else if (sameframe == kSameFrameInertia) {
+    Vec3<T>::load(d.xipos + 3 * b).store(xpos);
+  } else {
+    (Mat3<T>::load(d.xmat + 9 * b) * Vec3<T>::load(pos) + Vec3<T>::load(d.xpos + 3 * b)).store(xpos);
+  }
+  if (sameframe == kSameFrameBody || sameframe == kSameFrameBodyRot) {
+    Mat3<T>::load(d.xmat + 9 * b).store(xmat);
+  } else if (sameframe == kSameFrameInertia || sameframe == kSameFrameInertiaRot) {
+    Mat3<T>::load(d.ximat + 9 * b).store(xmat);
+  } else {
+    quat_to_mat(quat_mul(Quat<T>::load(d.xquat + 4 * b), Quat<T>::load(quat))).store(xmat);
+  }
+}
+
 // World poses of bodies (frame and inertia), joints (anchor, axis), geoms and sites from qpos.
 template <class T>
 RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
@@ -351,23 +374,16 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
       }
       quat = quat_normalize(quat);
     }
-    const Mat3<T> rot = quat_to_mat(quat);
-    pos.store(d.xpos + 3 * b), quat.store(d.xquat + 4 * b), rot.store(d.xmat + 9 * b);
-    (pos + rot * Vec3<T>::load(m.body_ipos + 3 * b)).store(d.xipos + 3 * b);
-    quat_to_mat(quat_mul(quat, Quat<T>::load(m.body_iquat + 4 * b))).store(d.ximat + 9 * b);
+    pos.store(d.xpos + 3 * b), quat.store(d.xquat + 4 * b), quat_to_mat(quat).store(d.xmat + 9 * b);
+    local_to_global(d, b, m.body_ipos + 3 * b, m.body_iquat + 4 * b, m.body_sameframe[b], d.xipos + 3 * b,
+                    d.ximat + 9 * b);
   }
-  for (int g = 0; g < m.ngeom; ++g) {
-    const int b = m.geom_bodyid[g];
-    const Quat<T> quat = Quat<T>::load(d.xquat + 4 * b);
-    (Vec3<T>::load(d.xpos + 3 * b) + quat_rotate(quat, Vec3<T>::load(m.geom_pos + 3 * g))).store(d.geom_xpos + 3 * g);
-    quat_to_mat(quat_mul(quat, Quat<T>::load(m.geom_quat + 4 * g))).store(d.geom_xmat + 9 * g);
-  }
-  for (int s = 0; s < m.nsite; ++s) {
-    const int b = m.site_bodyid[s];
-    const Quat<T> quat = Quat<T>::load(d.xquat + 4 * b);
-    (Vec3<T>::load(d.xpos + 3 * b) + quat_rotate(quat, Vec3<T>::load(m.site_pos + 3 * s))).store(d.site_xpos + 3 * s);
-    quat_to_mat(quat_mul(quat, Quat<T>::load(m.site_quat + 4 * s))).store(d.site_xmat + 9 * s);
-  }
+  for (int g = 0; g < m.ngeom; ++g)
+    local_to_global(d, m.geom_bodyid[g], m.geom_pos + 3 * g, m.geom_quat + 4 * g, m.geom_sameframe[g],
+                    d.geom_xpos + 3 * g, d.geom_xmat + 9 * g);
+  for (int s = 0; s < m.nsite; ++s)
+    local_to_global(d, m.site_bodyid[s], m.site_pos + 3 * s, m.site_quat + 4 * s, m.site_sameframe[s],
+                    d.site_xpos + 3 * s, d.site_xmat + 9 * s);
 }
 
 // Body inertias and dof motion subspaces about each tree's reference point (needs kinematics).

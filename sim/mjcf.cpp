@@ -127,6 +127,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   for (const XMLElement* s : sensors) read_sensors(s);
   for (const XMLElement* s : keyframes) read_keyframes(s);
   m.nsite = static_cast<int>(m.site_bodyid.size());
+  compile_sameframe();  // sim/mjcf_inertia.cpp
   m.nkey = static_cast<int>(m.key_time.size());
   set_const();
   set_length_range();  // sim/mjcf_lengthrange.cpp

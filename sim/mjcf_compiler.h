@@ -5,7 +5,8 @@
 //   sim/mjcf_defaults.cpp   default classes and the element attributes they share with the tree
 //   sim/mjcf_tree.cpp       the body tree (bodies, joints, geoms, sites, inertials), then joint and
 //                           dof addresses, limits and qpos0
-//   sim/mjcf_inertia.cpp    geom frames (fromto), sizes, mass and inertia; body mass and inertia
+//   sim/mjcf_inertia.cpp    geom frames (fromto), sizes, mass and inertia; body mass and inertia;
+//                           the sameframe flags (sim/mjcf_user_math.h: MuJoCo's eigen solver)
 //   sim/mjcf_actuators.cpp  actuators and keyframes
 //   sim/mjcf_sensors.cpp    sensors, and the zones (type, size) of sites
 //   sim/mjcf_setconst.cpp   the last steps: MuJoCo's mj_setConst where it changes the model, and
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "sim/mjcf.h"
+#include "sim/mjcf_user_math.h"
 #include "sim/model.h"
 #include "sim/spatial.h"
 
@@ -141,25 +143,12 @@ inline void z_to_quat(const double vec_in[3], double q[4]) {
   for (int i = 0; i < 3; ++i) q[i + 1] = axis[i] * std::sin(angle / 2);
 }
 
-// Principal axes of a symmetric 3x3 inertia: moments in decreasing order (MuJoCo's order) and the
-// rotation whose columns are the axes, right-handed; each axis points where its largest component
-// is positive, so the result does not depend on the solver's sign choices.
-inline void principal_axes(const Eigen::Matrix3d& inertia, double moments[3], double quat[4]) {
-  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(inertia);
-  const Eigen::Vector3d values = solver.eigenvalues();  // ascending
-  const Eigen::Matrix3d vectors = solver.eigenvectors();
-  Eigen::Matrix3d axes;
-  for (int k = 0; k < 3; ++k) {
-    moments[k] = values(2 - k);
-    axes.col(k) = vectors.col(2 - k);
-  }
-  for (int k = 0; k < 2; ++k) {
-    Eigen::Index imax = 0;
-    axes.col(k).cwiseAbs().maxCoeff(&imax);
-    if (axes(imax, k) < 0) axes.col(k) = -axes.col(k);
-  }
-  axes.col(2) = axes.col(0).cross(axes.col(1));
-  mat_to_quat(axes, quat);
+// MuJoCo's mjuu_fullInertia: the principal moments (decreasing) and axes (quat) of a full inertia
+// (xx, yy, zz, xy, xz, yz), by MuJoCo 3.17's eigen solver with the body compiler's tolerance
+// (sim/mjcf_user_math.h), so that nearly symmetric inertias get MuJoCo's axes, not just some axes.
+inline void principal_axes(const double full[6], double moments[3], double quat[4]) {
+  const double mat[9] = {full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]};
+  mjuu::eig3(moments, quat, mat, mjuu::kEigTolBody);
 }
 
 // ---- attribute access: every attribute an element carries must be read or explicitly ignored ----
@@ -619,8 +608,12 @@ class MjcfCompiler {
   // its volume and equivalent inertia box, `mesh`).
   static void geom_mass_inertia(const GeomSpec& g, double* mass, double inertia[3], const MeshAsset* mesh = nullptr);
 
-  // ---- body mass and inertia (MuJoCo's mjCBody::GeomFrame and inertial) ----
+  // ---- body mass and inertia (MuJoCo's mjCBody::InertiaFromGeom and inertial) ----
   void compile_bodies();
+  // MuJoCo's sameframe flags (user_model.cc): which body, geom and site frames equal their body's
+  // frame or inertial frame within 1e-6 (body_sameframe, geom_sameframe, site_sameframe); after
+  // every frame is compiled, before mj_setConst's kinematics.
+  void compile_sameframe();
 
   // ---- joints and dofs: addresses, limits, qpos0 ----
   void compile_joints();

@@ -296,16 +296,19 @@ void MjcfCompiler::apply_frame(FrameSpec* f) {
   for (double& q : f->quat) q /= n;
 }
 
+// MuJoCo's ResolveOrientation for euler, in its order of operations (degrees / 180 pi, each
+// rotation by mjuu_mulquat, then normvec): a body's principal axes can follow a geom frame's last bit.
 void MjcfCompiler::euler_to_quat(const double euler[3], double quat[4]) const {
   double q[4] = {1, 0, 0, 0};
   for (int i = 0; i < 3; ++i) {
-    const double angle = to_radians(euler[i]);
+    const double angle = m_opt.degree ? euler[i] / 180.0 * kPi : euler[i];
     double rot[4] = {std::cos(angle / 2), 0, 0, 0};
     const char axis = m_opt.eulerseq[i];
     rot[1 + (std::tolower(axis) - 'x')] = std::sin(angle / 2);
-    if (std::islower(axis)) quat_mul(q, rot, q);  // intrinsic: rotate about the moving axes
-    else quat_mul(rot, q, q);                     // extrinsic: about the fixed axes
+    if (std::islower(axis)) mjuu::mulquat(q, q, rot);  // intrinsic: rotate about the moving axes
+    else mjuu::mulquat(q, rot, q);                     // extrinsic: about the fixed axes
   }
+  mjuu::normvec(q, 4);
   std::copy(q, q + 4, quat);
 }
 

@@ -2,10 +2,11 @@
 // inline vertex/face), compiled as MuJoCo 3's mjCMesh (src/user/user_mesh.cc): the convex hull (qhull, the
 // same options and graph layout, built when a colliding geom uses the mesh or inertia="convex"),
 // scale / refpos / refquat, the volume, centre of mass and inertia per the mesh's inertia mode
-// (legacy, the default; convex; exact; shell), its principal axes (MuJoCo's Jacobi mjuu_eig3, so
-// that the frame and its signs are MuJoCo's), the vertices moved to that frame and rounded to float.
-// A mesh geom takes the mesh's frame into its own pos/quat, its size from the mesh's bounds, its
-// mass and inertia from the mesh's volume and equivalent inertia box.
+// (legacy, the default; convex; exact; shell), its principal axes (MuJoCo 3.17's Jacobi mjuu_eig3
+// with its mesh tolerance, sim/mjcf_user_math.h, so that the frame and its signs are MuJoCo's), the
+// vertices moved to that frame and rounded to float. A mesh geom takes the mesh's frame into its own
+// pos/quat, its size from the mesh's bounds, its mass and inertia from the mesh's volume and
+// equivalent inertia box.
 #include <libqhull_r/qhull_ra.h>
 
 #include <cmath>
@@ -41,43 +42,12 @@ double triangle(double* normal, double* center, const double* v1, const double* 
   return 0.5 * len;
 }
 
-// MuJoCo's mjuu_normvec: unit length unless within mjEPS of it already.
-void normvec(double* v, int n) {
-  double nrm = 0;
-  for (int i = 0; i < n; ++i) nrm += v[i] * v[i];
-  if (nrm < kEps) return;
-  nrm = std::sqrt(nrm);
-  if (std::abs(nrm - 1) > kEps) {
-    for (int i = 0; i < n; ++i) v[i] /= nrm;
-  }
-}
+// MuJoCo's mjuu_normvec, mjuu_quat2mat, mjuu_mulquat (sim/mjcf_user_math.h); mjuu_mulvecmat (mat * vec)
+// and mjuu_mulvecmatT (mat' * vec).
+using mjuu::mulquat;
+using mjuu::normvec;
+using mjuu::quat2mat;
 
-// MuJoCo's mjuu_quat2mat (row-major), mjuu_mulquat, mjuu_mulvecmat (mat * vec).
-void quat2mat(double* r, const double* q) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    for (int i = 0; i < 9; ++i) r[i] = (i % 4 == 0) ? 1 : 0;
-    return;
-  }
-  const double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  const double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  const double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  r[0] = q00 + q11 - q22 - q33;
-  r[4] = q00 - q11 + q22 - q33;
-  r[8] = q00 - q11 - q22 + q33;
-  r[1] = 2 * (q12 - q03);
-  r[2] = 2 * (q13 + q02);
-  r[3] = 2 * (q12 + q03);
-  r[5] = 2 * (q23 - q01);
-  r[6] = 2 * (q13 - q02);
-  r[7] = 2 * (q23 + q01);
-}
-void mulquat(double* res, const double* a, const double* b) {
-  double t[4] = {
-      a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-      a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-  normvec(t, 4);
-  std::copy_n(t, 4, res);
-}
 void mulvecmat(double* res, const double* v, const double* m) {
   const double t[3] = {m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
                        m[6] * v[0] + m[7] * v[1] + m[8] * v[2]};
@@ -87,86 +57,6 @@ void mulvecmatT(double* res, const double* v, const double* m) {
   const double t[3] = {m[0] * v[0] + m[3] * v[1] + m[6] * v[2], m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
                        m[2] * v[0] + m[5] * v[1] + m[8] * v[2]};
   std::copy_n(t, 3, res);
-}
-void mulmat(double* res, const double* a, const double* b) {
-  double t[9];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-  std::copy_n(t, 9, res);
-}
-
-// MuJoCo's mju_normalize4 (the engine's: unit unless within mjMINVAL of it).
-void normalize4(double* v) {
-  const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-  if (n < kMinVal) {
-    v[0] = 1, v[1] = v[2] = v[3] = 0;
-  } else if (std::abs(n - 1) > kMinVal) {
-    const double inv = 1 / n;
-    for (int i = 0; i < 4; ++i) v[i] *= inv;
-  }
-}
-// MuJoCo's mju_mulQuat (no normalization).
-void mulquat_raw(double* res, const double* a, const double* b) {
-  const double t[4] = {
-      a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-      a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-  std::copy_n(t, 4, res);
-}
-
-// MuJoCo's mju_eig3: Jacobi rotations accumulated in a quaternion, eigenvalues sorted decreasing.
-// MuJoCo 3.17's result does not change when the matrix is scaled (measured with its Python
-// mju_eig3; the source read, older, has absolute tolerances): the matrix is scaled here to a largest
-// entry of 1 first, which agrees with it to ~5e-7 in the axes of nearly symmetric meshes (exactly
-// elsewhere, up to rounding).
-void eig3(double eigval[3], double quat[4], const double mat_in[9]) {
-  constexpr double kEigEps = 1e-12;
-  double scale = 0;
-  for (int i = 0; i < 9; ++i) scale = std::max(scale, std::abs(mat_in[i]));
-  if (scale == 0) scale = 1;
-  double mat[9];
-  for (int i = 0; i < 9; ++i) mat[i] = mat_in[i] / scale;
-  double D[9], tmp[9], tmp2[9], eigvec[9];
-  quat[0] = 1, quat[1] = quat[2] = quat[3] = 0;
-  for (int iter = 0; iter < 500; ++iter) {
-    quat2mat(eigvec, quat);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) tmp2[3 * i + j] = eigvec[3 * j + i];
-    mulmat(tmp, tmp2, mat);
-    mulmat(D, tmp, eigvec);
-    eigval[0] = D[0], eigval[1] = D[4], eigval[2] = D[8];
-    int rk, ck, rotk;
-    if (std::abs(D[1]) > std::abs(D[2]) && std::abs(D[1]) > std::abs(D[5])) {
-      rk = 0, ck = 1, rotk = 2;
-    } else if (std::abs(D[2]) > std::abs(D[5])) {
-      rk = 0, ck = 2, rotk = 1;
-    } else {
-      rk = 1, ck = 2, rotk = 0;
-    }
-    if (std::abs(D[3 * rk + ck]) < kEigEps) break;
-    const double tau = (D[4 * ck] - D[4 * rk]) / (2 * D[3 * rk + ck]);
-    const double t = tau >= 0 ? 1.0 / (tau + std::sqrt(1 + tau * tau)) : -1.0 / (-tau + std::sqrt(1 + tau * tau));
-    const double c = 1.0 / std::sqrt(1 + t * t);
-    if (c > 1.0 - kEigEps) break;  // (eigenvalues below are in the scaled units until the end)
-    tmp[1] = tmp[2] = tmp[3] = 0;
-    tmp[rotk + 1] = tau >= 0 ? -std::sqrt(0.5 - 0.5 * c) : std::sqrt(0.5 - 0.5 * c);
-    if (rotk == 1) tmp[rotk + 1] = -tmp[rotk + 1];
-    tmp[0] = std::sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1]);
-    normalize4(tmp);
-    mulquat_raw(quat, quat, tmp);
-    normalize4(quat);
-  }
-  for (int k = 0; k < 3; ++k) eigval[k] *= scale;
-  for (int j = 0; j < 3; ++j) {
-    const int j1 = j % 2;
-    if (eigval[j1] + kEigEps * scale < eigval[j1 + 1]) {
-      std::swap(eigval[j1], eigval[j1 + 1]);
-      tmp[0] = 0.707106781186548;
-      tmp[1] = tmp[2] = tmp[3] = 0;
-      tmp[(j1 + 2) % 3 + 1] = tmp[0];
-      mulquat_raw(quat, quat, tmp);
-      normalize4(quat);
-    }
-  }
 }
 
 std::string file_stem(const std::string& path) {
@@ -654,7 +544,7 @@ void MjcfCompiler::process_mesh(MeshAsset* mesh) {
   const double inert[6] = {P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]};
   const double full[9] = {inert[0], inert[3], inert[4], inert[3], inert[1], inert[5], inert[4], inert[5], inert[2]};
   double eigval[3], quat[4];
-  eig3(eigval, quat, full);
+  mjuu::eig3(eigval, quat, full, mjuu::kEigTolMesh);  // MuJoCo 3.17's mesh tolerance, 1e-7 relative
 
   if (eigval[2] <= 0) fail(e, "an eigenvalue of the mesh's inertia is not positive");
   constexpr double atol = 1e-9, rtol = 1e-6;

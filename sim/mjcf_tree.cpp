@@ -239,9 +239,7 @@ void MjcfCompiler::read_inertial(const XMLElement* e, int body) {
   if (has_diag == has_full) a.fail("exactly one of \"diaginertia\" and \"fullinertia\" is required");
   if (has_full) {
     if (oriented) a.fail("\"fullinertia\" fixes the orientation; remove the orientation attribute");
-    Eigen::Matrix3d I;
-    I << full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2];
-    principal_axes(I, in.inertia, in.quat);
+    principal_axes(full, in.inertia, in.quat);
     if (in.inertia[2] <= 0) a.fail("\"fullinertia\" must be positive definite");
   }
   for (double v : in.inertia) {

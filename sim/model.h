@@ -34,6 +34,16 @@ enum GeomType : int {  // MuJoCo's numbers
   kGeomBox = 6,
   kGeomMesh = 7  // its convex hull collides (sim/convex.h); the full triangle mesh is host only
 };
+// How a frame fixed to a body relates to the body's frames (MuJoCo 3.17's mjtSameFrame numbers): the
+// compiler's 1e-6 test; kinematics then copies the body's (or its inertial frame's) world pose instead of
+// composing one (body_sameframe, geom_sameframe, site_sameframe; sim/dynamics.h local_to_global).
+enum SameFrame : int {
+  kSameFrameNone = 0,        // composed: xmat pos + xpos, xquat quat
+  kSameFrameBody = 1,        // the body's frame: xpos, xmat
+  kSameFrameInertia = 2,     // the body's inertial frame: xipos, ximat
+  kSameFrameBodyRot = 3,     // the body's orientation (xmat), position composed
+  kSameFrameInertiaRot = 4,  // the inertial frame's orientation (ximat), position composed
+};
 enum EqualityType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon = 3 };  // MuJoCo's numbers
 // What eq_obj1id/eq_obj2id of a weld name (MuJoCo's eq_objtype mjOBJ_BODY, mjOBJ_SITE).
 enum EqualityObj : int { kEqObjBody = 0, kEqObjSite = 1 };

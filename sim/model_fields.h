@@ -32,6 +32,8 @@
   X(int, body_jntnum, nbody, required, "joints of the body")                                                           \
   X(int, body_dofadr, nbody, required, "first dof of the body, -1 if none")                                            \
   X(int, body_dofnum, nbody, required, "dofs of the body")                                                             \
+  X(int, body_sameframe, nbody, optional,                                                                              \
+    "SameFrame of the inertial frame: none, body or body rotation (absent: none)")                                     \
   /* joints */                                                                                                         \
   X(int, jnt_type, njnt, required, "JointType")                                                                        \
   X(int, jnt_bodyid, njnt, required, "body the joint moves")                                                           \
@@ -52,6 +54,7 @@
   X(int, geom_bodyid, ngeom, required, "body the geom is fixed to")                                                    \
   X(real, geom_pos, 3 * ngeom, required, "position in the body frame")                                                 \
   X(real, geom_quat, 4 * ngeom, required, "orientation in the body frame")                                             \
+  X(int, geom_sameframe, ngeom, optional, "SameFrame: the body frame or inertial frame it equals (absent: none)")      \
   X(int, geom_type, ngeom, optional, "GeomType")                                                                       \
   X(real, geom_size, 3 * ngeom, optional, "MuJoCo's meaning per type")                                                 \
   X(real, geom_friction, 3 * ngeom, optional, "sliding, torsional (condim 4, 6), rolling (condim 6)")                  \
@@ -63,6 +66,7 @@
   X(int, site_bodyid, nsite, required, "body the site is fixed to")                                                    \
   X(real, site_pos, 3 * nsite, required, "position in the body frame")                                                 \
   X(real, site_quat, 4 * nsite, required, "orientation in the body frame")                                             \
+  X(int, site_sameframe, nsite, optional, "SameFrame: the body frame or inertial frame it equals (absent: none)")      \
   /* actuators, each driving a transmission (actuator_trntype, below; sim/actuators.h, sim/transmission.h) */          \
   X(int, actuator_kind, nu, required, "ActuatorKind")                                                                  \
   X(int, actuator_trnid, nu, required, "joint, tendon, site (slider-crank: the crank site) or body id")                \

@@ -339,9 +339,56 @@ class HostModel {
     check_dofs(m);
     check_geoms(m);
     check_sites(m);
+    check_sameframe(m);
     check_actuators(m);
     check_sensors(m);
     check_tendons(m);
+  }
+
+  // A sameframe flag (sim/model.h SameFrame) holds within MuJoCo's 1e-6: kinematics copies the frame
+  // it names, so a wrong flag would move a geom or site silently.
+  static void check_sameframe(const Model& m) {
+    auto same = [](const double* a, const double* b, int n, double sign) {
+      for (int k = 0; k < n; ++k)
+        if (!(std::abs(a[k] - sign * b[k]) < 1e-6)) return false;
+      return true;
+    };
+    auto same_quat = [&](const double* a, const double* b) { return same(a, b, 4, 1) || same(a, b, 4, -1); };
+    const double zero[3] = {0, 0, 0}, unit[4] = {1, 0, 0, 0};
+    auto holds = [&](int flag, const double* pos, const double* quat, const double* ipos, const double* iquat) {
+      switch (flag) {
+        case kSameFrameNone:
+          return true;
+        case kSameFrameBody:
+          return same(pos, zero, 3, 1) && same_quat(quat, unit);
+        case kSameFrameBodyRot:
+          return same_quat(quat, unit);
+        case kSameFrameInertia:
+          return ipos && same(pos, ipos, 3, 1) && same_quat(quat, iquat);
+        case kSameFrameInertiaRot:
+          return iquat && same_quat(quat, iquat);
+        default:
+          return false;
+      }
+    };
+    for (size_t b = 0; b < m.body_sameframe.size(); ++b)
+      if (!holds(m.body_sameframe[b], &m.body_ipos[3 * b], &m.body_iquat[4 * b], nullptr, nullptr))
+        fail("body " + str(static_cast<long>(b)) + " has body_sameframe " + str(m.body_sameframe[b]) +
+             ", which its inertial frame does not satisfy");
+    for (size_t g = 0; g < m.geom_sameframe.size(); ++g) {
+      const size_t b = static_cast<size_t>(m.geom_bodyid[g]);
+      if (!holds(m.geom_sameframe[g], &m.geom_pos[3 * g], &m.geom_quat[4 * g], &m.body_ipos[3 * b],
+                 &m.body_iquat[4 * b]))
+        fail("geom " + str(static_cast<long>(g)) + " has geom_sameframe " + str(m.geom_sameframe[g]) +
+             ", which its frame does not satisfy");
+    }
+    for (size_t i = 0; i < m.site_sameframe.size(); ++i) {
+      const size_t b = static_cast<size_t>(m.site_bodyid[i]);
+      if (!holds(m.site_sameframe[i], &m.site_pos[3 * i], &m.site_quat[4 * i], &m.body_ipos[3 * b],
+                 &m.body_iquat[4 * b]))
+        fail("site " + str(static_cast<long>(i)) + " has site_sameframe " + str(m.site_sameframe[i]) +
+             ", which its frame does not satisfy");
+    }
   }
 
   // Sizes are non-negative (a world body at least) and every array has the length its size asks for

@@ -15,9 +15,11 @@ For each start (qpos0, or the keyframe --key) and each control mode (zero; rando
      uniform in +-1e-9, quaternions renormalised), compared with its unperturbed run.
 Before the trajectories, `rltrain inspect` (the compiled model and one forward pass as JSON):
   0. compiled: sizes (nq nv nbody njnt ngeom nsite nu neq nsensordata) equal; body masses, inertia
-     tensors in the body frame, centres of mass, body and geom positions, primitive geom sizes, dof
-     damping and armature, joint stiffness and limits, body and dof inverse weights within 1e-6
-     relative (max |rltrain - MuJoCo| over max(max |MuJoCo|, a floor));
+     tensors in the body frame, principal moments, centres of mass, body, geom and site positions,
+     primitive geom sizes, dof damping and armature, joint stiffness and limits, body and dof
+     inverse weights within 1e-6 relative (max |rltrain - MuJoCo| over max(max |MuJoCo|, a floor));
+     body_iquat (bodies of distinct principal moments), geom_quat and site_quat within 1e-6 (q or
+     -q: MuJoCo's principal axes, in its order and signs); body, geom and site sameframe flags equal (the count that differ);
      forward (at qpos0 and at each keyframe checked, its ctrl held, as mj_forward): body and com
      positions, qfrc_bias, qfrc_passive, actuator_force, qfrc_actuator, qacc_smooth,
      qfrc_constraint, qacc and sensordata within 1e-6 relative (floor 1e-3); with --contacts TOL,
@@ -233,6 +235,16 @@ def _rel(a, b, floor):
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), floor))
 
 
+def _quat_err(a, b):
+    """max over rows of min(max |a - b|, max |a + b|) for (n x 4) quaternions; inf when the shapes differ."""
+    a, b = np.asarray(a, dtype=float).reshape(-1, 4), np.asarray(b, dtype=float).reshape(-1, 4)
+    if a.shape != b.shape:
+        return float("inf")
+    if a.size == 0:
+        return 0.0
+    return float(np.max(np.minimum(np.abs(a - b).max(axis=1), np.abs(a + b).max(axis=1))))
+
+
 def _quat_mat(q):
     w, x, y, z = q
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -245,9 +257,10 @@ PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box: geom_
 
 
 def compare_compiled(m, ins):
-    """Compiled sizes, masses, inertias (as tensors in the body frame: the principal axes' order and
-    signs are free), centres of mass, geom placement and sizes, joint and dof parameters, and the
-    inverse weights, each as a relative error against MuJoCo's (0 = equal)."""
+    """Compiled sizes, masses, inertias (as tensors in the body frame, and the principal moments and
+    axes as MuJoCo orders and signs them), centres of mass, geom and site placement, the sameframe
+    flags (a count of those that differ), geom sizes, joint and dof parameters, and the inverse
+    weights, each as a relative error against MuJoCo's (0 = equal)."""
     sizes = ins["sizes"]
     res = {"sizes": {k: [sizes[k], int(getattr(m, k))] for k in
                      ("nq", "nv", "nbody", "njnt", "ngeom", "nsite", "nu", "neq", "nsensordata")
@@ -267,6 +280,26 @@ def compare_compiled(m, ins):
     err["body_ipos"] = _rel(mod["body_ipos"], m.body_ipos, 1e-3)
     err["body_pos"] = _rel(mod["body_pos"], m.body_pos, 1e-3)
     err["geom_pos"] = _rel(mod["geom_pos"], m.geom_pos, 1e-3)
+    # The frames themselves, as MuJoCo's compiler chooses them (its eigen solver's axis order and
+    # signs; q and -q are one rotation), and the sameframe flags with which kinematics copies a body's
+    # or its inertial frame's pose: each flag that differs counts 1.
+    # (bodies with two principal moments within 1e-9 of each other are left to the tensor above: the
+    # axes in their plane follow the last bits of the geoms' inertias, and a capsule's mass is not yet
+    # MuJoCo's to the last bit, sim/mjcf_inertia.cpp)
+    inert = m.body_inertia
+    spread = np.minimum(np.minimum(np.abs(inert[:, 0] - inert[:, 1]), np.abs(inert[:, 1] - inert[:, 2])),
+                        np.abs(inert[:, 0] - inert[:, 2]))
+    distinct = spread > 1e-9 * np.maximum(np.abs(inert).max(axis=1), 1e-300)
+    err["body_iquat"] = _quat_err(np.array(mod["body_iquat"]).reshape(-1, 4)[distinct], m.body_iquat[distinct])
+    err["body_inertia"] = _rel(mod["body_inertia"], m.body_inertia, 1e-12)
+    err["geom_quat"] = _quat_err(mod["geom_quat"], m.geom_quat)
+    if m.nsite:
+        err["site_pos"] = _rel(mod["site_pos"], m.site_pos, 1e-3)
+        err["site_quat"] = _quat_err(mod["site_quat"], m.site_quat)
+    for f in ("body_sameframe", "geom_sameframe", "site_sameframe"):
+        if mod.get(f) is not None and getattr(m, f).size:
+            ours, theirs = np.asarray(mod[f]).ravel(), getattr(m, f).ravel()
+            err[f] = float(np.count_nonzero(ours != theirs)) if ours.shape == theirs.shape else float("inf")
     prim = [g for g in range(m.ngeom) if m.geom_type[g] in PRIMITIVES]
     err["geom_size"] = _rel(np.array(mod["geom_size"]).reshape(-1, 3)[prim], m.geom_size[prim], 1e-3) if prim else 0.0
     # <flag damper/spring="disable">: MuJoCo keeps the values and skips them at run time; rltrain's
