@@ -120,10 +120,9 @@ struct IndexPermutation {
   static u64 domain_of(u64 n) { return u64{1} << domain_bits(n); }
   u64 domain() const { return u64{1} << (2 * half_bits); }
 
-  // One pass of the network: a bijection of [0, domain()).
-  RLT_HD u64 feistel(u64 x) const {
+  // The network's 4 rounds on the halves l, r (each below 2^half_bits).
+  RLT_HD void rounds(u32& l, u32& r) const {
     const u32 mask = (1u << half_bits) - 1u;
-    u32 l = static_cast<u32>(x >> half_bits) & mask, r = static_cast<u32>(x) & mask;
     for (u32 round = 0; round < 4; ++round) {
       U32x4 c{{r, round, k0, k1}};
       const u32 f = philox_round_hash(c);
@@ -131,6 +130,12 @@ struct IndexPermutation {
       r = (l ^ f) & mask;
       l = nl;
     }
+  }
+  // One pass of the network: a bijection of [0, domain()).
+  RLT_HD u64 feistel(u64 x) const {
+    const u32 mask = (1u << half_bits) - 1u;
+    u32 l = static_cast<u32>(x >> half_bits) & mask, r = static_cast<u32>(x) & mask;
+    rounds(l, r);
     return (static_cast<u64>(l) << half_bits) | r;
   }
   // The same pass in 32-bit arithmetic, for a domain of at most 2^32 (the loop over a whole domain
@@ -138,13 +143,7 @@ struct IndexPermutation {
   RLT_HD u32 feistel32(u32 x) const {
     const u32 mask = (1u << half_bits) - 1u;
     u32 l = (x >> half_bits) & mask, r = x & mask;
-    for (u32 round = 0; round < 4; ++round) {
-      U32x4 c{{r, round, k0, k1}};
-      const u32 f = philox_round_hash(c);
-      const u32 nl = r;
-      r = (l ^ f) & mask;
-      l = nl;
-    }
+    rounds(l, r);
     return (l << half_bits) | r;
   }
 
