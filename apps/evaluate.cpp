@@ -82,7 +82,10 @@ EvalResult evaluate(const EvalOptions& opts) {
   if (has_speed) r.forward_speeds.assign(static_cast<size_t>(n), 0.0f);
   r.has_tracking = env->tracking() != nullptr;
   std::vector<float> track(r.has_tracking ? static_cast<size_t>(kTrackingFloats * n) : 0);
-  double lin2 = 0, yaw2 = 0;
+  double lin2 = 0, yaw2 = 0, settled_lin2 = 0, settled_yaw2 = 0;
+  // per env: the command of its last step and how many steps it has held (settled tracking)
+  std::vector<float> last_cmd(r.has_tracking ? static_cast<size_t>(3 * n) : 0);
+  std::vector<std::int64_t> held(r.has_tracking ? static_cast<size_t>(n) : 0, 0);
   i64 remaining = n;
   const std::int64_t max_steps = static_cast<std::int64_t>(env->spec().max_episode_steps) + 1;
   for (std::int64_t t = 0; remaining > 0 && t < max_steps; ++t) {
@@ -96,9 +99,15 @@ EvalResult evaluate(const EvalOptions& opts) {
     for (i64 i = 0; i < n; ++i)
       if (r.has_tracking && !finished[i]) {  // this step belongs to episode i (also when it ended it)
         const float* x = track.data() + kTrackingFloats * i;
-        lin2 += double(x[0] - x[3]) * (x[0] - x[3]) + double(x[1] - x[4]) * (x[1] - x[4]);
-        yaw2 += double(x[2] - x[5]) * (x[2] - x[5]);
+        const double e_lin = double(x[0] - x[3]) * (x[0] - x[3]) + double(x[1] - x[4]) * (x[1] - x[4]);
+        const double e_yaw = double(x[2] - x[5]) * (x[2] - x[5]);
+        lin2 += e_lin, yaw2 += e_yaw;
         ++r.tracking_steps;
+        float* c = last_cmd.data() + 3 * i;
+        const bool same = t > 0 && c[0] == x[0] && c[1] == x[1] && c[2] == x[2];
+        held[i] = same ? held[i] + 1 : 0;
+        c[0] = x[0], c[1] = x[1], c[2] = x[2];
+        if (held[i] >= opts.settle_steps) settled_lin2 += e_lin, settled_yaw2 += e_yaw, ++r.settled_steps;
       }
     for (i64 i = 0; i < n; ++i)
       if (!finished[i] && (term[i] || trunc[i])) {
@@ -124,6 +133,10 @@ EvalResult evaluate(const EvalOptions& opts) {
   if (r.tracking_steps > 0) {
     r.tracking_lin_rms = std::sqrt(lin2 / static_cast<double>(r.tracking_steps));
     r.tracking_yaw_rms = std::sqrt(yaw2 / static_cast<double>(r.tracking_steps));
+  }
+  if (r.settled_steps > 0) {
+    r.settled_lin_rms = std::sqrt(settled_lin2 / static_cast<double>(r.settled_steps));
+    r.settled_yaw_rms = std::sqrt(settled_yaw2 / static_cast<double>(r.settled_steps));
   }
   return r;
 }

@@ -21,6 +21,10 @@ struct EvalOptions {
   std::string env_device;      // --env-device (empty: device)
   std::string learner_device;  // --learner-device: where the policy acts (empty: device)
   int threads = 0;
+  // Command-tracking tasks: a step counts as settled when the env's command has not changed for
+  // this many control steps (the start of an episode counts as a change); 50 steps = 1 s at the
+  // joystick tasks' 0.02 s control step.
+  std::int64_t settle_steps = 50;
 };
 
 struct EvalResult {
@@ -31,10 +35,14 @@ struct EvalResult {
   double mean_forward_speed = 0;  // valid when forward_speeds is not empty
   // Command-tracking tasks (VecEnv::tracking()): RMS over every step of every episode of the planar
   // velocity error |c_xy - v_xy| (m/s) and of the yaw-rate error c_yaw - w_z (rad/s); falls are the
-  // episodes that ended terminated (not truncated).
+  // episodes that ended terminated (not truncated). The settled figures are the same RMS over the
+  // steps at least EvalOptions::settle_steps after the last command change (steady-state tracking,
+  // without the transients that follow each new command and the start).
   bool has_tracking = false;
   double tracking_lin_rms = 0, tracking_yaw_rms = 0;
   std::int64_t tracking_steps = 0, falls = 0;
+  double settled_lin_rms = 0, settled_yaw_rms = 0;
+  std::int64_t settled_steps = 0;
   std::string env;
   std::string device;      // the policy's
   std::string env_device;  // the envs'

@@ -254,6 +254,10 @@ Command add_eval(CLI::App& app) {
   e->add_option("--device", eval->device, "auto | cpu | cuda, envs and policy alike");
   e->add_option("--env-device", eval->env_device, "auto | cpu | cuda: where the envs step (default: --device)");
   e->add_option("--learner-device", eval->learner_device, "auto | cpu | cuda: where the policy acts (default: --device)");
+  e->add_option("--settle-steps", eval->settle_steps,
+                "Joystick tasks: the settled tracking figures count the steps this many control steps after a "
+                "command change (default 50: 1 s)")
+      ->check(integer_in<std::int64_t>(0));
   return {e, [eval]() {
             const rlt::EvalResult r = rlt::evaluate(*eval);
             std::printf("%s: %lld episodes (%s, %s): mean return %.3f, std %.3f, mean length %.1f", r.env.c_str(),
@@ -265,6 +269,11 @@ Command add_eval(CLI::App& app) {
               std::printf("; tracking RMS error: planar velocity %.3f m/s, yaw rate %.3f rad/s (%lld steps); falls %lld of %lld",
                           r.tracking_lin_rms, r.tracking_yaw_rms, static_cast<long long>(r.tracking_steps),
                           static_cast<long long>(r.falls), static_cast<long long>(r.returns.size()));
+            if (r.has_tracking)
+              std::printf("; settled (%lld+ steps after a command change): planar velocity %.3f m/s, yaw rate %.3f "
+                          "rad/s (%lld steps)",
+                          static_cast<long long>(eval->settle_steps), r.settled_lin_rms, r.settled_yaw_rms,
+                          static_cast<long long>(r.settled_steps));
             std::printf("\n");
             return 0;
           }};

@@ -1380,5 +1380,56 @@ TEST(CliEvalTracking, JoystickTasksPrintTracking) {
   EXPECT_EQ(c.exit_code, 0) << describe(cart, c);
   EXPECT_EQ(c.out.find("tracking"), std::string::npos) << c.out;
 }
+
+// The settled tracking figures count only the steps a command has held for --settle-steps: with 0
+// every step (the same RMS as all steps); with the default 50 fewer steps; and with commands that
+// change at almost every step (a config whose resample time is one control step) almost none.
+TEST(CliEvalTracking, SettledTrackingSkipsStepsAfterCommandChanges) {
+  TempDir tmp;
+  const std::string cfg = std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick.toml";
+  const Args train = {"train", "--config", cfg, "--quiet", "--run-dir", tmp / "go1", "--iterations", "1",
+                      "--set", "env.num_envs=4", "--set", "ppo.num_steps=8", "--set", "ppo.num_minibatches=1"};
+  ASSERT_EQ(run_cli(train, tmp.path()).exit_code, 0);
+  // "... (N steps)" after `label`: the RMS figures and the step count
+  struct Figures {
+    double lin = -1, yaw = -1;
+    long long steps = -1;
+  };
+  const auto figures = [](const std::string& out, const std::string& label) {
+    Figures f;
+    const size_t at = out.find(label);
+    if (at != std::string::npos)
+      std::sscanf(out.c_str() + at + label.size(), " planar velocity %lf m/s, yaw rate %lf rad/s (%lld steps)", &f.lin,
+                  &f.yaw, &f.steps);
+    return f;
+  };
+  const auto eval = [&](const Args& extra) {
+    Args a = {"eval", "--checkpoint", tmp / "go1", "--episodes", "4", "--deterministic"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    const CliResult r = run_cli(a, tmp.path());
+    EXPECT_EQ(r.exit_code, 0) << describe(a, r);
+    const size_t cut = r.out.find("; settled (");
+    EXPECT_NE(cut, std::string::npos) << r.out;
+    return std::make_pair(figures(r.out, "tracking RMS error:"), figures(r.out.substr(cut), "command change):"));
+  };
+  const auto every = eval({"--settle-steps", "0"});
+  ASSERT_GT(every.first.steps, 50);
+  EXPECT_EQ(every.second.steps, every.first.steps);
+  EXPECT_DOUBLE_EQ(every.second.lin, every.first.lin);
+  EXPECT_DOUBLE_EQ(every.second.yaw, every.first.yaw);
+  const auto settled = eval({});
+  EXPECT_EQ(settled.first.steps, every.first.steps);  // the same episodes
+  EXPECT_LT(settled.second.steps, settled.first.steps);
+  // at least the first 50 steps of each of the 4 episodes are left out
+  EXPECT_LE(settled.second.steps, settled.first.steps - 4 * 50);
+  // commands resampled every control step (mean 0.02 s): hardly a step holds its command for 50
+  std::string text = read_file(cfg);
+  const size_t env_at = text.find("[env]\n");
+  ASSERT_NE(env_at, std::string::npos);
+  text.insert(env_at + 6, "cmd_resample_mean_s = 0.02\n");
+  write_file(tmp / "fast_commands.toml", text);
+  const auto fast = eval({"--config", tmp / "fast_commands.toml"});
+  EXPECT_LT(fast.second.steps * 20, fast.first.steps) << fast.second.steps << " of " << fast.first.steps;
+}
 }  // namespace
 }  // namespace rlt::cli_test
