@@ -524,6 +524,18 @@ RLT_HD RLT_INLINE int friction_tendon(double owner) {
   return owner <= kTenFrictionOwner + 0.5 ? static_cast<int>(kTenFrictionOwner - owner) : -1;
 }
 
+// A row's force bounds (kEfcLo, kEfcHi; Gauss-Seidel's projection and noslip's): a friction loss
+// within +-frictionloss, an equality unbounded, else >= 0.
+template <class T>
+RLT_HD RLT_INLINE void set_force_bounds(const ModelView<T>& m, T* e) {
+  const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
+  const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
+  const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : ften >= 0 ? m.tendon_frictionloss[ften] : T(0);
+  const bool eq = equality_row(static_cast<double>(e[kEfcOwner]));
+  e[kEfcLo] = fdof >= 0 || ften >= 0 ? -fl : eq ? -T(HUGE_VAL) : T(0);
+  e[kEfcHi] = fdof >= 0 || ften >= 0 ? fl : T(HUGE_VAL);
+}
+
 // World position of a point given in body b's frame.
 template <class T>
 RLT_HD RLT_INLINE Vec3<T> body_point(const DataView<T>& d, int b, const T* local) {
@@ -1365,8 +1377,9 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   const int nv = m.nv;
   if (solves_by_newton(m)) {
     const int iter = newton_solve(m, d, nr);
-    if (needs_z(m)) {
-      constraint_acceleration(m, d, nr);  // (noslip reads efc_Zf)
+    if (needs_z(m)) {  // noslip follows: it reads the force bounds and efc_Zf
+      for (int r = 0; r < nr; ++r) set_force_bounds(m, d.efc + r * kEfcStride);
+      constraint_acceleration(m, d, nr);
     } else {
       newton_constraint_force(m, d, nr);
     }
@@ -1382,13 +1395,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     e[kEfcRes0] = a0 - e[kEfcAref];
     const T g = abs_(e[kEfcRes0]);
     scale = g > scale ? g : scale;
-    // the force's bounds: a friction loss within +-frictionloss, an equality unbounded, else >= 0
-    const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
-    const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
-    const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : ften >= 0 ? m.tendon_frictionloss[ften] : T(0);
-    const bool eq = equality_row(static_cast<double>(e[kEfcOwner]));
-    e[kEfcLo] = fdof >= 0 || ften >= 0 ? -fl : eq ? -T(HUGE_VAL) : T(0);
-    e[kEfcHi] = fdof >= 0 || ften >= 0 ? fl : T(HUGE_VAL);
+    set_force_bounds(m, e);
   }
   // (No warm start: MuJoCo's, the forces f(J qacc - aref) of the last acceleration when their dual
   // cost is below zero's, was measured, docs/RESULTS.md "Tenth session": 3-25% fewer sweeps on the

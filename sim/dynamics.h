@@ -133,7 +133,7 @@ namespace rlt {
   X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
     "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")       \
   /* solver statistics (sim/constraints.h) */                                                                        \
-  X(solver_niter, 1, constraint_solve, "Gauss-Seidel sweeps of the last substep's solve (MuJoCo's solver_niter; a count)") \
+  X(solver_niter, 1, constraint_solve, "the last substep's Newton iterations or Gauss-Seidel sweeps (MuJoCo's solver_niter)") \
   /* site and slider-crank transmissions (sim/transmission.h; empty without them, nmoment = 0) */                    \
   X(actuator_length, nmoment, transmission, "each actuator's length (MuJoCo's actuator_length)")                     \
   X(actuator_moment, nmoment* nv, transmission,                                                                      \
