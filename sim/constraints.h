@@ -39,26 +39,40 @@
 //                 friction); elliptic: t for the normal, t / impratio for the sliding rows and
 //                 mu_1^2 / mu_j^2 times that for torsion and rolling; the friction rows without
 //                 stiffness (K = 0, aref = -B J v)
-//   by projected Gauss-Seidel (each row in turn, f_r <- max(0, f_r - residual_r / (A_rr + R_r)), a
-//   friction-loss row clamped to [-frictionloss, frictionloss] instead,
-//   the acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
-//   more than a tolerance (float 1e-5, double 1e-10) of the largest |J a0 - aref| in a sweep.
-//   An elliptic contact's rows are one block (elliptic_update: a step along its force, or from
-//   rest along the projected steepest descent, then the friction with the normal held, MuJoCo's
-//   QCQP). Models with elliptic cones, condim 4/6 or a weld (m.use_newton) stop Gauss-Seidel after 100
-//   sweeps and finish with Newton steps on MuJoCo's primal problem (newton_polish); in double every
-//   model finishes with them after Gauss-Seidel has converged (the MuJoCo comparisons' precision).
-//   The problem is strictly convex (R > 0), so the answer is MuJoCo's (its Newton solver's) up to
-//   the tolerance: tests/sim/test_constraints.cpp compares qfrc_constraint state by state.
-//   qfrc_constraint = J^T f; then, as MuJoCo's Euler with eulerdamp, the step's acceleration
-//   solves (M + h D) qacc = f_smooth + qfrc_constraint.
+//   by one of two solvers of the same strictly convex problem (R > 0), so the answer is MuJoCo's
+//   (its Newton solver's) up to the tolerance (tests/sim/test_constraints.cpp compares
+//   qfrc_constraint state by state; SoftConstraintsNewton compares the two solvers):
+//   * Newton (newton_solve, MuJoCo's mj_solNewton), in double for every model (the MuJoCo
+//     comparisons) and in float where ModelView::use_newton says (sim/model_view.h: every model
+//     whose tree factorization is cheap, which is every shipped robot, and every model with
+//     elliptic cones, condim 4/6 or a weld): on the primal problem, the acceleration a minimizing
+//     1/2 (a - a0)^T M (a - a0) + sum_r s_r(J_r a - aref_r) (s_r the row's soft cost: 1/2 x^2 / R
+//     where it pushes, linear past a friction loss's bound, MuJoCo's three zones of an elliptic
+//     cone), from a0: steps -H^-1 g with H = M + J^T D J over the rows that push and an exact line
+//     search, until no row changes piece (the last step was then exact; refinement with the same
+//     factors takes out rounding). H keeps qM's sparsity (a row's J is nonzero on its bodies'
+//     chains to the root, one path for a contact with the world, a limit or a friction loss) and
+//     factors by the tree's LTDL, and J's products run over each row's chain; while a row that
+//     couples two branches pushes (a contact between two limbs, a connect, a tendon across them)
+//     that iteration's H is dense (Cholesky). G1: ~4 iterations, 3 factorizations per substep.
+//     qacc is Newton's iterate (MuJoCo's), qfrc_constraint = J^T f(J qacc - aref).
+//   * projected Gauss-Seidel on the dual (each row in turn, f_r <- max(0, f_r - residual_r /
+//     (A_rr + R_r)), a friction-loss row clamped to [-frictionloss, frictionloss] instead, the
+//     acceleration a = a0 + M^-1 J^T f updated with it), from f = 0, until no row's force moves by
+//     more than a tolerance (float 1e-5) of the largest |J a0 - aref| in a sweep. An elliptic
+//     contact's rows are one block (elliptic_update: a step along its force, or from rest along the
+//     projected steepest descent, then the friction with the normal held, MuJoCo's QCQP).
+//     qfrc_constraint = J^T f.
+//   Then, as MuJoCo's Euler with eulerdamp, the step's acceleration solves (M + h D) qacc =
+//   f_smooth + qfrc_constraint.
 // Per contact it leaves its normal force (kConForce), whether that is positive (kConActive) and the
 // friction force on geom 2's body (kConFriction, world), which contact_external_forces reads (with
 // contact_torque's torsional and rolling torque for condim 4 and 6, from kConTorqueRow).
-// Cost per substep: one extra factorization of M, per row z = D^-1/2 L^-T J^T (factor_row: nonzero
+// Cost per substep: one extra factorization of M; Newton per iteration one of H (qM's pattern) and
+// products over the rows' chains; Gauss-Seidel per row z = D^-1/2 L^-T J^T (factor_row: nonzero
 // only on the dof chains the row touches, so A = Z Z^T and the acceleration never need M^-1 J^T),
 // and per sweep two products over each row's nonzero entries of z (G1: ~41 rows of ~11 entries of
-// nv 35; ant on flat ground: ~16-20 rows, nv 14).
+// nv 35, ~60 sweeps).
 #pragma once
 
 #include <cmath>
@@ -390,6 +404,18 @@ RLT_HD void elliptic_block(const T* A, const T* res_in, const T* mu, int n, T* f
   }
 }
 
+// Whether the model's constraints are solved by Newton (newton_solve): m.use_newton's models, and in
+// double every model (the MuJoCo comparisons' precision). The others run Gauss-Seidel.
+template <class T>
+RLT_HD RLT_INLINE bool solves_by_newton(const ModelView<T>& m) {
+  return m.use_newton != 0 || sizeof(T) == sizeof(double);
+}
+// Whether the rows need their z = D^-1/2 L^-T J^T (factor_row): Gauss-Seidel's and noslip's.
+template <class T>
+RLT_HD RLT_INLINE bool needs_z(const ModelView<T>& m) {
+  return !solves_by_newton(m) || m.noslip_iterations > 0;
+}
+
 // Row r's z = D^-1/2 L^-T J_r^T (qLD = L^T D L, the factors of M without the implicit damping), kept
 // sparse. M^-1 = L^-1 D^-1 L^-T, so J_r M^-1 J_s^T = z_r . z_s: A = J M^-1 J^T = Z Z^T without forming
 // M^-1 J^T. L^-T (the first pass of solve_mass) only carries a dof's entry to its ancestors, so z is
@@ -465,7 +491,9 @@ RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dis
                        const SolParams<T>& sp, bool friction, T imp_dist) {
   const int nv = m.nv;
   const T* J = d.efc_J + r * nv;
-  const T A = factor_row(m, d, r);
+  T A = T(0);  // (z only for Gauss-Seidel and noslip)
+  if (needs_z(m)) A = factor_row(m, d, r);
+  else d.efc[r * kEfcStride + kEfcNnz] = T(0);
   T vel = T(0);
   for (int i = 0; i < nv; ++i) vel += J[i] * d.qvel[i];
   const T dimp = impedance(sp.imp, imp_dist);  // imp_dist: dist, or a connect's norm over its rows
@@ -494,6 +522,18 @@ RLT_HD RLT_INLINE int friction_dof(double owner) {
 RLT_HD RLT_INLINE bool equality_row(double owner) { return owner <= kEqOwner + 0.5 && owner > kTenFrictionOwner + 0.5; }
 RLT_HD RLT_INLINE int friction_tendon(double owner) {
   return owner <= kTenFrictionOwner + 0.5 ? static_cast<int>(kTenFrictionOwner - owner) : -1;
+}
+
+// A row's force bounds (kEfcLo, kEfcHi; Gauss-Seidel's projection and noslip's): a friction loss
+// within +-frictionloss, an equality unbounded, else >= 0.
+template <class T>
+RLT_HD RLT_INLINE void set_force_bounds(const ModelView<T>& m, T* e) {
+  const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
+  const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
+  const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : ften >= 0 ? m.tendon_frictionloss[ften] : T(0);
+  const bool eq = equality_row(static_cast<double>(e[kEfcOwner]));
+  e[kEfcLo] = fdof >= 0 || ften >= 0 ? -fl : eq ? -T(HUGE_VAL) : T(0);
+  e[kEfcHi] = fdof >= 0 || ften >= 0 ? fl : T(HUGE_VAL);
 }
 
 // World position of a point given in body b's frame.
@@ -895,167 +935,411 @@ RLT_HD T elliptic_update(const ModelView<T>& m, const DataView<T>& d, int r, int
 }  // namespace constraint_detail
 
 namespace constraint_detail {
-// MuJoCo's primal soft-constraint cost of the rows at the acceleration a (its mj_constraintUpdate):
-// per row its force f(jar), jar = J a - aref, and (with hess) J^T dforce/djar J added into H (nv x
-// nv, dense). An elliptic contact's rows take MuJoCo's three zones (with mu = mu_1 sqrt(R_1 / R_0)
-// its regularized cone): no force above the cone, f = -jar / R below the dual cone, between them
-// the quadratic in N - mu T. Returns sum_r jd_r f_r (the cost's slope along a step whose J d is
-// jd, when jd is given).
+// MuJoCo's primal soft-constraint cost of one row, or of an elliptic contact's n rows, at x = J a -
+// aref (its mj_constraintUpdate): the force f(x) and h = -d f / d x (n x n, row-major), and which
+// piece of the cost holds (RowState). A contact, limit or pyramid edge pushes (f = -x / R) while x
+// < 0; an equality always; a friction loss is quadratic within R |f| <= frictionloss and linear
+// beyond. An elliptic contact's rows take MuJoCo's three zones (with mu = mu_1 sqrt(R_1 / R_0) its
+// regularized cone): no force above the cone, f = -x / R below the dual cone, between them the
+// quadratic in N - mu T (kRowCone: not a quadratic in a, the only piece that is not).
+enum RowState : int { kRowFree = 0, kRowQuadratic = 1, kRowFrictionPos = 2, kRowFrictionNeg = 3, kRowCone = 4 };
+
 template <class T>
-RLT_HD T primal_forces(const ModelView<T>& m, const DataView<T>& d, int nr, const T* a, T* H, const T* dir,
-                       T* curvature) {
-  using namespace constraint_detail;
+RLT_HD int row_forces(const ModelView<T>& m, const DataView<T>& d, int r, int n, const T* x, T* f, T* h) {
+  const T* e = d.efc + r * kEfcStride;
+  const T owner = e[kEfcOwner];
+  if (n == 1) {
+    const T R = e[kEfcR], D = T(1) / R;
+    const int fdof = friction_dof(static_cast<double>(owner));
+    const int ften = friction_tendon(static_cast<double>(owner));
+    f[0] = -D * x[0], h[0] = D;
+    if (fdof >= 0 || ften >= 0) {  // friction loss: quadratic within R |f| <= frictionloss, linear beyond
+      const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
+      if (x[0] <= -R * fl) {
+        f[0] = fl, h[0] = T(0);
+        return kRowFrictionPos;
+      }
+      if (x[0] >= R * fl) {
+        f[0] = -fl, h[0] = T(0);
+        return kRowFrictionNeg;
+      }
+    } else if (!equality_row(static_cast<double>(owner)) && x[0] >= T(0)) {
+      f[0] = h[0] = T(0);
+      return kRowFree;
+    }
+    return kRowQuadratic;
+  }
+  for (int k = 0; k < n * n; ++k) h[k] = T(0);
+  const T* con = d.contact + kContactStride * static_cast<int>(owner);
+  const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+  const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
+  const T mu = cp.fr[0] * m_sqrt(R1 / R0);
+  T U[6], w[6], tt = T(0);
+  w[0] = mu;
+  for (int j = 1; j < n; ++j) w[j] = cp.fr[j - 1];
+  for (int j = 0; j < n; ++j) U[j] = x[j] * w[j];
+  for (int j = 1; j < n; ++j) tt += U[j] * U[j];
+  const T N = U[0], Tn = m_sqrt(tt);
+  if (N >= mu * Tn || (Tn <= T(0) && N >= T(0))) {  // above the cone: no force
+    for (int j = 0; j < n; ++j) f[j] = T(0);
+    return kRowFree;
+  }
+  if (mu * N + Tn <= T(0) || (Tn <= T(0) && N < T(0))) {  // below: every row quadratic
+    for (int j = 0; j < n; ++j) {
+      const T D = T(1) / d.efc[(r + j) * kEfcStride + kEfcR];
+      f[j] = -D * x[j], h[j * n + j] = D;
+    }
+    return kRowQuadratic;
+  }
+  // the cone's side: cost Dm/2 (N - mu T)^2
+  const T Dm = T(1) / R0 / (mu * mu * (T(1) + mu * mu));
+  const T NmT = N - mu * Tn;
+  f[0] = -Dm * NmT * mu;
+  for (int j = 1; j < n; ++j) f[j] = -f[0] / Tn * U[j] * cp.fr[j - 1];
+  h[0] = T(1);
+  for (int j = 1; j < n; ++j) h[j] = h[j * n] = -mu / Tn * U[j];
+  for (int k = 1; k < n; ++k)
+    for (int j = 1; j < n; ++j) h[k * n + j] = mu * N / (Tn * Tn * Tn) * U[j] * U[k] + (j == k ? mu * mu - mu * N / Tn : T(0));
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j) h[k * n + j] *= Dm * w[k] * w[j];
+  return kRowCone;
+}
+
+// Fields of a row in DataView::efc_newton (kNewtonStride scalars each; newton_solve).
+enum NewtonField : int {
+  kNewtonJar = 0,    // J a - aref at the current acceleration a
+  kNewtonJv = 1,     // J dir, along the search direction
+  kNewtonDeep = 2,   // the row's dof chain: J is zero off the tree path from this dof up to kNewtonTop;
+  kNewtonTop = 3,    //   kNewtonDeep -1 when J is zero, kCrossBranch when J couples two branches
+  kNewtonState = 4,  // the piece of the row's cost at a (RowState)
+  kNewtonH = 5,      // a single row's h = -d f / d(J a): 1 / R where quadratic, else 0
+  kNewtonLs = 6      // the row's piece at the line search's last point
+};
+constexpr int kCrossBranch = -2;
+
+// Where row r's Jacobian (dense, nv) is nonzero: *deep = its deepest nonzero dof and *top its
+// shallowest when every nonzero lies on the tree path between them (dof_parentid: a parent's index
+// is below its child's), so J^T J has qM's sparsity (ancestor pairs); *deep = kCrossBranch when
+// two nonzeros are on different branches (a contact between two moving bodies whose chains part,
+// a connect or weld, a tendon or joint equality across limbs): J^T J fills in outside qM's pattern.
+template <class T>
+RLT_HD void row_chain(const ModelView<T>& m, const T* J, int* deep, int* top) {
+  int i = m.nv - 1;
+  while (i >= 0 && J[i] == T(0)) --i;
+  *deep = i, *top = i < 0 ? 0 : i;
+  for (int p = i, k = i - 1; k >= 0; --k) {
+    if (J[k] == T(0)) continue;
+    while (p > k) p = m.dof_parentid[p];
+    if (p != k) {
+      *deep = kCrossBranch;
+      return;
+    }
+    *top = k;
+  }
+}
+// Whether dof `anc` is on the tree path from dof `from` to the root.
+template <class T>
+RLT_HD RLT_INLINE bool on_path(const ModelView<T>& m, int from, int anc) {
+  while (from > anc) from = m.dof_parentid[from];
+  return from == anc;
+}
+
+// J x for a row of chain (deep, top), and x += s J^T.
+template <class T>
+RLT_HD RLT_INLINE T chain_dot(const ModelView<T>& m, const T* J, int deep, int top, const T* x) {
+  T s = T(0);
+  if (deep == kCrossBranch) {
+    for (int i = 0; i < m.nv; ++i) s += J[i] * x[i];
+  } else {
+    for (int i = deep; i >= 0 && i >= top; i = m.dof_parentid[i]) s += J[i] * x[i];
+  }
+  return s;
+}
+template <class T>
+RLT_HD RLT_INLINE void chain_axpy(const ModelView<T>& m, const T* J, int deep, int top, T s, T* x) {
+  if (deep == kCrossBranch) {
+    for (int i = 0; i < m.nv; ++i) x[i] += s * J[i];
+  } else {
+    for (int i = deep; i >= 0 && i >= top; i = m.dof_parentid[i]) x[i] += s * J[i];
+  }
+}
+// y = qM x over qM's pattern (the ancestor pairs, mirrored).
+template <class T>
+RLT_HD void mass_product(const ModelView<T>& m, const DataView<T>& d, const T* x, T* y) {
   const int nv = m.nv;
-  T slope = T(0), curv = T(0);
-  int r = 0;
-  while (r < nr) {
-    const T* e = d.efc + r * kEfcStride;
-    const T owner = e[kEfcOwner];
-    int n = 1;
-    if (m.cone == kConeElliptic && owner >= T(0))
-      while (r + n < nr && d.efc[(r + n) * kEfcStride + kEfcOwner] == owner) ++n;
-    T jar[6], jd[6], f[6], h[36];
-    for (int j = 0; j < n; ++j) {
-      const T* J = d.efc_J + (r + j) * nv;
-      T x = T(0), y = T(0);
-      for (int i = 0; i < nv; ++i) x += J[i] * a[i];
-      if (dir)
-        for (int i = 0; i < nv; ++i) y += J[i] * dir[i];
-      jar[j] = x - d.efc[(r + j) * kEfcStride + kEfcAref];
-      jd[j] = y;
+  for (int i = 0; i < nv; ++i) y[i] = T(0);
+  for (int i = 0; i < nv; ++i) {
+    y[i] += d.qM[i * nv + i] * x[i];
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+      const T mij = d.qM[i * nv + j];
+      y[i] += mij * x[j];
+      y[j] += mij * x[i];
     }
-    for (int k = 0; k < n * n; ++k) h[k] = T(0);
-    if (n == 1) {
-      const T R = e[kEfcR], D = T(1) / R;
-      const int fdof = friction_dof(static_cast<double>(owner));
-      const int ften = friction_tendon(static_cast<double>(owner));
-      f[0] = -D * jar[0], h[0] = D;
-      if (fdof >= 0 || ften >= 0) {  // friction loss: quadratic within R |f| <= frictionloss, linear beyond
-        const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
-        if (jar[0] <= -R * fl) f[0] = fl, h[0] = T(0);
-        if (jar[0] >= R * fl) f[0] = -fl, h[0] = T(0);
-      } else if (!equality_row(static_cast<double>(owner)) && jar[0] >= T(0)) {
-        f[0] = h[0] = T(0);
-      }
-    } else {
-      const T* con = d.contact + kContactStride * static_cast<int>(owner);
-      const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
-      const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
-      const T mu = cp.fr[0] * m_sqrt(R1 / R0);
-      T U[6], w[6], tt = T(0);
-      w[0] = mu;
-      for (int j = 1; j < n; ++j) w[j] = cp.fr[j - 1];
-      for (int j = 0; j < n; ++j) U[j] = jar[j] * w[j];
-      for (int j = 1; j < n; ++j) tt += U[j] * U[j];
-      const T N = U[0], Tn = m_sqrt(tt);
-      if (N >= mu * Tn || (Tn <= T(0) && N >= T(0))) {  // above the cone: no force
-        for (int j = 0; j < n; ++j) f[j] = T(0);
-      } else if (mu * N + Tn <= T(0) || (Tn <= T(0) && N < T(0))) {  // below: every row quadratic
-        for (int j = 0; j < n; ++j) {
-          const T D = T(1) / d.efc[(r + j) * kEfcStride + kEfcR];
-          f[j] = -D * jar[j], h[j * n + j] = D;
-        }
-      } else {  // the cone's side: cost Dm/2 (N - mu T)^2
-        const T Dm = T(1) / R0 / (mu * mu * (T(1) + mu * mu));
-        const T NmT = N - mu * Tn;
-        f[0] = -Dm * NmT * mu;
-        for (int j = 1; j < n; ++j) f[j] = -f[0] / Tn * U[j] * cp.fr[j - 1];
-        h[0] = T(1);
-        for (int j = 1; j < n; ++j) h[j] = h[j * n] = -mu / Tn * U[j];
-        for (int k = 1; k < n; ++k)
-          for (int j = 1; j < n; ++j)
-            h[k * n + j] = mu * N / (Tn * Tn * Tn) * U[j] * U[k] + (j == k ? mu * mu - mu * N / Tn : T(0));
-        for (int k = 0; k < n; ++k)
-          for (int j = 0; j < n; ++j) h[k * n + j] *= Dm * w[k] * w[j];
-      }
+  }
+}
+
+// The lower triangle (H[p nv + q], q <= p) of H += c J_a^T J_b: on the chain's ancestor pairs, which
+// are qM's pattern, or (kCrossBranch) every pair. (J_a^T J_b alone is not symmetric; an elliptic
+// block adds every ordered pair (a, b) with h_ab = h_ba, whose sum is.)
+template <class T>
+RLT_HD void hessian_add(const ModelView<T>& m, T* H, const T* Ja, const T* Jb, int deep, int top, T c) {
+  const int nv = m.nv;
+  if (deep == kCrossBranch) {
+    for (int p = 0; p < nv; ++p) {
+      const T v = c * Ja[p];
+      if (v == T(0)) continue;
+      for (int q = 0; q <= p; ++q) H[p * nv + q] += v * Jb[q];
     }
-    for (int j = 0; j < n; ++j) {
-      d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
-      slope += jd[j] * f[j];
-      for (int k = 0; k < n; ++k) curv += jd[j] * h[j * n + k] * jd[k];
-    }
-    if (H) {
+    return;
+  }
+  for (int p = deep; p >= 0 && p >= top; p = m.dof_parentid[p]) {
+    const T v = c * Ja[p];
+    if (v == T(0)) continue;
+    for (int q = p; q >= 0 && q >= top; q = m.dof_parentid[q]) H[p * nv + q] += v * Jb[q];
+  }
+}
+
+// The rows of an elliptic contact from row r (their count), else 1.
+template <class T>
+RLT_HD RLT_INLINE int row_block(const ModelView<T>& m, const DataView<T>& d, int r, int nr) {
+  int n = 1;
+  const T owner = d.efc[r * kEfcStride + kEfcOwner];
+  if (m.cone == kConeElliptic && owner >= T(0))
+    while (r + n < nr && d.efc[(r + n) * kEfcStride + kEfcOwner] == owner) ++n;
+  return n;
+}
+
+// The lower triangle of the Hessian H = M + J^T h J at the rows' pieces (kNewtonState, kNewtonH;
+// an elliptic contact on the cone's side its n x n block): qM's ancestor entries (H[i nv + j], j an
+// ancestor-or-self of i; the others are not written), or with `dense` (a cross-branch row pushes)
+// every entry j <= i.
+template <class T>
+RLT_HD void newton_hessian(const ModelView<T>& m, const DataView<T>& d, int nr, bool dense, T* H) {
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i) {
+    if (dense)
+      for (int j = 0; j <= i; ++j) H[i * nv + j] = d.qM[i * nv + j];
+    else
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) H[i * nv + j] = d.qM[i * nv + j];
+  }
+  for (int r = 0; r < nr;) {
+    const int n = row_block(m, d, r, nr);
+    const T* w = d.efc_newton + r * kNewtonStride;
+    const int deep = static_cast<int>(w[kNewtonDeep]), top = static_cast<int>(w[kNewtonTop]);
+    const int state = static_cast<int>(w[kNewtonState]);
+    if (state == kRowCone) {  // the block's n x n h, recomputed
+      T x[6], f[6], h[36];
+      for (int j = 0; j < n; ++j) x[j] = d.efc_newton[(r + j) * kNewtonStride + kNewtonJar];
+      row_forces(m, d, r, n, x, f, h);
       for (int j = 0; j < n; ++j)
-        for (int k = 0; k < n; ++k) {
-          const T hjk = h[j * n + k];
-          if (hjk == T(0)) continue;
-          const T* Jj = d.efc_J + (r + j) * nv;
-          const T* Jk = d.efc_J + (r + k) * nv;
-          for (int p = 0; p < nv; ++p) {
-            if (Jj[p] == T(0)) continue;
-            const T s = hjk * Jj[p];
-            for (int q = 0; q < nv; ++q) H[p * nv + q] += s * Jk[q];
-          }
-        }
+        for (int k = 0; k < n; ++k)
+          if (h[j * n + k] != T(0))
+            hessian_add(m, H, d.efc_J + (r + j) * nv, d.efc_J + (r + k) * nv, deep, top, h[j * n + k]);
+    } else {
+      for (int j = 0; j < n; ++j) {
+        const T hj = d.efc_newton[(r + j) * kNewtonStride + kNewtonH];
+        if (hj != T(0)) hessian_add(m, H, d.efc_J + (r + j) * nv, d.efc_J + (r + j) * nv, deep, top, hj);
+      }
     }
     r += n;
   }
-  if (curvature) *curvature = curv;
-  return slope;
 }
 
-// Newton's method on MuJoCo's primal problem (min over a of 1/2 (a - a0)^T M (a - a0) + cost(J a -
-// aref)) from the accelerations of the Gauss-Seidel forces, for the models whose rows that solve
-// converges slowly on (elliptic cones; torsional and rolling friction): a few steps, each along
-// -H^-1 g with an exact line search (Newton on the slope, bisection kept), until the step is below
-// rounding. Leaves the rows' forces f(J a - aref) at the final a (constraint_solve then rebuilds
-// qacc and qfrc_constraint from them). Scratch: qLD (H; constraint_solve factors M again after),
-// qfrc_constraint (the step).
+// The most Newton iterations (MuJoCo's default iterations is 100; measured on the robots and the
+// corpus: 2-6, elliptic cones up to ~15).
+constexpr int kNewtonMaxIter = 50;
+
+// MuJoCo's Newton solver (mj_solNewton) on its primal problem: the acceleration a minimizing
+// 1/2 (a - a0)^T M (a - a0) + sum_r cost_r(J_r a - aref_r), from a = a0 (qacc_smooth). Each
+// iteration: the rows' forces f and h at a (row_forces), the gradient g = M (a - a0) - J^T f, the
+// Hessian H = M + J^T h J, a step dir = -H^-1 g and an exact line search along it. The cost is
+// piecewise quadratic (but for an elliptic cone's side), so once no row changes piece the last step
+// was Newton's exact step on the right quadratic, up to rounding: the next steps reuse H's factors
+// (refinement, cheap) until the step is below rounding or stops shrinking. (MuJoCo's incremental
+// Cholesky updates for the rows that change piece are not done here: a G1 substep factors H ~3
+// times, each ~1742 multiply-adds along the tree.)
+// Sparse (as MuJoCo's with its sparse Jacobian): a row's J is nonzero on its bodies' dof chains, so
+// its J^T J lies on qM's ancestor pairs when those chains are one path to the root (a contact with
+// the world, a limit, a friction loss): then H keeps qM's pattern and factors by the tree's LTDL
+// (tree_ltdl_factor: no fill-in), and every product with J runs over the row's chain alone. While a
+// row whose J couples two branches pushes (a contact between two limbs, a connect, a tendon across
+// them; kCrossBranch) H fills in outside the pattern, and that iteration takes a dense Cholesky.
+// On exit each row's force f(J a - aref) at the final a; returns the iterations (factorizations).
 template <class T>
-RLT_HD void newton_polish(const ModelView<T>& m, const DataView<T>& d, int nr) {
+RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr) {
   const int nv = m.nv;
-  T* H = d.qLD;
-  T* dir = d.qfrc_constraint;
+  T* H = d.newton_H;
+  T* grad = d.newton_vec;
+  T* dir = grad + nv;
+  T* Mdir = dir + nv;
+  T* Ma = Mdir + nv;  // M (a - a0)
+  T* a = d.qacc;
+  const T* a0 = d.qacc_smooth;
   const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
-  for (int iter = 0; iter < 20; ++iter) {
-    // gradient M (a - a0) - J^T f(a) (into dir) and Hessian M + J^T h J
-    for (int k = 0; k < nv * nv; ++k) H[k] = d.qM[k];
-    primal_forces(m, d, nr, d.qacc, H, static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
-    T gscale = T(0);
-    for (int i = 0; i < nv; ++i) {
-      T g = T(0);
-      for (int k = 0; k < nv; ++k) g += d.qM[i * nv + k] * (d.qacc[k] - d.qacc_smooth[k]);
-      dir[i] = g;
+  // The start: a0. (MuJoCo's warm start, the last substep's acceleration where its cost is below
+  // a0's, was measured: 10-50% more factorizations on the robots under random controls.)
+  for (int i = 0; i < nv; ++i) a[i] = a0[i], Ma[i] = T(0);
+  // each row's chain (an elliptic contact's rows share their block's), and J a0 - aref
+  for (int r = 0; r < nr;) {
+    const int n = row_block(m, d, r, nr);
+    int deep = -1, top = nv;
+    for (int j = 0; j < n; ++j) {
+      int dj, tj;
+      row_chain(m, d.efc_J + (r + j) * nv, &dj, &tj);
+      if (dj == -1) continue;
+      if (dj == kCrossBranch || deep == kCrossBranch) {
+        deep = kCrossBranch;
+        continue;
+      }
+      if (deep >= 0 && !on_path(m, dj > deep ? dj : deep, dj > deep ? deep : dj)) {
+        deep = kCrossBranch;
+        continue;
+      }
+      deep = dj > deep ? dj : deep;
+      top = tj < top ? tj : top;
     }
+    if (deep == -1) top = 0;
+    for (int j = 0; j < n; ++j) {
+      T* w = d.efc_newton + (r + j) * kNewtonStride;
+      T* e = d.efc + (r + j) * kEfcStride;
+      w[kNewtonDeep] = T(deep), w[kNewtonTop] = T(top), w[kNewtonState] = T(-1);
+      e[kEfcRes0] = w[kNewtonJar] = chain_dot(m, d.efc_J + (r + j) * nv, deep, top, a0) - e[kEfcAref];
+    }
+    r += n;
+  }
+  int iter = 0;
+  bool stalled = false, was_dense = false;
+  T last_step = T(0);
+  for (;;) {
+    // the forces, their pieces and h at a
+    bool changed = false, dense = false, cone = false;
+    for (int r = 0; r < nr;) {
+      const int n = row_block(m, d, r, nr);
+      T x[6], f[6], h[36];
+      for (int j = 0; j < n; ++j) x[j] = d.efc_newton[(r + j) * kNewtonStride + kNewtonJar];
+      const int state = row_forces(m, d, r, n, x, f, h);
+      T* w = d.efc_newton + r * kNewtonStride;
+      changed = changed || w[kNewtonState] != T(state);
+      cone = cone || state == kRowCone;
+      dense = dense || (w[kNewtonDeep] == T(kCrossBranch) && (state == kRowQuadratic || state == kRowCone));
+      for (int j = 0; j < n; ++j) {
+        d.efc[(r + j) * kEfcStride + kEfcForce] = f[j];
+        d.efc_newton[(r + j) * kNewtonStride + kNewtonState] = T(state);
+        d.efc_newton[(r + j) * kNewtonStride + kNewtonH] = h[j * n + j];
+      }
+      r += n;
+    }
+    if (nr == 0 || stalled || iter >= kNewtonMaxIter) break;
+    // No row changed piece: H is the last iteration's and its factors serve again (the step is then
+    // a refinement of the last one, which rounding in an ill-conditioned H, stiff rows on a light
+    // body, can leave off by far more than the tolerance).
+    const bool refine = iter > 0 && !changed && !cone && dense == was_dense;
+    ++iter;
+    // g = M (a - a0) - J^T f
+    for (int i = 0; i < nv; ++i) grad[i] = Ma[i];
     for (int r = 0; r < nr; ++r) {
+      const T* w = d.efc_newton + r * kNewtonStride;
       const T f = d.efc[r * kEfcStride + kEfcForce];
-      const T* J = d.efc_J + r * nv;
-      for (int i = 0; i < nv; ++i) dir[i] -= J[i] * f;
+      if (f != T(0))
+        chain_axpy(m, d.efc_J + r * nv, static_cast<int>(w[kNewtonDeep]), static_cast<int>(w[kNewtonTop]), -f, grad);
     }
-    for (int i = 0; i < nv; ++i) gscale = max_(gscale, abs_(dir[i])), dir[i] = -dir[i];
-    if (!(gscale > T(0))) break;
-    small_cholesky(H, nv);
-    small_cholesky_solve(H, dir, nv, false);
-    // exact line search on phi(alpha) = cost(a + alpha dir): phi' = dir^T M (a + alpha dir - a0) - sum jd f
-    T dMd = T(0), dMa = T(0), amax = T(0), dmax = T(0);
-    for (int i = 0; i < nv; ++i) {
-      T s = T(0);
-      for (int k = 0; k < nv; ++k) s += d.qM[i * nv + k] * dir[k];
-      dMd += dir[i] * s, dMa += s * (d.qacc[i] - d.qacc_smooth[i]);
-      amax = max_(amax, abs_(d.qacc[i])), dmax = max_(dmax, abs_(dir[i]));
+    T gmax = T(0);
+    for (int i = 0; i < nv; ++i) gmax = max_(gmax, abs_(grad[i]));
+    if (!(gmax > T(0))) break;
+    if (!refine) newton_hessian(m, d, nr, dense, H);
+    for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+    if (dense) {
+      if (!refine) small_cholesky(H, nv);
+      small_cholesky_solve(H, dir, nv, false);
+    } else {
+      if (!refine) tree_ltdl_factor(m, H);
+      tree_ltdl_solve(m, static_cast<const T*>(H), dir);
     }
+    was_dense = dense;
+    // exact line search on phi(alpha) = cost(a + alpha dir): phi' = dir^T M (a + alpha dir - a0) -
+    // sum_r jv_r f_r(jar_r + alpha jv_r), each row's jar and jv computed once
+    T amax = T(0), dmax = T(0);
+    for (int i = 0; i < nv; ++i) amax = max_(amax, abs_(a[i])), dmax = max_(dmax, abs_(dir[i]));
+    // converged: the correction is below rounding, or no smaller than the last step (rounding's floor)
+    if (refine && (!(dmax > eps * (T(1) + amax)) || !(dmax < T(0.5) * last_step))) break;
+    mass_product(m, d, dir, Mdir);
+    T dMd = T(0), dMa = T(0);
+    for (int i = 0; i < nv; ++i) dMd += dir[i] * Mdir[i], dMa += dir[i] * Ma[i];
     if (!(dMd > T(0)) || !(dMd < T(1e30))) break;  // (a non-finite step: keep the forces so far)
+    for (int r = 0; r < nr; ++r) {
+      T* w = d.efc_newton + r * kNewtonStride;
+      w[kNewtonJv] = chain_dot(m, d.efc_J + r * nv, static_cast<int>(w[kNewtonDeep]), static_cast<int>(w[kNewtonTop]), dir);
+    }
+    // phi' is piecewise linear (but on a cone's side), increasing: Newton's iteration on it from
+    // alpha = 1 (the Newton step), bracketed. A point reached by a Newton step from a point on the
+    // same pieces is the root (alpha = 1 itself when no row changes piece: the quadratic H was made
+    // for), so most searches take one or two evaluations; else until |phi'| is below rounding.
+    T slope0 = T(0);
+    for (int i = 0; i < nv; ++i) slope0 += dir[i] * grad[i];
+    if (!(slope0 < T(0))) break;  // (no descent left: rounding)
+    for (int r = 0; r < nr; ++r) d.efc_newton[r * kNewtonStride + kNewtonLs] = d.efc_newton[r * kNewtonStride + kNewtonState];
     T lo = T(0), hi = T(-1), alpha = T(1);
+    bool newton_step = !cone;
     for (int ls = 0; ls < 50; ++ls) {
-      for (int i = 0; i < nv; ++i) H[i] = d.qacc[i] + alpha * dir[i];  // (H's first row as scratch)
-      T curv = T(0);
-      const T slope = dMa + alpha * dMd - primal_forces(m, d, nr, H, static_cast<T*>(nullptr), dir, &curv);
-      if (abs_(slope) <= eps * abs_(dMd) * (T(1) + abs_(alpha))) break;
+      T slope = dMa + alpha * dMd, curv = dMd;
+      bool same = true;
+      for (int r = 0; r < nr;) {
+        const int n = row_block(m, d, r, nr);
+        T x[6], jv[6], f[6], h[36];
+        for (int j = 0; j < n; ++j) {
+          const T* w = d.efc_newton + (r + j) * kNewtonStride;
+          jv[j] = w[kNewtonJv], x[j] = w[kNewtonJar] + alpha * jv[j];
+        }
+        const int state = row_forces(m, d, r, n, x, f, h);
+        T* w = d.efc_newton + r * kNewtonStride;
+        if (w[kNewtonLs] != T(state) || state == kRowCone) {
+          same = false;
+          for (int j = 0; j < n; ++j) w[j * kNewtonStride + kNewtonLs] = T(state);
+        }
+        for (int j = 0; j < n; ++j) {
+          slope -= jv[j] * f[j];
+          for (int k = 0; k < n; ++k) curv += jv[j] * h[j * n + k] * jv[k];
+        }
+        r += n;
+      }
+      if ((same && newton_step) || abs_(slope) <= eps * abs_(slope0)) break;
       if (slope < T(0)) lo = alpha;
       else hi = alpha;
-      T next = alpha - slope / (dMd + curv);
+      T next = alpha - slope / curv;
+      newton_step = true;
       if (hi < T(0)) {
-        if (!(next > alpha)) next = T(2) * alpha;
+        if (!(next > alpha)) next = T(2) * alpha, newton_step = false;
       } else if (!(next > lo && next < hi)) {
-        next = T(0.5) * (lo + hi);
+        next = T(0.5) * (lo + hi), newton_step = false;
       }
       alpha = next;
     }
     if (!(abs_(alpha) * dmax < T(1e30))) break;
-    for (int i = 0; i < nv; ++i) d.qacc[i] += alpha * dir[i];
-    if (!(abs_(alpha) * dmax > eps * (T(1) + amax))) break;
+    for (int i = 0; i < nv; ++i) a[i] += alpha * dir[i], Ma[i] += alpha * Mdir[i];
+    for (int r = 0; r < nr; ++r) {
+      T* w = d.efc_newton + r * kNewtonStride;
+      w[kNewtonJar] += alpha * w[kNewtonJv];
+    }
+    last_step = abs_(alpha) * dmax;
+    stalled = !(last_step > eps * (T(1) + amax));  // (the forces at a, then stop)
   }
-  primal_forces(m, d, nr, d.qacc, static_cast<T*>(nullptr), static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+  return iter;
+}
+
+// qfrc_constraint = J^T f over the rows' chains; qacc stays Newton's iterate, as MuJoCo's (with stiff
+// rows, R ~ 1e-11 on a nearly frictionless pyramid, f = -(J a - aref) / R carries the rounding of J a
+// times 1 / R, and a0 + M^-1 J^T f would be off by far more than a).
+template <class T>
+RLT_HD void newton_constraint_force(const ModelView<T>& m, const DataView<T>& d, int nr) {
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i) d.qfrc_constraint[i] = T(0);
+  for (int r = 0; r < nr; ++r) {
+    const T* w = d.efc_newton + r * kNewtonStride;
+    const T f = d.efc[r * kEfcStride + kEfcForce];
+    if (f != T(0))
+      chain_axpy(m, d.efc_J + r * nv, static_cast<int>(w[kNewtonDeep]), static_cast<int>(w[kNewtonTop]), f,
+                 d.qfrc_constraint);
+  }
 }
 }  // namespace constraint_detail
 
@@ -1082,14 +1366,25 @@ RLT_HD void constraint_acceleration(const ModelView<T>& m, const DataView<T>& d,
 }
 }  // namespace constraint_detail
 
-// The constraint forces by projected Gauss-Seidel (see the header): on entry d.qacc_smooth holds
-// M^-1 f_smooth; on exit each row's force, d.qacc = a0 + M^-1 J^T f and d.qfrc_constraint = J^T f.
-// Returns the sweeps it took. The sweeps keep the acceleration as efc_Zf = Z^T f (factor_row):
-// J_r a = J_r a0 + z_r . Zf, so a row's update reads and writes only its z's few nonzero entries.
+// The constraint forces (see the header): on entry d.qacc_smooth holds M^-1 f_smooth; on exit each
+// row's force, d.qacc = a0 + M^-1 J^T f and d.qfrc_constraint = J^T f. Returns the Gauss-Seidel
+// sweeps, or the Newton iterations (solves_by_newton). The sweeps keep the acceleration as
+// efc_Zf = Z^T f (factor_row): J_r a = J_r a0 + z_r . Zf, so a row's update reads and writes only
+// its z's few nonzero entries.
 template <class T>
 RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr) {
   using namespace constraint_detail;
   const int nv = m.nv;
+  if (solves_by_newton(m)) {
+    const int iter = newton_solve(m, d, nr);
+    if (needs_z(m)) {  // noslip follows: it reads the force bounds and efc_Zf
+      for (int r = 0; r < nr; ++r) set_force_bounds(m, d.efc + r * kEfcStride);
+      constraint_acceleration(m, d, nr);
+    } else {
+      newton_constraint_force(m, d, nr);
+    }
+    return iter;
+  }
   for (int i = 0; i < nv; ++i) d.efc_Zf[i] = T(0);
   T scale = T(0);
   for (int r = 0; r < nr; ++r) {
@@ -1100,13 +1395,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
     e[kEfcRes0] = a0 - e[kEfcAref];
     const T g = abs_(e[kEfcRes0]);
     scale = g > scale ? g : scale;
-    // the force's bounds: a friction loss within +-frictionloss, an equality unbounded, else >= 0
-    const int fdof = friction_dof(static_cast<double>(e[kEfcOwner]));
-    const int ften = friction_tendon(static_cast<double>(e[kEfcOwner]));
-    const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : ften >= 0 ? m.tendon_frictionloss[ften] : T(0);
-    const bool eq = equality_row(static_cast<double>(e[kEfcOwner]));
-    e[kEfcLo] = fdof >= 0 || ften >= 0 ? -fl : eq ? -T(HUGE_VAL) : T(0);
-    e[kEfcHi] = fdof >= 0 || ften >= 0 ? fl : T(HUGE_VAL);
+    set_force_bounds(m, e);
   }
   // (No warm start: MuJoCo's, the forces f(J qacc - aref) of the last acceleration when their dual
   // cost is below zero's, was measured, docs/RESULTS.md "Tenth session": 3-25% fewer sweeps on the
@@ -1115,14 +1404,7 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
   const T stop = tolerance<T>() * (scale > T(1e-6) ? scale : T(1e-6));
   const bool elliptic = m.cone == kConeElliptic;
   int sweep = 0;
-  // Newton steps finish the solve of models that need them (m.use_newton) and, in double, of every
-  // model: double is what is checked against MuJoCo, and Gauss-Seidel's stopping point (1e-10 of
-  // the largest residual) leaves an ill-conditioned problem (dozens of soft contact rows, as on
-  // height fields) up to 1e-5 relative off the optimum in qacc, where MuJoCo's Newton stops within
-  // 1e-11. From the converged sweeps one or two Newton steps reach it; float keeps Gauss-Seidel alone.
-  const bool polish = m.use_newton || sizeof(T) == sizeof(double);
-  // (with Newton steps to follow for m.use_newton, Gauss-Seidel only gives them their start)
-  const int sweeps = m.use_newton ? 100 : max_sweeps<T>();
+  const int sweeps = max_sweeps<T>();
   while (nr > 0 && sweep < sweeps) {
     ++sweep;
     T largest = T(0);
@@ -1151,12 +1433,6 @@ RLT_HD int constraint_solve(const ModelView<T>& m, const DataView<T>& d, int nr)
       largest = moved > largest ? moved : largest;
     }
     if (!(largest > stop)) break;
-  }
-  if (polish && nr > 0) {
-    constraint_acceleration(m, d, nr);  // Newton starts from the Gauss-Seidel forces' acceleration
-    newton_polish(m, d, nr);
-    factor_mass_load(m, d, T(0));  // (newton_polish took qLD for its Hessian)
-    factor_mass_eliminate(m, d);
   }
   // qacc afresh from the final forces (the sweeps' running updates accumulate rounding), so that it
   // pairs with qfrc_constraint = J^T f.

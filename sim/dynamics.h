@@ -57,7 +57,8 @@ namespace rlt {
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
 // nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
 // (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nv_rne (nv under implicit, else
-// 0)) written by `stage`. From this list come DataView's pointers,
+// 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
+// double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -132,7 +133,7 @@ namespace rlt {
   X(wrap_xpos, 6 * nwrap, tendon_kinematics,                                                                         \
     "spatial: the path's points, world, tendon i's from point 2 tendon_adr[i] on (a pulley: a (0,0,0) break)")       \
   /* solver statistics (sim/constraints.h) */                                                                        \
-  X(solver_niter, 1, constraint_solve, "Gauss-Seidel sweeps of the last substep's solve (MuJoCo's solver_niter; a count)") \
+  X(solver_niter, 1, constraint_solve, "the last substep's Newton iterations or Gauss-Seidel sweeps (MuJoCo's solver_niter)") \
   /* site and slider-crank transmissions (sim/transmission.h; empty without them, nmoment = 0) */                    \
   X(actuator_length, nmoment, transmission, "each actuator's length (MuJoCo's actuator_length)")                     \
   X(actuator_moment, nmoment* nv, transmission,                                                                      \
@@ -150,11 +151,16 @@ namespace rlt {
 // its own, used by one env at a time (BatchRows below). The count of rows (nefc) stays in the row.
 #define RLT_DATA_WORKSPACE(X)                                                                                        \
   X(efc_J, nefc_max* nv, constraint_rows, "each row's Jacobian")                                                     \
-  X(efc_Z, nefc_max* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
+  X(efc_Z, nefc_z* nv, constraint_rows, "z = D^-1/2 L^-T J^T per row: its nonzero entries first (sim/constraints.h)") \
   X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
-  X(efc_Zind, nefc_max* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")             \
+  X(efc_Zind, nefc_z* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")               \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
+  X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
+    "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a)")      \
+  X(newton_H, nv_newton* nv_newton, constraint_solve,                                                                \
+    "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; dense while a row couples two branches)")       \
+  X(newton_vec, 4 * nv_newton, constraint_solve, "Newton: the gradient, the search direction, M times it, M (a - a0)") \
   X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
   X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
     "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
@@ -174,6 +180,8 @@ namespace rlt {
 constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 9;
+// Scalars per constraint row in DataView::efc_newton (fields: sim/constraints.h NewtonField).
+constexpr int kNewtonStride = 7;
 
 // One env's fields as plain pointers into its row and its workspace (RLT_DATA_FIELDS and
 // RLT_DATA_WORKSPACE: shape, stage, meaning).
@@ -206,6 +214,11 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
   const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
   const int nclock = m.nclock, nenergy_lag = m.nenergy_lag;
+  // the Newton solver's workspace: models that solve with it (m.use_newton), and double (every model)
+  const bool newton = m.use_newton != 0 || sizeof(T) == sizeof(double);
+  const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
+  // the rows' z (factor_row): Gauss-Seidel's and noslip's (sim/constraints.h needs_z)
+  const int nefc_z = !newton || m.noslip_iterations > 0 ? nefc_max : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);
@@ -783,10 +796,12 @@ RLT_HD void factor_mass_load(const ModelView<T>& m, const DataView<T>& d, T h) {
     ld[i * nv + i] += h * m.dof_damping[i];
   }
 }
+// The elimination itself, on any nv x nv matrix with qM's pattern (ld: the ancestor entries (i, j),
+// j ancestor-or-self of i, row-major; the rest is not read): the Newton solver's Hessian
+// (sim/constraints.h) uses it too.
 template <class T>
-RLT_HD void factor_mass_eliminate(const ModelView<T>& m, const DataView<T>& d) {
+RLT_HD void tree_ltdl_factor(const ModelView<T>& m, T* ld) {
   const int nv = m.nv;
-  T* ld = d.qLD;
   for (int k = nv - 1; k >= 0; --k) {
     const T inv_dkk = T(1) / ld[k * nv + k];
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
@@ -797,21 +812,29 @@ RLT_HD void factor_mass_eliminate(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 template <class T>
+RLT_HD void factor_mass_eliminate(const ModelView<T>& m, const DataView<T>& d) {
+  tree_ltdl_factor(m, d.qLD);
+}
+template <class T>
 RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
   factor_mass_load(m, d, h);
   factor_mass_eliminate(m, d);
 }
 
-// x <- (L^T D L)^-1 x with the factors of factor_mass.
+// x <- (L^T D L)^-1 x with factors of tree_ltdl_factor (ld).
 template <class T>
-RLT_HD void solve_mass(const ModelView<T>& m, const DataView<T>& d, T* x) {
+RLT_HD void tree_ltdl_solve(const ModelView<T>& m, const T* ld, T* x) {
   const int nv = m.nv;
-  const T* ld = d.qLD;
   for (int i = nv - 1; i >= 0; --i)  // L^T y = x
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= ld[i * nv + j] * x[i];
   for (int i = 0; i < nv; ++i) x[i] /= ld[i * nv + i];  // z = D^-1 y
   for (int i = 0; i < nv; ++i)                          // L x = z
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= ld[i * nv + j] * x[j];
+}
+// x <- (L^T D L)^-1 x with the factors of factor_mass.
+template <class T>
+RLT_HD void solve_mass(const ModelView<T>& m, const DataView<T>& d, T* x) {
+  tree_ltdl_solve(m, static_cast<const T*>(d.qLD), x);
 }
 
 // ---- forward dynamics and integration --------------------------------------------------------------

@@ -38,9 +38,10 @@ void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
 }
 
 // The solver: MuJoCo's Newton, CG and PGS all minimize the same strictly convex problem; rltrain
-// solves it by projected Gauss-Seidel to its own tolerance (sim/constraints.h), whatever `solver`
-// names, so `solver`, `iterations`, `tolerance`, `ls_iterations` and `ls_tolerance` are read
-// (checked) and the converged answer is the same. What would change the answer is refused.
+// solves it to convergence by its own choice of Newton or projected Gauss-Seidel
+// (sim/constraints.h, ModelView::use_newton), whatever `solver` names, so `solver`, `iterations`,
+// `tolerance`, `ls_iterations` and `ls_tolerance` are read (checked) and the converged answer is
+// the same. What would change the answer is refused.
 // noslip_iterations and noslip_tolerance run MuJoCo's noslip post-pass (sim/noslip.h).
 void MjcfCompiler::read_option_constraints(Attrs& a) {
   a.keyword("solver", {"PGS", "CG", "Newton"});

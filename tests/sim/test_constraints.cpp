@@ -9,7 +9,9 @@
 //    float agrees with double, and a model that asks for torsional or rolling friction is refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -222,6 +224,167 @@ TEST(SoftConstraints, CondimIsChecked) {
     EXPECT_NE(std::string(e.what()).find("bad.xml"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("soft_constraints"), std::string::npos) << e.what();
   }
+}
+
+
+// ---- the sparse Newton solver (constraint_detail::newton_solve) ----------------------------------
+
+// Two boxes stacked on the floor (the upper one's contact with the lower couples the two free
+// bodies' dof trees: kCrossBranch rows), and a two-link arm whose links are tied by a connect to a
+// free ball (another cross-branch row); with `stack` false the lower box alone (chain rows only).
+Model newton_scene(bool stack) {
+  std::string xml =
+      "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 0.1'/>"
+      "<body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='8'/></body>";
+  if (stack) {
+    xml +=
+        "<body pos='0.03 0 0.3'><freejoint/><geom type='box' size='0.08 0.08 0.08' mass='3'/></body>"
+        "<body name='arm' pos='1 0 0.5'><joint type='hinge' axis='0 1 0' range='-1 1' limited='true'/>"
+        "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/>"
+        "<body pos='0.3 0 0'><joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.3 0 0' "
+        "size='0.03'/></body></body>"
+        "<body name='ball' pos='1.6 0 0.5'><freejoint/><geom type='sphere' size='0.05' contype='0' "
+        "conaffinity='0'/></body>";
+  }
+  xml += "</worldbody>";
+  if (stack) xml += "<equality><connect body1='ball' body2='arm' anchor='0 0 0'/></equality>";
+  return parse_mjcf(xml + "</mujoco>", "newton_scene.xml");
+}
+
+// H = M + J^T h J assembled the sparse way (qM's ancestor pairs; dense while a cross-branch row
+// pushes) equals the plain dense sum over the rows, at the pieces of the last solve.
+void check_newton_hessian(bool stack) {
+  using namespace constraint_detail;
+  Env<double> env(newton_scene(stack));
+  for (int s = 0; s < 200; ++s) physics_step(env.m(), env.d, static_cast<const double*>(nullptr), 1, nullptr);
+  const ModelView<double>& m = env.m();
+  const DataView<double>& d = env.d;
+  const int nv = m.nv, nr = static_cast<int>(d.nefc[0]);
+  ASSERT_GT(nr, 0);
+  // the plain sum: qM + sum_r h_r J_r^T J_r (an elliptic block's h from row_forces; none here)
+  std::vector<double> plain(static_cast<size_t>(nv * nv));
+  for (int k = 0; k < nv * nv; ++k) plain[static_cast<size_t>(k)] = d.qM[k];
+  int cross_active = 0, chain_rows = 0;
+  for (int r = 0; r < nr; ++r) {
+    const double* w = d.efc_newton + r * kNewtonStride;
+    const double h = w[kNewtonH];
+    if (w[kNewtonDeep] == kCrossBranch && h != 0) ++cross_active;
+    if (w[kNewtonDeep] >= 0) ++chain_rows;
+    for (int p = 0; p < nv; ++p)
+      for (int q = 0; q < nv; ++q)
+        plain[static_cast<size_t>(p * nv + q)] += h * d.efc_J[r * nv + p] * d.efc_J[r * nv + q];
+  }
+  EXPECT_GT(chain_rows, 0);
+  auto ancestor = [&](int i, int j) {  // j ancestor-or-self of i
+    for (int k = i; k >= 0; k = m.dof_parentid[k])
+      if (k == j) return true;
+    return false;
+  };
+  double scale = 0;
+  for (double v : plain) scale = std::fmax(scale, std::fabs(v));
+  std::vector<double> H(static_cast<size_t>(nv * nv), 0.0);
+  for (bool dense : {false, true}) {
+    std::fill(H.begin(), H.end(), 0.0);
+    newton_hessian(m, d, nr, dense, H.data());
+    double worst = 0;
+    for (int i = 0; i < nv; ++i)
+      for (int j = 0; j <= i; ++j)
+        if (dense || ancestor(i, j))
+          worst = std::fmax(worst, std::fabs(H[static_cast<size_t>(i * nv + j)] - plain[static_cast<size_t>(i * nv + j)]));
+    EXPECT_LT(worst, 1e-13 * scale) << (dense ? "dense" : "sparse") << " Hessian, stack " << stack;
+  }
+  // Off qM's pattern the plain sum is zero without cross-branch rows (the sparse Hessian is all
+  // of it), and not with them (the fill-in the dense path is there for).
+  double off = 0;
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j <= i; ++j)
+      if (!ancestor(i, j)) off = std::fmax(off, std::fabs(plain[static_cast<size_t>(i * nv + j)]));
+  if (stack) {
+    EXPECT_GT(cross_active, 0) << "the stacked boxes' contact and the connect push: cross-branch rows";
+    EXPECT_GT(off, 1e-6 * scale);
+  } else {
+    EXPECT_EQ(cross_active, 0);
+    EXPECT_EQ(off, 0.0);
+  }
+}
+TEST(SoftConstraintsNewton, SparseHessianEqualsDenseWithoutCrossBranchRows) { check_newton_hessian(false); }
+TEST(SoftConstraintsNewton, SparseHessianEqualsDenseWithCrossBranchRows) { check_newton_hessian(true); }
+
+// Newton's answer (float, m.use_newton set) is Gauss-Seidel's (float, converged) up to Gauss-Seidel's
+// tolerance, and both are double Newton's: one substep from the same states along a random-control
+// run of the model, qacc compared relative to the largest |qacc - qacc_smooth| of the double solve.
+void check_newton_against_gauss_seidel(const std::string& path, int steps, double tol) {
+  const Model model = load_mjcf(path);
+  HostModel<float> host_f(model);
+  ModelView<float> gs = host_f.view(), nt = host_f.view();
+  gs.use_newton = 0, nt.use_newton = 1;
+  std::vector<float> row_gs(static_cast<size_t>(data_size(gs))), row_nt(static_cast<size_t>(data_size(nt)));
+  const DataView<float> dg = data_view(gs, row_gs.data()), dn = data_view(nt, row_nt.data());
+  reset_data(gs, dg);
+  Env<double> ref(model);
+  if (model.nkey > 0)
+    for (int i = 0; i < model.nq; ++i) dg.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(i)]);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> ctrl(static_cast<size_t>(model.nu));
+  std::vector<double> ctrl_d(ctrl.size());
+  double worst_gs = 0, worst_nt = 0;
+  int with_rows = 0, newton_iters = 0, sweeps = 0;
+  for (int s = 0; s < steps; ++s) {
+    for (size_t a = 0; a < ctrl.size(); ++a) ctrl[a] = u(rng), ctrl_d[a] = ctrl[a];
+    physics_substep(gs, dg, ctrl.data());
+    if (s % 10 != 9) continue;
+    // the same state in the Newton row and the double reference, then one substep of each
+    for (int i = 0; i < model.nq; ++i) dn.qpos[i] = dg.qpos[i], ref.d.qpos[i] = dg.qpos[i];
+    for (int i = 0; i < model.nv; ++i) dn.qvel[i] = dg.qvel[i], ref.d.qvel[i] = dg.qvel[i];
+    for (int i = 0; i < model.nu; ++i) dn.act[i] = dg.act[i], ref.d.act[i] = dg.act[i];
+    std::vector<float> saved(row_gs);
+    physics_forward(gs, dg, ctrl.data(), gs.implicit_damping ? gs.timestep : 0.0f);
+    physics_forward(nt, dn, ctrl.data(), nt.implicit_damping ? nt.timestep : 0.0f);
+    physics_forward(ref.m(), ref.d, ctrl_d.data(), ref.m().implicit_damping ? ref.m().timestep : 0.0);
+    if (ref.d.nefc[0] > 0) ++with_rows;
+    newton_iters += static_cast<int>(dn.solver_niter[0]), sweeps += static_cast<int>(dg.solver_niter[0]);
+    double scale = 1e-6, eg = 0, en = 0;
+    for (int i = 0; i < model.nv; ++i) scale = std::fmax(scale, std::fabs(ref.d.qacc[i] - ref.d.qacc_smooth[i]));
+    for (int i = 0; i < model.nv; ++i) {
+      eg = std::fmax(eg, std::fabs(dg.qacc[i] - ref.d.qacc[i]));
+      en = std::fmax(en, std::fabs(dn.qacc[i] - ref.d.qacc[i]));
+    }
+    worst_gs = std::fmax(worst_gs, eg / scale), worst_nt = std::fmax(worst_nt, en / scale);
+    row_gs = saved;  // (the forward pass changed no state; the run goes on from Gauss-Seidel's)
+  }
+  EXPECT_GT(with_rows, steps / 20) << path;
+  EXPECT_LT(worst_gs, tol) << path << ": Gauss-Seidel (float) against Newton (double)";
+  EXPECT_LT(worst_nt, tol) << path << ": Newton (float) against Newton (double)";
+  std::printf("%s: qacc off double's, relative: Gauss-Seidel %.2e, Newton %.2e; %.1f sweeps, %.1f iterations\n",
+              path.c_str(), worst_gs, worst_nt, sweeps / (steps / 10.0), newton_iters / (steps / 10.0));
+}
+TEST(SoftConstraintsNewton, AgreesWithGaussSeidelAnt) { check_newton_against_gauss_seidel(asset("ant"), 400, 1e-2); }
+TEST(SoftConstraintsNewton, AgreesWithGaussSeidelHumanoid) {
+  check_newton_against_gauss_seidel(asset("humanoid"), 400, 1e-2);
+}
+TEST(SoftConstraintsNewton, AgreesWithGaussSeidelG1) {
+  check_newton_against_gauss_seidel(std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml",
+                                    200, 1e-2);
+}
+
+// The float solver is Newton where the tree factorization of its Hessian is cheap (every shipped
+// robot), Gauss-Seidel on a long chain (a 40-link snake: 10660 multiply-adds), and Newton again
+// there when its rows need it (condim 6).
+TEST(SoftConstraintsNewton, SolverFollowsTheFactorizationCost) {
+  auto chain = [](int links, int condim) {
+    std::string xml = "<mujoco><worldbody><geom type='plane' size='5 5 0.1' condim='" + std::to_string(condim) + "'/>";
+    for (int k = 0; k < links; ++k)
+      xml += std::string("<body pos='") + (k ? "0.1" : "0") + " 0 " + (k ? "0" : "0.2") +
+             "'><joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.1 0 0' size='0.02'/>";
+    for (int k = 0; k < links; ++k) xml += "</body>";
+    return parse_mjcf(xml + "</worldbody></mujoco>", "chain.xml");
+  };
+  EXPECT_EQ(tree_factor_cost(chain(40, 3)), 10660);
+  EXPECT_EQ(HostModel<float>(chain(40, 3)).view().use_newton, 0);
+  EXPECT_EQ(HostModel<float>(chain(40, 6)).view().use_newton, 1);
+  EXPECT_EQ(HostModel<float>(chain(20, 3)).view().use_newton, 1);  // 1330
+  EXPECT_EQ(HostModel<float>(load_mjcf(asset("humanoid"))).view().use_newton, 1);
 }
 
 #if RLT_TEST_MUJOCO

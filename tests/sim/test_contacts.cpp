@@ -344,6 +344,10 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
               nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0,
               nmoment = v.nmoment, nclock = v.nclock, nenergy_lag = v.nenergy_lag;
     const int nv_deriv = velocity_implicit(v.integrator) ? nv : 0, nv_rne = v.integrator == kIntImplicit ? nv : 0;
+    // the Newton solver's workspace (float: where use_newton) and Gauss-Seidel's z rows (the others, or noslip)
+    const bool newton = v.use_newton != 0;
+    const int nefc_newton = newton ? nefc : 0, nv_newton = newton ? nv : 0;
+    const int nefc_z = !newton || v.noslip_iterations > 0 ? nefc : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);
     EXPECT_LT(l.row, at + 4);
