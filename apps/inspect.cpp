@@ -1,5 +1,6 @@
 #include "apps/inspect.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -25,23 +26,43 @@ const char* integrator_name(int integrator) {
                                           : "euler";
 }
 
-json model_json(const Model& m, const ModelView<double>& v) {
+// The derived arrays and the names that follow the model_fields.h arrays in "model".
+const char* const kDerivedFields[] = {"body_rootid", "body_invweight0", "body_invweight0_rot", "dof_invweight0",
+                                      "body_name",   "jnt_name",        "geom_name",           "site_name",
+                                      "actuator_name", "sensor_name",   "key_name"};
+
+}  // namespace
+
+void check_inspect_fields(const std::vector<std::string>& fields) {
+  const std::vector<std::string> known = inspect_field_names();
+  for (const auto& f : fields)
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      throw ConfigError("--fields: no model array '" + f + "' (rltrain inspect without --fields lists them all)");
+}
+
+namespace {
+
+json model_json(const Model& m, const ModelView<double>& v, const std::vector<std::string>& fields) {
+  const auto want = [&](const char* name) {
+    return fields.empty() || std::find(fields.begin(), fields.end(), name) != fields.end();
+  };
   json j;
   // Every array as the compiler wrote it (an optional one a model leaves out is empty here).
-#define RLT_INSPECT_FIELD(type, name, count, need, doc) j[#name] = m.name;
+#define RLT_INSPECT_FIELD(type, name, count, need, doc) \
+  if (want(#name)) j[#name] = m.name;
   RLT_MODEL_FIELDS(RLT_INSPECT_FIELD)
 #undef RLT_INSPECT_FIELD
-  j["body_rootid"] = take(v.body_rootid, m.nbody);
-  j["body_invweight0"] = take(v.body_invweight0, m.nbody);
-  j["body_invweight0_rot"] = take(v.body_invweight0_rot, m.nbody);
-  j["dof_invweight0"] = take(v.dof_invweight0, m.nv);
-  j["body_name"] = m.body_name;
-  j["jnt_name"] = m.jnt_name;
-  j["geom_name"] = m.geom_name;
-  j["site_name"] = m.site_name;
-  j["actuator_name"] = m.actuator_name;
-  j["sensor_name"] = m.sensor_name;
-  j["key_name"] = m.key_name;
+  if (want("body_rootid")) j["body_rootid"] = take(v.body_rootid, m.nbody);
+  if (want("body_invweight0")) j["body_invweight0"] = take(v.body_invweight0, m.nbody);
+  if (want("body_invweight0_rot")) j["body_invweight0_rot"] = take(v.body_invweight0_rot, m.nbody);
+  if (want("dof_invweight0")) j["dof_invweight0"] = take(v.dof_invweight0, m.nv);
+  if (want("body_name")) j["body_name"] = m.body_name;
+  if (want("jnt_name")) j["jnt_name"] = m.jnt_name;
+  if (want("geom_name")) j["geom_name"] = m.geom_name;
+  if (want("site_name")) j["site_name"] = m.site_name;
+  if (want("actuator_name")) j["actuator_name"] = m.actuator_name;
+  if (want("sensor_name")) j["sensor_name"] = m.sensor_name;
+  if (want("key_name")) j["key_name"] = m.key_name;
   return j;
 }
 
@@ -92,12 +113,18 @@ json forward_json(ModelRollout& r) {
 
 }  // namespace
 
-int run_inspect(const InspectOptions& opts) {
-  const Model model = load_mjcf(opts.model_path);
-  RolloutOptions ro;
-  ro.model_path = opts.model_path;
-  ro.key = opts.key;
-  ModelRollout rollout(model, ro);
+std::vector<std::string> inspect_field_names() {
+  std::vector<std::string> names;
+#define RLT_INSPECT_NAME(type, name, count, need, doc) names.emplace_back(#name);
+  RLT_MODEL_FIELDS(RLT_INSPECT_NAME)
+#undef RLT_INSPECT_NAME
+  for (const char* n : kDerivedFields) names.emplace_back(n);
+  return names;
+}
+
+void write_inspect(ModelRollout& rollout, const InspectOptions& opts) {
+  check_inspect_fields(opts.fields);
+  const Model& model = rollout.model();
   const ModelView<double>& v = rollout.model_view();
 
   json out;
@@ -113,16 +140,25 @@ int run_inspect(const InspectOptions& opts) {
                     {"gravity", {model.gravity[0], model.gravity[1], model.gravity[2]}},
                     {"integrator", integrator_name(model.integrator)},
                     {"impratio", model.impratio}};
-  out["model"] = model_json(model, v);
+  out["model"] = model_json(model, v, opts.fields);
   out["forward"] = forward_json(rollout);
   out["forward"]["key"] = opts.key;
 
   const std::string text = out.dump(1) + "\n";
   if (opts.out_path.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
+    return;
   }
   write_text_atomic(opts.out_path, text);  // a failed run leaves an existing file as it was
+}
+
+int run_inspect(const InspectOptions& opts) {
+  check_inspect_fields(opts.fields);  // before the compile: a typo costs no time
+  RolloutOptions ro;
+  ro.model_path = opts.model_path;
+  ro.key = opts.key;
+  ModelRollout rollout(load_mjcf(opts.model_path), ro);
+  write_inspect(rollout, opts);
   return 0;
 }
 

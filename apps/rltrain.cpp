@@ -369,21 +369,33 @@ Command add_bench(CLI::App& app) {
 }
 
 Command add_rollout(CLI::App& app) {
-  auto rollout = std::make_shared<rlt::RolloutOptions>();
+  auto cmd = std::make_shared<rlt::RolloutCommand>();
+  rlt::RolloutOptions& run = cmd->run;
   auto* r = app.add_subcommand("rollout", "Step one env of an MJCF model on the CPU and write its trajectory as CSV");
-  r->add_option("--model", rollout->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
-  r->add_option("--steps", rollout->steps, "Control steps")->required()->check(integer_in<std::int64_t>(0));
-  r->add_option("--key", rollout->key,
-                "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero)");
-  r->add_option("--ctrl", rollout->ctrl,
-                "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step)")
+  r->add_option("--model", run.model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
+  r->add_option("--steps", run.steps, "Control steps")->required()->check(integer_in<std::int64_t>(0));
+  r->add_option("--key", cmd->keys,
+                "Start from this keyframe (qpos, qvel, time; its ctrl is held with --ctrl zero); qpos0: the "
+                "model's qpos0 at rest. Repeat for a run from each start (--out then needs {key})")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--ctrl", cmd->ctrls,
+                "zero (hold the keyframe's ctrl, or 0) | random (uniform in ctrlrange each control step); "
+                "zero,random: a run with each (--out then needs {ctrl})")
+      ->delimiter(',')
       ->check(CLI::IsMember({"zero", "random"}));
-  r->add_option("--seed", rollout->seed, "Seed of the random controls")->check(integer_in<std::uint64_t>(0));
-  r->add_option("--timestep", rollout->timestep, "Physics step in seconds (default: the model's)")
+  r->add_option("--seed", run.seed, "Seed of the random controls")->check(integer_in<std::uint64_t>(0));
+  r->add_option("--timestep", run.timestep, "Physics step in seconds (default: the model's)")
       ->check(CLI::PositiveNumber);
-  r->add_option("--substeps", rollout->substeps, "Physics steps per control step")->check(integer_in(1, 1 << 20));
-  r->add_option("--out", rollout->out_path, "CSV file (default: stdout)");
-  return {r, [rollout]() { return rlt::run_rollout(*rollout); }};
+  r->add_option("--substeps", run.substeps, "Physics steps per control step")->check(integer_in(1, 1 << 20));
+  r->add_option("--out", cmd->out,
+                "CSV file (default: stdout); {key} and {ctrl} in the name become each run's start and mode");
+  r->add_option("--inspect", cmd->inspect,
+                "Also write rltrain inspect's JSON at each start to this file ({key} as in --out), from the same "
+                "compile");
+  r->add_option("--fields", cmd->fields, "With --inspect: only these arrays of its \"model\" (comma-separated)")
+      ->delimiter(',');
+  return {r, [cmd]() { return rlt::run_rollout(*cmd); }};
 }
 
 Command add_inspect(CLI::App& app) {
@@ -393,6 +405,9 @@ Command add_inspect(CLI::App& app) {
   i->add_option("--model", inspect->model_path, "MJCF file (e.g. envs/assets/ant.xml)")->required();
   i->add_option("--key", inspect->key, "The forward pass at this keyframe (qpos, qvel, ctrl); default: qpos0 at rest");
   i->add_option("--out", inspect->out_path, "JSON file (default: stdout)");
+  i->add_option("--fields", inspect->fields,
+                "Only these arrays of \"model\" (comma-separated; default: all, e.g. a robot's meshes)")
+      ->delimiter(',');
   return {i, [inspect]() { return rlt::run_inspect(*inspect); }};
 }
 

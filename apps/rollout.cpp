@@ -1,10 +1,12 @@
 #include "apps/rollout.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <memory>
 
+#include "apps/inspect.h"
 #include "rl/config.h"
 #include "rl/files.h"
 #include "sim/mjcf.h"
@@ -65,6 +67,7 @@ std::vector<std::string> rollout_columns(const Model& m) {
 
 ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
     : m_model(with_timestep(model, opts.timestep)),
+      m_model_path(opts.model_path),
       m_host(m_model),
       m_row(static_cast<size_t>(data_size(m_host.view())), 0.0),
       m_data(data_view(m_host.view(), m_row.data())),
@@ -73,21 +76,37 @@ ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
       m_random(false),
       m_seed(opts.seed),
       m_substeps(opts.substeps) {
-  if (opts.ctrl == "random") m_random = true;
-  else if (opts.ctrl != "zero") throw ConfigError("--ctrl: expected zero or random, got '" + opts.ctrl + "'");
   if (opts.substeps < 1)
     throw ConfigError("--substeps: expected a positive integer, got " + std::to_string(opts.substeps));
-  const ModelView<double>& m = m_host.view();
-  reset_data(m, m_data);
-  if (!opts.key.empty()) {
-    const int k = m_model.key_id(opts.key);
+  restart(opts.key, opts.ctrl);
+}
+
+void ModelRollout::restart(const std::string& key, const std::string& ctrl) {
+  bool random = false;
+  if (ctrl == "random") random = true;
+  else if (ctrl != "zero") throw ConfigError("--ctrl: expected zero or random, got '" + ctrl + "'");
+  int k = -1;
+  if (!key.empty() && !(key == kQpos0Start && m_model.key_id(key) < 0)) {
+    k = m_model.key_id(key);
     if (k < 0) {
       std::string known;
       for (const auto& n : m_model.key_name)
         known += (known.empty() ? "" : ", ") + (n.empty() ? std::string("(unnamed)") : n);
-      throw ConfigError("--key: no keyframe '" + opts.key + "' in " + opts.model_path +
-                        (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
+      throw ConfigError("--key: no keyframe '" + key + "' in " + m_model_path +
+                        (known.empty() ? " (it has none" : " (it has: " + known) + "; " + kQpos0Start +
+                        ": qpos0 at rest)");
     }
+  }
+  // Every value of the data row as a new ModelRollout has it (zero, then reset_data): a run after
+  // a restart is bit for bit the run of a fresh one.
+  std::fill(m_row.begin(), m_row.end(), 0.0);
+  std::fill(m_ctrl.begin(), m_ctrl.end(), 0.0);
+  reset_data(m_host.view(), m_data);
+  m_random = random;
+  m_time = 0;
+  m_steps_done = 0;
+  m_num_contacts = 0;
+  if (k >= 0) {
     const size_t ks = static_cast<size_t>(k);
     for (int i = 0; i < m_model.nq; ++i) m_data.qpos[i] = m_model.key_qpos[ks * m_model.nq + i];
     for (int i = 0; i < m_model.nv; ++i) m_data.qvel[i] = m_model.key_qvel[ks * m_model.nv + i];
@@ -143,15 +162,30 @@ void ModelRollout::write_row(std::FILE* out) const {
   std::fprintf(out, ",%d\n", m_num_contacts);
 }
 
-int run_rollout(const RolloutOptions& opts) {
-  if (opts.steps < 0) throw ConfigError("--steps: expected a non-negative integer, got " + std::to_string(opts.steps));
-  const Model model = load_mjcf(opts.model_path);
-  ModelRollout rollout(model, opts);
+namespace {
+
+// path with every "{name}" replaced by value.
+std::string fill(std::string path, const std::string& name, const std::string& value) {
+  const std::string hole = "{" + name + "}";
+  for (size_t at = path.find(hole); at != std::string::npos; at = path.find(hole, at + value.size()))
+    path.replace(at, hole.size(), value);
+  return path;
+}
+
+// Throws ConfigError unless `path` names each run apart: "{name}" in it when several values are run.
+void check_pattern(const char* option, const std::string& path, const char* name, size_t count) {
+  if (count > 1 && path.find(std::string("{") + name + "}") == std::string::npos)
+    throw ConfigError(std::string(option) + ": " + std::to_string(count) + " " + name +
+                      "s are run, so the file name needs {" + name + "} (got '" + path + "')");
+}
+
+// One run's CSV from the rollout's start: the header, the start row, then one row per control step.
+void write_run(ModelRollout& rollout, std::int64_t steps, const std::string& out_path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
   std::FILE* out = stdout;
-  if (!opts.out_path.empty()) {
-    file.reset(std::fopen(opts.out_path.c_str(), "w"));
-    if (!file) throw ConfigError("--out: cannot write " + opts.out_path);
+  if (!out_path.empty()) {
+    file.reset(std::fopen(out_path.c_str(), "w"));
+    if (!file) throw ConfigError("--out: cannot write " + out_path);
     out = file.get();
   }
   const std::vector<std::string> cols = rollout_columns(rollout.model());
@@ -159,17 +193,63 @@ int run_rollout(const RolloutOptions& opts) {
   std::fprintf(out, "\n");
   rollout.write_row(out);
   std::int64_t first_bad = -1;
-  for (std::int64_t t = 0; t < opts.steps; ++t) {
+  for (std::int64_t t = 0; t < steps; ++t) {
     rollout.step();
     rollout.write_row(out);
     if (first_bad < 0 && !rollout.finite()) first_bad = t + 1;
   }
   if (std::fflush(out) != 0 || std::ferror(out))
-    throw IoError((opts.out_path.empty() ? std::string("standard output") : opts.out_path) + ": write failed (" +
+    throw IoError((out_path.empty() ? std::string("standard output") : out_path) + ": write failed (" +
                   std::strerror(errno) + ")");
   if (first_bad >= 0)
-    std::fprintf(stderr, "rltrain: warning: %s: the state became non-finite at control step %lld\n",
-                 opts.model_path.c_str(), static_cast<long long>(first_bad));
+    std::fprintf(stderr, "rltrain: warning: %s: the state became non-finite at control step %lld%s\n",
+                 rollout.model_path().c_str(), static_cast<long long>(first_bad),
+                 out_path.empty() ? "" : (" (" + out_path + ")").c_str());
+}
+
+}  // namespace
+
+int run_rollout(const RolloutCommand& cmd) {
+  const RolloutOptions& base = cmd.run;
+  if (base.steps < 0) throw ConfigError("--steps: expected a non-negative integer, got " + std::to_string(base.steps));
+  const std::vector<std::string> keys = cmd.keys.empty() ? std::vector<std::string>{""} : cmd.keys;
+  const std::vector<std::string> ctrls = cmd.ctrls.empty() ? std::vector<std::string>{"zero"} : cmd.ctrls;
+  for (const auto& c : ctrls)
+    if (c != "zero" && c != "random") throw ConfigError("--ctrl: expected zero or random, got '" + c + "'");
+  if (cmd.out.empty() && keys.size() * ctrls.size() > 1)
+    throw ConfigError("--out: " + std::to_string(keys.size()) + " starts x " + std::to_string(ctrls.size()) +
+                      " control modes need a file name" + (keys.size() > 1 ? " with {key}" : "") +
+                      (keys.size() > 1 && ctrls.size() > 1 ? " and" : (ctrls.size() > 1 ? " with" : "")) +
+                      (ctrls.size() > 1 ? " {ctrl}" : "") + " (standard output takes one run)");
+  check_pattern("--out", cmd.out, "key", keys.size());
+  check_pattern("--out", cmd.out, "ctrl", ctrls.size());
+  if (!cmd.inspect.empty()) check_pattern("--inspect", cmd.inspect, "key", keys.size());
+  if (!cmd.fields.empty() && cmd.inspect.empty()) throw ConfigError("--fields: only with --inspect");
+  check_inspect_fields(cmd.fields);
+  if (!cmd.inspect.empty() && base.timestep != 0)
+    throw ConfigError("--inspect: not with --timestep (the JSON is the model as its file sets it, as rltrain inspect's)");
+  // One compile and one rollout, restarted for each run (bit for bit a fresh one's).
+  RolloutOptions first = base;
+  first.key = keys.front();
+  first.ctrl = ctrls.front();
+  ModelRollout rollout(load_mjcf(base.model_path), first);
+  for (const auto& k : keys) rollout.restart(k, ctrls.front());  // every start checked before a file is written
+  const auto start_name = [](const std::string& k) { return k.empty() ? std::string(kQpos0Start) : k; };
+  for (const auto& k : keys) {
+    if (!cmd.inspect.empty()) {
+      InspectOptions io;
+      io.model_path = base.model_path;
+      io.key = k;
+      io.out_path = fill(cmd.inspect, "key", start_name(k));
+      io.fields = cmd.fields;
+      rollout.restart(k, "zero");
+      write_inspect(rollout, io);
+    }
+    for (const auto& c : ctrls) {
+      rollout.restart(k, c);
+      write_run(rollout, base.steps, fill(fill(cmd.out, "key", start_name(k)), "ctrl", c));
+    }
+  }
   return 0;
 }
 

@@ -21,12 +21,32 @@ namespace rlt {
 struct RolloutOptions {
   std::string model_path;     // MJCF file
   std::int64_t steps = 1000;  // control steps
-  std::string key;            // keyframe to start from (its qpos, qvel, ctrl, time); empty: qpos0 at rest
+  // keyframe to start from (its qpos, qvel, ctrl, time); empty, or kQpos0Start where no keyframe has
+  // that name: qpos0 at rest
+  std::string key;
   std::string ctrl = "zero";  // zero | random (uniform in each actuator's ctrlrange, redrawn every control step)
   std::uint64_t seed = 0;     // Philox seed of the random controls
   double timestep = 0;        // physics step in s (0: the model's option/timestep)
   int substeps = 1;           // physics steps per control step, ctrl held
   std::string out_path;       // CSV file; empty: stdout
+};
+
+// The start name for qpos0 at rest (a keyframe of that name, if the model has one, wins).
+inline constexpr const char* kQpos0Start = "qpos0";
+
+// `rltrain rollout`: one compile of run.model_path, then one run from each start with each control
+// mode (--key repeated, --ctrl zero,random), and with `inspect` also `rltrain inspect`'s JSON at each
+// start: a peer (tools/mujoco_peer.py) gets every trajectory and forward pass of a model from one
+// compile instead of one per run.
+struct RolloutCommand {
+  RolloutOptions run;              // steps, seed, timestep, substeps; key, ctrl and out_path are set per run
+  std::vector<std::string> keys;   // starts (keyframe names, or kQpos0Start); empty: qpos0 only
+  std::vector<std::string> ctrls;  // control modes, each zero | random; empty: zero
+  // CSV path; "{key}" and "{ctrl}" in it become each run's start and mode (required when several
+  // starts or modes are run); empty: stdout (one run only)
+  std::string out;
+  std::string inspect;              // JSON path per start ("{key}" as above); empty: none
+  std::vector<std::string> fields;  // the "model" arrays of that JSON (apps/inspect.h); empty: all
 };
 
 // ctrl_sample_range (each actuator's random-control interval) lives in envs/physics_batch.h.
@@ -51,6 +71,10 @@ class ModelRollout {
   ModelRollout(const ModelRollout&) = delete;
   ModelRollout& operator=(const ModelRollout&) = delete;
 
+  // Back to a start as a new ModelRollout would be (every data value zeroed, then reset):
+  // keyframe `key` (empty or kQpos0Start: qpos0 at rest, as RolloutOptions::key) with control mode
+  // `ctrl` (zero | random). Throws ConfigError for an unknown key or mode, naming the model's keys.
+  void restart(const std::string& key, const std::string& ctrl);
   // One control step: draws the controls (random mode), then `substeps` physics steps.
   void step();
   // One control step with these controls (nu values, kept as ctrl()) instead of the mode's.
@@ -60,6 +84,7 @@ class ModelRollout {
   std::int64_t steps_done() const { return m_steps_done; }
   int num_contacts() const { return m_num_contacts; }  // after the last physics step (0 before any)
   const Model& model() const { return m_model; }
+  const std::string& model_path() const { return m_model_path; }
   const ModelView<double>& model_view() const { return m_host.view(); }
   const DataView<double>& data() const { return m_data; }
   const std::vector<double>& ctrl() const { return m_ctrl; }
@@ -77,6 +102,7 @@ class ModelRollout {
   void advance();  // `substeps` physics steps with m_ctrl
 
   Model m_model;  // with the timestep override applied
+  std::string m_model_path;  // for error messages
   HostModel<double> m_host;
   std::vector<double> m_row;  // one env's data row (data_size scalars)
   DataView<double> m_data;
@@ -90,8 +116,10 @@ class ModelRollout {
   int m_num_contacts = 0;
 };
 
-// Loads opts.model_path and writes steps + 1 CSV rows (the start state, then one per control
-// step). Throws MjcfError for a bad model, ConfigError for bad options or an unwritable --out.
-int run_rollout(const RolloutOptions& opts);
+// Loads cmd.run.model_path once and writes, per start and mode, steps + 1 CSV rows (the start state,
+// then one per control step), and with cmd.inspect the JSON per start. Every option is checked
+// before the compile and every key before the first file is written. Throws MjcfError for a bad
+// model, ConfigError for bad options, an unknown key or an unwritable --out/--inspect.
+int run_rollout(const RolloutCommand& cmd);
 
 }  // namespace rlt

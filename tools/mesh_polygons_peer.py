@@ -50,14 +50,18 @@ DEFAULT_CORPUS = ("menagerie/unitree_g1/g1.xml", "menagerie/unitree_g1/g1_with_h
                   "menagerie/boston_dynamics_spot/spot.xml", "menagerie/boston_dynamics_spot/spot_arm.xml",
                   "menagerie/google_barkour_vb/barkour_vb.xml", "menagerie/robotis_op3/op3.xml",
                   "menagerie/unitree_go1/go1.xml")
+# The arrays of rltrain inspect's "model" that the comparison reads.
+MESH_FIELDS = ("mesh_polyadr", "mesh_polynum", "mesh_polyvertadr", "mesh_polyvertnum", "mesh_polyvert",
+               "mesh_polynormal", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap", "mesh_vertadr",
+               "mesh_vertnum", "geom_quat")
 DEFAULT_FILES = ("mesh_polygon_order.xml", "mesh_convex.xml", "mesh_plane.xml", "mesh_plane_polygons.xml",
                  "mesh_plane_normals.xml", "mesh_msh.xml", "multiccd_mesh.xml")
 
 
 def inspect(rltrain: str, model: str, tmp: str):
     out = os.path.join(tmp, "inspect.json")
-    r = subprocess.run([rltrain, "inspect", "--model", model, "--out", out], capture_output=True, text=True,
-                       cwd=tmp, timeout=600)
+    r = subprocess.run([rltrain, "inspect", "--model", model, "--out", out, "--fields", ",".join(MESH_FIELDS)],
+                       capture_output=True, text=True, cwd=tmp, timeout=600)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
     with open(out) as f:
@@ -75,24 +79,55 @@ def _quat_mat(q):
     return r.reshape(3, 3)
 
 
+def segments(adr, num, data, lo: int, count: int):
+    """Segments lo .. lo+count-1 of a layout where segment s is data[adr[s]:adr[s] + num[s]] (a mesh's
+    polygon cycles, a vertex's polygons): (their lengths, their values one after the other)."""
+    lens = np.asarray(num[lo:lo + count], dtype=np.int64)
+    starts = np.asarray(adr[lo:lo + count], dtype=np.int64)
+    idx = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
+    return lens, np.asarray(data)[idx].astype(np.int64)
+
+
+def segments_equal(a, b):
+    """(per segment k below both counts: equal, all segments and their counts equal) of two segments()."""
+    (la, va), (lb, vb) = a, b
+    n = min(len(la), len(lb))
+    if np.array_equal(la[:n], lb[:n]):
+        end = int(la[:n].sum())
+        eq = np.ones(n, dtype=bool)
+        eq[np.repeat(np.arange(n), la[:n])[va[:end] != vb[:end]]] = False
+    else:  # the lengths differ somewhere: segment by segment
+        oa, ob = np.cumsum(la) - la, np.cumsum(lb) - lb
+        eq = np.array([la[k] == lb[k] and np.array_equal(va[oa[k]:oa[k] + la[k]], vb[ob[k]:ob[k] + lb[k]])
+                       for k in range(n)], dtype=bool)
+    return eq, len(la) == len(lb) and bool(eq.all())
+
+
 def compare_mesh(ours: dict, m, i: int) -> dict:
-    """One mesh: our polygons against MuJoCo's (m: mjModel)."""
-    o = {k: np.asarray(ours[k]) for k in ("mesh_polyadr", "mesh_polynum", "mesh_polyvertadr", "mesh_polyvertnum",
-                                           "mesh_polyvert", "mesh_polynormal", "mesh_polymapadr",
-                                           "mesh_polymapnum", "mesh_polymap", "mesh_vertadr", "mesh_vertnum")}
+    """One mesh: our polygons against MuJoCo's (ours: MESH_FIELDS as numpy arrays; m: mjModel)."""
+    o = ours
     rep = {"mesh": m.mesh(i).name, "polygons": int(m.mesh_polynum[i]), "ours": int(o["mesh_polynum"][i])}
-    theirs = cycles(m.mesh_polyadr, m.mesh_polynum, m.mesh_polyvertadr, m.mesh_polyvertnum, m.mesh_polyvert, i)
-    mine = cycles(o["mesh_polyadr"], o["mesh_polynum"], o["mesh_polyvertadr"], o["mesh_polyvertnum"],
-                  o["mesh_polyvert"], i)
-    rep["in_place"] = sum(1 for a, b in zip(mine, theirs) if a == b)
-    have = set(theirs)
-    rep["as_cycles"] = sum(1 for a in mine if a in have)
-    # the same cycle up to its starting corner, wound the other way (a triangle's corners reversed)
-    rev = {tuple(reversed(c)) for c in theirs}
-    rep["reversed"] = sum(1 for a in mine if a not in have and any(
-        tuple(a[k:] + a[:k]) in rev for k in range(len(a))))
+    seg_t = segments(m.mesh_polyvertadr, m.mesh_polyvertnum, m.mesh_polyvert, int(m.mesh_polyadr[i]),
+                     int(m.mesh_polynum[i]))
+    seg_o = segments(o["mesh_polyvertadr"], o["mesh_polyvertnum"], o["mesh_polyvert"], int(o["mesh_polyadr"][i]),
+                     int(o["mesh_polynum"][i]))
+    in_place, cycles_equal = segments_equal(seg_o, seg_t)
+    rep["in_place"] = int(in_place.sum())
+    if cycles_equal:  # every cycle where MuJoCo has it
+        rep["as_cycles"], rep["reversed"] = len(in_place), 0
+    else:
+        theirs = cycles(m.mesh_polyadr, m.mesh_polynum, m.mesh_polyvertadr, m.mesh_polyvertnum, m.mesh_polyvert, i)
+        mine = cycles(o["mesh_polyadr"], o["mesh_polynum"], o["mesh_polyvertadr"], o["mesh_polyvertnum"],
+                      o["mesh_polyvert"], i)
+        have = set(theirs)
+        rep["as_cycles"] = sum(1 for a in mine if a in have)
+        # the same cycle up to its starting corner, wound the other way (a triangle's corners reversed)
+        rev = {tuple(reversed(c)) for c in theirs}
+        rep["reversed"] = sum(1 for a in mine if a not in have and any(
+            tuple(a[k:] + a[:k]) in rev for k in range(len(a))))
+    off_t = np.cumsum(seg_t[0]) - seg_t[0]
     pa, pa_o = int(m.mesh_polyadr[i]), int(o["mesh_polyadr"][i])
-    n = min(len(mine), len(theirs))
+    n = len(in_place)
     # The normals in the frame of the first geom that uses the mesh: the mesh's own frame (its
     # principal axes) may be turned by ~1e-6 from MuJoCo's on nearly symmetric meshes (the eigen
     # solver's tolerance, docs/MJCF.md), which geom_quat takes back.
@@ -111,15 +146,14 @@ def compare_mesh(ours: dict, m, i: int) -> dict:
         no = o["mesh_polynormal"].reshape(-1, 3)[pa_o:pa_o + n] @ rot_o.T
         err = np.max(np.abs(nt - no), axis=1)
         rep["normal_err"] = float(np.max(err))
-        same = [k for k in range(n) if mine[k] == theirs[k]]
-        rep["normal_err_in_place"] = float(np.max(err[same])) if same else 0.0
+        rep["normal_err_in_place"] = float(np.max(err[in_place])) if in_place.any() else 0.0
         # a sliver's normal moves by about delta * edge / area when its corners move by delta: the
         # compiled vertices (double, before the float rounding) agree to ~VERTEX_RTOL of the mesh's
         # extent, the rotation into the principal frame rounding apart
         verts = np.asarray(m.mesh_vert[m.mesh_vertadr[i]:m.mesh_vertadr[i] + m.mesh_vertnum[i]], dtype=float)
         extent = float(np.max(np.abs(verts))) if len(verts) else 0.0
         for k in np.nonzero(err > NORMAL_ATOL)[0]:
-            c = verts[list(theirs[k])]
+            c = verts[seg_t[1][off_t[k]:off_t[k] + seg_t[0][k]]]
             d = np.roll(c, -1, axis=0)
             newell = np.sum(np.stack([(c[:, 1] - d[:, 1]) * (c[:, 2] + d[:, 2]), (c[:, 2] - d[:, 2]) * (c[:, 0] + d[:, 0]),
                                       (c[:, 0] - d[:, 0]) * (c[:, 1] + d[:, 1])], axis=1), axis=0)
@@ -131,15 +165,13 @@ def compare_mesh(ours: dict, m, i: int) -> dict:
             else:
                 rep["normal_over"] += 1
     va, nv = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
-    va_o = int(o["mesh_vertadr"][i])
-    map_t = [tuple(int(x) for x in m.mesh_polymap[m.mesh_polymapadr[v]:m.mesh_polymapadr[v] + m.mesh_polymapnum[v]])
-             for v in range(va, va + nv)]
-    map_o = [tuple(int(x) for x in o["mesh_polymap"][o["mesh_polymapadr"][v]:o["mesh_polymapadr"][v] +
-                                                    o["mesh_polymapnum"][v]])
-             for v in range(va_o, va_o + int(o["mesh_vertnum"][i]))]
-    rep["polymap_equal"] = sum(1 for a, b in zip(map_o, map_t) if a == b)
+    map_eq, maps_equal = segments_equal(
+        segments(o["mesh_polymapadr"], o["mesh_polymapnum"], o["mesh_polymap"], int(o["mesh_vertadr"][i]),
+                 int(o["mesh_vertnum"][i])),
+        segments(m.mesh_polymapadr, m.mesh_polymapnum, m.mesh_polymap, va, nv))
+    rep["polymap_equal"] = int(map_eq.sum())
     rep["vertices"] = nv
-    rep["pass"] = mine == theirs and map_o == map_t and rep["normal_over"] == 0
+    rep["pass"] = cycles_equal and maps_equal and rep["normal_over"] == 0
     return rep
 
 
@@ -151,8 +183,16 @@ def check_model(rltrain: str, path: str, tmp: str) -> tuple[int, dict]:
     ours, err = inspect(rltrain, path, tmp)
     if ours is None:
         return 2, {"error": f"rltrain refuses it: {err}"}
+    return compare_meshes(ours, m)
+
+
+def compare_meshes(ours: dict, m) -> tuple[int, dict]:
+    """Every mesh with polygons on either side (ours: rltrain inspect's "model", with MESH_FIELDS;
+    m: MuJoCo's mjModel): (0 equal or 1, {"meshes": [compare_mesh per mesh]}); tools/mujoco_peer.py
+    calls it on the corpus files of DEFAULT_CORPUS with the model it already compiled."""
     if len(ours.get("mesh_polynum", [])) != m.nmesh:
         return 1, {"error": f"{len(ours.get('mesh_polynum', []))} meshes, MuJoCo {m.nmesh}"}
+    ours = {k: np.asarray(ours[k]) for k in MESH_FIELDS}  # once per model, not once per mesh
     meshes = [compare_mesh(ours, m, i) for i in range(m.nmesh) if m.mesh_polynum[i] or ours["mesh_polynum"][i]]
     return (0 if all(r["pass"] for r in meshes) else 1), {"meshes": meshes}
 

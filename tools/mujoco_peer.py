@@ -3,17 +3,26 @@
 
 Usage:
   mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
-                 [--substeps K] [--factor F] [--atol A] [--contacts TOL [--print-contacts]] [--json]
-                 [--no-check]
+                 [--substeps K] [--factor F] [--atol A] [--nudges K] [--contacts TOL [--print-contacts]]
+                 [--json] [--no-check]
 
 For each start (qpos0, or the keyframe --key) and each control mode (zero; random):
   1. compiled sizes: nq, nv and the joints (names, in order) that rltrain's CSV header implies,
      against MuJoCo's compiled model;
-  2. the trajectory: `rltrain rollout` (CSV: time, qpos, qvel, ncon per control step) and MuJoCo's
+  2. the trajectory: `rltrain rollout` (CSV: time, qpos, qvel, ctrl, ncon per control step) and MuJoCo's
      mj_step loop from the same state and controls, over N control steps;
-  3. MuJoCo's own sensitivity: MuJoCo again from qpos + a 1e-9 perturbation (each coordinate
-     uniform in +-1e-9, quaternions renormalised), compared with its unperturbed run.
-Before the trajectories, `rltrain inspect` (the compiled model and one forward pass as JSON):
+  3. MuJoCo's own sensitivity: MuJoCo again from qpos + each of --nudges (8) perturbations (each
+     coordinate uniform in +-1e-9, seeded, quaternions renormalised; stepped by mujoco.rollout, bit
+     for bit the mj_step loop), compared with its unperturbed run: at each step the largest spread
+     of the 8. They are drawn 1, then 1, 2, 4 more while the run is outside the bound (the bound
+     only grows with them, so the verdict is that of all 8; --all-nudges draws all 8 for the report). One nudge is not enough where a contact switches on the last bit (a foot on a height
+     field, a sphere resting exactly on a plane): how far MuJoCo goes then depends on the direction
+     of the nudge, and a single direction can leave the contact as it was, measuring 1e-7 where
+     others measure 0.06 (G1's rough terrain, step 14 from home). The first nudge is the one the
+     check drew when it drew one, so the envelope only grows with their number.
+Before the trajectories, the compiled model and one forward pass at each start (the JSON of
+`rltrain inspect`, written by the same `rltrain rollout --inspect`: one rltrain process and one
+compile per file, which MuJoCo also compiles once):
   0. compiled: sizes (nq nv nbody njnt ngeom nsite nu neq nsensordata) equal; body masses, inertia
      tensors in the body frame, principal moments, centres of mass, body, geom and site positions,
      primitive geom sizes, dof damping and armature, joint stiffness and limits, body and dof
@@ -28,11 +37,11 @@ Before the trajectories, `rltrain inspect` (the compiled model and one forward p
      nearest of rltrain's for the same geom pair, point, normal and dist within TOL absolute
      (--print-contacts lists both sets).
 The error of rltrain against MuJoCo is then judged against that sensitivity: at every step,
-    |rltrain - mujoco| <= F * |mujoco(qpos0 + 1e-9) - mujoco| + A     (per qpos and per qvel, max norm)
-with F = 10 and A = 1e-6 by default (A covers the CSV's %.9g: ~5e-10 relative on values of
-order 1, and the first steps, where the perturbed run has not yet drifted). Also reported: the
-first step's implied acceleration ((qvel1 - qvel0) / dt) error relative to max(|qacc|, 1), and
-how many steps the contact counts differ.
+    |rltrain - mujoco| <= F * max_k |mujoco(qpos0 + nudge_k) - mujoco| + A   (per qpos and per qvel, max norm)
+with F = 10 and A = 1e-6 by default (A covers the first steps, where the perturbed runs have not yet
+drifted). Also reported: the first step's implied acceleration ((qvel1 - qvel0) / dt) error relative
+to max(|qacc|, 1), how many steps the contact counts differ, and the largest err/tolerance (1 = on
+the bound) and its step.
 
 Controls: zero holds the keyframe's ctrl (or 0), as `rltrain rollout --ctrl zero` does. Random
 controls are Philox-keyed inside rltrain. If the CSV carries the controls (columns named
@@ -43,9 +52,14 @@ kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actua
 
 `mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...] [--shard K/N]` runs the same check on
 every file of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing), or on
-every N-th file from the K-th (ctest runs the corpus as N such tests, on all cores); with
---allow-refusal a file that rltrain refuses is listed instead of failed (the state until issue 16
-is done: drop the flag then).
+the K-th of N shards (ctest runs the corpus as N such tests, on all cores): whole robots (the files
+that share a mesh folder), dealt largest first by an estimate of their cost; one process checks a
+shard's files robot by robot, and MuJoCo's asset cache keeps a robot's decoded meshes for its
+files (MuJoCo compiles the 87 files in 13 CPU-s so, 33 without: a full cache takes no more, so it
+is emptied when the next robot starts). The Menagerie files of
+tools/mesh_polygons_peer.py's corpus set also get its mesh-polygon check, from the same compiles.
+With --allow-refusal a file that rltrain refuses is listed instead of failed (the state until
+issue 16 is done: drop the flag then).
 
 Exit status: 0 agree within the tolerance (or --no-check), 1 a mismatch, 2 rltrain (or MuJoCo)
 refused a model, 77 `mujoco`/`numpy` not importable or the corpus missing (the check is skipped).
@@ -54,7 +68,7 @@ MuJoCo writes MUJOCO_LOG.TXT into the working directory on warnings: this runs i
 from __future__ import annotations
 
 import argparse
-import csv
+import functools
 import json
 import os
 import subprocess
@@ -64,11 +78,20 @@ import tempfile
 try:
     import numpy as np
     import mujoco
+    import mujoco.rollout
 except Exception as e:  # ImportError, or a broken install
     print(f"SKIP: cannot import mujoco/numpy ({e!r}); `pip install mujoco` to run this peer test")
     sys.exit(77)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mesh_polygons_peer import DEFAULT_CORPUS as MESH_POLYGON_FILES  # noqa: E402
+from mesh_polygons_peer import MESH_FIELDS  # noqa: E402
+from mesh_polygons_peer import compare_meshes as compare_mesh_polygons  # noqa: E402
+
 PERTURBATION = 1e-9
+NUDGES = 8          # independent 1e-9 perturbations; MuJoCo's sensitivity is the largest spread among them
+NUDGE_SEED = 12345  # their generator's seed (the first is the single nudge of the check before there were 8)
+MUJOCO_CACHE_BYTES = 1 << 30  # MuJoCo's asset cache: the largest robot (Apollo) fills 520 MB
 
 # ---------------------------------------------------------------------------------------------
 # rltrain's random controls, twinned (sim/philox.h, sim/actuators.h)
@@ -143,42 +166,84 @@ def joint_columns(m):
     return pos, vel
 
 
-def run_rltrain(rltrain, model, steps, key, ctrl, seed, substeps, workdir):
-    out = os.path.join(workdir, f"rl_{ctrl}_{key or 'qpos0'}.csv")
-    cmd = [rltrain, "rollout", "--model", model, "--steps", str(steps), "--ctrl", ctrl,
-           "--seed", str(seed), "--substeps", str(substeps), "--out", out]
-    if key:
-        cmd += ["--key", key]
+def run_rltrain(rltrain, model, keys, modes, steps, seed, substeps, fields, workdir):
+    """One `rltrain rollout` for every start and control mode of a model (one compile): ({key:
+    inspect JSON}, {(key, mode): (CSV header, rows)}), or (None, rltrain's first error line).
+    keys: start names ('qpos0' or a keyframe); fields: the "model" arrays of the inspect JSON."""
+    cmd = [rltrain, "rollout", "--model", model, "--steps", str(steps), "--seed", str(seed),
+           "--substeps", str(substeps), "--ctrl", ",".join(modes),
+           "--out", os.path.join(workdir, "rl_{key}_{ctrl}.csv"),
+           "--inspect", os.path.join(workdir, "inspect_{key}.json"), "--fields", ",".join(fields)]
+    for k in keys:
+        cmd += ["--key", k]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=600)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
-    with open(out, newline="") as f:
-        rows = list(csv.reader(f))
-    header = rows[0]
-    data = np.array([[float(x) for x in row] for row in rows[1:]])
-    return (header, data), r.stderr.strip()
+    inspect, runs = {}, {}
+    for k in keys:
+        with open(os.path.join(workdir, f"inspect_{k}.json")) as f:
+            inspect[k] = json.load(f)
+        for mode in modes:
+            path = os.path.join(workdir, f"rl_{k}_{mode}.csv")
+            with open(path) as f:
+                header = f.readline().strip().split(",")
+            runs[(k, mode)] = (header, np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2))
+    return (inspect, runs), r.stderr.strip()
 
 
-def run_mujoco(m, key_id, steps, substeps, ctrls, dqpos=None):
-    """States (steps+1) x (1 + nq + nv) and contact counts (steps) of MuJoCo's loop."""
-    d = mujoco.MjData(m)
+def _start(m, d, key_id):
     if key_id >= 0:
         mujoco.mj_resetDataKeyframe(m, d, key_id)
     else:
         mujoco.mj_resetData(m, d)
-    if dqpos is not None:
-        d.qpos[:] += dqpos
-        mujoco.mj_normalizeQuat(m, d.qpos)
-    states = [np.concatenate(([d.time], d.qpos, d.qvel))]
-    ncon = []
+
+
+def run_mujoco(m, key_id, steps, substeps, ctrls):
+    """States (steps+1) x (1 + nq + nv) and contact counts (steps) of MuJoCo's loop."""
+    d = mujoco.MjData(m)
+    _start(m, d, key_id)
+    nq, nv = m.nq, m.nv
+    states = np.empty((steps + 1, 1 + nq + nv))
+    ncon = np.empty(steps, dtype=int)
+    states[0, 0], states[0, 1:1 + nq], states[0, 1 + nq:] = d.time, d.qpos, d.qvel
     for t in range(steps):
         if ctrls is not None:
             d.ctrl[:] = ctrls[t]
         for _ in range(substeps):
             mujoco.mj_step(m, d)
-        states.append(np.concatenate(([d.time], d.qpos, d.qvel)))
-        ncon.append(d.ncon)
-    return np.array(states), np.array(ncon)
+        states[t + 1, 0], states[t + 1, 1:1 + nq], states[t + 1, 1 + nq:] = d.time, d.qpos, d.qvel
+        ncon[t] = d.ncon
+    return states, ncon
+
+
+def nudges(nq, count=NUDGES):
+    """(count x nq): each coordinate uniform in +-PERTURBATION, from NUDGE_SEED (row-major, so the
+    first row is the single nudge the check drew before it drew several, and a larger count only
+    adds rows)."""
+    return np.random.default_rng(NUDGE_SEED).uniform(-PERTURBATION, PERTURBATION, (count, nq))
+
+
+def run_mujoco_nudged(m, key_id, steps, substeps, ctrls, dqpos):
+    """MuJoCo from the start with qpos + each row of dqpos (quaternions renormalised), as
+    run_mujoco's states: (len(dqpos) x steps+1 x 1+nq+nv). mujoco.rollout steps them in C with
+    mj_step, bit for bit the loop of run_mujoco (same start, controls and zero warm start)."""
+    d = mujoco.MjData(m)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    init = np.empty((len(dqpos), mujoco.mj_stateSize(m, spec)))
+    for k, dq in enumerate(dqpos):
+        _start(m, d, key_id)
+        d.qpos[:] += dq
+        mujoco.mj_normalizeQuat(m, d.qpos)
+        mujoco.mj_getState(m, d, init[k], spec)
+    held = np.array(d.ctrl)  # the start's ctrl (the keyframe's, or 0)
+    ctrl = np.repeat(ctrls if ctrls is not None else held[None, :], substeps if ctrls is not None else 1, axis=0)
+    n = 1 + m.nq + m.nv
+    out = np.empty((len(dqpos), steps + 1, n))
+    out[:, 0] = init[:, :n]  # mjSTATE_FULLPHYSICS starts with time, qpos, qvel
+    if steps:
+        state, _ = mujoco.rollout.rollout(m, d, init, ctrl[None] if m.nu else None, nstep=steps * substeps)
+        out[:, 1:] = state[:, substeps - 1::substeps, :n]
+    return out
 
 
 def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
@@ -187,11 +252,14 @@ def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
     v = slice(1 + nq, 1 + nq + nv)
     err_q = np.max(np.abs(rl[:, q] - mj[:, q]), axis=1) if nq else np.zeros(len(rl))
     err_v = np.max(np.abs(rl[:, v] - mj[:, v]), axis=1) if nv else np.zeros(len(rl))
-    sen_q = np.max(np.abs(mj_pert[:, q] - mj[:, q]), axis=1) if nq else np.zeros(len(rl))
-    sen_v = np.max(np.abs(mj_pert[:, v] - mj[:, v]), axis=1) if nv else np.zeros(len(rl))
+    # MuJoCo's own spread at each step: the largest over the nudged runs (mj_pert: K x steps+1 x ...)
+    sen_q = np.max(np.abs(mj_pert[:, :, q] - mj[None, :, q]), axis=(0, 2)) if nq else np.zeros(len(rl))
+    sen_v = np.max(np.abs(mj_pert[:, :, v] - mj[None, :, v]), axis=(0, 2)) if nv else np.zeros(len(rl))
     tol_q = factor * sen_q + atol
     tol_v = factor * sen_v + atol
     bad = np.nonzero((err_q > tol_q) | (err_v > tol_v))[0]
+    # how close the run comes to its bound (1 = on it), and where
+    margin = np.maximum(err_q / tol_q, err_v / tol_v)
     h = m.opt.timestep
     res = {
         "steps": len(rl) - 1,
@@ -200,6 +268,8 @@ def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
         "max_sens_qpos": float(sen_q.max()), "max_sens_qvel": float(sen_v.max()),
         "at": {},
         "first_bad_step": int(bad[0]) if len(bad) else None,
+        "bad_steps": int(len(bad)),
+        "worst_ratio": float(margin.max()), "worst_ratio_step": int(margin.argmax()),
         "ncon_mismatch_steps": int(np.sum(rl_ncon != mj_ncon)) if rl_ncon is not None else None,
     }
     for k in sorted({1, 10, len(rl) - 1}):
@@ -212,17 +282,6 @@ def compare(m, header, rl, mj, mj_pert, rl_ncon, mj_ncon, factor, atol):
         acc_mj = (mj[1, v] - mj[0, v]) / (h * sub)
         res["step1_qacc_rel_err"] = float(np.max(np.abs(acc_rl - acc_mj) / np.maximum(np.abs(acc_mj), 1.0)))
     return res
-
-
-def run_inspect(rltrain, model, key, workdir):
-    """`rltrain inspect` as a dict (the compiled model and one forward pass), or (None, message)."""
-    out = os.path.join(workdir, f"inspect_{key or 'qpos0'}.json")
-    cmd = [rltrain, "inspect", "--model", model, "--out", out] + (["--key", key] if key else [])
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=600)
-    if r.returncode != 0:
-        return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
-    with open(out) as f:
-        return json.load(f), ""
 
 
 def _rel(a, b, floor):
@@ -253,6 +312,13 @@ def _quat_mat(q):
 
 
 COMPILED_RTOL = 1e-6  # the issue's bound for compiled quantities and one forward pass, in double
+# The arrays of rltrain inspect's "model" that compare_compiled reads (rltrain writes only these:
+# a Menagerie robot's whole model is 40-100 MB of JSON, mostly its meshes).
+COMPILED_FIELDS = ("body_mass", "body_inertia", "body_iquat", "body_ipos", "body_pos", "geom_pos", "geom_quat",
+                   "geom_size", "site_pos", "site_quat", "body_sameframe", "geom_sameframe", "site_sameframe",
+                   "dof_damping", "dof_armature", "jnt_stiffness", "jnt_range", "body_invweight0",
+                   "body_invweight0_rot", "dof_invweight0", "actuator_kind", "actuator_gainprm", "actuator_biasprm",
+                   "actuator_dynprm", "actuator_acc0", "actuator_lengthrange")
 PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box: geom_size comparable
 
 
@@ -417,15 +483,10 @@ def converge(m, report):
         report["converged_from"] = {"iterations": before[0], "ls_iterations": before[1], "tolerance": before[2]}
 
 
-def check_model(model: str, rltrain: str, a, tmp: str):
-    """(exit code, report) for one model: 0 agree, 1 mismatch, 2 refused by rltrain or MuJoCo."""
+def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = False):
+    """(exit code, report) for one model: 0 agree, 1 mismatch, 2 refused by rltrain or MuJoCo.
+    With mesh_polygons, also its compiled mesh polygons against MuJoCo's (tools/mesh_polygons_peer.py)."""
     report = {"model": model, "mujoco_version": mujoco.__version__, "runs": []}
-    # rltrain's compiled model and forward pass first: it is also the refusal check (a model
-    # rltrain refuses fails here, before MuJoCo spends its time loading it)
-    ins, msg = run_inspect(rltrain, model, None, tmp)
-    if ins is None:
-        report["error"] = f"rltrain refuses it: {msg}"
-        return 2, report
     try:
         m = mujoco.MjModel.from_xml_path(model)
     except Exception as e:  # noqa: BLE001
@@ -437,38 +498,49 @@ def check_model(model: str, rltrain: str, a, tmp: str):
     if keys is None:
         keys = ["qpos0"] + ([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, 0) or ""] if m.nkey else [])
         keys = [k for k in keys if k != ""]  # an unnamed keyframe cannot be named to rltrain
+    key_ids = {}
+    for key in keys:
+        key_ids[key] = -1 if key == "qpos0" else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, key)
+        if key_ids[key] < 0 and key != "qpos0":
+            report["error"] = f"MuJoCo has no keyframe {key!r}"
+            return 2, report
+    modes = [c for c in a.ctrl.split(",") if c]
+    fields = COMPILED_FIELDS + (MESH_FIELDS if mesh_polygons else ())
+    # rltrain's compiled model, its forward pass at each start and every trajectory: one process, one
+    # compile (a model it refuses fails here)
+    got, msg = run_rltrain(rltrain, model, keys, modes, a.steps, a.seed, a.substeps, fields, tmp)
+    if got is None:
+        report["error"] = f"rltrain refuses it: {msg}"
+        return 2, report
+    inspect, runs = got
+    ins = inspect[keys[0]]
     report["compiled"] = compare_compiled(m, ins)
     ok_compiled = report["compiled"]["pass"]
-    pos_cols, vel_cols = joint_columns(m)
-    report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
-    rng = np.random.default_rng(12345)
-    dqpos = rng.uniform(-PERTURBATION, PERTURBATION, m.nq)
     ok = ok_compiled
+    if mesh_polygons and ok_compiled:
+        code, rep = compare_mesh_polygons(ins["model"], m)
+        report["mesh_polygons"] = rep
+        ok = ok and code == 0
+    pos_cols, vel_cols = joint_columns(m)
+    exp_header = ["time"] + pos_cols + vel_cols
+    report["mujoco_sizes"] = {k: int(getattr(m, k)) for k in ("nq", "nv", "nu", "njnt", "nbody", "ngeom", "nkey")}
+    dqpos = nudges(m.nq, a.nudges)
     report["forward"] = {}
     for key in keys:
-        kname = None if key == "qpos0" else key
-        key_id = -1 if kname is None else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, kname)
-        if kname is not None and key_id < 0:
-            report["error"] = f"MuJoCo has no keyframe {kname!r}"
-            return 2, report
+        key_id = key_ids[key]
         if ok_compiled:
-            ins_k = ins if kname is None else run_inspect(rltrain, model, kname, tmp)[0]
-            fw = compare_forward(m, key_id, ins_k, a.contacts, a.print_contacts) if ins_k is not None else {"pass": False, "worst": "inspect failed"}
+            fw = compare_forward(m, key_id, inspect[key], a.contacts, a.print_contacts)
             report["forward"][key] = fw
             ok = ok and fw["pass"]
-        for mode in [c for c in a.ctrl.split(",") if c]:
-            got, msg = run_rltrain(rltrain, model, a.steps, kname, mode, a.seed, a.substeps, tmp)
-            if got is None:
-                report["error"] = f"rltrain refuses it: {msg}"
-                return 2, report
-            header, rl = got
+        for mode in modes:
+            header, rl = runs[(key, mode)]
             run = {"start": key, "ctrl": mode}
-            exp_header = ["time"] + pos_cols + vel_cols
             ctrl_cols = [i for i, c in enumerate(header) if c.startswith("ctrl_")]
             ncon_col = header.index("ncon") if "ncon" in header else None
-            core = [c for c in header if not c.startswith("ctrl_") and c != "ncon"]
-            run["sizes_match"] = core == exp_header
+            state_cols = [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]
+            run["sizes_match"] = [header[i] for i in state_cols] == exp_header
             if not run["sizes_match"]:
+                core = [header[i] for i in state_cols]
                 run["sizes"] = {"rltrain_columns": len(core) - 1, "mujoco_nq_plus_nv": m.nq + m.nv,
                                 "first_difference": next((f"{x} vs {y}" for x, y in zip(core, exp_header) if x != y), "length")}
                 report["runs"].append(run)
@@ -485,10 +557,19 @@ def check_model(model: str, rltrain: str, a, tmp: str):
                 ctrls = None  # hold the keyframe's ctrl or 0
                 run["ctrl_source"] = "held"
             mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
-            mjp, _ = run_mujoco(m, key_id, a.steps, a.substeps, ctrls, dqpos)
-            rl_state = rl[:, [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]]
             rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
-            run.update(compare(m, header, rl_state, mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol))
+            # The nudged runs, 1, then 1, 2, 4 more while the run is outside the bound: the bound only
+            # grows with them, so the verdict is the verdict of all of them (--all-nudges draws all,
+            # for a report of the full envelope), at an eighth of the cost where one suffices.
+            mjp = np.empty((0, a.steps + 1, 1 + m.nq + m.nv))
+            while len(mjp) < len(dqpos):
+                more = dqpos[len(mjp):len(dqpos) if a.all_nudges else max(2 * len(mjp), 1)]
+                mjp = np.concatenate((mjp, run_mujoco_nudged(m, key_id, a.steps, a.substeps, ctrls, more)))
+                res = compare(m, header, rl[:, state_cols], mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol)
+                if res["first_bad_step"] is None:
+                    break
+            res["nudges"] = len(mjp)
+            run.update(res)
             run["pass"] = run["first_bad_step"] is None
             ok = ok and run["pass"]
             report["runs"].append(run)
@@ -525,6 +606,19 @@ def print_report(report, a, name):
                       f"(tolerance {a.contacts:g})")
         else:
             print(f"  forward at {k:<8} {fw['worst']}")
+    mp = report.get("mesh_polygons")
+    if mp is not None:
+        if "error" in mp:
+            print(f"  mesh polygons: {mp['error']}")
+        else:
+            ms = mp["meshes"]
+            print(f"  mesh polygons (tools/mesh_polygons_peer.py): {sum(r['pass'] for r in ms)} of {len(ms)} meshes equal "
+                  f"MuJoCo's ({sum(r['polygons'] for r in ms)} polygons)")
+            for r in ms:
+                if not r["pass"]:
+                    print(f"    DIFF {r['mesh']}: {r['polygons']} polygons (ours {r['ours']}), {r['in_place']} in place, "
+                          f"{r['as_cycles']} as cycles, {r['reversed']} reversed; polymap {r['polymap_equal']} of "
+                          f"{r['vertices']}; {r['normal_over']} normals over their bound")
     for r in report["runs"]:
         head = f"  start {r['start']:<8} ctrl {r['ctrl']:<6}"
         if not r["sizes_match"]:
@@ -532,13 +626,60 @@ def print_report(report, a, name):
             continue
         print(f"{head} ({r['ctrl_source']}) {r['steps']} steps: "
               f"max |err| qpos {r['max_err_qpos']:.2e} qvel {r['max_err_qvel']:.2e}; "
-              f"MuJoCo's 1e-9 sensitivity qpos {r['max_sens_qpos']:.2e} qvel {r['max_sens_qvel']:.2e}; "
+              f"MuJoCo's 1e-9 sensitivity ({r['nudges']} of {a.nudges} nudges) qpos {r['max_sens_qpos']:.2e} "
+              f"qvel {r['max_sens_qvel']:.2e}; "
               f"step-1 qacc rel err {r.get('step1_qacc_rel_err', float('nan')):.2e}; "
               f"ncon differs on {r['ncon_mismatch_steps']} steps; "
-              + ("ok" if r["pass"] else f"MISMATCH from step {r['first_bad_step']}"))
+              f"worst err/tolerance {r['worst_ratio']:.2g} (step {r['worst_ratio_step']}); "
+              + ("ok" if r["pass"] else f"MISMATCH from step {r['first_bad_step']} ({r['bad_steps']} steps over)"))
         for k, e in r["at"].items():
             print(f"      step {k:>4}: err qpos {e['err_qpos']:.2e} qvel {e['err_qvel']:.2e} | "
                   f"sens qpos {e['sens_qpos']:.2e} qvel {e['sens_qvel']:.2e}")
+
+
+@functools.lru_cache(maxsize=None)
+def asset_group(path):
+    """The folder of a model's first mesh file, resolved (or the model's path when it has none), from
+    MuJoCo's parse of the file (no compile): the corpus files of one robot share it, and MuJoCo's
+    asset cache (main) keeps their decoded meshes."""
+    try:
+        spec = mujoco.MjSpec.from_file(path)
+    except Exception:  # noqa: BLE001 (check_model reports MuJoCo's error)
+        return path
+    files = [ms.file for ms in spec.meshes if ms.file]
+    if not files:
+        return path
+    return os.path.dirname(os.path.realpath(os.path.join(os.path.dirname(path), spec.meshdir, files[0])))
+
+
+def shard(targets, k, n):
+    """The K-th of N shards of targets [(path, name)]: whole asset groups (asset_group), dealt
+    largest first to the shard with the least estimated cost so far, in corpus order within a shard,
+    files of one group together. The estimate is rough (a robot's stepping cost is not known before
+    it is compiled): per file 1 + M / 20, per group M / 20 more (MuJoCo decodes the meshes once, for
+    its first file), M the group's mesh folder in MB; it splits the 87 files 9 / 14 / 13 / 17 CPU-s
+    (13 each would be even)."""
+    groups = {}
+    for t in targets:
+        groups.setdefault(asset_group(t[0]), []).append(t)
+
+    def folder_mb(key):
+        if not os.path.isdir(key):
+            return 0.0
+        return sum(os.path.getsize(os.path.join(key, f)) for f in os.listdir(key)
+                   if os.path.isfile(os.path.join(key, f))) / 1e6
+
+    cost = {key: (len(files) + 1) * folder_mb(key) / 20 + len(files) for key, files in groups.items()}
+    load = [0.0] * n
+    mine = []
+    for key in sorted(groups, key=lambda g: (-cost[g], groups[g][0][1])):
+        i = min(range(n), key=lambda j: (load[j], j))
+        load[i] += cost[key]
+        if i == k - 1:
+            mine.append(key)
+    order = {t[1]: i for i, t in enumerate(targets)}
+    mine.sort(key=lambda g: order[groups[g][0][1]])
+    return [t for g in mine for t in groups[g]]
 
 
 def parse_shard(text):
@@ -568,6 +709,10 @@ def main(argv=None) -> int:
                     help="run MuJoCo with the file's own solver budget (iterations, ls_iterations, tolerance) "
                          "instead of a converged one (the default: rltrain solves to convergence)")
     ap.add_argument("--atol", type=float, default=1e-6, help="A")
+    ap.add_argument("--nudges", type=int, default=NUDGES,
+                    help="independent 1e-9 perturbations of qpos; the sensitivity is their largest spread at each step")
+    ap.add_argument("--all-nudges", action="store_true",
+                    help="run every nudge (default: 1, then more only while a run is outside the bound; same verdict)")
     ap.add_argument("--contacts", type=float, default=None, metavar="TOL",
                     help="also compare the contact sets of the forward passes (count; point, normal and dist "
                          "within TOL absolute)")
@@ -583,6 +728,8 @@ def main(argv=None) -> int:
     ap.add_argument("--allow-refusal", action="store_true",
                     help="corpus: a file rltrain refuses is listed, not failed (until the MJCF issue is done)")
     a = ap.parse_args(argv)
+    if a.nudges < 1:
+        ap.error("--nudges: expected at least 1")
 
     if mujoco.__version__.split(".")[0] != "3":
         print(f"warning: the reference is MuJoCo 3 (tools/setup.sh --test pins 3.17.0); this is {mujoco.__version__}",
@@ -599,7 +746,13 @@ def main(argv=None) -> int:
         targets = [(f.path, f.name) for f in mjcf_corpus.locate_corpus(groups)]
         if a.shard:
             k, n = parse_shard(a.shard)
-            targets = targets[k - 1::n]
+            shards = [shard(targets, j, n) for j in range(1, n + 1)]
+            dealt = sorted(t for s in shards for t in s)
+            if dealt != sorted(targets):  # every file in exactly one shard, or the split is wrong
+                print(f"mujoco_peer.py: --shard {a.shard}: the shards deal {len(dealt)} files, the corpus has "
+                      f"{len(targets)}", file=sys.stderr)
+                return 2
+            targets = shards[k - 1]
     else:
         targets = [(os.path.abspath(a.model), a.model)]
     reports, codes = [], []
@@ -607,8 +760,17 @@ def main(argv=None) -> int:
         cwd = os.getcwd()
         os.chdir(tmp)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
         try:
+            cache = mujoco.mj_getCache()
+            mujoco.mj_setCacheCapacity(cache, max(mujoco.mj_getCacheCapacity(cache), MUJOCO_CACHE_BYTES))
+            group = None
             for path, name in targets:
-                code, rep = check_model(path, rltrain, a, tmp)
+                # MuJoCo decodes a robot's meshes once for all its files from its asset cache; emptied
+                # when the next robot starts (a full cache takes no more, so later robots would decode
+                # theirs for every file)
+                if a.model == "corpus" and asset_group(path) != group:
+                    group = asset_group(path)  # (cached)
+                    mujoco.mj_clearCache(cache)
+                code, rep = check_model(path, rltrain, a, tmp, mesh_polygons=name in MESH_POLYGON_FILES)
                 rep["name"] = name
                 if code == 2 and a.allow_refusal and rep.get("error", "").startswith("rltrain refuses"):
                     rep["refused"] = True

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -156,6 +157,85 @@ TEST(InspectCli, PrintsTheCompiledModelAndOneForwardPass) {
   expect_bad_input(args, run_cli(args, dir.path()), {"--key", "'sit'"});
   std::ifstream again(dir / "ant.json");
   EXPECT_EQ(nlohmann::json::parse(again), stand);
+}
+
+// `rltrain inspect --fields`: only the named arrays of "model" (a peer that compares a few fields
+// need not read a robot's 100 MB of mesh arrays); the rest of the JSON as without it.
+TEST(InspectCli, FieldsKeepsOnlyTheNamedModelArrays) {
+  TempDir dir;
+  Args args = {"inspect", "--model", asset("ant.xml"), "--fields", "body_mass,geom_pos,dof_invweight0"};
+  CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const nlohmann::json some = nlohmann::json::parse(r.out);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : some["model"].items()) keys.insert(k);
+  EXPECT_EQ(keys, (std::set<std::string>{"body_mass", "geom_pos", "dof_invweight0"}));
+  args = {"inspect", "--model", asset("ant.xml")};
+  r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const nlohmann::json all = nlohmann::json::parse(r.out);
+  EXPECT_GT(all["model"].size(), 50u);
+  for (const auto& k : keys) EXPECT_EQ(some["model"][k], all["model"][k]) << k;
+  EXPECT_EQ(some["forward"], all["forward"]);
+  EXPECT_EQ(some["sizes"], all["sizes"]);
+  args = {"inspect", "--model", asset("ant.xml"), "--fields", "body_mass,body_mas"};
+  expect_bad_input(args, run_cli(args, dir.path()), {"--fields", "'body_mas'"});
+}
+
+// `rltrain rollout` with several starts and control modes: one compile, one CSV per run named by
+// --out's {key} and {ctrl}, each byte for byte the CSV of that run alone; with --inspect also
+// `rltrain inspect`'s JSON at each start ({key}), equal to inspect's own. qpos0 names the model's
+// qpos0 at rest (the default start).
+TEST(RolloutCli, SeveralStartsAndModesFromOneCompileEqualTheRunsAlone) {
+  TempDir dir;
+  const Args args = {"rollout", "--model", asset("ant.xml"), "--steps", "20", "--seed", "5", "--key", "qpos0",
+                     "--key", "stand", "--ctrl", "zero,random", "--out", dir / "run_{key}_{ctrl}.csv",
+                     "--inspect", dir / "at_{key}.json", "--fields", "body_mass,geom_quat"};
+  const CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  for (const std::string key : {"qpos0", "stand"}) {
+    for (const std::string ctrl : {"zero", "random"}) {
+      Args alone = {"rollout", "--model", asset("ant.xml"), "--steps", "20", "--seed", "5", "--ctrl", ctrl};
+      if (key != "qpos0") alone.insert(alone.end(), {"--key", key});
+      const CliResult a = run_cli(alone, dir.path());
+      ASSERT_EQ(a.exit_code, 0) << describe(alone, a);
+      EXPECT_EQ(read_file(dir / ("run_" + key + "_" + ctrl + ".csv")), a.out) << key << " " << ctrl;
+    }
+    Args ins = {"inspect", "--model", asset("ant.xml"), "--fields", "body_mass,geom_quat"};
+    if (key != "qpos0") ins.insert(ins.end(), {"--key", key});
+    const CliResult i = run_cli(ins, dir.path());
+    ASSERT_EQ(i.exit_code, 0) << describe(ins, i);
+    std::ifstream f(dir / ("at_" + key + ".json"));
+    nlohmann::json got = nlohmann::json::parse(f), want = nlohmann::json::parse(i.out);
+    EXPECT_EQ(got["forward"]["key"], key);
+    got["forward"].erase("key");
+    want["forward"].erase("key");
+    EXPECT_EQ(got, want) << key;
+  }
+  // The two starts differ (the keyframe is not qpos0), and so do the two modes.
+  EXPECT_NE(read_file(dir / "run_qpos0_zero.csv"), read_file(dir / "run_stand_zero.csv"));
+  EXPECT_NE(read_file(dir / "run_stand_zero.csv"), read_file(dir / "run_stand_random.csv"));
+  // --key qpos0 alone is the default start.
+  Args q0 = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--key", "qpos0"};
+  Args plain = {"rollout", "--model", asset("ant.xml"), "--steps", "3"};
+  EXPECT_EQ(run_cli(q0, dir.path()).out, run_cli(plain, dir.path()).out);
+
+  // Bad input: one line, exit 2, and no file written when a start is unknown.
+  TempDir bad;
+  Args b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--key", "qpos0", "--key", "stand"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--out", "{key}"});
+  b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--ctrl", "zero,random", "--out", bad / "r.csv"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--out", "{ctrl}"});
+  b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--key", "stand", "--key", "sit", "--out",
+       bad / "r_{key}.csv", "--inspect", bad / "i_{key}.json"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--key", "'sit'", "stand", "qpos0"});
+  EXPECT_TRUE(fs::is_empty(bad.path())) << "nothing is written before every start is checked";
+  b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--fields", "body_mass"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--fields", "--inspect"});
+  b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--inspect", bad / "i.json", "--fields", "mass"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--fields", "'mass'"});
+  b = {"rollout", "--model", asset("ant.xml"), "--steps", "3", "--inspect", bad / "i.json", "--timestep", "0.001"};
+  expect_bad_input(b, run_cli(b, bad.path()), {"--inspect", "--timestep"});
 }
 
 TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {
