@@ -25,7 +25,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <unordered_map>
 
 #include "sim/mjcf_compiler.h"
 
@@ -64,14 +64,27 @@ void read_stl(const std::string& bytes, std::vector<float>* vert, std::vector<in
       scene->mMeshes[0]->mNumVertices != 3 * static_cast<unsigned>(nface))
     cannot("assimp did not return the file's " + std::to_string(nface) + " triangles");
   const aiMesh* m = scene->mMeshes[0];
-  std::map<std::array<std::uint32_t, 3>, int> ids;  // bit patterns -> vertex id, as stl_decoder
+  // bit patterns -> vertex id, numbered in order of first appearance, as stl_decoder (a hash map:
+  // the ids do not depend on the container's order, and an ordered map was a quarter of the compile
+  // of a mesh-heavy model)
+  struct KeyHash {
+    size_t operator()(const std::array<std::uint32_t, 3>& k) const {
+      std::uint64_t h = k[0] * 0x9E3779B97F4A7C15ull;
+      h = (h ^ (h >> 29) ^ k[1]) * 0xBF58476D1CE4E5B9ull;
+      h = (h ^ (h >> 31) ^ k[2]) * 0x94D049BB133111EBull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  std::unordered_map<std::array<std::uint32_t, 3>, int, KeyHash> ids;
+  ids.reserve(3 * static_cast<size_t>(nface));
+  constexpr float kBound = 1073741824.0f;  // 2^30
   for (unsigned i = 0; i < m->mNumFaces; ++i) {
     if (m->mFaces[i].mNumIndices != 3) cannot("assimp returned a face that is not a triangle");
     for (int j = 0; j < 3; ++j) {
       const aiVector3D& p = m->mVertices[m->mFaces[i].mIndices[j]];
       const float v[3] = {p.x, p.y, p.z};
       for (float x : v)
-        if (std::fabs(x) > std::pow(2.0, 30)) cannot("a vertex exceeds the bounds (2^30)");
+        if (std::fabs(x) > kBound) cannot("a vertex exceeds the bounds (2^30)");
       std::array<std::uint32_t, 3> key;
       std::memcpy(key.data(), v, 12);
       const auto [it, inserted] = ids.emplace(key, static_cast<int>(vert->size() / 3));

@@ -11,11 +11,11 @@ For each start (qpos0, or the keyframe --key) and each control mode (zero; rando
      against MuJoCo's compiled model;
   2. the trajectory: `rltrain rollout` (CSV: time, qpos, qvel, ctrl, ncon per control step) and MuJoCo's
      mj_step loop from the same state and controls, over N control steps;
-  3. MuJoCo's own sensitivity: MuJoCo again from qpos + each of --nudges (8) perturbations (each
+  3. MuJoCo's own sensitivity: MuJoCo again from qpos + each of --nudges (32) perturbations (each
      coordinate uniform in +-1e-9, seeded, quaternions renormalised; stepped by mujoco.rollout, bit
      for bit the mj_step loop), compared with its unperturbed run: at each step the largest spread
-     of the 8. They are drawn 1, then 1, 2, 4 more while the run is outside the bound (the bound
-     only grows with them, so the verdict is that of all 8; --all-nudges draws all 8 for the report). One nudge is not enough where a contact switches on the last bit (a foot on a height
+     of the 32. They are drawn 1, then 1, 2, 4, 8, 16 more while the run is outside the bound (the bound
+     only grows with them, so the verdict is that of all 32; --all-nudges draws all 32 for the report). One nudge is not enough where a contact switches on the last bit (a foot on a height
      field, a sphere resting exactly on a plane): how far MuJoCo goes then depends on the direction
      of the nudge, and a single direction can leave the contact as it was, measuring 1e-7 where
      others measure 0.06 (G1's rough terrain, step 14 from home). The first nudge is the one the
@@ -89,7 +89,7 @@ from mesh_polygons_peer import MESH_FIELDS  # noqa: E402
 from mesh_polygons_peer import compare_meshes as compare_mesh_polygons  # noqa: E402
 
 PERTURBATION = 1e-9
-NUDGES = 8          # independent 1e-9 perturbations; MuJoCo's sensitivity is the largest spread among them
+NUDGES = 32         # independent 1e-9 perturbations; MuJoCo's sensitivity is the largest spread among them
 NUDGE_SEED = 12345  # their generator's seed (the first is the single nudge of the check before there were 8)
 MUJOCO_CACHE_BYTES = 1 << 30  # MuJoCo's asset cache: the largest robot (Apollo) fills 520 MB
 
@@ -558,9 +558,9 @@ def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = Fal
                 run["ctrl_source"] = "held"
             mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
             rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
-            # The nudged runs, 1, then 1, 2, 4 more while the run is outside the bound: the bound only
+            # The nudged runs, 1, then 1, 2, 4, 8, 16 more while the run is outside the bound: the bound only
             # grows with them, so the verdict is the verdict of all of them (--all-nudges draws all,
-            # for a report of the full envelope), at an eighth of the cost where one suffices.
+            # for a report of the full envelope), at a 32nd of the cost where one suffices.
             mjp = np.empty((0, a.steps + 1, 1 + m.nq + m.nv))
             while len(mjp) < len(dqpos):
                 more = dqpos[len(mjp):len(dqpos) if a.all_nudges else max(2 * len(mjp), 1)]
