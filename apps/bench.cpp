@@ -321,7 +321,7 @@ int run_model_bench(const BenchOptions& opts) {
     out["nefc_max"] = v.nefc_max;
   }
   std::printf("%10s %14s %14s %14s %14s %10s %10s %10s\n", "num_envs", "control/s", "per core", "physics/s",
-              "per core", "mean ncon", "sweeps", "nonfinite");
+              "per core", "mean ncon", "solver it", "nonfinite");
   for (const std::int64_t n : opts.num_envs) {
     // The same batch on either executor: random controls drawn on it (seed 7), then the physics.
     auto batch = rt.make_physics_batch(model, n, substeps, 7);
@@ -348,7 +348,7 @@ int run_model_bench(const BenchOptions& opts) {
     const double cores_used = on_cuda ? 1.0 : std::min<double>(cores, static_cast<double>(n));
     const double physics_sps = control_sps * substeps;
     std::int64_t nonfinite = 0, contacts = 0;
-    double sweeps = 0;  // the last substep's Gauss-Seidel sweeps (solver_niter), summed over envs
+    double sweeps = 0;  // the last substep's solver iterations (solver_niter: Newton's, or Gauss-Seidel's sweeps), summed over envs
     for (std::int64_t e = 0; e < n; ++e) {
       const DataView<float> d = BatchRows<float>{layout, data.data(), {}}.env(e);
       bool ok = true;
@@ -372,7 +372,7 @@ int run_model_bench(const BenchOptions& opts) {
                               {"physics_steps_per_second", physics_sps},
                               {"physics_steps_per_second_per_core", physics_sps / cores_used},
                               {"mean_contacts", mean_ncon},
-                              {"mean_solver_sweeps", mean_sweeps},
+                              {"mean_solver_iterations", mean_sweeps},
                               {"nonfinite_envs", nonfinite}});
   }
   if (!opts.json_path.empty()) write_text_atomic(opts.json_path, out.dump(2) + "\n");
