@@ -39,8 +39,10 @@ using Clock = std::chrono::steady_clock;
 // writes a checkpoint and the summary, and rltrain exits with kExitInterrupted. A second signal
 // more than kRepeatWindowMs after the first takes its default action, so a stuck run can still be
 // stopped; one sooner is the same request delivered twice (`timeout` and a terminal's Ctrl-C signal
-// the process and then its whole process group) and is ignored. Installed for the loop only; the
-// previous handlers come back after it.
+// the process and then its whole process group) and is ignored. Installed for the loop; the previous
+// handlers come back after it unless a signal stopped the run: then the handler stays until rltrain
+// exits, so that the repeat, which can arrive after the checkpoint is written (50 ms later, a short
+// run is done), is still ignored rather than killing the process (exit 143 instead of 3).
 constexpr std::int64_t kRepeatWindowMs = 2000;
 volatile std::sig_atomic_t g_stop_signal = 0;
 std::atomic<std::int64_t> g_first_signal_ms{0};
@@ -74,6 +76,7 @@ class StopSignals {
     for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &sa, &m_old[k]);
   }
   ~StopSignals() {
+    if (g_stop_signal != 0) return;  // stopped by a signal: keep ignoring its repeat (above)
     for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &m_old[k], nullptr);
   }
   StopSignals(const StopSignals&) = delete;
