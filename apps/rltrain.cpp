@@ -178,6 +178,7 @@ Command add_train(CLI::App& app) {
             if (o->train.config_path.empty() && o->train.resume_dir.empty())
               throw rlt::ConfigError("rltrain train: --config FILE or --resume RUN_DIR is required");
             if (*t_seed) o->train.seed = o->seed;
+            o->train.keep_stop_handler = true;  // rltrain exits right after a signal's stop
 #if defined(RLTRAIN_WITH_VIEWER)
             if (o->view) {
               if (rlt::world().size() > 1) throw rlt::ConfigError("--view: not under mpirun (one process only)");

@@ -40,9 +40,10 @@ using Clock = std::chrono::steady_clock;
 // more than kRepeatWindowMs after the first takes its default action, so a stuck run can still be
 // stopped; one sooner is the same request delivered twice (`timeout` and a terminal's Ctrl-C signal
 // the process and then its whole process group) and is ignored. Installed for the loop; the previous
-// handlers come back after it unless a signal stopped the run: then the handler stays until rltrain
-// exits, so that the repeat, which can arrive after the checkpoint is written (50 ms later, a short
-// run is done), is still ignored rather than killing the process (exit 143 instead of 3).
+// handlers come back after it, unless a signal stopped the run and the caller is the CLI
+// (TrainOptions::keep_stop_handler): then the handler stays until rltrain exits, so that the repeat,
+// which can arrive after the checkpoint is written (50 ms later, a short run is done), is still
+// ignored rather than killing the process (exit 143 instead of 3).
 constexpr std::int64_t kRepeatWindowMs = 2000;
 volatile std::sig_atomic_t g_stop_signal = 0;
 std::atomic<std::int64_t> g_first_signal_ms{0};
@@ -67,7 +68,7 @@ extern "C" void on_stop_signal(int sig) {
 
 class StopSignals {
  public:
-  StopSignals() {
+  explicit StopSignals(bool keep_after_stop) : m_keep_after_stop(keep_after_stop) {
     g_stop_signal = 0;
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
@@ -76,7 +77,7 @@ class StopSignals {
     for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &sa, &m_old[k]);
   }
   ~StopSignals() {
-    if (g_stop_signal != 0) return;  // stopped by a signal: keep ignoring its repeat (above)
+    if (m_keep_after_stop && g_stop_signal != 0) return;  // the CLI, stopped: keep ignoring the repeat
     for (int k = 0; k < 3; ++k) ::sigaction(kSignals[k], &m_old[k], nullptr);
   }
   StopSignals(const StopSignals&) = delete;
@@ -86,6 +87,7 @@ class StopSignals {
  private:
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction m_old[3];
+  bool m_keep_after_stop;
 };
 
 const char* signal_name(int sig) {
@@ -648,7 +650,7 @@ TrainResult train(const TrainOptions& opts) {
       save_checkpoint((dir / "checkpoints" / name).string(), cfg, *learner, *env, progress, others);
     }
   };
-  const StopSignals signals;
+  const StopSignals signals(opts.keep_stop_handler);
   const double save_seconds = cfg.train.checkpoint_minutes * 60.0;
   // A write that fails (disk full, a file-size limit) stops the run with what to do next.
   const auto io_hint = [&]() {

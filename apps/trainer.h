@@ -27,6 +27,10 @@ struct TrainOptions {
   std::int64_t max_iterations = 0;     // --iterations: stop after this many in this call (0 = no limit)
   bool restart = false;                // --restart: start over in run_dir when it holds a run without a checkpoint
   bool quiet = false;                  // no progress output
+  // A run stopped by a signal keeps its stop handler (a repeat within 2 s ignored) until the process
+  // exits, instead of restoring the previous handlers: the CLI, which exits right after (a repeated
+  // SIGTERM arriving after the checkpoint must not kill it); not in-process callers (Python).
+  bool keep_stop_handler = false;
 };
 
 struct TrainResult {
