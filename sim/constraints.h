@@ -404,17 +404,7 @@ RLT_HD void elliptic_block(const T* A, const T* res_in, const T* mu, int n, T* f
   }
 }
 
-// Whether the model's constraints are solved by Newton (newton_solve): m.use_newton's models, and in
-// double every model (the MuJoCo comparisons' precision). The others run Gauss-Seidel.
-template <class T>
-RLT_HD RLT_INLINE bool solves_by_newton(const ModelView<T>& m) {
-  return m.use_newton != 0 || sizeof(T) == sizeof(double);
-}
-// Whether the rows need their z = D^-1/2 L^-T J^T (factor_row): Gauss-Seidel's and noslip's.
-template <class T>
-RLT_HD RLT_INLINE bool needs_z(const ModelView<T>& m) {
-  return !solves_by_newton(m) || m.noslip_iterations > 0;
-}
+// (solves_by_newton and needs_z, which pick the solver and its workspace: sim/model_view.h)
 
 // Row r's z = D^-1/2 L^-T J_r^T (qLD = L^T D L, the factors of M without the implicit damping), kept
 // sparse. M^-1 = L^-1 D^-1 L^-T, so J_r M^-1 J_s^T = z_r . z_s: A = J M^-1 J^T = Z Z^T without forming

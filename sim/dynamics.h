@@ -214,11 +214,10 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
   const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
   const int nclock = m.nclock, nenergy_lag = m.nenergy_lag;
-  // the Newton solver's workspace: models that solve with it (m.use_newton), and double (every model)
-  const bool newton = m.use_newton != 0 || sizeof(T) == sizeof(double);
+  // the Newton solver's workspace, and the rows' z (Gauss-Seidel's and noslip's): sim/model_view.h
+  const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
-  // the rows' z (factor_row): Gauss-Seidel's and noslip's (sim/constraints.h needs_z)
-  const int nefc_z = !newton || m.noslip_iterations > 0 ? nefc_max : 0;
+  const int nefc_z = needs_z(m) ? nefc_max : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);

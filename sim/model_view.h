@@ -87,9 +87,10 @@ struct ModelView {
   int integrator;        // Integrator (sim/physics_step.h): Euler, RK4, implicitfast or implicit
   T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
   int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
-  // 0/1: the soft constraints end with Newton steps on MuJoCo's primal problem (constraint_solve):
-  // models with elliptic cones, a geom of condim 4 or 6 or an active weld, whose rows Gauss-Seidel
-  // converges slowly on (a weld's rotational rows against its translational ones with a long lever)
+  // 0/1: the float soft constraints are solved by Newton (sim/constraints.h newton_solve; double
+  // always is, solves_by_newton below): models whose tree factorization is cheap
+  // (tree_factor_cost <= kNewtonMaxFactorCost), and models with elliptic cones, a geom of condim 4
+  // or 6 or an active weld, whose rows Gauss-Seidel converges slowly on
   int use_newton;
   // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps (0: none) and stopping tolerance
   int noslip_iterations;
@@ -125,6 +126,19 @@ struct ModelView {
 #undef RLT_BIND_FIELD
   }
 };
+
+// Whether the model's constraints are solved by Newton (sim/constraints.h newton_solve):
+// m.use_newton's models, and in double every model (the MuJoCo comparisons' precision). The others
+// run Gauss-Seidel. data_layout (sim/dynamics.h) sizes the solvers' workspaces from these two.
+template <class T>
+RLT_HD RLT_INLINE bool solves_by_newton(const ModelView<T>& m) {
+  return m.use_newton != 0 || sizeof(T) == sizeof(double);
+}
+// Whether the rows need their z = D^-1/2 L^-T J^T (factor_row): Gauss-Seidel's and noslip's.
+template <class T>
+RLT_HD RLT_INLINE bool needs_z(const ModelView<T>& m) {
+  return !solves_by_newton(m) || m.noslip_iterations > 0;
+}
 
 // Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
 // (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
