@@ -111,6 +111,7 @@ void ModelRollout::restart(const std::string& key, const std::string& ctrl) {
     for (int i = 0; i < m_model.nq; ++i) m_data.qpos[i] = m_model.key_qpos[ks * m_model.nq + i];
     for (int i = 0; i < m_model.nv; ++i) m_data.qvel[i] = m_model.key_qvel[ks * m_model.nv + i];
     for (int u = 0; u < m_model.nu; ++u) m_ctrl[static_cast<size_t>(u)] = m_model.key_ctrl[ks * m_model.nu + u];
+    for (int u = 0; u < m_model.nu; ++u) m_data.act[u] = m_model.key_act[ks * m_model.nu + u];
     m_time = m_model.key_time[ks];
   }
 }

@@ -200,12 +200,11 @@ void MjcfCompiler::read_keyframes(const XMLElement* section) {
     read_key_vector(a, "qvel", &qvel, "nv");
     read_key_vector(a, "ctrl", &ctrl, "nu");
     std::vector<double> none;
-    {
-      std::vector<double> act(static_cast<size_t>(num_activations()), 0.0);
-      read_key_vector(a, "act", &act, "na");
-      for (double v : act)
-        if (v != 0) a.fail("attribute \"act\": keyframe activations other than 0 are not supported");
-    }
+    // act: one number per stateful actuator (MuJoCo's na), in actuator order
+    std::vector<double> act(static_cast<size_t>(num_activations()), 0.0), act_nu(static_cast<size_t>(m.nu), 0.0);
+    read_key_vector(a, "act", &act, "na");
+    for (int u = 0, k = 0; u < m.nu; ++u)
+      if (m.actuator_dyntype[u] != kDynNone) act_nu[static_cast<size_t>(u)] = act[static_cast<size_t>(k++)];
     read_key_vector(a, "mpos", &none, "3 x nmocap (this subset has no mocap bodies)");
     read_key_vector(a, "mquat", &none, "4 x nmocap (this subset has no mocap bodies)");
     a.finish();
@@ -215,6 +214,7 @@ void MjcfCompiler::read_keyframes(const XMLElement* section) {
     m.key_qpos.insert(m.key_qpos.end(), qpos.begin(), qpos.end());
     m.key_qvel.insert(m.key_qvel.end(), qvel.begin(), qvel.end());
     m.key_ctrl.insert(m.key_ctrl.end(), ctrl.begin(), ctrl.end());
+    m.key_act.insert(m.key_act.end(), act_nu.begin(), act_nu.end());
   }
 }
 

@@ -221,6 +221,8 @@ struct Model {
   std::vector<double> key_qpos;  // (nkey x nq)
   std::vector<double> key_qvel;  // (nkey x nv)
   std::vector<double> key_ctrl;  // (nkey x nu)
+  std::vector<double> key_act;   // (nkey x nu): each actuator's activation (MuJoCo's key_act, whose na
+                                 // entries go to the stateful actuators in order; 0 for the others)
 
   // asset directories (MJCF <compiler> meshdir / texturedir, else assetdir) resolved against the
   // main file's directory, ending in '/' ("" for the working directory): the mesh and texture

@@ -303,6 +303,13 @@ std::vector<std::string> compare_with_mujoco(const Model& m, const mjModel* mj) 
   d.nums("key_qpos", m.key_qpos, mj->key_qpos, m.nkey * m.nq);
   d.nums("key_qvel", m.key_qvel, mj->key_qvel, m.nkey * m.nv);
   d.nums("key_ctrl", m.key_ctrl, mj->key_ctrl, m.nkey * m.nu);
+  {  // key_act: ours per actuator (0 where stateless), MuJoCo's per activation (na)
+    std::vector<double> act;
+    for (int k = 0; k < m.nkey; ++k)
+      for (int u = 0; u < m.nu && static_cast<int>(m.key_act.size()) == m.nkey * m.nu; ++u)
+        if (m.actuator_dyntype[u] != kDynNone) act.push_back(m.key_act[static_cast<size_t>(k * m.nu + u)]);
+    d.nums("key_act", act, mj->key_act, m.nkey * mj->na);
+  }
   d.nums("qpos0", m.qpos0, mj->qpos0, m.nq);
   d.nums("qpos_spring", m.qpos_spring, mj->qpos_spring, m.nq);
 
@@ -1052,6 +1059,22 @@ TEST(MjcfValues, AddressesUnitsAndQpos0) {
   EXPECT_EQ(m.body_id("world"), 0);
   EXPECT_EQ(m.body_id("nope"), -1);
   EXPECT_EQ(m.joint_id(""), -1);
+}
+
+TEST(MjcfValues, KeyframeActGoesToTheStatefulActuatorsInOrder) {
+  // MuJoCo's key act holds na numbers, one per actuator with dynamics, in actuator order
+  const Model m = parse_mjcf(
+      "<mujoco><worldbody><body><joint name='a' axis='1 0 0'/><joint name='b' axis='0 1 0'/>"
+      "<geom size='0.1'/></body></worldbody><actuator><motor joint='a'/>"
+      "<general joint='a' dyntype='integrator'/><motor joint='b'/><general joint='b' dyntype='filter'/>"
+      "</actuator><keyframe><key name='k' act='0.25 -0.5'/></keyframe></mujoco>",
+      "inline.xml");
+  EXPECT_EQ(m.key_act, (std::vector<double>{0, 0.25, 0, -0.5}));
+  const std::string what = error_of(
+      "<mujoco><worldbody><body><joint name='a'/><geom size='0.1'/></body></worldbody><actuator>"
+      "<general joint='a' dyntype='integrator'/><motor joint='a'/></actuator>\n<keyframe><key act='1 2'/></keyframe>"
+      "</mujoco>");
+  EXPECT_TRUE(starts_with(what, "test.xml:2: key: attribute \"act\": expected 1 numbers (na), got 2")) << what;
 }
 
 TEST(MjcfValues, JointSpringsInheritAndConvert) {
