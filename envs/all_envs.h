@@ -1,9 +1,9 @@
 // Every env, listed once: the registry (envs/registry_impl.h, compiled for the CPU in
 // envs/registry.cpp and for CUDA in envs/registry_cuda.cu) makes VecEnvT<E, Exec> for each env of
 // RLT_FOR_EACH_ENV (classic control) and RLT_FOR_EACH_ROBOT_ENV (tasks over an MJCF model,
-// envs/robot_env.h). A robot task's VecEnvT is compiled in its own translation unit per executor
-// (envs/robot_envs_cpu_*.cpp, envs/robot_envs_cuda_<name>.cu), so the compilers work on them in
-// parallel; a task missing from either fails to link.
+// envs/robot_env.h). A robot task's VecEnvT is compiled outside the registry's translation unit
+// (envs/robot_envs_cpu_*.cpp, envs/robot_envs_cuda_*.cu, a few tasks per file), so the compilers
+// work on them in parallel; a task missing from either fails to link.
 #pragma once
 
 #include "envs/acrobot.h"

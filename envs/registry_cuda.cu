@@ -1,6 +1,6 @@
 // The env registry on the CUDA executor (envs/registry.h, envs/registry_impl.h): the classic envs'
 // VecEnvT<E, CudaExecutor> are compiled here, from the same RLT_HD code as the CPU registry
-// (envs/registry.cpp); each robot task's in its own envs/robot_envs_cuda_<name>.cu.
+// (envs/registry.cpp); the robot tasks' in envs/robot_envs_cuda_*.cu.
 #include "envs/registry_impl.h"
 #include "kernels/cuda_executor.cuh"  // parallel_for on the CUDA executor
 

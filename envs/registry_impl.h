@@ -1,7 +1,7 @@
 // The registry's body (envs/registry.h), compiled once per executor: envs/registry.cpp (CPU) and
 // envs/registry_cuda.cu (CUDA). The classic envs' VecEnvT are instantiated with the registry; each
-// robot task's, whose physics takes the compiler far longer, in a translation unit of its own per
-// executor (RLT_VEC_ENV_INSTANCE in envs/robot_envs_cpu_*.cpp and envs/robot_envs_cuda_<name>.cu),
+// robot task's, whose physics takes the compiler far longer, in translation units of their own per
+// executor (RLT_VEC_ENV_INSTANCE in envs/robot_envs_cpu_*.cpp and envs/robot_envs_cuda_*.cu),
 // which the registry's translation unit declares with RLT_VEC_ENV_ELSEWHERE so it does not compile
 // them again. So the compilers work on the tasks in parallel, and a task missing from an executor
 // fails to link.

@@ -7,8 +7,8 @@
 // Single source: the per-env code below is RLT_HD and runs under parallel_for on the CPU executor and,
 // unchanged, on the CUDA executor. A new task: its header, a line in RLT_FOR_EACH_ROBOT_ENV
 // (envs/all_envs.h), RLT_VEC_ENV_INSTANCE(Task, rlt::CpuExecutor) in an envs/robot_envs_cpu_*.cpp,
-// and an envs/robot_envs_cuda_<name>.cu with RLT_VEC_ENV_INSTANCE(Task, rlt::CudaExecutor) (listed
-// in envs/CMakeLists.txt).
+// and RLT_VEC_ENV_INSTANCE(Task, rlt::CudaExecutor) in the envs/robot_envs_cuda_*.cu of the same
+// group.
 //
 // ---- The task contract ------------------------------------------------------------------------
 // A task is a struct of static members (see envs/reacher.h for a small documented example, and

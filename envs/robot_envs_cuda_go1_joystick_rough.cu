@@ -1,6 +1,0 @@
-// VecEnvT<Go1JoystickRough, CudaExecutor>: its reset and step kernels, from the same RLT_HD code as the
-// CPU (envs/robot_envs_cpu_a.cpp); registered by envs/registry_cuda.cu.
-#include "envs/registry_impl.h"
-#include "kernels/cuda_executor.cuh"  // parallel_for on the CUDA executor
-
-RLT_VEC_ENV_INSTANCE(Go1JoystickRough, rlt::CudaExecutor)
