@@ -9,10 +9,14 @@
 // Without models: envs/assets/ant.xml, humanoid.xml and go1/scene_mjx_feetonly_flat_terrain.xml.
 // States: qpos0 with noise, then 100 substeps of physics_step under random controls (on the floor,
 // in contact), the same for both runs. Each round times `reps` smooth steps of every env, scalar
-// then lanes, from those states; the best round of each is printed (a shared machine). Each stage
-// is timed per env (scalar) or per lanes block with the time-stamp counter, the total without the
-// per-stage counters. After the last round every env's block from the lanes is compared bit for
-// bit with the scalar run's.
+// then lanes, from those states; the best round of each is printed (a shared machine). Totals are
+// thread CPU time without per-stage counters; a stage's figure is that total split in the ratio of
+// the time-stamp counter's ticks per stage (per env scalar, per lanes block in lanes; a call
+// another process interrupted is left out). After the last round every env's block from the lanes
+// is compared bit for bit with the scalar run's.
+//
+// The hybrid line: the cost of moving the smooth stages' fields (the row from qpos to qLD) of every
+// env into lanes and back (gather_lanes, scatter_lanes), timed alone, added to the lanes' time.
 //
 // The solver's side: over the warm-up substeps, for groups of kLanes consecutive envs, the mean
 // over lanes of each env's constraint rows and solver iterations against the group's largest (the
