@@ -23,6 +23,22 @@ RLT_HD RLT_INLINE T clamp(T x, T lo, T hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }
 
+// c ? a : b, written so that the same line selects per lane for a lane type (sim/lanes.h select),
+// where one env's branch on its data becomes a mask.
+template <class M, class T>
+RLT_HD RLT_INLINE T select(M c, T a, T b) {
+  return c ? a : b;
+}
+
+// The scalar of a model's real fields in ModelView<T> (sim/model_view.h): T itself, except for a
+// lane type (sim/lanes.h LaneFloat: several envs' data, one model shared by all, kept as float).
+template <class T>
+struct ModelRealOf {
+  using type = T;
+};
+template <class T>
+using ModelReal = typename ModelRealOf<T>::type;
+
 // Math overloads for float and double usable in host and device code alike.
 RLT_HD RLT_INLINE float m_exp(float x) { return expf(x); }
 RLT_HD RLT_INLINE double m_exp(double x) { return ::exp(x); }

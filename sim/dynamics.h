@@ -328,7 +328,8 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
 // bit (a capsule on its body's inertial frame touching another body agrees with MuJoCo's contact depth);
 // otherwise xmat pos + xpos and xquat quat.
 template <class T>
-RLT_HD void local_to_global(const DataView<T>& d, int b, const T* pos, const T* quat, int sameframe, T* xpos, T* xmat) {
+RLT_HD void local_to_global(const DataView<T>& d, int b, const ModelReal<T>* pos, const ModelReal<T>* quat,
+                            int sameframe, T* xpos, T* xmat) {
   if (sameframe == kSameFrameBody) {
     Vec3<T>::load(d.xpos + 3 * b).store(xpos);
   } else if (sameframe == kSameFrameInertia) {
@@ -577,9 +578,9 @@ RLT_HD Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
   const Quat<T> q = quat_mul(Quat<T>{b.w, -b.x, -b.y, -b.z}, a);
   Vec3<T> axis{q.x, q.y, q.z};
   const T sin_half = norm(axis);
-  axis = sin_half < T(1e-15) ? Vec3<T>{T(1), T(0), T(0)} : (T(1) / sin_half) * axis;
+  axis = select(sin_half < T(1e-15), Vec3<T>{T(1), T(0), T(0)}, (T(1) / sin_half) * axis);
   T angle = T(2) * spring_atan2(sin_half, q.w);
-  if (angle > T(3.14159265358979323846)) angle -= T(2 * 3.14159265358979323846);
+  angle = select(angle > T(3.14159265358979323846), angle - T(2 * 3.14159265358979323846), angle);
   return angle * axis;
 }
 
@@ -592,8 +593,8 @@ RLT_HD Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
 template <class T, class F>
 RLT_HD void for_each_spring_dof(const ModelView<T>& m, const DataView<T>& d, F&& f) {
   for (int j = 0; j < m.njnt; ++j) {
-    const T k = m.jnt_stiffness[j];
-    if (k == T(0)) continue;
+    const ModelReal<T> k = m.jnt_stiffness[j];
+    if (k == 0) continue;
     const int type = m.jnt_type[j];
     int padr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
     if (type == kJointHinge || type == kJointSlide) {
@@ -633,7 +634,7 @@ template <class T>
 RLT_HD void gravcomp_forces(const ModelView<T>& m, const DataView<T>& d) {
   const Vec3<T> g{m.gravity[0], m.gravity[1], m.gravity[2]}, zero = Vec3<T>::zero();
   for (int b = 1; b < m.nbody; ++b) {
-    if (m.body_gravcomp[b] == T(0)) continue;
+    if (m.body_gravcomp[b] == 0) continue;
     apply_force_torque(m, d, b, Vec3<T>::load(d.xipos + 3 * b), (-(m.body_mass[b] * m.body_gravcomp[b])) * g, zero,
                        d.qfrc_passive);
   }
@@ -653,10 +654,10 @@ template <class T>
 RLT_HD FluidBox<T> fluid_box(const ModelView<T>& m, const DataView<T>& d, int b) {
   FluidBox<T> f;
   const T mass = m.body_mass[b];
-  const T* I = m.body_inertia + 3 * b;
+  const ModelReal<T>* I = m.body_inertia + 3 * b;
   for (int k = 0; k < 3; ++k) {
     const T x = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
-    f.box[k] = m_sqrt((x > T(1e-15) ? x : T(1e-15)) / mass * T(6));
+    f.box[k] = m_sqrt(select(x > T(1e-15), x, T(1e-15)) / mass * T(6));
   }
   f.R = Mat3<T>::load(d.ximat + 9 * b);
   f.com = Vec3<T>::load(d.xipos + 3 * b);
@@ -674,23 +675,23 @@ template <class T>
 RLT_HD void fluid_forces(const ModelView<T>& m, const DataView<T>& d) {
   const T pi = T(3.14159265358979323846);
   for (int b = 1; b < m.nbody; ++b) {
-    if (m.body_mass[b] < T(1e-15)) continue;
+    if (m.body_mass[b] < ModelReal<T>(1e-15)) continue;
     const FluidBox<T> f = fluid_box(m, d, b);
     const T* box = f.box;
     T torque[3] = {T(0), T(0), T(0)}, force[3] = {T(0), T(0), T(0)};
-    if (m.viscosity > T(0)) {
+    if (m.viscosity > 0) {
       const T diam = (box[0] + box[1] + box[2]) / T(3);
       for (int k = 0; k < 3; ++k) {
         torque[k] = -pi * diam * diam * diam * m.viscosity * f.w[k];
         force[k] = -T(3) * pi * diam * m.viscosity * f.v[k];
       }
     }
-    if (m.density > T(0)) {
+    if (m.density > 0) {
       for (int k = 0; k < 3; ++k) {
         const T bj = box[(k + 1) % 3], bk = box[(k + 2) % 3];
-        force[k] -= T(0.5) * m.density * bj * bk * (f.v[k] < T(0) ? -f.v[k] : f.v[k]) * f.v[k];
-        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) * (f.w[k] < T(0) ? -f.w[k] : f.w[k]) *
-                     f.w[k] / T(64);
+        force[k] -= T(0.5) * m.density * bj * bk * select(f.v[k] < T(0), -f.v[k], f.v[k]) * f.v[k];
+        torque[k] -= m.density * box[k] * (bj * bj * bj * bj + bk * bk * bk * bk) *
+                     select(f.w[k] < T(0), -f.w[k], f.w[k]) * f.w[k] / T(64);
       }
     }
     apply_force_torque(m, d, b, f.com, f.R * Vec3<T>{force[0], force[1], force[2]},
@@ -753,7 +754,7 @@ RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
   for_each_spring_dof(m, d, [&](int dof, T k, T x) { d.qfrc_passive[dof] -= k * x; });
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
   if (m.has_gravcomp) gravcomp_forces(m, d);
-  if (m.density > T(0) || m.viscosity > T(0)) fluid_forces(m, d);
+  if (m.density > 0 || m.viscosity > 0) fluid_forces(m, d);
 }
 
 // ---- mass matrix -----------------------------------------------------------------------------------

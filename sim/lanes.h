@@ -215,4 +215,133 @@ RLT_LANES_INLINE void m_sincos(f32xL x, f32xL& s, f32xL& c) {
 }
 #endif
 
+// ---- LaneFloat: the lane type of the physics templates (sim/spatial.h, sim/dynamics.h) ----------
+//
+// The robots' physics is templated on its scalar T and writes T(0), T(1e-15) and mixes T with the
+// model's scalars, which the bare vector type does not allow (GCC cannot convert a scalar to a
+// vector by a cast). LaneFloat is f32xL as a class: constructible from a number (T(x) splats
+// float(x), as T(x) rounds x to float for T = float), arithmetic with floats broadcast, and a
+// comparison gives a LaneMask that `if` refuses (no conversion to bool): where the physics branches
+// on data it selects per lane (select below), so a lane cannot take another lane's branch. A
+// double operand does not convert implicitly (float code would compute x * 0.5 in double).
+// ModelReal<LaneFloat> is float: the model, shared by every lane, stays one scalar per field.
+#if defined(RLT_LANES)
+struct LaneMask {
+  i32xL v;  // 0 or -1 per lane
+  friend RLT_LANES_INLINE LaneMask operator&&(LaneMask a, LaneMask b) { return {a.v & b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator||(LaneMask a, LaneMask b) { return {a.v | b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator!(LaneMask a) { return {~a.v}; }
+};
+RLT_LANES_INLINE bool any(LaneMask m) { return any(m.v); }
+
+struct LaneFloat {
+  f32xL v;
+
+  LaneFloat() = default;
+  RLT_LANES_INLINE LaneFloat(float s) : v(splat<f32xL>(s)) {}  // NOLINT: a float broadcasts implicitly
+  RLT_LANES_INLINE explicit LaneFloat(double s) : LaneFloat(static_cast<float>(s)) {}
+  RLT_LANES_INLINE explicit LaneFloat(int s) : LaneFloat(static_cast<float>(s)) {}
+  RLT_LANES_INLINE explicit LaneFloat(f32xL x) : v(x) {}
+
+  RLT_LANES_INLINE float lane(int l) const { return v[l]; }
+  RLT_LANES_INLINE void set_lane(int l, float x) { v[l] = x; }
+
+  friend RLT_LANES_INLINE LaneFloat operator+(LaneFloat a, LaneFloat b) { return LaneFloat(a.v + b.v); }
+  friend RLT_LANES_INLINE LaneFloat operator-(LaneFloat a, LaneFloat b) { return LaneFloat(a.v - b.v); }
+  friend RLT_LANES_INLINE LaneFloat operator*(LaneFloat a, LaneFloat b) { return LaneFloat(a.v * b.v); }
+  friend RLT_LANES_INLINE LaneFloat operator/(LaneFloat a, LaneFloat b) { return LaneFloat(a.v / b.v); }
+  friend RLT_LANES_INLINE LaneFloat operator-(LaneFloat a) { return LaneFloat(-a.v); }
+  friend RLT_LANES_INLINE LaneFloat& operator+=(LaneFloat& a, LaneFloat b) { return a.v += b.v, a; }
+  friend RLT_LANES_INLINE LaneFloat& operator-=(LaneFloat& a, LaneFloat b) { return a.v -= b.v, a; }
+  friend RLT_LANES_INLINE LaneFloat& operator*=(LaneFloat& a, LaneFloat b) { return a.v *= b.v, a; }
+  friend RLT_LANES_INLINE LaneFloat& operator/=(LaneFloat& a, LaneFloat b) { return a.v /= b.v, a; }
+  friend RLT_LANES_INLINE LaneMask operator<(LaneFloat a, LaneFloat b) { return {a.v < b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator>(LaneFloat a, LaneFloat b) { return {a.v > b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator<=(LaneFloat a, LaneFloat b) { return {a.v <= b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator>=(LaneFloat a, LaneFloat b) { return {a.v >= b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator==(LaneFloat a, LaneFloat b) { return {a.v == b.v}; }
+  friend RLT_LANES_INLINE LaneMask operator!=(LaneFloat a, LaneFloat b) { return {a.v != b.v}; }
+};
+static_assert(sizeof(LaneFloat) == sizeof(f32xL), "LaneFloat is one lane vector");
+
+template <>
+struct ModelRealOf<LaneFloat> {
+  using type = float;
+};
+
+// c ? a : b per lane.
+RLT_LANES_INLINE LaneFloat select(LaneMask c, LaneFloat a, LaneFloat b) { return LaneFloat(c.v ? a.v : b.v); }
+
+// sqrt is correctly rounded in IEEE arithmetic, so each lane's is sqrtf's.
+RLT_LANES_INLINE LaneFloat m_sqrt(LaneFloat x) {
+  f32xL r;
+  for (int l = 0; l < kLanes; ++l) r[l] = __builtin_sqrtf(x.v[l]);
+  return LaneFloat(r);
+}
+// libm's sinf and cosf bits (glibc 2.36's, m_sincos above), as m_sin / m_cos give one float.
+RLT_LANES_INLINE LaneFloat m_sin(LaneFloat x) {
+  f32xL s, c;
+  m_sincos(x.v, s, c);
+  return LaneFloat(s);
+}
+RLT_LANES_INLINE LaneFloat m_cos(LaneFloat x) {
+  f32xL s, c;
+  m_sincos(x.v, s, c);
+  return LaneFloat(c);
+}
+RLT_LANES_INLINE LaneFloat spring_atan2(LaneFloat y, LaneFloat x) {
+  f32xL r;
+  for (int l = 0; l < kLanes; ++l) r[l] = atan2f(y.v[l], x.v[l]);
+  return LaneFloat(r);
+}
+
+// r[i][j] <-> r[j][i]: eight vectors of eight floats transposed (interleaves of 32, 64 and 128 bits).
+RLT_LANES_INLINE void transpose_lanes(f32xL* r) {
+  static_assert(kLanes == 8, "transpose_lanes is written for 8 lanes");
+  typedef std::int32_t Idx __attribute__((vector_size(kLanes * sizeof(std::int32_t))));
+  f32xL t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shuffle(r[i], r[i + 1], Idx{0, 8, 1, 9, 4, 12, 5, 13});
+    t[i + 1] = __builtin_shuffle(r[i], r[i + 1], Idx{2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int k = 0; k < 2; ++k) {
+      u[i + k] = __builtin_shuffle(t[i + k], t[i + 2 + k], Idx{0, 1, 8, 9, 4, 5, 12, 13});
+      u[i + 2 + k] = __builtin_shuffle(t[i + k], t[i + 2 + k], Idx{2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  // u[0..3]: rows 0-3's columns (0,4) (1,5) (2,6) (3,7) in their 128-bit halves, as u[4..7] for rows 4-7
+  const int col[4] = {0, 2, 1, 3};
+  for (int k = 0; k < 4; ++k) {
+    r[col[k]] = __builtin_shuffle(u[k], u[4 + k], Idx{0, 1, 2, 3, 8, 9, 10, 11});
+    r[col[k] + 4] = __builtin_shuffle(u[k], u[4 + k], Idx{4, 5, 6, 7, 12, 13, 14, 15});
+  }
+}
+
+// Field-major lanes of kLanes one-env blocks of n floats (rows[l] the block of lane l): dst[k]
+// holds field k of every lane (qpos[i][lane]), as ModelView<LaneFloat>'s DataView lays them out;
+// scatter_lanes is the way back. Eight fields at a time through transpose_lanes.
+RLT_LANES_INLINE void gather_lanes(LaneFloat* dst, const float* const* rows, int n) {
+  int k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    f32xL r[kLanes];
+    for (int l = 0; l < kLanes; ++l) std::memcpy(&r[l], rows[l] + k, sizeof(f32xL));
+    transpose_lanes(r);
+    for (int j = 0; j < kLanes; ++j) dst[k + j].v = r[j];
+  }
+  for (; k < n; ++k)
+    for (int l = 0; l < kLanes; ++l) dst[k].v[l] = rows[l][k];
+}
+RLT_LANES_INLINE void scatter_lanes(float* const* rows, const LaneFloat* src, int n) {
+  int k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    f32xL r[kLanes];
+    for (int j = 0; j < kLanes; ++j) r[j] = src[k + j].v;
+    transpose_lanes(r);
+    for (int l = 0; l < kLanes; ++l) std::memcpy(rows[l] + k, &r[l], sizeof(f32xL));
+  }
+  for (; k < n; ++k)
+    for (int l = 0; l < kLanes; ++l) rows[l][k] = src[k].v[l];
+}
+#endif
+
 }  // namespace rlt

@@ -1,6 +1,6 @@
 // The model's array fields, each declared once (MuJoCo's names, grouped by the object they describe):
 // X(type, name, count, need, doc) with
-//   type   real (double in Model, T in ModelView) or int
+//   type   real (double in Model, ModelReal<T> in ModelView: T, float for a lane type) or int
 //   count  its length, from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, nsensor, nmesh, nmeshvert,
 //          nmeshgraph, nmeshpoly, nmeshpolyvert, nmeshface, nhfield, nhfielddata, ntendon, nwrap, ncam (the shape, row-major)
 //   need   required (exactly count elements) or optional (a Model built in code may leave it empty:
@@ -15,7 +15,7 @@
 // The element type of a field of each type in Model (host, double) and in ModelView<T> (T).
 #define RLT_FIELD_HOST_TYPE_real double
 #define RLT_FIELD_HOST_TYPE_int int
-#define RLT_FIELD_VIEW_TYPE_real T
+#define RLT_FIELD_VIEW_TYPE_real ModelReal<T>
 #define RLT_FIELD_VIEW_TYPE_int int
 
 // Copied from the compiled Model (sim/model.h) into the view.

@@ -54,6 +54,8 @@ ModelOffsets model_offsets(const Sizes& s) {
 
 template <class T>
 struct ModelView {
+  // The scalar of the model's reals: T, or float for a lane type (sim/lanes.h), whose envs share them.
+  using Real = ModelReal<T>;
   // sizes
   int nq, nv, nbody, njnt, ngeom, nsite;
   int nu;   // actuators (sim/actuators.h)
@@ -79,13 +81,13 @@ struct ModelView {
   int nmoment;
 
   // options
-  T timestep;    // s
-  T gravity[3];  // m/s^2
+  Real timestep;    // s
+  Real gravity[3];  // m/s^2
   // MuJoCo's Euler integrator (eulerdamp, on by default): joint damping is integrated implicitly,
   // (M + dt diag(dof_damping)) qacc = f, which keeps stiff damping stable.
   int implicit_damping;  // 0/1
   int integrator;        // Integrator (sim/physics_step.h): Euler, RK4, implicitfast or implicit
-  T impratio;            // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
+  Real impratio;         // MuJoCo's option impratio (friction-to-normal impedance ratio of contacts)
   int cone;              // Cone (sim/model.h): MuJoCo's option cone, pyramidal or elliptic friction cones
   // 0/1: the float soft constraints are solved by Newton (sim/constraints.h newton_solve; double
   // always is, solves_by_newton below): models whose tree factorization is cheap
@@ -94,13 +96,13 @@ struct ModelView {
   int use_newton;
   // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps (0: none) and stopping tolerance
   int noslip_iterations;
-  T noslip_tolerance;
+  Real noslip_tolerance;
   int refsafe;                    // 0/1: MuJoCo's refsafe flag, a standard solref's timeconst at least 2 timesteps
   // 0/1: MuJoCo's disable flags (Model::actuation, clampctrl, filterparent, sensor off); 0 is MuJoCo's default
   int disable_actuation, disable_clampctrl, disable_filterparent, disable_sensor;
-  T density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
+  Real density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
   int ccd_iterations;             // MuJoCo's nativeccd (sim/mjccd.h): GJK's and EPA's most iterations
-  T ccd_tolerance;                // ... and their tolerance
+  Real ccd_tolerance;             // ... and their tolerance
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -116,9 +118,9 @@ struct ModelView {
 #undef RLT_VIEW_MEMBER
 
   // Points the array fields at the two blocks laid out by model_offsets (host or device memory).
-  void bind(const T* reals, const int* ints) {
+  void bind(const Real* reals, const int* ints) {
     const ModelOffsets o = model_offsets(*this);
-    const T* const block_real = reals;
+    const Real* const block_real = reals;
     const int* const block_int = ints;
 #define RLT_BIND_FIELD(type, name, count, need, doc) name = block_##type + o.name;
     RLT_MODEL_FIELDS(RLT_BIND_FIELD)

@@ -28,13 +28,23 @@ RLT_HD RLT_INLINE double m_cos(double x) { return ::cos(x); }
 RLT_HD RLT_INLINE float m_ceil(float x) { return ceilf(x); }
 RLT_HD RLT_INLINE double m_ceil(double x) { return ::ceil(x); }
 
+// The scalar operand of the operators below is not deduced (T comes from the vector), so that a
+// model's float scales a lane type's vector (sim/lanes.h LaneFloat: ModelView's reals stay float).
+template <class T>
+struct NonDeduced {
+  using type = T;
+};
+
 // ---- 3-vectors ------------------------------------------------------------------------------------
 
 template <class T>
 struct Vec3 {
   T x, y, z;
 
-  RLT_HD static Vec3 load(const T* p) { return {p[0], p[1], p[2]}; }
+  template <class S>  // T or the model's real (sim/model_view.h ModelReal)
+  RLT_HD static Vec3 load(const S* p) {
+    return {T(p[0]), T(p[1]), T(p[2])};
+  }
   RLT_HD void store(T* p) const { p[0] = x, p[1] = y, p[2] = z; }
   RLT_HD static Vec3 zero() { return {T(0), T(0), T(0)}; }
 };
@@ -52,7 +62,7 @@ RLT_HD RLT_INLINE Vec3<T> operator-(const Vec3<T>& a) {
   return {-a.x, -a.y, -a.z};
 }
 template <class T>
-RLT_HD RLT_INLINE Vec3<T> operator*(T s, const Vec3<T>& a) {
+RLT_HD RLT_INLINE Vec3<T> operator*(typename NonDeduced<T>::type s, const Vec3<T>& a) {
   return {s * a.x, s * a.y, s * a.z};
 }
 template <class T>
@@ -79,9 +89,10 @@ template <class T>
 struct Mat3 {
   T m[9];
 
-  RLT_HD static Mat3 load(const T* p) {
+  template <class S>
+  RLT_HD static Mat3 load(const S* p) {
     Mat3 r;
-    for (int k = 0; k < 9; ++k) r.m[k] = p[k];
+    for (int k = 0; k < 9; ++k) r.m[k] = T(p[k]);
     return r;
   }
   RLT_HD void store(T* p) const {
@@ -102,7 +113,10 @@ template <class T>
 struct Quat {
   T w, x, y, z;
 
-  RLT_HD static Quat load(const T* p) { return {p[0], p[1], p[2], p[3]}; }
+  template <class S>
+  RLT_HD static Quat load(const S* p) {
+    return {T(p[0]), T(p[1]), T(p[2]), T(p[3])};
+  }
   RLT_HD void store(T* p) const { p[0] = w, p[1] = x, p[2] = y, p[3] = z; }
   RLT_HD static Quat identity() { return {T(1), T(0), T(0), T(0)}; }
 };
@@ -113,21 +127,29 @@ RLT_HD RLT_INLINE Quat<T> quat_mul(const Quat<T>& a, const Quat<T>& b) {
           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 
+// c ? a : b, per lane for a lane type (common.h select).
+template <class M, class T>
+RLT_HD RLT_INLINE Vec3<T> select(M c, const Vec3<T>& a, const Vec3<T>& b) {
+  return {select(c, a.x, b.x), select(c, a.y, b.y), select(c, a.z, b.z)};
+}
+template <class M, class T>
+RLT_HD RLT_INLINE Quat<T> select(M c, const Quat<T>& a, const Quat<T>& b) {
+  return {select(c, a.w, b.w), select(c, a.x, b.x), select(c, a.y, b.y), select(c, a.z, b.z)};
+}
+
 // Unit quaternion; the identity where q is (numerically) zero, as MuJoCo's mju_normalize4.
 template <class T>
 RLT_HD RLT_INLINE Quat<T> quat_normalize(const Quat<T>& q) {
   const T n = m_sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-  if (!(n > T(1e-15))) return Quat<T>::identity();
-  const T s = T(1) / n;
-  return {s * q.w, s * q.x, s * q.y, s * q.z};
+  const T s = T(1) / n;  // inf or NaN where n is zero or NaN: the identity is taken there
+  return select(n > T(1e-15), Quat<T>{s * q.w, s * q.x, s * q.y, s * q.z}, Quat<T>::identity());
 }
 
 // Rotation by angle (rad) about a unit axis.
 template <class T>
 RLT_HD RLT_INLINE Quat<T> quat_from_axis_angle(const Vec3<T>& axis, T angle) {
-  if (angle == T(0)) return Quat<T>::identity();
   const T s = m_sin(T(0.5) * angle);
-  return {m_cos(T(0.5) * angle), s * axis.x, s * axis.y, s * axis.z};
+  return select(angle == T(0), Quat<T>::identity(), Quat<T>{m_cos(T(0.5) * angle), s * axis.x, s * axis.y, s * axis.z});
 }
 
 template <class T>
@@ -153,9 +175,9 @@ RLT_HD RLT_INLINE Vec3<T> quat_rotate(const Quat<T>& q, const Vec3<T>& v) {
 template <class T>
 RLT_HD RLT_INLINE Quat<T> quat_integrate(const Quat<T>& q, const Vec3<T>& w, T dt) {
   const T speed = norm(w);
-  Quat<T> r = quat_normalize(q);
-  if (speed > T(1e-15)) r = quat_mul(r, quat_from_axis_angle((T(1) / speed) * w, speed * dt));
-  return quat_normalize(r);
+  const Quat<T> r = quat_normalize(q);
+  const Quat<T> turned = quat_mul(r, quat_from_axis_angle((T(1) / speed) * w, speed * dt));  // NaN at rest: not taken
+  return quat_normalize(select(speed > T(1e-15), turned, r));
 }
 
 // ---- spatial vectors [angular; linear] ------------------------------------------------------------
@@ -174,7 +196,7 @@ RLT_HD RLT_INLINE SVec<T> operator+(const SVec<T>& a, const SVec<T>& b) {
   return {a.ang + b.ang, a.lin + b.lin};
 }
 template <class T>
-RLT_HD RLT_INLINE SVec<T> operator*(T s, const SVec<T>& a) {
+RLT_HD RLT_INLINE SVec<T> operator*(typename NonDeduced<T>::type s, const SVec<T>& a) {
   return {s * a.ang, s * a.lin};
 }
 template <class T>
@@ -232,7 +254,8 @@ struct Inertia {
 // point) and whose principal inertia `diag` is about axes rot (world columns): parallel-axis
 // theorem, I_ref = R diag R^T + m (|c|^2 1 - c c^T).
 template <class T>
-RLT_HD RLT_INLINE Inertia<T> body_inertia(T mass, const Vec3<T>& c, const Mat3<T>& rot, const Vec3<T>& diag) {
+RLT_HD RLT_INLINE Inertia<T> body_inertia(typename NonDeduced<T>::type mass, const Vec3<T>& c, const Mat3<T>& rot,
+                                          const Vec3<T>& diag) {
   const T d[3] = {diag.x, diag.y, diag.z};
   T ic[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};  // xx yy zz xy xz yz
   for (int k = 0; k < 3; ++k) {
