@@ -862,32 +862,54 @@ RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
 
 }  // namespace contact_detail
 
-// Contact candidates of every allowed geom pair into d.contact, their count into d.ncon[0]
-// (needs kinematics).
 // An upper bound on the speed of any point of geom g (needs kinematics and com_velocity): the
 // body's spatial velocity cvel (angular, linear at the tree's reference point) gives the speed of
-// the geom's center, plus |omega| times the geom's bounding radius.
+// the geom's center, plus |omega| times the geom's bounding radius `rbound` (bounding_radius).
 template <class T>
-RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
-  using namespace contact_detail;
+RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g, T rbound) {
   const int b = m.geom_bodyid[g];
   if (b <= 0) return T(0);
   const T* v = d.cvel + 6 * b;
   const Vec3<T> w{v[0], v[1], v[2]}, lin{v[3], v[4], v[5]};
   const Vec3<T> r = Vec3<T>::load(d.geom_xpos + 3 * g) - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
-  return norm(lin + cross(w, r)) + norm(w) * bounding_radius(m, g);
+  return norm(lin + cross(w, r)) + norm(w) * rbound;
+}
+template <class T>
+RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
+  return geom_speed_bound(m, d, g, contact_detail::bounding_radius(m, g));
 }
 
 // The speculative margin of a pair: kSpeculativeMargin plus the distance the two geoms can close in
-// one step, measured from where the contact starts to act, i.e. beyond the active margin. It served
-// the removed spring-damper law (speculative contacts, caught the step before the surfaces meet);
-// the soft constraints make no row for a candidate that does not touch yet (depth <= 0), so it only
-// adds such candidates to the list. It is kept so that detection, the list and its order stay
-// exactly as they were; whether the search reach (box_box above all) could drop it without
-// changing any acting contact has not been measured.
+// one step (their speed bounds speed1 and speed2 times the timestep), measured from where the
+// contact starts to act, i.e. beyond the active margin. It served the removed spring-damper law
+// (speculative contacts, caught the step before the surfaces meet); the soft constraints make no
+// row for a candidate that does not touch yet (depth <= 0), so it only adds such candidates to the
+// list. It is kept so that detection, the list and its order stay exactly as they were; whether the
+// search reach (box_box above all) could drop it without changing any acting contact has not been
+// measured.
+template <class T>
+RLT_HD RLT_INLINE T speculative_margin(const ModelView<T>& m, T speed1, T speed2) {
+  return T(kSpeculativeMargin) + m.timestep * (speed1 + speed2);
+}
+// The speculative margin of geoms g1 and g2, their speed bounds computed here (detect_contacts
+// reads them from geom_bounds' cache instead: the same floats).
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
-  return T(kSpeculativeMargin) + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+  return speculative_margin(m, geom_speed_bound(m, d, g1), geom_speed_bound(m, d, g2));
+}
+
+// Each geom's bounding radius and speed bound into d.geom_bound (ngeom of each), once per substep:
+// they are facts of one geom, read by each of its candidate pairs (needs kinematics and
+// com_velocity; nothing when no pair may collide, m.ncollide == 0, where the field is empty).
+template <class T>
+RLT_HD void geom_bounds(const ModelView<T>& m, const DataView<T>& d) {
+  if (m.ncollide == 0) return;
+  T* const rbound = d.geom_bound;
+  T* const speed = d.geom_bound + m.ngeom;
+  for (int g = 0; g < m.ngeom; ++g) {
+    rbound[g] = contact_detail::bounding_radius(m, g);
+    speed[g] = geom_speed_bound(m, d, g, rbound[g]);
+  }
 }
 
 // The active margin of a pair: MuJoCo's geom margin, the larger of the two geoms' (MuJoCo's
@@ -902,9 +924,15 @@ RLT_HD RLT_INLINE T pair_active_margin(const ModelView<T>& m, int g1, int g2) {
   return m.geom_margin[g1] + m.geom_margin[g2];  // MuJoCo 3 adds them (2.x took the larger)
 }
 
+// Contact candidates of every allowed geom pair into d.contact, their count into d.ncon[0] (needs
+// kinematics and com_velocity). The per-geom bounds first (geom_bounds), then per pair only what
+// the pair adds: a bounding-sphere reject, then the narrow phase.
 template <class T>
 RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
   using namespace contact_detail;
+  geom_bounds(m, d);
+  const T* const rbound = d.geom_bound;
+  const T* const speed = d.geom_bound + m.ngeom;
   int ncon = 0;
   // the pairs geom_pair_allowed lets through and the explicit pairs (<contact><pair>, whatever the
   // filters say), listed once by HostModel in the order of the loop over i < j
@@ -914,23 +942,24 @@ RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
     const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
     const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
     const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
+    const T margin = speculative_margin(m, speed[g1], speed[g2]), active = pair_active_margin(m, g1, g2);
+    const T reach = margin + active;  // geometric distance under which a pair gives candidates
+    if (t1 != kGeomPlane && t1 != kGeomHField && t2 != kGeomHField && norm(c2 - c1) > rbound[g1] + rbound[g2] + reach)
+      continue;
     const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
     const T* s1 = m.geom_size + 3 * g1;
     const T* s2 = m.geom_size + 3 * g2;
-    const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
-    const T reach = margin + active;               // geometric distance under which a pair gives candidates
     if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
       if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomMesh) {
         const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
-        hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
+        hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, rbound[g2]);
       }
       continue;
     }
-    if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
     const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
     if (t1 == kGeomPlane) {
       const Vec3<T> np = r1.col(2);
-      if (dot(c2 - c1, np) > bounding_radius(m, g2) + reach) continue;
+      if (dot(c2 - c1, np) > rbound[g2] + reach) continue;
       if (t2 == kGeomSphere) {
         plane_sphere(emit, c1, np, c2, s2[0]);
       } else if (t2 == kGeomCapsule) {
