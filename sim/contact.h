@@ -104,6 +104,13 @@ enum ContactField : int {
 // apart (plus the step's closing distance) beyond the active margin are listed.
 constexpr double kSpeculativeMargin = 0.02;
 
+// Out of line on the CPU (collide_pair); nvcc's device code keeps its own inlining choice.
+#if defined(__CUDACC__)
+#define RLT_CONTACT_NOINLINE
+#else
+#define RLT_CONTACT_NOINLINE __attribute__((noinline))
+#endif
+
 namespace contact_detail {
 
 template <class T>
@@ -862,32 +869,55 @@ RLT_HD T bounding_radius(const ModelView<T>& m, int g) {
 
 }  // namespace contact_detail
 
-// Contact candidates of every allowed geom pair into d.contact, their count into d.ncon[0]
-// (needs kinematics).
 // An upper bound on the speed of any point of geom g (needs kinematics and com_velocity): the
 // body's spatial velocity cvel (angular, linear at the tree's reference point) gives the speed of
-// the geom's center, plus |omega| times the geom's bounding radius.
+// the geom's center, plus |omega| times the geom's bounding radius `rbound` (bounding_radius).
 template <class T>
-RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
-  using namespace contact_detail;
+RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g, T rbound) {
   const int b = m.geom_bodyid[g];
   if (b <= 0) return T(0);
   const T* v = d.cvel + 6 * b;
   const Vec3<T> w{v[0], v[1], v[2]}, lin{v[3], v[4], v[5]};
   const Vec3<T> r = Vec3<T>::load(d.geom_xpos + 3 * g) - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
-  return norm(lin + cross(w, r)) + norm(w) * bounding_radius(m, g);
+  return norm(lin + cross(w, r)) + norm(w) * rbound;
+}
+template <class T>
+RLT_HD T geom_speed_bound(const ModelView<T>& m, const DataView<T>& d, int g) {
+  return geom_speed_bound(m, d, g, contact_detail::bounding_radius(m, g));
 }
 
 // The speculative margin of a pair: kSpeculativeMargin plus the distance the two geoms can close in
-// one step, measured from where the contact starts to act, i.e. beyond the active margin. It served
-// the removed spring-damper law (speculative contacts, caught the step before the surfaces meet);
-// the soft constraints make no row for a candidate that does not touch yet (depth <= 0), so it only
-// adds such candidates to the list. It is kept so that detection, the list and its order stay
-// exactly as they were; whether the search reach (box_box above all) could drop it without
-// changing any acting contact has not been measured.
+// one step (their speed bounds speed1 and speed2 times the timestep), measured from where the
+// contact starts to act, i.e. beyond the active margin. It served the removed spring-damper law
+// (speculative contacts, caught the step before the surfaces meet); the soft constraints make no
+// row for a candidate that does not touch yet (depth <= 0), so it only adds such candidates to the
+// list. It is kept so that detection, the list and its order stay exactly as they were; whether the
+// search reach (box_box above all) could drop it without changing any acting contact has not been
+// measured.
+template <class T>
+RLT_HD RLT_INLINE T speculative_margin(const ModelView<T>& m, T speed1, T speed2) {
+  return T(kSpeculativeMargin) + m.timestep * (speed1 + speed2);
+}
+// The speculative margin of geoms g1 and g2, their speed bounds computed here (detect_contacts
+// reads them from geom_bounds' cache instead: the same floats).
 template <class T>
 RLT_HD T pair_margin(const ModelView<T>& m, const DataView<T>& d, int g1, int g2) {
-  return T(kSpeculativeMargin) + m.timestep * (geom_speed_bound(m, d, g1) + geom_speed_bound(m, d, g2));
+  return speculative_margin(m, geom_speed_bound(m, d, g1), geom_speed_bound(m, d, g2));
+}
+
+// Each geom's bounding radius and speed bound into d.geom_bound (ngeom of each, indexed by geom),
+// once per substep: they are facts of one geom, read by each of its candidate pairs (needs
+// kinematics and com_velocity). Only the geoms of some pair (geom_collider) are written: the
+// others' entries are never read (and the field is empty when no pair may collide).
+template <class T>
+RLT_HD void geom_bounds(const ModelView<T>& m, const DataView<T>& d) {
+  T* const rbound = d.geom_bound;
+  T* const speed = d.geom_bound + m.ngeom;
+  for (int k = 0; k < m.ncollider; ++k) {
+    const int g = m.geom_collider[k];
+    rbound[g] = contact_detail::bounding_radius(m, g);
+    speed[g] = geom_speed_bound(m, d, g, rbound[g]);
+  }
 }
 
 // The active margin of a pair: MuJoCo's geom margin, the larger of the two geoms' (MuJoCo's
@@ -902,95 +932,116 @@ RLT_HD RLT_INLINE T pair_active_margin(const ModelView<T>& m, int g1, int g2) {
   return m.geom_margin[g1] + m.geom_margin[g2];  // MuJoCo 3 adds them (2.x took the larger)
 }
 
+// The narrow phase of one candidate pair (g1 of the lower type number), past the broadphase's
+// bounding-sphere reject: its contact points into d.contact from *ncon on. Kept out of line on the
+// CPU, so that the candidate loop, where most pairs end, stays small (measured: its registers
+// otherwise spill around the narrow phase's).
+template <class T>
+RLT_CONTACT_NOINLINE RLT_HD void collide_pair(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T margin, T active,
+                                              int* ncon) {
+  using namespace contact_detail;
+  const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
+  const T* const rbound = d.geom_bound;
+  const T reach = margin + active;
+  const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
+  const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
+  const T* s1 = m.geom_size + 3 * g1;
+  const T* s2 = m.geom_size + 3 * g2;
+  if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
+    if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomMesh) {
+      const Emitter<T> emit{m, d, g1, g2, ncon, margin, active};
+      hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, rbound[g2]);
+    }
+    return;
+  }
+  const Emitter<T> emit{m, d, g1, g2, ncon, margin, active};
+  if (t1 == kGeomPlane) {
+    const Vec3<T> np = r1.col(2);
+    if (dot(c2 - c1, np) > rbound[g2] + reach) return;
+    if (t2 == kGeomSphere) {
+      plane_sphere(emit, c1, np, c2, s2[0]);
+    } else if (t2 == kGeomCapsule) {
+      const Vec3<T> half = s2[1] * r2.col(2);
+      plane_sphere(emit, c1, np, c2 + half, s2[0]);
+      plane_sphere(emit, c1, np, c2 - half, s2[0]);
+    } else if (t2 == kGeomBox) {
+      // MuJoCo's mjc_PlaneBox: the corners on the plane's side of the box centre, in corner order,
+      // at most 4 (a box sunk deeper than its thickness keeps its bottom face's four)
+      int cnt = 0;
+      for (int v = 0; v < 8 && cnt < 4; ++v) {
+        const Vec3<T> off = r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
+        const T ldist = dot(off, np);
+        const T depth = -(dot(c2 - c1, np) + ldist);
+        if (ldist > T(0) || !(depth + emit.active > -emit.margin)) continue;
+        emit(c2 + off + (T(0.5) * depth) * np, np, depth);
+        ++cnt;
+      }
+    } else if (t2 == kGeomCylinder) {
+      plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
+    } else if (t2 == kGeomEllipsoid) {
+      plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
+    } else if (t2 == kGeomMesh) {
+      plane_mesh(emit, m, g2, c1, np, c2, r2);
+    }
+  } else if (t1 == kGeomSphere) {
+    if (t2 == kGeomSphere) {
+      sphere_sphere(emit, c1, s1[0], c2, s2[0], r1.col(2));
+    } else if (t2 == kGeomCapsule) {
+      const Vec3<T> half = s2[1] * r2.col(2);
+      // fallback normal (center on the axis): across the capsule, not along it
+      sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
+    } else if (t2 == kGeomBox) {
+      box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
+    } else if (t2 == kGeomCylinder) {
+      // fallback normal (coincident centers): MuJoCo's cross product of the two z axes
+      Vec3<T> up = cross(r1.col(2), r2.col(2));
+      const T lu = norm(up);
+      up = lu > T(1e-15) ? (T(1) / lu) * up : Vec3<T>{T(1), T(0), T(0)};
+      sphere_cylinder(emit, c1, s1[0], up, c2, r2.col(2), s2[0], s2[1]);
+    } else {
+      convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
+    }
+  } else if (t1 == kGeomCapsule) {
+    const Vec3<T> half1 = s1[1] * r1.col(2);
+    if (t2 == kGeomCapsule) {
+      const Vec3<T> half2 = s2[1] * r2.col(2);
+      capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
+    } else if (t2 == kGeomBox) {
+      capsule_box(emit, c1, r1.col(2), s1[0], s1[1], c2, r2, Vec3<T>::load(s2));
+    } else {
+      convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
+    }
+  } else if (t1 == kGeomBox && t2 == kGeomBox) {
+    box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
+  } else if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) {
+    box_mesh_convex(emit, m, g1, c1, r1, g2, c2, r2);
+  } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
+    convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
+  }
+}
+
+// Contact candidates of every allowed geom pair into d.contact, their count into d.ncon[0] (needs
+// kinematics and com_velocity). The per-geom bounds first (geom_bounds), then per pair only what
+// the pair adds: a bounding-sphere reject, then the narrow phase.
 template <class T>
 RLT_HD void detect_contacts(const ModelView<T>& m, const DataView<T>& d) {
   using namespace contact_detail;
+  geom_bounds(m, d);
+  const T* const rbound = d.geom_bound;
+  const T* const speed = d.geom_bound + m.ngeom;
   int ncon = 0;
   // the pairs geom_pair_allowed lets through and the explicit pairs (<contact><pair>, whatever the
   // filters say), listed once by HostModel in the order of the loop over i < j
   for (int k = 0; k < m.ncollide; ++k) {
-    const int i = m.geom_collide[k] / m.ngeom, j = m.geom_collide[k] % m.ngeom;
-    // Geom 1 has the lower type number (plane < sphere < capsule < box).
-    const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
+    // Geom 1 has the lower type number (plane < sphere < capsule < box): HostModel stored it first.
+    const int g1 = m.geom_collide[k] >> kGeomCollideShift, g2 = m.geom_collide[k] & kGeomCollideMask;
     const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
     const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
-    const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * g1), r2 = Mat3<T>::load(d.geom_xmat + 9 * g2);
-    const T* s1 = m.geom_size + 3 * g1;
-    const T* s2 = m.geom_size + 3 * g2;
-    const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
-    const T reach = margin + active;               // geometric distance under which a pair gives candidates
-    if (t1 == kGeomHField || t2 == kGeomHField) {  // sim/hfield.h: never with a plane or a height field
-      if (t1 == kGeomHField && t2 >= kGeomSphere && t2 <= kGeomMesh) {
-        const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
-        hfield_collide(emit, m, g1, c1, r1, g2, c2, r2, bounding_radius(m, g2));
-      }
+    const T margin = speculative_margin(m, speed[g1], speed[g2]), active = pair_active_margin(m, g1, g2);
+    const T reach = margin + active;  // geometric distance under which a pair gives candidates
+    if (t1 != kGeomPlane && t1 != kGeomHField && t2 != kGeomHField && norm(c2 - c1) > rbound[g1] + rbound[g2] + reach)
       continue;
-    }
-    if (t1 != kGeomPlane && norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + reach) continue;
-    const Emitter<T> emit{m, d, g1, g2, &ncon, margin, active};
-    if (t1 == kGeomPlane) {
-      const Vec3<T> np = r1.col(2);
-      if (dot(c2 - c1, np) > bounding_radius(m, g2) + reach) continue;
-      if (t2 == kGeomSphere) {
-        plane_sphere(emit, c1, np, c2, s2[0]);
-      } else if (t2 == kGeomCapsule) {
-        const Vec3<T> half = s2[1] * r2.col(2);
-        plane_sphere(emit, c1, np, c2 + half, s2[0]);
-        plane_sphere(emit, c1, np, c2 - half, s2[0]);
-      } else if (t2 == kGeomBox) {
-        // MuJoCo's mjc_PlaneBox: the corners on the plane's side of the box centre, in corner order,
-        // at most 4 (a box sunk deeper than its thickness keeps its bottom face's four)
-        int cnt = 0;
-        for (int v = 0; v < 8 && cnt < 4; ++v) {
-          const Vec3<T> off = r2 * Vec3<T>{(v & 1) ? s2[0] : -s2[0], (v & 2) ? s2[1] : -s2[1], (v & 4) ? s2[2] : -s2[2]};
-          const T ldist = dot(off, np);
-          const T depth = -(dot(c2 - c1, np) + ldist);
-          if (ldist > T(0) || !(depth + emit.active > -emit.margin)) continue;
-          emit(c2 + off + (T(0.5) * depth) * np, np, depth);
-          ++cnt;
-        }
-      } else if (t2 == kGeomCylinder) {
-        plane_cylinder(emit, c1, np, c2, r2.col(2), r2.col(0), s2[0], s2[1], reach);
-      } else if (t2 == kGeomEllipsoid) {
-        plane_ellipsoid(emit, c1, np, c2, r2, Vec3<T>::load(s2));
-      } else if (t2 == kGeomMesh) {
-        plane_mesh(emit, m, g2, c1, np, c2, r2);
-      }
-    } else if (t1 == kGeomSphere) {
-      if (t2 == kGeomSphere) {
-        sphere_sphere(emit, c1, s1[0], c2, s2[0], r1.col(2));
-      } else if (t2 == kGeomCapsule) {
-        const Vec3<T> half = s2[1] * r2.col(2);
-        // fallback normal (center on the axis): across the capsule, not along it
-        sphere_sphere(emit, c1, s1[0], closest_on_segment(c2 - half, c2 + half, c1), s2[0], r2.col(0));
-      } else if (t2 == kGeomBox) {
-        box_sphere(emit, c2, r2, Vec3<T>::load(s2), c1, s1[0], false);
-      } else if (t2 == kGeomCylinder) {
-        // fallback normal (coincident centers): MuJoCo's cross product of the two z axes
-        Vec3<T> up = cross(r1.col(2), r2.col(2));
-        const T lu = norm(up);
-        up = lu > T(1e-15) ? (T(1) / lu) * up : Vec3<T>{T(1), T(0), T(0)};
-        sphere_cylinder(emit, c1, s1[0], up, c2, r2.col(2), s2[0], s2[1]);
-      } else {
-        convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
-      }
-    } else if (t1 == kGeomCapsule) {
-      const Vec3<T> half1 = s1[1] * r1.col(2);
-      if (t2 == kGeomCapsule) {
-        const Vec3<T> half2 = s2[1] * r2.col(2);
-        capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
-      } else if (t2 == kGeomBox) {
-        capsule_box(emit, c1, r1.col(2), s1[0], s1[1], c2, r2, Vec3<T>::load(s2));
-      } else {
-        convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
-      }
-    } else if (t1 == kGeomBox && t2 == kGeomBox) {
-      box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
-    } else if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) {
-      box_mesh_convex(emit, m, g1, c1, r1, g2, c2, r2);
-    } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
-      convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
-    }
+    collide_pair(m, d, g1, g2, margin, active, &ncon);
   }
   d.ncon[0] = T(ncon);
 }

@@ -58,7 +58,8 @@ namespace rlt {
 // nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
 // (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nv_rne (nv under implicit, else
 // 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
-// double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0)) written by `stage`. From this list come DataView's pointers,
+// double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0), ngeom_bound (ngeom where
+// some geom pair may collide, m.ncollide > 0, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -171,7 +172,9 @@ namespace rlt {
   X(rne_dvel, 6 * nbody* nv_rne, velocity_derivative,                                                                \
     "implicit: d cvel / d qvel per body, 6 x nv column-major (sim/dynamics.h rne_velocity_derivative)")              \
   X(rne_dacc, 6 * nbody* nv_rne, velocity_derivative,                                                                \
-    "implicit: d cacc / d qvel per body, then d cfrc / d qvel (the same layout)")
+    "implicit: d cacc / d qvel per body, then d cfrc / d qvel (the same layout)")                                    \
+  X(geom_bound, 2 * ngeom_bound, detect_contacts,                                                                    \
+    "per geom: its bounding radius, then its speed bound (sim/contact.h geom_bounds), once per substep for the pairs")
 
 // Every field: the row's, then the workspace's.
 #define RLT_DATA_ALL_FIELDS(X) RLT_DATA_FIELDS(X) RLT_DATA_WORKSPACE(X)
@@ -218,6 +221,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
   const int nefc_z = needs_z(m) ? nefc_max : 0;
+  const int ngeom_bound = m.ncollide > 0 ? ngeom : 0;  // detect_contacts' per-geom bounds
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);

@@ -228,7 +228,10 @@
   X(real, dof_invweight0, nv, required, "MuJoCo's dof inverse weight at qpos0: diagonal of M^-1 (free/ball: means)") \
   /* contacts (sim/contact.h) */                                                                                     \
   X(int, geom_collide, ngeom*(ngeom - 1) / 2, required,                                                              \
-    "the geom pairs detect_contacts tries, g1 * ngeom + g2 (g1 < g2) in its loop order; the first ncollide used")    \
+    "the geom pairs detect_contacts tries, g1 << 16 | g2 (g1 its geom 1: the lower type number; kGeomCollideShift), " \
+    "in the order of the loop over geom ids i < j; the first ncollide used")                                          \
+  X(int, geom_collider, ngeom, required,                                                                             \
+    "the geoms of geom_collide's pairs, ascending, each once (geom_bounds computes their bounds); the first ncollider") \
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
   X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)") \

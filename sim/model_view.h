@@ -109,6 +109,7 @@ struct ModelView {
   // geom pairs that may collide (geom_pair_allowed, or an explicit pair), listed in geom_collide: a
   // model fact, so detect_contacts does not run the filters over all ngeom^2 / 2 pairs every substep
   int ncollide;
+  int ncollider;  // the geoms of those pairs (geom_collider): detect_contacts' per-geom bounds are theirs alone
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -173,6 +174,11 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
     return false;
   return true;
 }
+
+// geom_collide packs a pair as g1 << kGeomCollideShift | g2 (g1 the geom of the lower type number,
+// detect_contacts' geom 1): no division per pair to unpack it, and no type comparison.
+constexpr int kGeomCollideShift = 16;
+constexpr int kGeomCollideMask = (1 << kGeomCollideShift) - 1;
 
 // MuJoCo's mjMAXCONPAIR: most contacts one height-field pair makes (sim/hfield.h).
 constexpr int kHFieldMaxContacts = 50;
@@ -430,6 +436,7 @@ class HostModel {
       fail("negative size");
     if (m.nmeshpoly < 0 || m.nmeshpolyvert < 0) fail("negative size");
     if (m.npair < 0) fail("negative size");
+    if (m.ngeom > kGeomCollideMask + 1) fail("ngeom " + str(m.ngeom) + " over 65536 (geom_collide packs two geom ids in an int)");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
     const long nmeshface = m.nmeshface;
@@ -787,11 +794,21 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   }
   m_view.ncon_max = 0;
   m_view.bind(m_reals.data(), m_ints.data());
+  // geom_collide's pairs in the order of the loop over g1 < g2, each as detect_contacts takes it:
+  // the geom of the lower type number first (kGeomCollideShift)
   m_view.ncollide = 0;
+  std::vector<char> collider(static_cast<size_t>(model.ngeom), 0);
   for (int g1 = 0; g1 < model.ngeom; ++g1)
     for (int g2 = g1 + 1; g2 < model.ngeom; ++g2)
-      if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0))
-        m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = g1 * model.ngeom + g2;
+      if (geom_pair_allowed(m_view, g1, g2) || (model.npair > 0 && explicit_pair(m_view, g1, g2) >= 0)) {
+        const bool keep = model.geom_type[static_cast<size_t>(g1)] <= model.geom_type[static_cast<size_t>(g2)];
+        const int first = keep ? g1 : g2, second = keep ? g2 : g1;
+        m_ints[static_cast<size_t>(o.geom_collide + m_view.ncollide++)] = first << kGeomCollideShift | second;
+        collider[static_cast<size_t>(g1)] = collider[static_cast<size_t>(g2)] = 1;
+      }
+  m_view.ncollider = 0;
+  for (int g = 0; g < model.ngeom; ++g)
+    if (collider[static_cast<size_t>(g)]) m_ints[static_cast<size_t>(o.geom_collider + m_view.ncollider++)] = g;
   m_view.noslip_iterations = model.noslip_iterations;  // (data_layout reads it: before set_invweight0)
   m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
   m_view.ncon_max = contact_capacity(m_view);

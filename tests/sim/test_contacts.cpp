@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -348,6 +349,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const bool newton = v.use_newton != 0;
     const int nefc_newton = newton ? nefc : 0, nv_newton = newton ? nv : 0;
     const int nefc_z = !newton || v.noslip_iterations > 0 ? nefc : 0;
+    const int ngeom_bound = v.ncollide > 0 ? static_cast<int>(ngeom) : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);
     EXPECT_LT(l.row, at + 4);
@@ -860,6 +862,107 @@ void contacts_within_capacity() {
 
 TEST(PhysicsContacts, ContactsWithinCapacityAndFinite) { contacts_within_capacity<double>(); }
 TEST(PhysicsContacts, ContactsWithinCapacityAndFiniteFloat) { contacts_within_capacity<float>(); }
+
+// The broadphase's per-geom cache (geom_bounds: each geom's bounding radius and speed bound once
+// per substep) and its packed pair list give what the per-pair computation gave: the cached bounds
+// equal bounding_radius and geom_speed_bound bit for bit, each pair's margin equals pair_margin, and
+// the contact list (count, order, every scalar) equals a plain loop over all geom pairs i < j that
+// filters each pair (geom_pair_allowed, explicit_pair), orders it by type, computes both speed bounds
+// for it and rejects by bounding spheres, as detect_contacts did before the cache. Self-colliding
+// chains of every primitive type, explicit pairs, margins, excludes, meshes and a height field,
+// stepped with random controls from random velocities, in double and float.
+template <class T>
+void cached_bounds_match_per_pair(const std::string& path, int* contacts_seen) {
+  using contact_detail::bounding_radius;
+  const Model model = load_mjcf(path);
+  Sim<T> s(model);
+  const ModelView<T>& m = s.m();
+  const DataView<T>& d = s.d;
+  ASSERT_GT(m.ncollide, 0) << path;
+  // geom_collider: exactly the geoms of geom_collide's pairs, ascending
+  std::vector<int> in_pair(static_cast<size_t>(m.ngeom), 0);
+  for (int k = 0; k < m.ncollide; ++k) {
+    const int g1 = m.geom_collide[k] >> kGeomCollideShift, g2 = m.geom_collide[k] & kGeomCollideMask;
+    ASSERT_LE(m.geom_type[g1], m.geom_type[g2]) << path << " pair " << k;
+    in_pair[static_cast<size_t>(g1)] = in_pair[static_cast<size_t>(g2)] = 1;
+  }
+  std::vector<int> colliders;
+  for (int g = 0; g < m.ngeom; ++g)
+    if (in_pair[static_cast<size_t>(g)]) colliders.push_back(g);
+  ASSERT_EQ(m.ncollider, static_cast<int>(colliders.size())) << path;
+  for (int k = 0; k < m.ncollider; ++k) ASSERT_EQ(m.geom_collider[k], colliders[static_cast<size_t>(k)]) << path;
+
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < s.nv(); ++i) d.qvel[i] = T(0.5 * u(rng));
+  std::vector<T> ctrl(static_cast<size_t>(std::max(m.nu, 1)));
+  std::vector<T> cached, reference;
+  for (int step = 0; step < 150; ++step) {
+    for (int a = 0; a < m.nu; ++a) ctrl[static_cast<size_t>(a)] = T(u(rng));
+    physics_step(m, d, m.nu > 0 ? ctrl.data() : nullptr, 1, nullptr);
+    kinematics(m, d);
+    com_position(m, d);
+    com_velocity(m, d);
+    detect_contacts(m, d);
+    const int ncon = static_cast<int>(d.ncon[0]);
+    cached.assign(d.contact, d.contact + kContactStride * ncon);
+    for (int g : colliders) {
+      ASSERT_EQ(d.geom_bound[g], bounding_radius(m, g)) << path << " geom " << g;
+      ASSERT_EQ(d.geom_bound[m.ngeom + g], geom_speed_bound(m, d, g)) << path << " geom " << g << " step " << step;
+    }
+    // the plain loop over every pair, each computing its own bounds
+    int ref = 0;
+    for (int i = 0; i < m.ngeom; ++i)
+      for (int j = i + 1; j < m.ngeom; ++j) {
+        if (explicit_pair(m, i, j) < 0 && !geom_pair_allowed(m, i, j)) continue;
+        const int g1 = m.geom_type[i] <= m.geom_type[j] ? i : j, g2 = g1 == i ? j : i;
+        const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
+        const T margin = pair_margin(m, d, g1, g2), active = pair_active_margin(m, g1, g2);
+        ASSERT_EQ(margin, speculative_margin(m, d.geom_bound[m.ngeom + g1], d.geom_bound[m.ngeom + g2])) << path;
+        const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * g1), c2 = Vec3<T>::load(d.geom_xpos + 3 * g2);
+        if (t1 != kGeomPlane && t1 != kGeomHField && t2 != kGeomHField &&
+            norm(c2 - c1) > bounding_radius(m, g1) + bounding_radius(m, g2) + (margin + active))
+          continue;
+        collide_pair(m, d, g1, g2, margin, active, &ref);
+      }
+    ASSERT_EQ(ref, ncon) << path << " step " << step;
+    reference.assign(d.contact, d.contact + kContactStride * ncon);
+    for (size_t k = 0; k < cached.size(); ++k)
+      ASSERT_EQ(std::memcmp(&cached[k], &reference[k], sizeof(T)), 0)
+          << path << " step " << step << " contact " << k / kContactStride << " field " << k % kContactStride << ": "
+          << cached[k] << " against " << reference[k];
+    *contacts_seen += ncon;
+  }
+}
+
+TEST(PhysicsContacts, CachedGeomBoundsGiveThePerPairContacts) {
+  const std::string assets = std::string(RLT_TEST_DATA_DIR) + "/../../envs/assets/";
+  const std::vector<std::string> files = {
+      assets + "humanoid.xml",          assets + "ant.xml",          data_path("misc/contact_pairs.xml"),
+      data_path("contact_margin.xml"),  data_path("constraints_exclude.xml"), data_path("geoms_convex.xml"),
+      data_path("mesh_convex.xml"),     data_path("multiccd_mesh.xml"), data_path("mesh_plane.xml"),
+      data_path("hfield_convex.xml"),   data_path("contact_scene.xml")};
+  for (const std::string& f : files) {
+    int seen_double = 0, seen_float = 0;
+    cached_bounds_match_per_pair<double>(f, &seen_double);
+    cached_bounds_match_per_pair<float>(f, &seen_float);
+    std::printf("[ measured ] %s: %d contacts compared (double), %d (float)\n", f.c_str(), seen_double, seen_float);
+    EXPECT_GT(seen_double, 0) << f;
+    EXPECT_GT(seen_float, 0) << f;
+  }
+}
+
+// geom_collide packs two geom ids in an int: a model of more geoms is refused at load.
+TEST(PhysicsModel, HostModelRefusesMoreGeomsThanThePairListPacks) {
+  Model model = parse_mjcf(scene("", kBox), "box");
+  model.ngeom = kGeomCollideMask + 2;
+  try {
+    HostModel<float> host(model);
+    FAIL() << "a model of " << model.ngeom << " geoms was accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("over 65536"), std::string::npos) << e.what();
+  }
+}
 
 // A non-finite pose gives no contact candidates (a NaN depth used to pass the margin test and put
 // NaN contacts in the list).
