@@ -129,12 +129,15 @@ TEST(SoftConstraints, FloatFollowsDouble) {
     a.d.qpos[i] = model.key_qpos[i], b.d.qpos[i] = static_cast<float>(model.key_qpos[i]);
   std::vector<double> ca(static_cast<size_t>(model.nu));
   std::vector<float> cb(ca.size());
-  for (int s = 0; s < 50; ++s) {
+  for (int s = 0; s < 30; ++s) {
     for (int u = 0; u < model.nu; ++u) ca[u] = std::sin(0.3 * s + u), cb[u] = static_cast<float>(ca[u]);
     physics_step(a.m(), a.d, ca.data(), 5, nullptr);
     physics_step(b.m(), b.d, cb.data(), 5, nullptr);
   }
-  // Half a second of a walking ant: float stays within a centimetre of double.
+  // 0.3 s of an ant thrashing its legs: float stays within a centimetre of double. (Not further: the
+  // ant lands hard at 0.37 s, and from there double itself parts with its own run by 0.1 m in x and
+  // 0.6 m in z at 0.5 s when its start height is nudged by 1e-6 m, so float's rounding decides where
+  // it lands: the Newton solver's factor updates, which change float's bits, moved it 0.2 m.)
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(b.d.qpos[k], a.d.qpos[k], 0.01) << "coordinate " << k;
   EXPECT_GT(a.d.nefc[0], 0);
 }
