@@ -56,7 +56,7 @@
 //     couples two branches pushes (a contact between two limbs, a connect, a tendon across them)
 //     that iteration's H is dense (Cholesky). H's tree factors follow the rows that change piece by
 //     rank-one updates along their chains (tree_ltdl_update), the first from M's (qLD), while that
-//     costs less than factoring afresh. G1: ~4 iterations, 0.1 fresh factorizations per substep.
+//     costs less than factoring afresh. G1: ~4 iterations, 0.02 fresh factorizations per substep.
 //     qacc is Newton's iterate (MuJoCo's), qfrc_constraint = J^T f(J qacc - aref).
 //   * projected Gauss-Seidel on the dual (each row in turn, f_r <- max(0, f_r - residual_r /
 //     (A_rr + R_r)), a friction-loss row clamped to [-frictionloss, frictionloss] instead, the
@@ -1154,7 +1154,7 @@ constexpr int kNewtonMaxIter = 50;
 // downdate along each such row's chain (tree_ltdl_update, ~depth^2 multiply-adds a row), and the
 // first H's from M's factors (qLD, the forward pass's) by the rows that push at a0, where that costs
 // less than assembling and factoring H afresh (measured under random controls, per substep: the G1
-// 3.1 fresh factorizations -> 0.1, humanoid 2.4 -> 0.4, Go1 2.8 -> 0.5), and H afresh when a
+// 3.2 fresh factorizations -> 0.02, humanoid 2.4 -> 0.02, Go1 2.8 -> 0.05), and H afresh when a
 // downdate cancels a pivot to under `keep` of itself (none seen on the robots). `incremental` false
 // factors afresh every time (the tests' reference).
 // Sparse (as MuJoCo's with its sparse Jacobian): a row's J is nonzero on its bodies' dof chains, so
