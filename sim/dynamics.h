@@ -815,6 +815,35 @@ RLT_HD void tree_ltdl_factor(const ModelView<T>& m, T* ld) {
     }
   }
 }
+// The factors ld of H (tree_ltdl_factor: H = L^T D L) become those of H + c w w^T, for a w that is
+// zero off the tree path from dof `deep` to the root (a constraint row's Jacobian on one chain: H
+// keeps qM's pattern, no fill-in). The rank-one update of Gill, Golub, Murray and Saunders (1974,
+// method C1) in the factorization's elimination order (deepest dof first): eliminating dof k moves
+// w's entry at k onto k's ancestors, so only the path's rows of L change, ~depth^2 multiply-adds
+// against the factorization's sum over every dof (what MuJoCo's mju_cholUpdateSparse does for its
+// sparse Cholesky). w is overwritten on the path (read and written nowhere else). A downdate (c < 0)
+// loses the digits that D_k + c p^2 cancels: returns false, leaving ld half updated (the caller
+// factors afresh), when a pivot keeps no more than `keep` of its value (or is not positive).
+template <class T>
+RLT_HD bool tree_ltdl_update(const ModelView<T>& m, T* ld, T* w, int deep, T c, T keep) {
+  const int nv = m.nv;
+  for (int k = deep; k >= 0; k = m.dof_parentid[k]) {
+    const T p = w[k];
+    if (p == T(0)) continue;  // (k's row of L and the rest of w stay)
+    const T dk = ld[k * nv + k];
+    const T dbar = dk + c * p * p;
+    if (!(dbar > keep * dk)) return false;
+    const T inv = T(1) / dbar;
+    const T beta = c * p * inv;
+    c = c * dk * inv;
+    ld[k * nv + k] = dbar;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
+      w[i] -= p * ld[k * nv + i];
+      ld[k * nv + i] += beta * w[i];
+    }
+  }
+  return true;
+}
 template <class T>
 RLT_HD void factor_mass_eliminate(const ModelView<T>& m, const DataView<T>& d) {
   tree_ltdl_factor(m, d.qLD);
