@@ -295,25 +295,25 @@ RLT_LANES_INLINE LaneFloat spring_atan2(LaneFloat y, LaneFloat x) {
   return LaneFloat(r);
 }
 
-// r[i][j] <-> r[j][i]: eight vectors of eight floats transposed (interleaves of 32, 64 and 128 bits).
+// r[i][j] <-> r[j][i]: eight vectors of eight floats transposed (interleaves of 32, 64 and 128 bits;
+// __builtin_shufflevector, which GCC 12 and Clang both have: GCC's __builtin_shuffle is not Clang's).
 RLT_LANES_INLINE void transpose_lanes(f32xL* r) {
   static_assert(kLanes == 8, "transpose_lanes is written for 8 lanes");
-  typedef std::int32_t Idx __attribute__((vector_size(kLanes * sizeof(std::int32_t))));
   f32xL t[8], u[8];
   for (int i = 0; i < 8; i += 2) {
-    t[i] = __builtin_shuffle(r[i], r[i + 1], Idx{0, 8, 1, 9, 4, 12, 5, 13});
-    t[i + 1] = __builtin_shuffle(r[i], r[i + 1], Idx{2, 10, 3, 11, 6, 14, 7, 15});
+    t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
   for (int i = 0; i < 8; i += 4)
     for (int k = 0; k < 2; ++k) {
-      u[i + k] = __builtin_shuffle(t[i + k], t[i + 2 + k], Idx{0, 1, 8, 9, 4, 5, 12, 13});
-      u[i + 2 + k] = __builtin_shuffle(t[i + k], t[i + 2 + k], Idx{2, 3, 10, 11, 6, 7, 14, 15});
+      u[i + k] = __builtin_shufflevector(t[i + k], t[i + 2 + k], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[i + 2 + k] = __builtin_shufflevector(t[i + k], t[i + 2 + k], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   // u[0..3]: rows 0-3's columns (0,4) (1,5) (2,6) (3,7) in their 128-bit halves, as u[4..7] for rows 4-7
   const int col[4] = {0, 2, 1, 3};
   for (int k = 0; k < 4; ++k) {
-    r[col[k]] = __builtin_shuffle(u[k], u[4 + k], Idx{0, 1, 2, 3, 8, 9, 10, 11});
-    r[col[k] + 4] = __builtin_shuffle(u[k], u[4 + k], Idx{4, 5, 6, 7, 12, 13, 14, 15});
+    r[col[k]] = __builtin_shufflevector(u[k], u[4 + k], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[col[k] + 4] = __builtin_shufflevector(u[k], u[4 + k], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 
