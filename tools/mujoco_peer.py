@@ -2,7 +2,7 @@
 """Peer test: one MJCF file in MuJoCo 3 (the `mujoco` wheel) and in `rltrain rollout`.
 
 Usage:
-  mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
+  mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S] [--mocap FILE]
                  [--substeps K] [--factor F] [--atol A] [--nudges K] [--contacts TOL [--print-contacts]]
                  [--json] [--no-check]
 
@@ -49,6 +49,12 @@ controls are Philox-keyed inside rltrain. If the CSV carries the controls (colum
 a Python twin of rltrain's random_ctrl (sim/actuators.h, sim/philox.h: Philox4x32-10, stream
 kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actuator's ctrlrange,
 [-1, 1] where not ctrllimited), which the report marks as "twin".
+
+Mocap bodies: rltrain's CSV carries the mocap poses held during each step (`mocap_<body>_x ... _qz`:
+the start's, or those of a `--mocap FILE` script, passed on to `rltrain rollout --mocap`); MuJoCo
+replays them (d.mocap_pos, d.mocap_quat before each step; in the nudged runs as mujoco.rollout
+controls with control_spec CTRL | MOCAP_POS | MOCAP_QUAT). Compiled: nmocap, body_mocapid,
+key_mpos and key_mquat are compared too.
 
 `mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...] [--shard K/N]` runs the same check on
 every file of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing), or on
