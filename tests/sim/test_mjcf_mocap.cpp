@@ -5,6 +5,7 @@
 // mujoco_peer_mocap_*).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "sim/model_view.h"
 #include "sim/physics_step.h"
 #include "tests/sim/mjcf_test_util.h"
+#include "tests/sim/test_dynamics_util.h"
 
 namespace rlt {
 namespace {
@@ -172,6 +174,40 @@ TEST(MocapKinematics, HostModelChecksTheMocapIds) {
   bad.body_mocapid.clear();
   EXPECT_THROW(HostModel<double>{bad}, ModelError);
   EXPECT_NO_THROW(HostModel<double>{model});
+}
+
+// The envs' precision: float follows double where a script moves the mocap bodies (the inputs set
+// through the DataView before each step, as env code does), and the weld makes the box follow its
+// target: its origin stays within the soft weld's give of where the target's frame carries it.
+TEST(MocapKinematics, FloatFollowsDoubleOnAScriptedPath) {
+  const Model m = load_mjcf(mjcf_data("mocap/weld.xml"));
+  ASSERT_EQ(m.nmocap, 2);
+  test::Sim<double> a(m);
+  test::Sim<float> b(m);
+  const int box = m.body_id("box"), target = m.body_id("target");
+  double worst = 0;
+  for (int s = 0; s < 300; ++s) {  // 1 s along the path, then 0.5 s held at its end
+    const double t = 0.005 * std::min(s + 1, 200);
+    const double pos[3] = {0.15 * std::sin(12 * t), 0.05 * (1 - std::cos(12 * t)), 0.5 + 0.1 * t};
+    const double yaw = 0.35 + 1.2 * t, quat[4] = {std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)};
+    for (int k = 0; k < 3; ++k) a.d.mocap_pos[k] = pos[k], b.d.mocap_pos[k] = static_cast<float>(pos[k]);
+    for (int k = 0; k < 4; ++k) a.d.mocap_quat[k] = quat[k], b.d.mocap_quat[k] = static_cast<float>(quat[k]);
+    physics_step(a.m(), a.d, static_cast<const double*>(nullptr), 1, nullptr);
+    physics_step(b.m(), b.d, static_cast<const float*>(nullptr), 1, nullptr);
+    for (int i = 0; i < m.nq; ++i) worst = std::max(worst, std::fabs(b.d.qpos[i] - a.d.qpos[i]));
+  }
+  EXPECT_LT(worst, 1e-4);  // float rounding through 300 steps of a stiff weld
+  kinematics(a.m(), a.d);
+  // the box's origin where the weld's relpose (the qpos0 offset, (0.05, 0.02, -0.05) in the target's
+  // frame at 20 degrees) puts it, within the soft weld's sag under gravity once the target rests
+  const double* R = a.d.xmat + 9 * target;
+  const double off[3] = {0.05 * std::cos(0.349066) + 0.02 * std::sin(0.349066),
+                         -0.05 * std::sin(0.349066) + 0.02 * std::cos(0.349066), -0.05};
+  for (int k = 0; k < 3; ++k) {
+    const double want = a.d.xpos[3 * target + k] + R[3 * k] * off[0] + R[3 * k + 1] * off[1] + R[3 * k + 2] * off[2];
+    EXPECT_NEAR(a.d.xpos[3 * box + k], want, 5e-3) << k;  // measured: 2.2e-3 in z, the sag
+  }
+  EXPECT_GT(a.d.xpos[3 * box + 2], 0.5) << "lifted with the target, not fallen to the floor";
 }
 
 }  // namespace
