@@ -71,11 +71,12 @@ std::vector<std::string> rollout_columns(const Model& model);
 std::vector<std::string> mocap_columns(const Model& model);
 
 // A script of mocap poses over time (`rltrain rollout --mocap FILE`): a CSV whose header names some
-// of mocap_columns (any subset, any order; a rollout CSV's own columns are accepted and the others,
-// time, qpos, ..., ignored only when they are rollout_columns), one row per control step: row t is
-// the mocap_pos/mocap_quat held during control step t, the last row for every step after it. A
-// mocap value no column gives keeps the start's. values: rows x 7 nmocap (mocap_pos then quat per
-// body, in mocap order), given: which of the 7 nmocap entries the file sets.
+// of mocap_columns (any subset, any order; the model's other rollout_columns, time, qpos, ..., are
+// accepted and ignored, any other name refused), one row per control step: row t is the
+// mocap_pos/mocap_quat held during control step t, the last row for every step after it. A mocap
+// value no column gives keeps the start's. (A rollout CSV given back whole starts with its start
+// row, so its poses come one step late: drop that row to replay them.) values: rows x 7 nmocap
+// (mocap_pos then quat per body, in mocap order), given: which of the 7 nmocap entries the file sets.
 struct MocapScript {
   std::vector<double> values;
   std::vector<char> given;
