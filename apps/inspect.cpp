@@ -29,7 +29,8 @@ const char* integrator_name(int integrator) {
 // The derived arrays and the names that follow the model_fields.h arrays in "model".
 const char* const kDerivedFields[] = {"body_rootid", "body_invweight0", "body_invweight0_rot", "dof_invweight0",
                                       "body_name",   "jnt_name",        "geom_name",           "site_name",
-                                      "actuator_name", "sensor_name",   "key_name"};
+                                      "actuator_name", "sensor_name",   "key_name",            "key_mpos",
+                                      "key_mquat"};
 
 }  // namespace
 
@@ -63,6 +64,8 @@ json model_json(const Model& m, const ModelView<double>& v, const std::vector<st
   if (want("actuator_name")) j["actuator_name"] = m.actuator_name;
   if (want("sensor_name")) j["sensor_name"] = m.sensor_name;
   if (want("key_name")) j["key_name"] = m.key_name;
+  if (want("key_mpos")) j["key_mpos"] = m.key_mpos;
+  if (want("key_mquat")) j["key_mquat"] = m.key_mquat;
   return j;
 }
 
@@ -135,7 +138,7 @@ void write_inspect(ModelRollout& rollout, const InspectOptions& opts) {
                   {"nu", model.nu},           {"neq", model.neq},
                   {"nsensor", model.nsensor}, {"nsensordata", model.nsensordata},
                   {"nkey", model.nkey},       {"ncon_max", v.ncon_max},
-                  {"nefc_max", v.nefc_max}};
+                  {"nefc_max", v.nefc_max},   {"nmocap", model.nmocap}};
   out["options"] = {{"timestep", model.timestep},
                     {"gravity", {model.gravity[0], model.gravity[1], model.gravity[2]}},
                     {"integrator", integrator_name(model.integrator)},

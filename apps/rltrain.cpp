@@ -386,6 +386,9 @@ Command add_rollout(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember({"zero", "random"}));
   r->add_option("--seed", run.seed, "Seed of the random controls")->check(integer_in<std::uint64_t>(0));
+  r->add_option("--mocap", run.mocap,
+                "CSV of mocap body poses, one row per control step held during it (the last row after the "
+                "file ends); header: any of the columns mocap_<body>_x,_y,_z,_qw,_qx,_qy,_qz that the output has");
   r->add_option("--timestep", run.timestep, "Physics step in seconds (default: the model's)")
       ->check(CLI::PositiveNumber);
   r->add_option("--substeps", run.substeps, "Physics steps per control step")->check(integer_in(1, 1 << 20));

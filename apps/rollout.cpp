@@ -1,8 +1,10 @@
 #include "apps/rollout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -61,8 +63,94 @@ std::vector<std::string> rollout_columns(const Model& m) {
     const std::string& name = m.actuator_name[static_cast<size_t>(u)];
     cols.push_back("ctrl_" + (name.empty() ? "actuator" + std::to_string(u) : name));
   }
+  for (const auto& c : mocap_columns(m)) cols.push_back(c);
   cols.push_back("ncon");
   return cols;
+}
+
+std::vector<std::string> mocap_columns(const Model& m) {
+  std::vector<std::string> body(static_cast<size_t>(m.nmocap));
+  for (int b = 0; b < m.nbody && m.nmocap > 0; ++b) {
+    const int id = m.body_mocapid[static_cast<size_t>(b)];
+    if (id < 0) continue;
+    const std::string& name = m.body_name[static_cast<size_t>(b)];
+    body[static_cast<size_t>(id)] = name.empty() ? "body" + std::to_string(b) : name;
+  }
+  std::vector<std::string> cols;
+  for (const auto& n : body)
+    for (const char* s : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"}) cols.push_back("mocap_" + n + s);
+  return cols;
+}
+
+MocapScript read_mocap_script(const Model& model, const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "r"), &std::fclose);
+  if (!file) throw ConfigError("--mocap: cannot read " + path + " (" + std::strerror(errno) + ")");
+  if (model.nmocap == 0) throw ConfigError("--mocap: " + path + ": the model has no mocap bodies");
+  const std::vector<std::string> mocap = mocap_columns(model), all = rollout_columns(model);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    size_t at = 0;
+    for (size_t comma; (comma = line.find(',', at)) != std::string::npos; at = comma + 1)
+      cells.push_back(line.substr(at, comma - at));
+    cells.push_back(line.substr(at));
+    for (auto& c : cells) {
+      while (!c.empty() && std::isspace(static_cast<unsigned char>(c.back()))) c.pop_back();
+      while (!c.empty() && std::isspace(static_cast<unsigned char>(c.front()))) c.erase(c.begin());
+    }
+    return cells;
+  };
+  MocapScript s;
+  s.given.assign(mocap.size(), 0);
+  std::vector<int> where;  // per file column: its entry of the 7 nmocap, -1 for an ignored rollout column
+  std::string line;
+  long line_no = 0;
+  const auto read_line = [&]() {
+    line.clear();
+    int c;
+    while ((c = std::fgetc(file.get())) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) return false;
+    ++line_no;
+    return true;
+  };
+  const auto where_at = [&](const std::string& what) { return "--mocap: " + path + ":" + std::to_string(line_no) + ": " + what; };
+  if (!read_line()) throw ConfigError("--mocap: " + path + ": empty (expected a header naming mocap columns)");
+  for (const auto& name : split(line)) {
+    const auto m_at = std::find(mocap.begin(), mocap.end(), name);
+    if (m_at != mocap.end()) {
+      const int k = static_cast<int>(m_at - mocap.begin());
+      if (s.given[static_cast<size_t>(k)]) throw ConfigError(where_at("column '" + name + "' given twice"));
+      s.given[static_cast<size_t>(k)] = 1;
+      where.push_back(k);
+    } else if (std::find(all.begin(), all.end(), name) != all.end()) {
+      where.push_back(-1);
+    } else {
+      std::string known;
+      for (const auto& c : mocap) known += (known.empty() ? "" : ", ") + c;
+      throw ConfigError(where_at("unknown column '" + name + "' (this model's mocap columns: " + known + ")"));
+    }
+  }
+  if (std::find(s.given.begin(), s.given.end(), 1) == s.given.end())
+    throw ConfigError(where_at("no mocap column in the header"));
+  std::vector<double> row(mocap.size(), 0.0);
+  while (read_line()) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
+    const auto cells = split(line);
+    if (cells.size() != where.size())
+      throw ConfigError(where_at(std::to_string(cells.size()) + " values, the header has " + std::to_string(where.size())));
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (where[c] < 0) continue;
+      char* end = nullptr;
+      const double v = std::strtod(cells[c].c_str(), &end);
+      if (cells[c].empty() || *end != '\0' || !std::isfinite(v))
+        throw ConfigError(where_at("column '" + mocap[static_cast<size_t>(where[c])] + "': '" + cells[c] +
+                                   "' is not a finite number"));
+      row[static_cast<size_t>(where[c])] = v;
+    }
+    s.values.insert(s.values.end(), row.begin(), row.end());
+    ++s.rows;
+  }
+  if (s.rows == 0) throw ConfigError("--mocap: " + path + ": no rows after the header");
+  return s;
 }
 
 ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
@@ -78,6 +166,7 @@ ModelRollout::ModelRollout(const Model& model, const RolloutOptions& opts)
       m_substeps(opts.substeps) {
   if (opts.substeps < 1)
     throw ConfigError("--substeps: expected a positive integer, got " + std::to_string(opts.substeps));
+  if (!opts.mocap.empty()) m_mocap = read_mocap_script(m_model, opts.mocap);
   restart(opts.key, opts.ctrl);
 }
 
@@ -113,7 +202,15 @@ void ModelRollout::restart(const std::string& key, const std::string& ctrl) {
     for (int u = 0; u < m_model.nu; ++u) m_ctrl[static_cast<size_t>(u)] = m_model.key_ctrl[ks * m_model.nu + u];
     for (int u = 0; u < m_model.nu; ++u) m_data.act[u] = m_model.key_act[ks * m_model.nu + u];
     m_time = m_model.key_time[ks];
+    const size_t np = 3 * static_cast<size_t>(m_model.nmocap), nq = 4 * static_cast<size_t>(m_model.nmocap);
+    for (size_t i = 0; i < np; ++i) m_data.mocap_pos[i] = m_model.key_mpos[ks * np + i];  // mj_resetDataKeyframe
+    for (size_t i = 0; i < nq; ++i) m_data.mocap_quat[i] = m_model.key_mquat[ks * nq + i];
   }
+}
+
+void ModelRollout::set_mocap(const double* pos, const double* quat) {
+  for (int i = 0; i < 3 * m_model.nmocap; ++i) m_data.mocap_pos[i] = pos[i];
+  for (int i = 0; i < 4 * m_model.nmocap; ++i) m_data.mocap_quat[i] = quat[i];
 }
 
 void ModelRollout::step(const double* ctrl) {
@@ -127,6 +224,16 @@ void ModelRollout::step() {
 }
 
 void ModelRollout::advance() {
+  if (m_mocap.rows > 0) {  // the script's row for this control step (its last one after it ends)
+    const std::int64_t t = std::min(m_steps_done, m_mocap.rows - 1);
+    const int n = 7 * m_model.nmocap;
+    const double* row = m_mocap.values.data() + t * n;
+    for (int k = 0; k < n; ++k) {
+      if (!m_mocap.given[static_cast<size_t>(k)]) continue;
+      const int body = k / 7, c = k % 7;
+      (c < 3 ? m_data.mocap_pos[3 * body + c] : m_data.mocap_quat[4 * body + c - 3]) = row[k];
+    }
+  }
   physics_step(m_host.view(), m_data, m_ctrl.data(), m_substeps, &m_num_contacts);
   ++m_steps_done;
   m_time += m_substeps * m_model.timestep;
@@ -160,6 +267,10 @@ void ModelRollout::write_row(std::FILE* out) const {
   for (int i = 0; i < m_model.nq; ++i) std::fprintf(out, ",%.17g", m_data.qpos[i]);
   for (int i = 0; i < m_model.nv; ++i) std::fprintf(out, ",%.17g", m_data.qvel[i]);
   for (int u = 0; u < m_model.nu; ++u) std::fprintf(out, ",%.17g", m_ctrl[static_cast<size_t>(u)]);
+  for (int b = 0; b < m_model.nmocap; ++b) {
+    for (int k = 0; k < 3; ++k) std::fprintf(out, ",%.17g", m_data.mocap_pos[3 * b + k]);
+    for (int k = 0; k < 4; ++k) std::fprintf(out, ",%.17g", m_data.mocap_quat[4 * b + k]);
+  }
   std::fprintf(out, ",%d\n", m_num_contacts);
 }
 

@@ -28,6 +28,9 @@ struct RolloutOptions {
   std::uint64_t seed = 0;     // Philox seed of the random controls
   double timestep = 0;        // physics step in s (0: the model's option/timestep)
   int substeps = 1;           // physics steps per control step, ctrl held
+  // CSV of mocap poses (read_mocap_script): row t is held during control step t, the last row after
+  // the file ends; empty: the mocap bodies stay at the start's pose (the model's or the keyframe's)
+  std::string mocap;
   std::string out_path;       // CSV file; empty: stdout
 };
 
@@ -59,9 +62,29 @@ int control_substeps(double control_dt, double timestep);
 // CSV column names: time, qpos (free joint: <name>_x _y _z _qw _qx _qy _qz; ball: <name>_qw .. _qz;
 // hinge/slide: <name>), qvel (free: <name>_vx _vy _vz _wx _wy _wz; ball: <name>_wx _wy _wz;
 // hinge/slide: <name>_v), ctrl_<actuator> (the controls held during the step that led to the row;
-// row 0: the starting ones), ncon. An unnamed joint is called joint<id>, an unnamed actuator
-// actuator<id>. Values are written with 17 significant digits (doubles round-trip).
+// row 0: the starting ones), mocap_<body>_x _y _z _qw _qx _qy _qz per mocap body in mocap order
+// (its mocap_pos and mocap_quat held during that step, as given: not normalized; row 0: the
+// start's), ncon. An unnamed joint is called joint<id>, an unnamed actuator actuator<id>, an unnamed
+// body body<id>. Values are written with 17 significant digits (doubles round-trip).
 std::vector<std::string> rollout_columns(const Model& model);
+// The mocap columns alone (mocap_<body>_x ... _qz, 7 per mocap body in mocap order).
+std::vector<std::string> mocap_columns(const Model& model);
+
+// A script of mocap poses over time (`rltrain rollout --mocap FILE`): a CSV whose header names some
+// of mocap_columns (any subset, any order; the model's other rollout_columns, time, qpos, ..., are
+// accepted and ignored, any other name refused), one row per control step: row t is the
+// mocap_pos/mocap_quat held during control step t, the last row for every step after it. A mocap
+// value no column gives keeps the start's. (A rollout CSV given back whole starts with its start
+// row, so its poses come one step late: drop that row to replay them.) values: rows x 7 nmocap
+// (mocap_pos then quat per body, in mocap order), given: which of the 7 nmocap entries the file sets.
+struct MocapScript {
+  std::vector<double> values;
+  std::vector<char> given;
+  std::int64_t rows = 0;
+};
+// Throws ConfigError naming the file (and line) for an unreadable file, an unknown column, a
+// model without mocap bodies, a row of the wrong length or a value that is not a finite number.
+MocapScript read_mocap_script(const Model& model, const std::string& path);
 
 // One env of a model, in double, on the host. Not copyable (the views point into its arrays).
 class ModelRollout {
@@ -79,6 +102,9 @@ class ModelRollout {
   void step();
   // One control step with these controls (nu values, kept as ctrl()) instead of the mode's.
   void step(const double* ctrl);
+  // Sets the mocap bodies' poses for the next steps (3 nmocap and 4 nmocap values; MuJoCo's
+  // d->mocap_pos, d->mocap_quat); a --mocap script's row replaces them at each step it covers.
+  void set_mocap(const double* pos, const double* quat);
 
   double time() const { return m_time; }
   std::int64_t steps_done() const { return m_steps_done; }
@@ -99,7 +125,7 @@ class ModelRollout {
   void write_row(std::FILE* out) const;
 
  private:
-  void advance();  // `substeps` physics steps with m_ctrl
+  void advance();  // `substeps` physics steps with m_ctrl (and the script's mocap row)
 
   Model m_model;  // with the timestep override applied
   std::string m_model_path;  // for error messages
@@ -109,6 +135,7 @@ class ModelRollout {
   std::vector<double> m_ctrl;        // (nu)
   std::vector<double> m_ctrl_range;  // (nu x 2)
   bool m_random;
+  MocapScript m_mocap;  // empty (rows 0) without --mocap
   std::uint64_t m_seed;
   int m_substeps;
   double m_time = 0;

@@ -171,7 +171,8 @@ inline DrLayout dr_layout(const ModelView<T>& m) {
 // What a task sees of one env.
 struct RobotCtx {
   ModelView<float> m;  // this env's model (randomized fields point at its DR row when DR is on)
-  DataView<float> d;   // this env's physics row
+  DataView<float> d;   // this env's physics row (inputs too: qfrc_applied; mocap_pos, mocap_quat where the
+                       // model has mocap bodies, set before simulate(), as MuJoCo's d->mocap_pos)
   int frame_skip;      // physics substeps per control step
   float dt;            // control step, frame_skip * m.timestep (s)
   const float* dr;     // drawn values [kNumDrValues]: friction scale, added mass, motor strength, damping scale

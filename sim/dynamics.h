@@ -56,8 +56,8 @@ namespace rlt {
 // One env's state and workspace, declared once: X(name, count, stage, doc), each field `count`
 // scalars (its shape, row-major; from the sizes nq, nv, nbody, njnt, ngeom, nsite, nu, ncon_max,
 // nefc_max, nsensordata, nsubtree, nbody_acc, nv_acc, ntendon, nwrap, nbody_noslip, nmoment, nv_deriv
-// (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nv_rne (nv under implicit, else
-// 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
+// (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nmocap, nv_rne (nv under implicit,
+// else 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
 // double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0), ngeom_bound (ngeom where
 // some geom pair may collide, m.ncollide > 0, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
@@ -142,7 +142,12 @@ namespace rlt {
   /* sensor state (sim/sensors.h; empty unless a clock sensor, or e_kinetic under the energy flag, needs it) */      \
   X(time, nclock, state, "simulation time, s (MuJoCo's d->time; 0 after reset_data, + timestep per substep)")        \
   X(energy_lag, nenergy_lag, physics_step,                                                                           \
-    "kinetic energy of the previous substep's state, 1 once set (MuJoCo's d->energy[1] under the energy flag)")
+    "kinetic energy of the previous substep's state, 1 once set (MuJoCo's d->energy[1] under the energy flag)")      \
+  /* mocap bodies (MJCF body mocap="true"; empty without them): inputs that env code or a script sets */             \
+  X(mocap_pos, 3 * nmocap, input,                                                                                    \
+    "each mocap body's position, world (MuJoCo's mocap_pos; reset_data: body_pos, or a keyframe's mpos)")            \
+  X(mocap_quat, 4 * nmocap, input,                                                                                   \
+    "its orientation, world, (w, x, y, z); kinematics normalizes a copy (MuJoCo's mocap_quat; need not be unit)")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -216,7 +221,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
             nv_acc = m.nbody_acc ? m.nv : 0, nbody_noslip = m.noslip_iterations > 0 ? m.nbody : 0;
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
   const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
-  const int nclock = m.nclock, nenergy_lag = m.nenergy_lag;
+  const int nclock = m.nclock, nenergy_lag = m.nenergy_lag, nmocap = m.nmocap;
   // the Newton solver's workspace, and the rows' z (Gauss-Seidel's and noslip's): sim/model_view.h
   const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
@@ -322,6 +327,14 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nclock; ++i) d.time[i] = T(0);
   for (int i = 0; i < m.nenergy_lag; ++i) d.energy_lag[i] = T(0);
   d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
+  if (m.nmocap > 0) {  // MuJoCo's mj_resetData: each mocap body where the model puts it
+    for (int b = 1; b < m.nbody; ++b) {
+      const int id = m.body_mocapid[b];
+      if (id < 0) continue;
+      for (int k = 0; k < 3; ++k) d.mocap_pos[3 * id + k] = T(m.body_pos[3 * b + k]);
+      for (int k = 0; k < 4; ++k) d.mocap_quat[4 * id + k] = T(m.body_quat[4 * b + k]);
+    }
+  }
 }
 
 // ---- position stage --------------------------------------------------------------------------------
@@ -350,7 +363,9 @@ RLT_HD void local_to_global(const DataView<T>& d, int b, const ModelReal<T>* pos
   }
 }
 
-// World poses of bodies (frame and inertia), joints (anchor, axis), geoms and sites from qpos.
+// World poses of bodies (frame and inertia), joints (anchor, axis), geoms and sites from qpos, and
+// a mocap body's frame from mocap_pos and mocap_quat (normalized here, as MuJoCo's mj_kinematics; the
+// input is left as it is) in place of body_pos and body_quat.
 template <class T>
 RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
   Vec3<T>::zero().store(d.xpos), Quat<T>::identity().store(d.xquat), quat_to_mat(Quat<T>::identity()).store(d.xmat);
@@ -369,8 +384,14 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
       Vec3<T>::load(m.jnt_axis + 3 * jadr).store(d.xaxis + 3 * jadr);
     } else {
       const Quat<T> pquat = Quat<T>::load(d.xquat + 4 * parent);
-      pos = Vec3<T>::load(d.xpos + 3 * parent) + Mat3<T>::load(d.xmat + 9 * parent) * Vec3<T>::load(m.body_pos + 3 * b);
-      quat = quat_mul(pquat, Quat<T>::load(m.body_quat + 4 * b));
+      const int mocap = m.nmocap > 0 ? m.body_mocapid[b] : -1;
+      if (mocap >= 0) {  // a child of the world (HostModel checks), placed where its input says
+        pos = Vec3<T>::load(d.mocap_pos + 3 * mocap);
+        quat = quat_normalize(Quat<T>::load(d.mocap_quat + 4 * mocap));
+      } else {
+        pos = Vec3<T>::load(d.xpos + 3 * parent) + Mat3<T>::load(d.xmat + 9 * parent) * Vec3<T>::load(m.body_pos + 3 * b);
+        quat = quat_mul(pquat, Quat<T>::load(m.body_quat + 4 * b));
+      }
       for (int j = jadr; j < jadr + jnum; ++j) {
         const int type = m.jnt_type[j];
         const T* q = d.qpos + m.jnt_qposadr[j];

@@ -118,6 +118,7 @@ Model MjcfCompiler::compile(const std::string& text) {
   compile_bodies();
   apply_mass_bounds();
   compile_joints();
+  compile_mocap();
   check_moving_bodies();
   compile_constraints();
   for (const XMLElement* s : contacts) read_contact(s);

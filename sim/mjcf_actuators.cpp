@@ -205,9 +205,27 @@ void MjcfCompiler::read_keyframes(const XMLElement* section) {
     read_key_vector(a, "act", &act, "na");
     for (int u = 0, k = 0; u < m.nu; ++u)
       if (m.actuator_dyntype[u] != kDynNone) act_nu[static_cast<size_t>(u)] = act[static_cast<size_t>(k++)];
-    read_key_vector(a, "mpos", &none, "3 x nmocap (this subset has no mocap bodies)");
-    read_key_vector(a, "mquat", &none, "4 x nmocap (this subset has no mocap bodies)");
+    // mpos, mquat: MuJoCo's defaults are each mocap body's compiled pose
+    std::vector<double> mpos(3 * static_cast<size_t>(m.nmocap)), mquat(4 * static_cast<size_t>(m.nmocap));
+    for (int b = 1; b < m.nbody && m.nmocap > 0; ++b) {
+      const int id = m.body_mocapid[static_cast<size_t>(b)];
+      if (id < 0) continue;
+      std::copy_n(&m.body_pos[3 * static_cast<size_t>(b)], 3, &mpos[3 * static_cast<size_t>(id)]);
+      std::copy_n(&m.body_quat[4 * static_cast<size_t>(b)], 4, &mquat[4 * static_cast<size_t>(id)]);
+    }
+    read_key_mocap(a, "mpos", 3, &mpos);
+    read_key_mocap(a, "mquat", 4, &mquat);
     a.finish();
+    // MuJoCo's mjuu_normvec on each key_mquat: left as it is when its squared norm is below mjEPS
+    // (1e-14) or its norm within mjEPS of 1
+    for (int j = 0; j < m.nmocap; ++j) {
+      double* q = &mquat[4 * static_cast<size_t>(j)];
+      const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+      if (n2 < 1e-14) continue;
+      const double n = std::sqrt(n2);
+      if (std::abs(n - 1) > 1e-14)
+        for (int k = 0; k < 4; ++k) q[k] /= n;
+    }
     normalize_quaternions(&qpos);
     m.key_name.push_back(name);
     m.key_time.push_back(time);
@@ -215,6 +233,8 @@ void MjcfCompiler::read_keyframes(const XMLElement* section) {
     m.key_qvel.insert(m.key_qvel.end(), qvel.begin(), qvel.end());
     m.key_ctrl.insert(m.key_ctrl.end(), ctrl.begin(), ctrl.end());
     m.key_act.insert(m.key_act.end(), act_nu.begin(), act_nu.end());
+    m.key_mpos.insert(m.key_mpos.end(), mpos.begin(), mpos.end());
+    m.key_mquat.insert(m.key_mquat.end(), mquat.begin(), mquat.end());
   }
 }
 
@@ -229,6 +249,19 @@ void MjcfCompiler::normalize_quaternions(std::vector<double>* qpos) const {
       for (int k = 0; k < 4; ++k) q[k] /= n;
     }
   }
+}
+
+void MjcfCompiler::read_key_mocap(Attrs& a, const char* attr, int width, std::vector<double>* out) const {
+  const auto values = a.list(attr);
+  if (!values) return;
+  const size_t n = values->size(), w = static_cast<size_t>(width);
+  if (n > out->size() || n % w != 0) {
+    a.fail("attribute " + quoted(attr) + ": expected " + std::to_string(out->size()) + " numbers (" +
+           std::to_string(width) + " x nmocap, nmocap = " + std::to_string(m.nmocap) + "), or " +
+           std::to_string(width) + " for each of the first mocap bodies (the others keep their body's), got " +
+           std::to_string(n));
+  }
+  std::copy(values->begin(), values->end(), out->begin());
 }
 
 void MjcfCompiler::read_key_vector(Attrs& a, const char* attr, std::vector<double>* out, const char* size_name) {

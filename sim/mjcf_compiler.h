@@ -621,6 +621,9 @@ class MjcfCompiler {
   // MuJoCo 2.2.2 refuses a body with joints unless it, or one of its jointless children, has
   // mass and each principal moment of at least mjMINVAL (checked against libmujoco in the tests).
   void check_moving_bodies() const;
+  // MuJoCo's mocap bodies (body mocap="true"): their ids in body order (body_mocapid, nmocap), each a
+  // child of the world without joints, as MuJoCo's compiler requires.
+  void compile_mocap();
 
   // ---- constraint parameters and options (sim/mjcf_constraints.cpp) ----
   void read_joint_constraint_attrs(Attrs& a, JointSpec* j);
@@ -684,6 +687,11 @@ class MjcfCompiler {
   // zero quaternion becomes the identity.
   void normalize_quaternions(std::vector<double>* qpos) const;
   static void read_key_vector(Attrs& a, const char* attr, std::vector<double>* out, const char* size_name);
+  // A keyframe's mpos (width 3) or mquat (width 4): `out` holds the defaults (each mocap body's
+  // body_pos or body_quat); the values given replace the first of them, as MuJoCo 3.17's keyframe
+  // expansion does. A count that is not a multiple of the width, or beyond width x nmocap, is refused
+  // (MuJoCo drops a partial tail silently and refuses a longer list).
+  void read_key_mocap(Attrs& a, const char* attr, int width, std::vector<double>* out) const;
 
   std::string m_file;
   CompilerOptions m_opt;
@@ -693,6 +701,7 @@ class MjcfCompiler {
   // per-object state of the compile, parallel to the Model arrays
   std::vector<const XMLElement*> m_body_elem, m_joint_elem, m_geom_elem;
   std::vector<std::optional<Inertial>> m_body_inertial;
+  std::vector<char> m_body_mocap;  // body mocap="true"
   std::vector<JointSpec> m_joints;
   std::vector<GeomSpec> m_geoms;
   std::vector<GeomFrame> m_geom_frames;

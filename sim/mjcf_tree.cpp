@@ -14,6 +14,7 @@ void MjcfCompiler::add_world() {
   m.body_name.push_back("world");
   m_body_elem.push_back(nullptr);
   m_body_inertial.emplace_back();
+  m_body_mocap.push_back(0);
   m_body_names.emplace("world", 0);
 }
 
@@ -43,6 +44,8 @@ void MjcfCompiler::read_body(const XMLElement* e, int parent, const std::string&
     m.body_gravcomp.resize(static_cast<size_t>(id) + 1, 0.0);
     m.body_gravcomp[static_cast<size_t>(id)] = gravcomp;
   }
+  bool mocap = false;  // MuJoCo's mocap body: its pose is an input (DataView::mocap_pos, mocap_quat)
+  a.boolean("mocap", &mocap);
   a.finish();
   if (in_frame()) {
     FrameSpec f;
@@ -60,6 +63,7 @@ void MjcfCompiler::read_body(const XMLElement* e, int parent, const std::string&
   m.body_name.push_back(name);
   m_body_elem.push_back(e);
   m_body_inertial.emplace_back();
+  m_body_mocap.push_back(mocap ? 1 : 0);
   double saved_pos[3], saved_quat[4];  // a body's contents are in its own frame
   std::copy_n(m_frame_pos, 3, saved_pos);
   std::copy_n(m_frame_quat, 4, saved_quat);
@@ -348,6 +352,20 @@ void MjcfCompiler::compile_joints() {
       }
       m.nq += joint_nq(s.type);
     }
+  }
+}
+
+void MjcfCompiler::compile_mocap() {
+  m.nmocap = 0;
+  for (int b = 1; b < m.nbody; ++b) {
+    if (!m_body_mocap[static_cast<size_t>(b)]) continue;
+    if (m.body_parentid[b] != 0 || m.body_jntnum[b] > 0)
+      fail(m_body_elem[static_cast<size_t>(b)],
+           "mocap body '" + m.body_name[static_cast<size_t>(b)] +
+               "' is not a fixed child of world (MuJoCo's rule: a mocap body is a child of the world body, "
+               "in <worldbody> or its <frame>s and <replicate>s, and has no joints)");
+    if (m.body_mocapid.empty()) m.body_mocapid.assign(static_cast<size_t>(m.nbody), -1);
+    m.body_mocapid[static_cast<size_t>(b)] = m.nmocap++;
   }
 }
 

@@ -166,6 +166,7 @@ struct Model {
   int ntendon = 0, nwrap = 0;        // tendons and their wraps (MJCF <tendon>; sim/tendon.h)
   int npair = 0;                     // explicit contact pairs (MJCF <contact><pair>)
   int ncam = 0;                      // cameras (MJCF <camera>: their frames, for frame sensors)
+  int nmocap = 0;                    // mocap bodies (MJCF body mocap="true"; Data's mocap_pos, mocap_quat)
 
   // options
   double timestep = 0.002;            // s (MJCF option/timestep)
@@ -223,6 +224,8 @@ struct Model {
   std::vector<double> key_ctrl;  // (nkey x nu)
   std::vector<double> key_act;   // (nkey x nu): each actuator's activation (MuJoCo's key_act, whose na
                                  // entries go to the stateful actuators in order; 0 for the others)
+  std::vector<double> key_mpos;   // (nkey x 3 nmocap) the mocap bodies' positions (MuJoCo's key_mpos)
+  std::vector<double> key_mquat;  // (nkey x 4 nmocap) their orientations, unit (MuJoCo's key_mquat)
 
   // asset directories (MJCF <compiler> meshdir / texturedir, else assetdir) resolved against the
   // main file's directory, ending in '/' ("" for the working directory): the mesh and texture

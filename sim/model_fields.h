@@ -34,6 +34,8 @@
   X(int, body_dofnum, nbody, required, "dofs of the body")                                                             \
   X(int, body_sameframe, nbody, optional,                                                                              \
     "SameFrame of the inertial frame: none, body or body rotation (absent: none)")                                     \
+  X(int, body_mocapid, nbody, optional,                                                                                \
+    "the body's row in DataView::mocap_pos/mocap_quat, -1 if not a mocap body (absent: nmocap = 0)")                    \
   /* joints */                                                                                                         \
   X(int, jnt_type, njnt, required, "JointType")                                                                        \
   X(int, jnt_bodyid, njnt, required, "body the joint moves")                                                           \

@@ -75,6 +75,9 @@ struct ModelView {
   int ntendon, nwrap;                // tendons and their wraps (sim/tendon.h)
   int npair;                         // explicit contact pairs (MJCF <contact><pair>; sim/contact.h)
   int ncam;                          // cameras (frame sensors: sim/sensors.h)
+  // mocap bodies (MJCF body mocap="true"): rows of DataView::mocap_pos and mocap_quat, which
+  // kinematics reads as those bodies' poses (0: body_mocapid absent, nothing read)
+  int nmocap;
   // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site,
   // slider-crank, ball or free joint or body transmission (sim/transmission.h), else 0 (hinge and
   // slide joints and tendons need none)
@@ -144,14 +147,15 @@ RLT_HD RLT_INLINE bool needs_z(const ModelView<T>& m) {
 }
 
 // Whether geoms g1 and g2 may touch (MuJoCo's filter): never two planes, never within one weld body
-// (a body and the ancestors it is welded to, that is, up to the first one with a joint; bodies
-// welded to the world count as the world), never a body and its parent (unless one is the world, or
-// the filterparent flag is disabled),
+// (a body and the ancestors it is welded to, that is, up to the first one with a joint or the first
+// mocap body, MuJoCo's body_weldid; bodies welded to the world count as the world), never two weld
+// bodies without dofs (the world and mocap bodies: no force could act), never a body and its parent
+// (unless one is the world, or the filterparent flag is disabled),
 // and only where (contype1 & conaffinity2) || (contype2 & conaffinity1); never two bodies that a
 // <contact><exclude> names (body_exclude).
 template <class T>
 RLT_HD inline int weld_body(const ModelView<T>& m, int b) {
-  while (b > 0 && m.body_jntnum[b] == 0) b = m.body_parentid[b];
+  while (b > 0 && m.body_jntnum[b] == 0 && !(m.nmocap > 0 && m.body_mocapid[b] >= 0)) b = m.body_parentid[b];
   return b;
 }
 // The explicit contact pair (<contact><pair>) of geoms g1 and g2 in either order, -1 when none.
@@ -170,6 +174,7 @@ RLT_HD inline bool geom_pair_allowed(const ModelView<T>& m, int g1, int g2) {
   if (m.body_exclude[m.geom_bodyid[g1] * m.nbody + m.geom_bodyid[g2]]) return false;  // <contact><exclude>
   const int w1 = weld_body(m, m.geom_bodyid[g1]), w2 = weld_body(m, m.geom_bodyid[g2]);
   if (w1 == w2) return false;
+  if (m.body_dofnum[w1] == 0 && m.body_dofnum[w2] == 0) return false;  // the world and mocap bodies
   if (!m.disable_filterparent && w1 != 0 && w2 != 0 && (weld_body(m, m.body_parentid[w1]) == w2 || weld_body(m, m.body_parentid[w2]) == w1))
     return false;
   return true;
@@ -436,6 +441,7 @@ class HostModel {
       fail("negative size");
     if (m.nmeshpoly < 0 || m.nmeshpolyvert < 0) fail("negative size");
     if (m.npair < 0) fail("negative size");
+    if (m.nmocap < 0) fail("negative size");
     if (m.ngeom > kGeomCollideMask + 1) fail("ngeom " + str(m.ngeom) + " over 65536 (geom_collide packs two geom ids in an int)");
     const long nq = m.nq, nv = m.nv, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom, nsite = m.nsite, nu = m.nu;
     const long neq = m.neq, nsensor = m.nsensor, nmesh = m.nmesh, nmeshvert = m.nmeshvert, nmeshgraph = m.nmeshgraph;
@@ -458,6 +464,9 @@ class HostModel {
     RLT_MODEL_FIELDS(RLT_CHECK_SIZE)
 #undef RLT_CHECK_SIZE
     if (m.jnt_limited.empty() != m.jnt_range.empty()) fail("jnt_limited and jnt_range must be given together");
+    if (m.body_mocapid.empty() != (m.nmocap == 0)) fail("body_mocapid must be given exactly when nmocap > 0");
+    size("key_mpos", m.key_mpos.size(), 3L * m.nkey * m.nmocap);
+    size("key_mquat", m.key_mquat.size(), 4L * m.nkey * m.nmocap);
     if (!m.geom_contype.empty() || !m.geom_conaffinity.empty()) {
       // Contacts need the whole geom description.
       size("geom_type", m.geom_type.size(), ngeom), size("geom_size", m.geom_size.size(), 3 * ngeom);
@@ -473,6 +482,19 @@ class HostModel {
       const int p = m.body_parentid[static_cast<size_t>(b)];
       if (p < 0 || p >= b) fail("body " + str(b) + " has parent " + str(p) + " (need 0 <= parent < body)");
     }
+    // Mocap bodies (MuJoCo's rule): children of the world without joints, each row used once.
+    std::vector<int> mocap_body(static_cast<size_t>(m.nmocap), -1);
+    for (size_t b = 0; b < m.body_mocapid.size(); ++b) {
+      const int id = m.body_mocapid[b];
+      if (id == -1) continue;
+      if (id < 0 || id >= m.nmocap || mocap_body[static_cast<size_t>(id)] >= 0)
+        fail("body " + str(static_cast<long>(b)) + " has mocap id " + str(id) + " (need -1, or 0..nmocap-1 once each)");
+      mocap_body[static_cast<size_t>(id)] = static_cast<int>(b);
+      if (b == 0 || m.body_parentid[b] != 0 || m.body_jntnum[b] != 0)
+        fail("mocap body " + str(static_cast<long>(b)) + " is not a fixed child of the world");
+    }
+    for (int id = 0; id < m.nmocap; ++id)
+      if (mocap_body[static_cast<size_t>(id)] < 0) fail("no body has mocap id " + str(id));
   }
 
   // Joints: known types, their qpos/dof blocks following each other through the model in joint
@@ -770,6 +792,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   m_view.ntendon = model.ntendon, m_view.nwrap = model.nwrap;
   m_view.npair = model.npair;
   m_view.ncam = model.ncam;
+  m_view.nmocap = model.nmocap;
   m_view.nmoment = 0;
   for (size_t a = 0; a < model.actuator_trntype.size(); ++a) {
     const int t = model.actuator_trntype[a], j = model.actuator_trnid[a];

@@ -2,7 +2,7 @@
 """Peer test: one MJCF file in MuJoCo 3 (the `mujoco` wheel) and in `rltrain rollout`.
 
 Usage:
-  mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S]
+  mujoco_peer.py MODEL.xml RLTRAIN [--steps N] [--key NAME] [--ctrl zero,random] [--seed S] [--mocap FILE]
                  [--substeps K] [--factor F] [--atol A] [--nudges K] [--contacts TOL [--print-contacts]]
                  [--json] [--no-check]
 
@@ -49,6 +49,12 @@ controls are Philox-keyed inside rltrain. If the CSV carries the controls (colum
 a Python twin of rltrain's random_ctrl (sim/actuators.h, sim/philox.h: Philox4x32-10, stream
 kAction, counter (env 0, control step, 0, k), uniform with 24 bits in each actuator's ctrlrange,
 [-1, 1] where not ctrllimited), which the report marks as "twin".
+
+Mocap bodies: rltrain's CSV carries the mocap poses held during each step (`mocap_<body>_x ... _qz`:
+the start's, or those of a `--mocap FILE` script, passed on to `rltrain rollout --mocap`); MuJoCo
+replays them (d.mocap_pos, d.mocap_quat before each step; in the nudged runs as mujoco.rollout
+controls with control_spec CTRL | MOCAP_POS | MOCAP_QUAT). Compiled: nmocap, body_mocapid,
+key_mpos and key_mquat are compared too.
 
 `mujoco_peer.py corpus RLTRAIN [--allow-refusal] [--groups ...] [--shard K/N]` runs the same check on
 every file of the MJCF corpus (tools/mjcf_corpus.py; exit 77 when its packages are missing), or on
@@ -166,7 +172,7 @@ def joint_columns(m):
     return pos, vel
 
 
-def run_rltrain(rltrain, model, keys, modes, steps, seed, substeps, fields, workdir):
+def run_rltrain(rltrain, model, keys, modes, steps, seed, substeps, fields, workdir, mocap=None):
     """One `rltrain rollout` for every start and control mode of a model (one compile): ({key:
     inspect JSON}, {(key, mode): (CSV header, rows)}), or (None, rltrain's first error line).
     keys: start names ('qpos0' or a keyframe); fields: the "model" arrays of the inspect JSON."""
@@ -176,6 +182,8 @@ def run_rltrain(rltrain, model, keys, modes, steps, seed, substeps, fields, work
            "--inspect", os.path.join(workdir, "inspect_{key}.json"), "--fields", ",".join(fields)]
     for k in keys:
         cmd += ["--key", k]
+    if mocap:
+        cmd += ["--mocap", mocap]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=600)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
@@ -198,8 +206,9 @@ def _start(m, d, key_id):
         mujoco.mj_resetData(m, d)
 
 
-def run_mujoco(m, key_id, steps, substeps, ctrls):
-    """States (steps+1) x (1 + nq + nv) and contact counts (steps) of MuJoCo's loop."""
+def run_mujoco(m, key_id, steps, substeps, ctrls, mocaps=None):
+    """States (steps+1) x (1 + nq + nv) and contact counts (steps) of MuJoCo's loop. mocaps: None, or
+    (steps x 7 nmocap) rows of rltrain's CSV (per mocap body x y z qw qx qy qz, held during the step)."""
     d = mujoco.MjData(m)
     _start(m, d, key_id)
     nq, nv = m.nq, m.nv
@@ -209,6 +218,9 @@ def run_mujoco(m, key_id, steps, substeps, ctrls):
     for t in range(steps):
         if ctrls is not None:
             d.ctrl[:] = ctrls[t]
+        if mocaps is not None:
+            per_body = mocaps[t].reshape(m.nmocap, 7)
+            d.mocap_pos[:], d.mocap_quat[:] = per_body[:, :3], per_body[:, 3:]
         for _ in range(substeps):
             mujoco.mj_step(m, d)
         states[t + 1, 0], states[t + 1, 1:1 + nq], states[t + 1, 1 + nq:] = d.time, d.qpos, d.qvel
@@ -223,7 +235,7 @@ def nudges(nq, count=NUDGES):
     return np.random.default_rng(NUDGE_SEED).uniform(-PERTURBATION, PERTURBATION, (count, nq))
 
 
-def run_mujoco_nudged(m, key_id, steps, substeps, ctrls, dqpos):
+def run_mujoco_nudged(m, key_id, steps, substeps, ctrls, dqpos, mocaps=None):
     """MuJoCo from the start with qpos + each row of dqpos (quaternions renormalised), as
     run_mujoco's states: (len(dqpos) x steps+1 x 1+nq+nv). mujoco.rollout steps them in C with
     mj_step, bit for bit the loop of run_mujoco (same start, controls and zero warm start)."""
@@ -237,11 +249,21 @@ def run_mujoco_nudged(m, key_id, steps, substeps, ctrls, dqpos):
         mujoco.mj_getState(m, d, init[k], spec)
     held = np.array(d.ctrl)  # the start's ctrl (the keyframe's, or 0)
     ctrl = np.repeat(ctrls if ctrls is not None else held[None, :], substeps if ctrls is not None else 1, axis=0)
+    control, control_spec = (ctrl[None] if m.nu else None), mujoco.mjtState.mjSTATE_CTRL
+    if mocaps is not None and steps:
+        # the mocap poses as controls (mujoco.rollout's control_spec: ctrl, then mocap_pos, mocap_quat),
+        # each control step's repeated over its substeps, the ctrl held where it is not given
+        per_body = mocaps.reshape(steps, m.nmocap, 7)
+        ctrl_steps = ctrls if ctrls is not None else np.repeat(held[None, :], steps, axis=0)
+        control = np.repeat(np.concatenate((ctrl_steps.reshape(steps, m.nu), per_body[:, :, :3].reshape(steps, -1),
+                                            per_body[:, :, 3:].reshape(steps, -1)), axis=1), substeps, axis=0)[None]
+        control_spec = (mujoco.mjtState.mjSTATE_CTRL | mujoco.mjtState.mjSTATE_MOCAP_POS
+                        | mujoco.mjtState.mjSTATE_MOCAP_QUAT)
     n = 1 + m.nq + m.nv
     out = np.empty((len(dqpos), steps + 1, n))
     out[:, 0] = init[:, :n]  # mjSTATE_FULLPHYSICS starts with time, qpos, qvel
     if steps:
-        state, _ = mujoco.rollout.rollout(m, d, init, ctrl[None] if m.nu else None, nstep=steps * substeps)
+        state, _ = mujoco.rollout.rollout(m, d, init, control, control_spec=control_spec, nstep=steps * substeps)
         out[:, 1:] = state[:, substeps - 1::substeps, :n]
     return out
 
@@ -318,7 +340,8 @@ COMPILED_FIELDS = ("body_mass", "body_inertia", "body_iquat", "body_ipos", "body
                    "geom_size", "site_pos", "site_quat", "body_sameframe", "geom_sameframe", "site_sameframe",
                    "dof_damping", "dof_armature", "jnt_stiffness", "jnt_range", "body_invweight0",
                    "body_invweight0_rot", "dof_invweight0", "actuator_kind", "actuator_gainprm", "actuator_biasprm",
-                   "actuator_dynprm", "actuator_acc0", "actuator_lengthrange")
+                   "actuator_dynprm", "actuator_acc0", "actuator_lengthrange", "body_mocapid", "key_mpos",
+                   "key_mquat")
 PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box: geom_size comparable
 
 
@@ -329,8 +352,8 @@ def compare_compiled(m, ins):
     weights, each as a relative error against MuJoCo's (0 = equal)."""
     sizes = ins["sizes"]
     res = {"sizes": {k: [sizes[k], int(getattr(m, k))] for k in
-                     ("nq", "nv", "nbody", "njnt", "ngeom", "nsite", "nu", "neq", "nsensordata")
-                     if sizes.get(k) != int(getattr(m, k))}}
+                     ("nq", "nv", "nbody", "njnt", "ngeom", "nsite", "nu", "neq", "nsensordata", "nmocap")
+                     if sizes.get(k, 0) != int(getattr(m, k))}}
     if res["sizes"]:
         res["pass"] = False
         return res
@@ -396,6 +419,14 @@ def compare_compiled(m, ins):
     if mod.get("actuator_lengthrange"):
         err["actuator_lengthrange"] = _rel(np.array(mod["actuator_lengthrange"]).reshape(-1, 2),
                                            m.actuator_lengthrange, 1e-6)
+    # Mocap bodies: which bodies (a count of the ids that differ), and the keyframes' mpos, mquat
+    # (MuJoCo's defaults, the body's pose, where a keyframe leaves them out; mquat normalized).
+    if m.nmocap:
+        ours = np.asarray(mod.get("body_mocapid") or [], dtype=int).ravel()
+        err["body_mocapid"] = float(np.count_nonzero(ours != m.body_mocapid)) if ours.shape == m.body_mocapid.shape else float("inf")
+        if m.nkey:
+            err["key_mpos"] = _rel(mod.get("key_mpos", []), m.key_mpos, 1e-3) if len(mod.get("key_mpos", [])) == m.key_mpos.size else float("inf")
+            err["key_mquat"] = _rel(mod.get("key_mquat", []), m.key_mquat, 1) if len(mod.get("key_mquat", [])) == m.key_mquat.size else float("inf")
     res["rel_err"] = err
     res["worst"] = max(err, key=err.get) if err else None
     res["pass"] = all(e <= COMPILED_RTOL for e in err.values())
@@ -508,7 +539,7 @@ def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = Fal
     fields = COMPILED_FIELDS + (MESH_FIELDS if mesh_polygons else ())
     # rltrain's compiled model, its forward pass at each start and every trajectory: one process, one
     # compile (a model it refuses fails here)
-    got, msg = run_rltrain(rltrain, model, keys, modes, a.steps, a.seed, a.substeps, fields, tmp)
+    got, msg = run_rltrain(rltrain, model, keys, modes, a.steps, a.seed, a.substeps, fields, tmp, a.mocap)
     if got is None:
         report["error"] = f"rltrain refuses it: {msg}"
         return 2, report
@@ -536,8 +567,17 @@ def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = Fal
             header, rl = runs[(key, mode)]
             run = {"start": key, "ctrl": mode}
             ctrl_cols = [i for i, c in enumerate(header) if c.startswith("ctrl_")]
+            mocap_cols = [i for i, c in enumerate(header) if c.startswith("mocap_")]
             ncon_col = header.index("ncon") if "ncon" in header else None
-            state_cols = [i for i, c in enumerate(header) if not c.startswith("ctrl_") and c != "ncon"]
+            state_cols = [i for i, c in enumerate(header)
+                          if not c.startswith("ctrl_") and not c.startswith("mocap_") and c != "ncon"]
+            # the mocap poses rltrain held during each step (its start's, or a --mocap script's), replayed
+            mocaps = rl[1:, mocap_cols] if mocap_cols else None
+            if m.nmocap and len(mocap_cols) != 7 * m.nmocap:
+                run["mocap_columns"] = f"{len(mocap_cols)} mocap columns, MuJoCo has nmocap {m.nmocap}"
+                report["runs"].append(run)
+                ok = False
+                continue
             run["sizes_match"] = [header[i] for i in state_cols] == exp_header
             if not run["sizes_match"]:
                 core = [header[i] for i in state_cols]
@@ -556,7 +596,7 @@ def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = Fal
             else:
                 ctrls = None  # hold the keyframe's ctrl or 0
                 run["ctrl_source"] = "held"
-            mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls)
+            mj, mj_ncon = run_mujoco(m, key_id, a.steps, a.substeps, ctrls, mocaps)
             rl_ncon = rl[1:, ncon_col] if ncon_col is not None else None
             # The nudged runs, 1, then 1, 2, 4, 8, 16 more while the run is outside the bound: the bound only
             # grows with them, so the verdict is the verdict of all of them (--all-nudges draws all,
@@ -564,7 +604,7 @@ def check_model(model: str, rltrain: str, a, tmp: str, mesh_polygons: bool = Fal
             mjp = np.empty((0, a.steps + 1, 1 + m.nq + m.nv))
             while len(mjp) < len(dqpos):
                 more = dqpos[len(mjp):len(dqpos) if a.all_nudges else max(2 * len(mjp), 1)]
-                mjp = np.concatenate((mjp, run_mujoco_nudged(m, key_id, a.steps, a.substeps, ctrls, more)))
+                mjp = np.concatenate((mjp, run_mujoco_nudged(m, key_id, a.steps, a.substeps, ctrls, more, mocaps)))
                 res = compare(m, header, rl[:, state_cols], mj, mjp, rl_ncon, mj_ncon, a.factor, a.atol)
                 if res["first_bad_step"] is None:
                     break
@@ -702,6 +742,9 @@ def main(argv=None) -> int:
     ap.add_argument("--key", action="append", default=None,
                     help="start from this keyframe (repeatable; 'qpos0' for the model's qpos0; default: qpos0, and the first keyframe if any)")
     ap.add_argument("--ctrl", default="zero,random", help="comma-separated: zero, random")
+    ap.add_argument("--mocap", default=None,
+                    help="CSV of mocap poses per control step (rltrain rollout --mocap); MuJoCo replays the "
+                         "mocap columns of rltrain's CSV")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--substeps", type=int, default=1)
     ap.add_argument("--factor", type=float, default=10.0, help="F: tolerance = F * MuJoCo's 1e-9 sensitivity + A")
@@ -728,6 +771,8 @@ def main(argv=None) -> int:
     ap.add_argument("--allow-refusal", action="store_true",
                     help="corpus: a file rltrain refuses is listed, not failed (until the MJCF issue is done)")
     a = ap.parse_args(argv)
+    if a.mocap:
+        a.mocap = os.path.abspath(a.mocap)  # the checks run in a temp directory
     if a.nudges < 1:
         ap.error("--nudges: expected at least 1")
 

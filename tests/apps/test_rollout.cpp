@@ -260,6 +260,51 @@ TEST(RolloutCli, BadInputStopsWithExitCode2AndOneLine) {
   expect_bad_input(args, run_cli(args, dir.path()), {"--control-dt", "whole number"});
 }
 
+// --mocap FILE: row t of the script is held during control step t (its last row after it ends), the
+// columns it leaves out keep the start's values (a keyframe's here), and the CSV writes the poses
+// held back as mocap_<body>_* columns; the free box welded to the mocap body follows it.
+TEST(RolloutCli, MocapScriptMovesTheMocapBodiesAndIsWrittenBack) {
+  TempDir dir;
+  write_file(dir / "m.xml",
+             "<mujoco><option timestep='0.01'/><worldbody>\n<body name='t' mocap='true' pos='0 0 1'>"
+             "<geom size='.05' contype='0' conaffinity='0'/></body>\n"
+             "<body name='b' pos='0 0 1'><freejoint/><geom size='.05'/></body></worldbody>\n"
+             "<equality><weld body1='b' body2='t'/></equality>\n"
+             "<keyframe><key name='k' qpos='0 0 1 1 0 0 0' mpos='0 0.5 1'/></keyframe></mujoco>\n");
+  write_file(dir / "path.csv", "mocap_t_x,mocap_t_qw\n0.1,1\n0.2,2\n");
+  const Args args = {"rollout", "--model", dir / "m.xml", "--steps", "4", "--key", "k", "--mocap", dir / "path.csv"};
+  const CliResult r = run_cli(args, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(args, r);
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 1u + 5u);
+  const auto header = split(lines[0], ',');
+  const Args mocap = {"mocap_t_x", "mocap_t_y", "mocap_t_z", "mocap_t_qw", "mocap_t_qx", "mocap_t_qy", "mocap_t_qz"};
+  ASSERT_EQ(header.size(), 1u + 7u + 6u + 7u + 1u);
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(header[14 + i], mocap[i]);
+  const auto value = [&](size_t row, size_t col) { return std::strtod(split(lines[row], ',')[col].c_str(), nullptr); };
+  // x and qw as scripted (row 1 = step 0 held row 0, rows 3 and 4 the last row), y from the keyframe
+  const double x[5] = {0, 0.1, 0.2, 0.2, 0.2}, qw[5] = {1, 1, 2, 2, 2};
+  for (size_t row = 0; row < 5; ++row) {
+    EXPECT_EQ(value(row + 1, 14), x[row]) << "row " << row;
+    EXPECT_EQ(value(row + 1, 15), 0.5) << "row " << row;
+    EXPECT_EQ(value(row + 1, 17), qw[row]) << "row " << row;
+  }
+  EXPECT_GT(value(5, 1), 0.01) << "the welded box follows the target in x";
+  EXPECT_GT(value(5, 2), 0.01) << "... and towards the keyframe's mpos in y";
+
+  // Bad scripts stop with exit 2 and one line naming the file (and line).
+  write_file(dir / "unknown.csv", "mocap_t_x,mocap_u_x\n0,0\n");
+  Args bad = {"rollout", "--model", dir / "m.xml", "--steps", "1", "--mocap", dir / "unknown.csv"};
+  expect_bad_input(bad, run_cli(bad, dir.path()), {"--mocap", "unknown.csv:1:", "'mocap_u_x'", "mocap_t_qz"});
+  write_file(dir / "nan.csv", "mocap_t_x\n0\nabc\n");
+  bad = {"rollout", "--model", dir / "m.xml", "--steps", "1", "--mocap", dir / "nan.csv"};
+  expect_bad_input(bad, run_cli(bad, dir.path()), {"--mocap", "nan.csv:3:", "'abc'"});
+  bad = {"rollout", "--model", asset("ant.xml"), "--steps", "1", "--mocap", dir / "path.csv"};
+  expect_bad_input(bad, run_cli(bad, dir.path()), {"--mocap", "no mocap bodies"});
+  bad = {"rollout", "--model", dir / "m.xml", "--steps", "1", "--mocap", dir / "missing.csv"};
+  expect_bad_input(bad, run_cli(bad, dir.path()), {"--mocap", "missing.csv"});
+}
+
 TEST(RolloutCli, ModelBenchWritesJson) {
   TempDir dir;
   const Args args = {"bench",    "--model", asset("reacher.xml"), "--num-envs", "1,8",
