@@ -15,9 +15,10 @@
 // smooth split, kinematics to rne called one by one on a second mjData holding the same state.
 // rltrain's stages: physics_substep's calls (sim/physics_step.h, sim/constraints.h
 // soft_constraint_acceleration) made one by one here with the counter around each; the result is
-// checked bit for bit against physics_substep itself. Per recorded state and stage the least time
-// over the rounds is kept (a shared machine: another process's turn only adds, and rarely hits the
-// same state in every round); a stage's figure is the mean of those over the states.
+// checked bit for bit against physics_substep itself. Per recorded state the least of each
+// measurement over the rounds is kept (a shared machine: another process's turn only adds, and
+// rarely hits the same state in every round; MuJoCo's stages are derived from those least timers
+// and probe calls); a stage's figure is the mean over the states.
 #include <x86intrin.h>
 
 #include <algorithm>
@@ -368,13 +369,15 @@ int main(int argc, char** argv) {
   rlt::reset_data(m, rd);
   rlt::reset_data(m, pd);
   std::vector<float> ctrl(static_cast<size_t>(m.nu) + 1);
-  // per state: the least over rounds of each stage (rltrain, MuJoCo), rltrain's untimed substep, MuJoCo's
-  // lumped timers and whole step
-  std::vector<Totals> best_r(static_cast<size_t>(num_states)), best_m(static_cast<size_t>(num_states));
-  std::vector<double> best_plain(static_cast<size_t>(num_states), 1e300), best_step(static_cast<size_t>(num_states), 1e300);
-  std::vector<std::array<double, 3>> best_lumps(static_cast<size_t>(num_states), {1e300, 1e300, 1e300});
+  // per state, the least over rounds: rltrain's stages and untimed substep, MuJoCo's timers and probe calls
+  std::vector<Totals> best_r(static_cast<size_t>(num_states));
+  std::vector<MujocoTimes> best_mt(static_cast<size_t>(num_states));  // each timer and probe call's least
+  std::vector<double> best_plain(static_cast<size_t>(num_states), 1e300);
   for (auto& t : best_r) std::fill(t.t, t.t + kNumStages, 1e300);
-  for (auto& t : best_m) std::fill(t.t, t.t + kNumStages, 1e300);
+  for (auto& t : best_mt) {
+    std::fill(t.timer, t.timer + mjNTIMER, 1e300);
+    t.kin = t.compos = t.crb = t.factor = t.comvel = t.passive = t.rne = t.smooth_acc = t.sensors = 1e300;
+  }
   long differing = 0;
   double niter_sum = 0, nefc_sum = 0, ncon_sum = 0;
   for (int r = 0; r < rounds; ++r) {
@@ -385,12 +388,13 @@ int main(int argc, char** argv) {
       mj_setState(mm, probe, st, sig);
       MujocoTimes mt;
       mujoco_substep(mm, d, probe, scratch.data(), mt);
-      const Totals ms = mujoco_stages(mt);
-      for (int s = 0; s < kNumStages; ++s) best_m[k].t[s] = std::min(best_m[k].t[s], ms.t[s]);
-      best_step[k] = std::min(best_step[k], mt.timer[mjTIMER_STEP]);
-      best_lumps[k][0] = std::min(best_lumps[k][0], mt.timer[mjTIMER_POS_KINEMATICS]);
-      best_lumps[k][1] = std::min(best_lumps[k][1], mt.timer[mjTIMER_POS_INERTIA]);
-      best_lumps[k][2] = std::min(best_lumps[k][2], mt.timer[mjTIMER_VELOCITY]);
+      MujocoTimes& b = best_mt[static_cast<size_t>(k)];
+      for (int q = 0; q < mjNTIMER; ++q) b.timer[q] = std::min(b.timer[q], mt.timer[q]);
+      b.timer_calls_forward = mt.timer_calls_forward;
+      for (double MujocoTimes::*f : {&MujocoTimes::kin, &MujocoTimes::compos, &MujocoTimes::crb, &MujocoTimes::factor,
+                                     &MujocoTimes::comvel, &MujocoTimes::passive, &MujocoTimes::rne,
+                                     &MujocoTimes::smooth_acc, &MujocoTimes::sensors})
+        b.*f = std::min(b.*f, mt.*f);
       // rltrain, from the same state in float
       mj_setState(mm, probe, st, sig);
       for (int i = 0; i < m.nu; ++i) ctrl[static_cast<size_t>(i)] = static_cast<float>(probe->ctrl[i]);
@@ -423,9 +427,11 @@ int main(int argc, char** argv) {
   Totals sr, sm;
   double plain_sum = 0, step_sum = 0, lumps[3] = {};
   for (int k = 0; k < num_states; ++k) {
-    for (int s = 0; s < kNumStages; ++s) sr.t[s] += best_r[k].t[s], sm.t[s] += best_m[k].t[s];
-    plain_sum += best_plain[k], step_sum += best_step[k];
-    for (int q = 0; q < 3; ++q) lumps[q] += best_lumps[k][q];
+    const Totals ms = mujoco_stages(best_mt[static_cast<size_t>(k)]);  // from the least of each measurement
+    for (int s = 0; s < kNumStages; ++s) sr.t[s] += best_r[k].t[s], sm.t[s] += ms.t[s];
+    const double* timer = best_mt[static_cast<size_t>(k)].timer;
+    plain_sum += best_plain[k], step_sum += timer[mjTIMER_STEP];
+    lumps[0] += timer[mjTIMER_POS_KINEMATICS], lumps[1] += timer[mjTIMER_POS_INERTIA], lumps[2] += timer[mjTIMER_VELOCITY];
   }
   double mj_nefc = 0, mj_niter = 0;
   {
