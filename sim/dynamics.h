@@ -805,11 +805,12 @@ RLT_HD void factor_mass_load(const ModelView<T>& m, const DataView<T>& d, T h) {
 // j ancestor-or-self of i, row-major): the Newton solver's Hessian (sim/constraints.h) uses it too.
 // Eliminating dof k updates each ancestor i's row on i's ancestors; the loop runs over the whole
 // span dof_treestart[i]..i instead (contiguous, so vectorized, where following the parent links
-// was a short scalar loop per ancestor: 1.7-2x faster on the humanoids and the G1). The entries
-// between the ancestors take the same arithmetic with row k's entries there and are never read;
-// the loaders keep them zero (qM's, factor_mass_load), where they stay zero (a non-ancestor of i
-// below i is no ancestor of k either), so no garbage (subnormals) slows the loop. Each ancestor
-// entry gets the same operations in the same order as along the links: the same bits.
+// was a short scalar loop per ancestor: M's factorization 20-25% faster on the humanoids and the
+// G1, tools/stage_times). The entries between the ancestors take the same arithmetic with row k's
+// entries there and are never read; the loaders keep them zero (qM's, factor_mass_load,
+// newton_hessian), where they stay zero (a non-ancestor of i below i is no ancestor of k either),
+// so no garbage (subnormals) slows the loop. Each ancestor entry gets the same operations in the
+// same order as along the links: the same bits.
 template <class T>
 RLT_HD void tree_ltdl_factor(const ModelView<T>& m, T* ld) {
   const int nv = m.nv;
