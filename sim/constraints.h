@@ -1104,16 +1104,17 @@ RLT_HD RLT_INLINE int row_block(const ModelView<T>& m, const DataView<T>& d, int
 
 // The lower triangle of the Hessian H = M + J^T h J at the rows' pieces (kNewtonState, kNewtonH;
 // an elliptic contact on the cone's side its n x n block): qM's ancestor entries (H[i nv + j], j an
-// ancestor-or-self of i; the others are not written), or with `dense` (a cross-branch row pushes)
-// every entry j <= i.
+// ancestor-or-self of i) with qM's zeros between them (j from i's tree's first dof: the span
+// tree_ltdl_factor runs over; the others are not written), or with `dense` (a cross-branch row
+// pushes) every entry j <= i.
 template <class T>
 RLT_HD void newton_hessian(const ModelView<T>& m, const DataView<T>& d, int nr, bool dense, T* H) {
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i) {
     if (dense)
       for (int j = 0; j <= i; ++j) H[i * nv + j] = d.qM[i * nv + j];
-    else
-      for (int j = i; j >= 0; j = m.dof_parentid[j]) H[i * nv + j] = d.qM[i * nv + j];
+    else  // the ancestor entries, and qM's zeros between them (tree_ltdl_factor's span)
+      for (int j = m.dof_treestart[i]; j <= i; ++j) H[i * nv + j] = d.qM[i * nv + j];
   }
   for (int r = 0; r < nr;) {
     const int n = row_block(m, d, r, nr);
@@ -1288,9 +1289,9 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       }
       if (update_cost <= 2 * factor_cost) {
         factored = true;
-        if (iter == 1)
+        if (iter == 1)  // (with the zeros between the ancestor entries, as newton_hessian)
           for (int i = 0; i < nv; ++i)
-            for (int j = i; j >= 0; j = m.dof_parentid[j]) H[i * nv + j] = d.qLD[i * nv + j];
+            for (int j = m.dof_treestart[i]; j <= i; ++j) H[i * nv + j] = d.qLD[i * nv + j];
         const T keep = sizeof(T) == sizeof(float) ? T(1e-3) : T(1e-10);
         for (int r = 0; r < nr && factored; ++r) {
           const T* w = d.efc_newton + r * kNewtonStride;

@@ -810,29 +810,44 @@ RLT_HD void mass_matrix(const ModelView<T>& m, const DataView<T>& d) {
 // eliminating from the last dof up, the row of dof k only updates k's ancestors, so the factors keep
 // M's sparsity. D sits on the diagonal, L (unit lower triangular) below it.
 // Split in two so that physics_step can add implicit constraint terms (sim/physics_step.h) in
-// between: factor_mass_load copies qM + h diag(dof_damping) into qLD (the ancestor entries only),
-// factor_mass_eliminate factors qLD in place.
+// between: factor_mass_load copies qM + h diag(dof_damping) into qLD (row i from its tree's first
+// dof to i: the ancestor entries and, between them, qM's zeros), factor_mass_eliminate factors qLD
+// in place.
 template <class T>
 RLT_HD void factor_mass_load(const ModelView<T>& m, const DataView<T>& d, T h) {
   const int nv = m.nv;
   T* ld = d.qLD;
   for (int i = 0; i < nv; ++i) {
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) ld[i * nv + j] = d.qM[i * nv + j];
+    for (int j = m.dof_treestart[i]; j <= i; ++j) ld[i * nv + j] = d.qM[i * nv + j];
     ld[i * nv + i] += h * m.dof_damping[i];
   }
 }
 // The elimination itself, on any nv x nv matrix with qM's pattern (ld: the ancestor entries (i, j),
-// j ancestor-or-self of i, row-major; the rest is not read): the Newton solver's Hessian
-// (sim/constraints.h) uses it too.
+// j ancestor-or-self of i, row-major): the Newton solver's Hessian (sim/constraints.h) uses it too.
+// Eliminating dof k updates each ancestor i's row on i's ancestors; the loop runs over the whole
+// span dof_treestart[i]..i instead (contiguous, so vectorized, where following the parent links
+// was a short scalar loop per ancestor: M's factorization 25-30% faster on the humanoids and the
+// G1, tools/stage_times). The entries between the ancestors take the same arithmetic with row k's
+// entries there and are never read; the loaders keep them zero (qM's, factor_mass_load,
+// newton_hessian), where they stay zero (a non-ancestor of i below i is no ancestor of k either),
+// so no garbage (subnormals) slows the loop. Each ancestor entry gets the same operations in the
+// same order as along the links: the same bits.
 template <class T>
 RLT_HD void tree_ltdl_factor(const ModelView<T>& m, T* ld) {
   const int nv = m.nv;
   for (int k = nv - 1; k >= 0; --k) {
-    const T inv_dkk = T(1) / ld[k * nv + k];
+    T* lk = ld + k * nv;
+    const T inv_dkk = T(1) / lk[k];
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
-      const T a = ld[k * nv + i] * inv_dkk;
-      for (int j = i; j >= 0; j = m.dof_parentid[j]) ld[i * nv + j] -= ld[k * nv + j] * a;
-      ld[k * nv + i] = a;
+      const T a = lk[i] * inv_dkk;
+      T* li = ld + i * nv;
+      const int first = m.dof_treestart[i];
+      if (first == 0) {  // (one tree, or the first: GCC's vector loop from a literal 0 is 10% faster)
+        for (int j = 0; j <= i; ++j) li[j] -= lk[j] * a;
+      } else {
+        for (int j = first; j <= i; ++j) li[j] -= lk[j] * a;
+      }
+      lk[i] = a;
     }
   }
 }

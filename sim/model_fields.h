@@ -237,6 +237,9 @@
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
   X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)") \
+  /* the dof tree (sim/dynamics.h tree_ltdl_factor) */                                                                \
+  X(int, dof_treestart, nv, required,                                                                                \
+    "the first dof of dof i's tree (the root of its chain, no parent): a chain lies in dof_treestart[i]..i")          \
   /* implicitfast (sim/physics_step.h) */                                                                            \
   X(int, dof_simple, nv, required,                                                                                   \
     "1 for a dof of a MuJoCo \"simple\" body (body_simple, model_body_simple): implicitfast keeps only its diagonal") \

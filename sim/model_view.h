@@ -836,6 +836,11 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
   m_view.ncon_max = contact_capacity(m_view);
   m_view.nefc_max = constraint_capacity(m_view);
+  // each dof's tree's first dof (dofs are in tree order: a parent comes first)
+  for (int i = 0; i < model.nv; ++i) {
+    const int p = model.dof_parentid[static_cast<size_t>(i)];
+    m_ints[static_cast<size_t>(o.dof_treestart + i)] = p < 0 ? i : m_ints[static_cast<size_t>(o.dof_treestart + p)];
+  }
   // implicitfast's constants (sim/physics_step.h): MuJoCo's simple dofs and standalone free bodies
   for (int i = 0; i < model.nv; ++i)
     m_ints[static_cast<size_t>(o.dof_simple + i)] =

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """MuJoCo 3's speed on one core, to set beside `rltrain bench --model` (issue 16 item 5, issue 21).
 
-Usage: bench_mujoco3.py MODEL.xml [--num-envs 1,1024] [--control-dt 0.05] [--seconds 2] [--json]
+Usage: bench_mujoco3.py MODEL.xml [--num-envs 1,1024] [--control-dt 0.05] [--seconds 2 | --steps S] [--json]
 
 What it times: `mujoco.rollout.rollout` (MuJoCo's own C++ loop over mj_step, no Python per step) on
 ONE thread (one MjData), `num_envs` independent copies of the model from qpos0 at rest, controls
 uniform in each actuator's ctrlrange ([-1, 1] where not limited), redrawn every control step and held
 for its physics steps, as `rltrain bench --model` drives its batch. Same model file, so the same
 timestep and integrator. The count is physics steps (mj_step calls) per second of wall time;
-`rltrain bench` prints the same quantity as "physics/s ... per core".
+`rltrain bench` prints the same quantity as "physics/s ... per core". With --seconds each env runs as
+many control steps as fit (a robot falling from qpos0 spends its first tenths of a second in the air,
+without contacts, so a short run is a cheaper one); --steps S runs S control steps per env, the
+states `rltrain bench --steps S` times (it runs 2 more first, untimed).
 Exit 77 when the `mujoco` package is missing.
 """
 from __future__ import annotations
@@ -56,6 +59,7 @@ def main(argv=None) -> int:
     ap.add_argument("--num-envs", default="1,1024")
     ap.add_argument("--control-dt", type=float, default=0.05, help="seconds per control step (as rltrain bench)")
     ap.add_argument("--seconds", type=float, default=2.0, help="about this long per batch size")
+    ap.add_argument("--steps", type=int, default=0, help="control steps per env (0: as many as --seconds allows)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     m = mujoco.MjModel.from_xml_path(a.model)
@@ -63,11 +67,14 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(7)
     results = []
     for n in [int(x) for x in a.num_envs.split(",")]:
-        # A short run to size the timed one (MuJoCo's loop allocates the states it returns).
-        probe_steps = max(substeps, 200 // n * substeps)
-        sps, _, _ = run(m, n, probe_steps, substeps, rng)
-        nstep = max(substeps, int(sps * a.seconds / n) // substeps * substeps)
-        nstep = min(nstep, max(substeps, int(2e8 / (8 * n * (m.nq + m.nv + m.na + 1)))))  # cap the output memory
+        if a.steps > 0:
+            nstep = a.steps * substeps
+        else:
+            # A short run to size the timed one (MuJoCo's loop allocates the states it returns).
+            probe_steps = max(substeps, 200 // n * substeps)
+            sps, _, _ = run(m, n, probe_steps, substeps, rng)
+            nstep = max(substeps, int(sps * a.seconds / n) // substeps * substeps)
+            nstep = min(nstep, max(substeps, int(2e8 / (8 * n * (m.nq + m.nv + m.na + 1)))))  # cap the output memory
         sps, elapsed, finite = run(m, n, nstep, substeps, rng)
         results.append({"num_envs": n, "physics_steps": n * nstep, "seconds": elapsed,
                         "physics_steps_per_second": sps, "finite": finite})

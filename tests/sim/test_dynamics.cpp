@@ -6,12 +6,20 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <unistd.h>
 #include <memory>
 #include <random>
 #include <vector>
 
 #include "sim/cpu_executor.h"
 #include "sim/dynamics.h"
+#include "sim/mjcf.h"
+#include "sim/physics_step.h"
 #include "tests/sim/test_dynamics_util.h"
 
 namespace rlt {
@@ -858,6 +866,86 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
   }
   // The envs really moved, and differently.
   EXPECT_NE(batch[static_cast<size_t>(layout.qpos)], batch[static_cast<size_t>(layout.row + layout.qpos)]);
+}
+
+
+// tree_ltdl_factor runs each ancestor row's update over the span from its tree's first dof
+// (dof_treestart) instead of following the parent links; the ancestor entries must come out with
+// the bits of the link-following elimination (the same operations per entry, in the same order),
+// and the entries between them, zero when loaded, must stay zero (so the span never carries
+// garbage). Checked on M + h diag(damping) along random-control runs of a model with three trees
+// (a branching free body, a free box, a hinge chain on the world) and of the G1, in float and double.
+template <class T>
+void check_span_factor_matches_parent_links(const std::string& path, int substeps) {
+  const Model model = load_mjcf(path);
+  Sim<T> s(model);
+  const ModelView<T>& m = s.m();
+  const int nv = m.nv;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> ctrl(static_cast<size_t>(m.nu) + 1), ref(static_cast<size_t>(nv * nv));
+  int trees = 0, compared = 0;
+  for (int i = 0; i < nv; ++i) trees += m.dof_parentid[i] < 0;
+  for (int step = 0; step < substeps; ++step) {
+    for (int k = 0; k < m.nu; ++k) ctrl[static_cast<size_t>(k)] = static_cast<T>(u(rng));
+    physics_substep(m, s.d, ctrl.data());
+    factor_mass_load(m, s.d, T(0.01));
+    // the reference: the parent-link elimination on the ancestor entries, NaN elsewhere (never read)
+    for (auto& v : ref) v = std::numeric_limits<T>::quiet_NaN();
+    for (int i = 0; i < nv; ++i)
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) ref[static_cast<size_t>(i * nv + j)] = s.d.qLD[i * nv + j];
+    for (int k = nv - 1; k >= 0; --k) {
+      const T inv_dkk = T(1) / ref[static_cast<size_t>(k * nv + k)];
+      for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
+        const T a = ref[static_cast<size_t>(k * nv + i)] * inv_dkk;
+        for (int j = i; j >= 0; j = m.dof_parentid[j])
+          ref[static_cast<size_t>(i * nv + j)] -= ref[static_cast<size_t>(k * nv + j)] * a;
+        ref[static_cast<size_t>(k * nv + i)] = a;
+      }
+    }
+    factor_mass_eliminate(m, s.d);
+    for (int i = 0; i < nv; ++i) {
+      std::vector<bool> ancestor(static_cast<size_t>(nv), false);
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) ancestor[static_cast<size_t>(j)] = true;
+      for (int j = m.dof_treestart[i]; j <= i; ++j) {
+        const T got = s.d.qLD[i * nv + j];
+        if (ancestor[static_cast<size_t>(j)]) {
+          ASSERT_EQ(std::memcmp(&got, &ref[static_cast<size_t>(i * nv + j)], sizeof(T)), 0)
+              << path << " substep " << step << " entry (" << i << ", " << j << "): " << got << " vs "
+              << ref[static_cast<size_t>(i * nv + j)];
+          ++compared;
+        } else {
+          ASSERT_EQ(got, T(0)) << path << " substep " << step << " entry (" << i << ", " << j << ") between ancestors";
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 0);
+  if (path.find("three_trees") != std::string::npos) EXPECT_EQ(trees, 3);
+}
+
+TEST(TreeFactors, SpanEliminationGivesTheParentLinkBits) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("rlt_three_trees_" + std::to_string(::getpid()) + ".xml")).string();
+  std::ofstream(path) << R"(<mujoco><option timestep="0.002"/>
+  <worldbody><geom type="plane" size="5 5 0.1"/>
+    <body pos="0 0 1"><freejoint/><geom type="sphere" size="0.1" mass="1"/>
+      <body pos="0.2 0 0"><joint name="a" type="hinge" axis="0 1 0" damping="0.5"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+        <body pos="0.3 0 0"><joint type="ball"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/></body></body>
+      <body pos="-0.2 0 0"><joint name="b" type="hinge" axis="0 1 0"/><joint type="slide" axis="1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 -0.3 0 0" size="0.04"/></body></body>
+    <body pos="1 0 0.5"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="2"/></body>
+    <body pos="0 1 0.5"><joint name="c" type="hinge" axis="1 0 0"/><geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.04"/>
+      <body pos="0 0.3 0"><joint type="hinge" axis="1 0 0"/><geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.04"/></body></body>
+  </worldbody>
+  <actuator><motor joint="a" gear="5"/><motor joint="b" gear="5"/><motor joint="c" gear="5"/></actuator></mujoco>)";
+  check_span_factor_matches_parent_links<float>(path, 300);
+  check_span_factor_matches_parent_links<double>(path, 300);
+  std::remove(path.c_str());
+  const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
+  check_span_factor_matches_parent_links<float>(g1, 200);
+  check_span_factor_matches_parent_links<double>(g1, 200);
 }
 
 }  // namespace

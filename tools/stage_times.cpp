@@ -1,0 +1,477 @@
+// stage_times: the physics substep stage by stage, rltrain (float, as the envs step) beside MuJoCo 3
+// (the `mujoco` wheel's libmujoco, double), on the same states (issue 21). Built only where the
+// wheel is found at configure time (RLTRAIN_MUJOCO3_DIR; CMakeLists.txt).
+//
+//   stage_times MODEL.xml [--control-dt 0.02] [--envs 16] [--steps 40] [--rounds 5] [--seed 7]
+//
+// States: `envs` trajectories of MuJoCo from qpos0 at rest, controls uniform in ctrlrange from
+// rltrain's random_ctrl (Philox: seed, env, control step), held for control_dt / timestep substeps,
+// `steps` control steps: as `rltrain bench --model` and tools/bench_mujoco3.py drive their batches.
+// Every substep's MuJoCo state (mjSTATE_INTEGRATION: qpos, qvel, act, ctrl, warm start, ...) is
+// recorded; each round then steps every recorded state once in MuJoCo and once in rltrain (its
+// qpos, qvel, act and ctrl rounded to float), alternating, so both see the same load.
+//
+// MuJoCo's stages: its own timers (mjData.timer, mjcb_time = the time-stamp counter), and for the
+// smooth split, kinematics to rne called one by one on a second mjData holding the same state.
+// rltrain's stages: physics_substep's calls (sim/physics_step.h, sim/constraints.h
+// soft_constraint_acceleration) made one by one here with the counter around each; the result is
+// checked bit for bit against physics_substep itself. Per recorded state the least of each
+// measurement over the rounds is kept (a shared machine: another process's turn only adds, and
+// rarely hits the same state in every round; MuJoCo's stages are derived from those least timers
+// and probe calls); a stage's figure is the mean over the states.
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <type_traits>
+#include <utility>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "sim/mjcf.h"
+#include "sim/model_view.h"
+#include "sim/physics_step.h"
+
+namespace {
+
+using rlt::DataView;
+using rlt::ModelView;
+
+inline double ticks() { return static_cast<double>(__rdtsc()); }
+mjtNum mj_ticks() { return static_cast<mjtNum>(__rdtsc()); }
+
+// Counter ticks per ns, from 50 ms of the steady clock.
+double ticks_per_ns() {
+  using C = std::chrono::steady_clock;
+  const auto t0 = C::now();
+  const double k0 = ticks();
+  while (C::now() - t0 < std::chrono::milliseconds(50)) {
+  }
+  const double k1 = ticks();
+  return (k1 - k0) / std::chrono::duration<double, std::nano>(C::now() - t0).count();
+}
+
+// The rows of the table: one stage of both engines (what each counts is in kStageNote).
+enum Stage {
+  kKinematics,  // rltrain kinematics (+ tendons, transmissions); MuJoCo POS_KINEMATICS
+  kComPos,
+  kCrb,
+  kFactor,  // M's factors (and 1/sqrt of D)
+  kSmoothAcc,  // qacc_smooth = M^-1 (forces without constraints)
+  kComVel,
+  kPassive,
+  kRne,
+  kCollision,
+  kRows,        // constraint rows and Jacobians
+  kProject,     // MuJoCo only: projectConstraint (A = J M^-1 J^T for the dual solvers)
+  kActuation,   // actuator forces
+  kSolver,      // the constraint solver, qfrc_constraint, qacc
+  kIntegrate,   // the integrator (Euler's damped refactor, RK4's combination, qpos/qvel update;
+                // MuJoCo: mj_step less mj_forward)
+  kSensors,     // rltrain: compute_sensors (last substep of a control step); MuJoCo: sensorPos/Vel/Acc
+                // called on the probe (its sensorAcc without constraint rows)
+  kOther,       // MuJoCo: mj_forward less its timers (sensors, fwdAcceleration, energy)
+  kNumStages
+};
+const char* const kStageName[kNumStages] = {
+    "kinematics (+tendon, transm.)", "com_position",        "CRBA (mass matrix)", "factor M", "qacc_smooth (solve M)",
+    "com_velocity",                  "passive",             "RNE (bias)",         "collision",
+    "constraint rows/Jacobians",     "projectConstraint",   "actuation",          "solver",
+    "integration",                   "sensors",             "other"};
+
+struct Totals {
+  double t[kNumStages] = {};
+};
+
+// ---- rltrain: physics_substep's calls, one by one, timed ---------------------------------------
+struct RltTimer {
+  Totals* tot;
+  template <class F>
+  auto operator()(Stage s, F&& f) const {
+    const double a = ticks();
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      add(s, ticks() - a);
+    } else {
+      auto r = f();
+      add(s, ticks() - a);
+      return r;
+    }
+  }
+  void add(Stage s, double dt) const { tot->t[s] += dt; }
+};
+
+// physics_forward (sim/physics_step.h) with soft_constraint_acceleration (sim/constraints.h)
+// unrolled: the same calls in the same order.
+template <class T>
+void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd, const RltTimer& tm) {
+  tm(kKinematics, [&] { rlt::kinematics(m, d); });
+  tm(kComPos, [&] { rlt::com_position(m, d); });
+  tm(kComVel, [&] { rlt::com_velocity(m, d); });
+  tm(kRne, [&] { rlt::rne(m, d, static_cast<const T*>(nullptr), d.qfrc_bias); });
+  tm(kPassive, [&] { rlt::passive_forces(m, d); });
+  tm(kCrb, [&] { rlt::mass_matrix(m, d); });
+  tm(kKinematics, [&] { rlt::tendon_forward(m, d); });
+  tm(kCollision, [&] {
+    if (m.ncon_max > 0) rlt::detect_contacts(m, d);
+    else d.ncon[0] = T(0);
+  });
+  tm(kKinematics, [&] { rlt::transmission_kinematics(m, d); });
+  tm(kActuation, [&] {
+    rlt::actuator_forces(m, d, ctrl);
+    rlt::clamp_joint_actuator_forces(m, d);
+  });
+  const T h = m.timestep;
+  tm(kFactor, [&] {
+    rlt::factor_mass_load(m, d, T(0));
+    rlt::factor_mass_eliminate(m, d);
+    for (int i = 0; i < m.nv; ++i) d.qLDiagSqrtInv[i] = T(1) / rlt::m_sqrt(d.qLD[i * m.nv + i]);
+  });
+  tm(kSmoothAcc, [&] {
+    for (int i = 0; i < m.nv; ++i)
+      d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
+    rlt::solve_mass(m, d, d.qacc_smooth);
+  });
+  const int nr = tm(kRows, [&] { return rlt::constraint_rows(m, d, h); });
+  tm(kSolver, [&] {
+    d.solver_niter[0] = T(rlt::constraint_solve(m, d, nr));
+    if (m.noslip_iterations > 0) rlt::noslip_solve(m, d, nr);
+    rlt::constraint_contact_forces(m, d, nr);
+  });
+  tm(kIntegrate, [&] {  // MuJoCo's mj_Euler refactors M + h D itself (ADVANCE)
+    bool damped = false;
+    for (int i = 0; i < m.nv && hd > T(0); ++i) damped = damped || m.dof_damping[i] != T(0);
+    if (!damped) return;
+    rlt::factor_mass_load(m, d, hd);
+    rlt::factor_mass_eliminate(m, d);
+    for (int i = 0; i < m.nv; ++i)
+      d.qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
+    rlt::solve_mass(m, d, d.qacc);
+  });
+}
+
+// physics_substep (Euler, implicitfast, implicit) and step_rk4, with timed_forward.
+template <class T>
+void timed_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors, const RltTimer& tm) {
+  if (m.integrator == rlt::kIntRK4) {  // step_rk4 (sim/physics_step.h)
+    const T h = m.timestep;
+    const T A[3] = {T(0.5), T(0.5), T(1)};
+    const T B[4] = {T(1.0 / 6.0), T(1.0 / 3.0), T(1.0 / 3.0), T(1.0 / 6.0)};
+    const int nq = m.nq, nv = m.nv, nu = m.nu;
+    timed_forward(m, d, ctrl, T(0), tm);
+    if (sensors) tm(kSensors, [&] { rlt::compute_sensors(m, d); });
+    tm(kIntegrate, [&] {
+      for (int i = 0; i < nq; ++i) d.rk_qpos[i] = d.qpos[i];
+      for (int i = 0; i < nv; ++i)
+        d.rk_qvel[i] = d.qvel[i], d.rk_dvel[i] = B[0] * d.qvel[i], d.rk_dacc[i] = B[0] * d.qacc[i];
+      for (int i = 0; i < nu; ++i) d.rk_act[i] = d.act[i], d.rk_dact[i] = B[0] * d.act_dot[i];
+    });
+    for (int s = 1; s < 4; ++s) {
+      tm(kIntegrate, [&] {
+        for (int i = 0; i < nv; ++i) d.rk_dpos[i] = d.qvel[i] * A[s - 1];
+        for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
+        rlt::integrate_positions(m, d.qpos, d.rk_dpos, h);
+        for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i] + (d.qacc[i] * A[s - 1]) * h;
+        for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i] + (d.act_dot[i] * A[s - 1]) * h;
+      });
+      timed_forward(m, d, ctrl, T(0), tm);
+      tm(kIntegrate, [&] {
+        for (int i = 0; i < nv; ++i) d.rk_dvel[i] += d.qvel[i] * B[s], d.rk_dacc[i] += d.qacc[i] * B[s];
+        for (int i = 0; i < nu; ++i) d.rk_dact[i] += d.act_dot[i] * B[s];
+      });
+    }
+    tm(kIntegrate, [&] {
+      for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
+      for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i];
+      for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i];
+      rlt::advance_state(m, d, d.rk_dact, d.rk_dacc, static_cast<const T*>(d.rk_dvel));
+    });
+  } else {
+    timed_forward(m, d, ctrl,
+                  rlt::velocity_implicit(m.integrator) ? T(0) : m.implicit_damping ? m.timestep : T(0), tm);
+    if (m.nenergy_lag > 0) {
+      const T ke = rlt::kinetic_energy(m, d);
+      if (sensors) tm(kSensors, [&] { rlt::compute_sensors(m, d); });
+      d.energy_lag[0] = ke, d.energy_lag[1] = T(1);
+    } else if (sensors) {
+      tm(kSensors, [&] { rlt::compute_sensors(m, d); });
+    }
+    tm(kIntegrate, [&] {
+      if (m.integrator == rlt::kIntImplicit) rlt::implicit_acceleration(m, d, ctrl);
+      else if (m.integrator == rlt::kIntImplicitFast) rlt::implicitfast_acceleration(m, d, ctrl);
+      rlt::advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
+    });
+  }
+  if (m.nclock > 0) d.time[0] += m.timestep;
+}
+
+
+// ---- MuJoCo: its timers, and the lumped ones split by calling the stages on a second mjData ------
+// Per substep: MuJoCo's own timers of one mj_step (ticks), and the smooth stages called one by one
+// on `probe` (same state) to split the timers that lump them.
+struct MujocoTimes {
+  double timer[mjNTIMER] = {};
+  double timer_calls_forward = 0;  // forward passes in the step (RK4: 4)
+  double kin = 0, compos = 0, crb = 0, factor = 0, comvel = 0, passive = 0, rne = 0, smooth_acc = 0, sensors = 0;
+};
+
+void mujoco_substep(const mjModel* mm, mjData* d, mjData* probe, mjtNum* scratch, MujocoTimes& t) {
+  auto timed = [](double& acc, auto&& f) {
+    const double a = ticks();
+    f();
+    acc = ticks() - a;
+  };
+  timed(t.kin, [&] { mj_kinematics(mm, probe); });
+  timed(t.compos, [&] { mj_comPos(mm, probe); });
+  timed(t.crb, [&] { mj_makeM(mm, probe); });
+  timed(t.factor, [&] { mj_factorM(mm, probe); });
+  timed(t.comvel, [&] { mj_comVel(mm, probe); });
+  timed(t.passive, [&] { mj_passive(mm, probe); });
+  timed(t.rne, [&] { mj_rne(mm, probe, 0, mm->nv ? scratch : nullptr); });
+  timed(t.smooth_acc, [&] { mj_fwdAcceleration(mm, probe); });
+  if (mm->nsensor > 0) timed(t.sensors, [&] {
+      mj_sensorPos(mm, probe);
+      mj_sensorVel(mm, probe);
+      mj_sensorAcc(mm, probe);
+    });
+  std::memset(d->timer, 0, sizeof(d->timer));
+  mj_step(mm, d);
+  for (int k = 0; k < mjNTIMER; ++k) t.timer[k] = d->timer[k].duration;
+  t.timer_calls_forward = d->timer[mjTIMER_POS_KINEMATICS].number;
+}
+
+// A lump of MuJoCo's timers split in the ratio of the probe's calls.
+void split(double lump, std::initializer_list<std::pair<Stage, double>> parts, Totals& out) {
+  double sum = 0;
+  for (const auto& p : parts) sum += p.second;
+  for (const auto& p : parts) out.t[p.first] += sum > 0 ? lump * p.second / sum : 0.0;
+}
+
+Totals mujoco_stages(const MujocoTimes& t) {
+  Totals o;
+  auto tm = [&](int k) { return t.timer[k]; };
+  split(tm(mjTIMER_POS_KINEMATICS), {{kKinematics, t.kin}, {kComPos, t.compos}}, o);
+  split(tm(mjTIMER_POS_INERTIA), {{kCrb, t.crb}, {kFactor, t.factor}}, o);
+  split(tm(mjTIMER_VELOCITY), {{kComVel, t.comvel}, {kPassive, t.passive}, {kRne, t.rne}}, o);
+  o.t[kCollision] = tm(mjTIMER_POS_COLLISION);
+  o.t[kRows] = tm(mjTIMER_POS_MAKE);
+  o.t[kProject] = tm(mjTIMER_POS_PROJECT);
+  o.t[kActuation] = tm(mjTIMER_ACTUATION);
+  o.t[kSolver] = tm(mjTIMER_CONSTRAINT);
+  // everything of mj_step outside mj_forward: the integrator (Euler's damped refactor, RK4's
+  // combination; its three inner forward passes are in the timers above) and the state checks
+  o.t[kIntegrate] = tm(mjTIMER_STEP) - tm(mjTIMER_FORWARD);
+  // inside mj_forward but in no timer: fwdAcceleration and the sensors (the probe's, once per forward
+  // pass), and what is left (energy, checks)
+  const double forwards = t.timer_calls_forward;
+  o.t[kSmoothAcc] = forwards * t.smooth_acc;
+  o.t[kSensors] = t.sensors;  // (RK4: its inner forward passes skip the sensors)
+  o.t[kOther] = -o.t[kSmoothAcc] - o.t[kSensors] + tm(mjTIMER_FORWARD) - tm(mjTIMER_POS_KINEMATICS) - tm(mjTIMER_POS_INERTIA) -
+                tm(mjTIMER_POS_COLLISION) - tm(mjTIMER_POS_MAKE) - tm(mjTIMER_POS_PROJECT) -
+                tm(mjTIMER_VELOCITY) - tm(mjTIMER_ACTUATION) - tm(mjTIMER_CONSTRAINT);
+  return o;
+}
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr,
+               "usage: stage_times MODEL.xml [--control-dt S] [--envs N] [--steps N] [--rounds N] [--seed N]\n");
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path;
+  double control_dt = 0.02;
+  int num_envs = 16, num_steps = 40, rounds = 5;
+  unsigned seed = 7;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) usage();
+      return argv[++i];
+    };
+    if (a == "--control-dt") control_dt = std::atof(next());
+    else if (a == "--envs") num_envs = std::atoi(next());
+    else if (a == "--steps") num_steps = std::atoi(next());
+    else if (a == "--rounds") rounds = std::atoi(next());
+    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(next()));
+    else if (!a.empty() && a[0] != '-' && path.empty()) path = a;
+    else usage();
+  }
+  if (path.empty() || num_envs < 1 || num_steps < 1 || rounds < 1) usage();
+
+  // ---- both models from the same file --------------------------------------------------------------
+  const rlt::Model model = rlt::load_mjcf(path);
+  const rlt::HostModel<float> host(model);
+  const ModelView<float>& m = host.view();
+  char err[1000] = "";
+  mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof(err));
+  if (!mm) {
+    std::fprintf(stderr, "stage_times: MuJoCo cannot load %s: %s\n", path.c_str(), err);
+    return 2;
+  }
+  if (mm->nq != m.nq || mm->nv != m.nv || mm->nu != m.nu) {
+    std::fprintf(stderr, "stage_times: %s: nq/nv/nu differ (MuJoCo %d/%d/%d, rltrain %d/%d/%d)\n", path.c_str(),
+                 static_cast<int>(mm->nq), static_cast<int>(mm->nv), static_cast<int>(mm->nu), m.nq, m.nv, m.nu);
+    return 2;
+  }
+  const int substeps = static_cast<int>(std::lround(control_dt / mm->opt.timestep));
+  if (substeps < 1 || std::fabs(substeps * mm->opt.timestep - control_dt) > 1e-9 * control_dt + 1e-12) {
+    std::fprintf(stderr, "stage_times: --control-dt %g is not a whole number of timesteps (%g)\n", control_dt,
+                 mm->opt.timestep);
+    return 2;
+  }
+  mjData* d = mj_makeData(mm);
+  mjData* probe = mj_makeData(mm);
+  std::vector<mjtNum> scratch(static_cast<size_t>(mm->nv));
+  const int sig = mjSTATE_INTEGRATION;
+  const int state_size = mj_stateSize(mm, sig);
+
+  // ---- the states: MuJoCo's trajectories under rltrain's random controls -------------------------
+  std::vector<double> range(2 * static_cast<size_t>(m.nu));
+  for (int u = 0; u < m.nu; ++u) {
+    const bool limited = mm->actuator_ctrllimited[u] != 0;
+    range[2 * u] = limited ? mm->actuator_ctrlrange[2 * u] : -1.0;
+    range[2 * u + 1] = limited ? mm->actuator_ctrlrange[2 * u + 1] : 1.0;
+  }
+  const int num_states = num_envs * num_steps * substeps;
+  std::vector<mjtNum> states(static_cast<size_t>(num_states) * state_size);
+  std::vector<char> last_substep(static_cast<size_t>(num_states));
+  {
+    int k = 0;
+    for (int e = 0; e < num_envs; ++e) {
+      mj_resetData(mm, d);
+      for (int c = 0; c < num_steps; ++c) {
+        rlt::random_ctrl(range.data(), m.nu, seed, static_cast<rlt::u32>(e), static_cast<rlt::u32>(c), d->ctrl);
+        for (int s = 0; s < substeps; ++s, ++k) {
+          mj_getState(mm, d, states.data() + static_cast<size_t>(k) * state_size, sig);
+          last_substep[static_cast<size_t>(k)] = s == substeps - 1;
+          mj_step(mm, d);
+        }
+      }
+    }
+  }
+
+  // ---- rounds: every state once in MuJoCo, once in rltrain timed and once untimed, alternating ------
+  mjcb_time = mj_ticks;
+  const int n = rlt::data_size(m);
+  std::vector<float> row(static_cast<size_t>(n)), plain(static_cast<size_t>(n));
+  const DataView<float> rd = rlt::data_view(m, row.data()), pd = rlt::data_view(m, plain.data());
+  rlt::reset_data(m, rd);
+  rlt::reset_data(m, pd);
+  std::vector<float> ctrl(static_cast<size_t>(m.nu) + 1);
+  // per state, the least over rounds: rltrain's stages and untimed substep, MuJoCo's timers and probe calls
+  std::vector<Totals> best_r(static_cast<size_t>(num_states));
+  std::vector<MujocoTimes> best_mt(static_cast<size_t>(num_states));  // each timer and probe call's least
+  std::vector<double> best_plain(static_cast<size_t>(num_states), 1e300);
+  for (auto& t : best_r) std::fill(t.t, t.t + kNumStages, 1e300);
+  for (auto& t : best_mt) {
+    std::fill(t.timer, t.timer + mjNTIMER, 1e300);
+    t.kin = t.compos = t.crb = t.factor = t.comvel = t.passive = t.rne = t.smooth_acc = t.sensors = 1e300;
+  }
+  long differing = 0;
+  double niter_sum = 0, nefc_sum = 0, ncon_sum = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (int k = 0; k < num_states; ++k) {
+      const mjtNum* st = states.data() + static_cast<size_t>(k) * state_size;
+      // MuJoCo
+      mj_setState(mm, d, st, sig);
+      mj_setState(mm, probe, st, sig);
+      MujocoTimes mt;
+      mujoco_substep(mm, d, probe, scratch.data(), mt);
+      MujocoTimes& b = best_mt[static_cast<size_t>(k)];
+      for (int q = 0; q < mjNTIMER; ++q) b.timer[q] = std::min(b.timer[q], mt.timer[q]);
+      b.timer_calls_forward = mt.timer_calls_forward;
+      for (double MujocoTimes::*f : {&MujocoTimes::kin, &MujocoTimes::compos, &MujocoTimes::crb, &MujocoTimes::factor,
+                                     &MujocoTimes::comvel, &MujocoTimes::passive, &MujocoTimes::rne,
+                                     &MujocoTimes::smooth_acc, &MujocoTimes::sensors})
+        b.*f = std::min(b.*f, mt.*f);
+      // rltrain, from the same state in float
+      mj_setState(mm, probe, st, sig);
+      for (int i = 0; i < m.nu; ++i) ctrl[static_cast<size_t>(i)] = static_cast<float>(probe->ctrl[i]);
+      auto load = [&](const DataView<float>& x) {
+        for (int i = 0; i < m.nq; ++i) x.qpos[i] = static_cast<float>(probe->qpos[i]);
+        for (int i = 0; i < m.nv; ++i) x.qvel[i] = static_cast<float>(probe->qvel[i]);
+        for (int u = 0; u < m.nu; ++u)  // rltrain's act has one per actuator, MuJoCo's one per stateful one
+          x.act[u] = mm->actuator_actadr[u] >= 0 ? static_cast<float>(probe->act[mm->actuator_actadr[u]]) : 0.0f;
+      };
+      const bool sensors = m.nsensor > 0 && last_substep[static_cast<size_t>(k)];
+      load(rd);
+      Totals rt;
+      timed_substep(m, rd, ctrl.data(), sensors, RltTimer{&rt});
+      for (int s = 0; s < kNumStages; ++s) best_r[k].t[s] = std::min(best_r[k].t[s], rt.t[s]);
+      load(pd);
+      const double a = ticks();
+      rlt::physics_substep(m, pd, ctrl.data(), sensors);
+      best_plain[k] = std::min(best_plain[k], ticks() - a);
+      if (r == 0) {
+        differing += std::memcmp(rd.qpos, pd.qpos, sizeof(float) * m.nq) != 0 ||
+                     std::memcmp(rd.qvel, pd.qvel, sizeof(float) * m.nv) != 0;
+        niter_sum += pd.solver_niter[0], nefc_sum += pd.nefc[0], ncon_sum += pd.ncon[0];
+      }
+    }
+  }
+
+  // ---- the table ------------------------------------------------------------------------------------
+  const double tpn = ticks_per_ns();
+  const double per = 1.0 / (tpn * 1e3 * num_states);  // ticks summed over states -> us per substep
+  Totals sr, sm;
+  double plain_sum = 0, step_sum = 0, lumps[3] = {};
+  for (int k = 0; k < num_states; ++k) {
+    const Totals ms = mujoco_stages(best_mt[static_cast<size_t>(k)]);  // from the least of each measurement
+    for (int s = 0; s < kNumStages; ++s) sr.t[s] += best_r[k].t[s], sm.t[s] += ms.t[s];
+    const double* timer = best_mt[static_cast<size_t>(k)].timer;
+    plain_sum += best_plain[k], step_sum += timer[mjTIMER_STEP];
+    lumps[0] += timer[mjTIMER_POS_KINEMATICS], lumps[1] += timer[mjTIMER_POS_INERTIA], lumps[2] += timer[mjTIMER_VELOCITY];
+  }
+  double mj_nefc = 0, mj_niter = 0;
+  {
+    mj_resetData(mm, d);  // MuJoCo's rows and iterations over the same states (one more pass)
+    for (int k = 0; k < num_states; ++k) {
+      mj_setState(mm, d, states.data() + static_cast<size_t>(k) * state_size, sig);
+      mj_step(mm, d);
+      mj_nefc += d->nefc, mj_niter += d->solver_niter[0];
+    }
+  }
+  const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast"};
+  const char* solvers[] = {"PGS", "CG", "Newton"};
+  std::printf("%s\n  nq %d nv %d nbody %d ngeom %d nu %d; timestep %g, %s, %d substeps per control step; %d envs x %d "
+              "control steps = %d substeps; %d rounds, least per state\n",
+              path.c_str(), m.nq, m.nv, m.nbody, m.ngeom, m.nu, mm->opt.timestep,
+              integrators[std::min(3, std::max(0, mm->opt.integrator))], substeps, num_envs, num_steps, num_states,
+              rounds);
+  std::printf("  rltrain float %s: %.1f contacts, %.1f rows, %.2f iterations per substep; MuJoCo %s: %.1f rows, %.2f "
+              "iterations\n",
+              m.use_newton ? "Newton" : "PGS", ncon_sum / num_states, nefc_sum / num_states, niter_sum / num_states,
+              solvers[std::min(2, std::max(0, mm->opt.solver))], mj_nefc / num_states, mj_niter / num_states);
+  std::printf("  | stage | rltrain us | MuJoCo us | ratio MuJoCo/rltrain |\n  |---|---|---|---|\n");
+  double tr = 0, tm = 0;
+  for (int s = 0; s < kNumStages; ++s) {
+    const double a = sr.t[s] * per, b = sm.t[s] * per;
+    tr += a, tm += b;
+    std::printf("  | %s | %.2f | %.2f | %s |\n", kStageName[s], a, b,
+                a > 0.005 && b > 0.005 ? (std::to_string(b / a).substr(0, 5) + "x").c_str() : "-");
+  }
+  std::printf("  | **sum of stages** | **%.2f** | **%.2f** | **%.2fx** |\n", tr, tm, tm / tr);
+  std::printf("  rltrain physics_substep untimed: %.2f us (sum of its timed stages %.2f); MuJoCo mj_step (its STEP "
+              "timer) %.2f us\n",
+              plain_sum * per, tr, step_sum * per);
+  std::printf("  MuJoCo's lumped timers: POS_KINEMATICS %.2f, POS_INERTIA %.2f, VELOCITY %.2f us (split above in the "
+              "ratio of the probe's calls)\n",
+              lumps[0] * per, lumps[1] * per, lumps[2] * per);
+  std::printf("  timed rltrain substep bit-identical to physics_substep: %s (%ld of %d states differ)\n",
+              differing == 0 ? "yes" : "NO", differing, num_states);
+  mj_deleteData(probe);
+  mj_deleteData(d);
+  mj_deleteModel(mm);
+  return differing == 0 ? 0 : 1;
+}
