@@ -921,7 +921,9 @@ void check_span_factor_matches_parent_links(const std::string& path, int substep
     }
   }
   EXPECT_GT(compared, 0);
-  if (path.find("three_trees") != std::string::npos) EXPECT_EQ(trees, 3);
+  if (path.find("three_trees") != std::string::npos) {
+    EXPECT_EQ(trees, 3);
+  }
 }
 
 TEST(TreeFactors, SpanEliminationGivesTheParentLinkBits) {
