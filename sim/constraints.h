@@ -998,19 +998,6 @@ RLT_HD int row_forces(const ModelView<T>& m, const DataView<T>& d, int r, int n,
   return kRowCone;
 }
 
-// The cost of rows r..r+n-1 at x = J a - aref, given row_forces' state and forces f there: on a
-// friction loss's linear side -f x - R f^2 / 2 (continuous with the quadratic's x^2 / 2R at |f| = the
-// loss), else -f . x / 2 (each other piece is homogeneous of degree 2 in x and f = -d cost / dx).
-template <class T>
-RLT_HD T row_cost(const ModelView<T>& m, const DataView<T>& d, int r, int n, const T* x, const T* f, int state) {
-  (void)m;
-  if (state == kRowFrictionPos || state == kRowFrictionNeg)
-    return -f[0] * x[0] - T(0.5) * d.efc[r * kEfcStride + kEfcR] * f[0] * f[0];
-  T c = T(0);
-  for (int j = 0; j < n; ++j) c -= f[j] * x[j];
-  return T(0.5) * c;
-}
-
 // Fields of a row in DataView::efc_newton (kNewtonStride scalars each; newton_solve).
 enum NewtonField : int {
   kNewtonJar = 0,    // J a - aref at the current acceleration a
@@ -1190,9 +1177,10 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
   T* a = d.qacc;
   const T* a0 = d.qacc_smooth;
   const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
-  const T* aw = d.qacc_warmstart;
-  // each row's chain (an elliptic contact's rows share their block's), J a0 - aref and (in kNewtonJv)
-  // J aw - aref
+  // The start: a0. (MuJoCo's warm start, the last substep's acceleration where its cost is below
+  // a0's, was measured twice and is slower on the five robots: docs/ARCHITECTURE.md, Solver.)
+  for (int i = 0; i < nv; ++i) a[i] = a0[i], Ma[i] = T(0);
+  // each row's chain (an elliptic contact's rows share their block's), and J a0 - aref
   for (int r = 0; r < nr;) {
     const int n = row_block(m, d, r, nr);
     int deep = -1, top = nv;
@@ -1217,35 +1205,8 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       T* e = d.efc + (r + j) * kEfcStride;
       w[kNewtonDeep] = T(deep), w[kNewtonTop] = T(top), w[kNewtonState] = T(-1), w[kNewtonH] = T(0);
       e[kEfcRes0] = w[kNewtonJar] = chain_dot(m, d.efc_J + (r + j) * nv, deep, top, a0) - e[kEfcAref];
-      w[kNewtonJv] = chain_dot(m, d.efc_J + (r + j) * nv, deep, top, aw) - e[kEfcAref];
     }
     r += n;
-  }
-  // The start, MuJoCo's warm start: the last substep's acceleration aw (d.qacc_warmstart) unless its
-  // cost is above a0's (a0's Gauss term is 0).
-  for (int i = 0; i < nv; ++i) dir[i] = aw[i] - a0[i];
-  mass_product(m, d, dir, Ma);
-  T cost_w = T(0), cost_0 = T(0);
-  for (int i = 0; i < nv; ++i) cost_w += T(0.5) * dir[i] * Ma[i];
-  for (int r = 0; r < nr;) {
-    const int n = row_block(m, d, r, nr);
-    T xw[6], x0[6], f[6], h[36];
-    for (int j = 0; j < n; ++j) {
-      const T* w = d.efc_newton + (r + j) * kNewtonStride;
-      xw[j] = w[kNewtonJv], x0[j] = w[kNewtonJar];
-    }
-    cost_w += row_cost(m, d, r, n, xw, f, row_forces(m, d, r, n, xw, f, h));
-    cost_0 += row_cost(m, d, r, n, x0, f, row_forces(m, d, r, n, x0, f, h));
-    r += n;
-  }
-  if (cost_w > cost_0) {
-    for (int i = 0; i < nv; ++i) a[i] = a0[i], Ma[i] = T(0);
-  } else {
-    for (int i = 0; i < nv; ++i) a[i] = aw[i];
-    for (int r = 0; r < nr; ++r) {
-      T* w = d.efc_newton + r * kNewtonStride;
-      w[kNewtonJar] = w[kNewtonJv];
-    }
   }
   int iter = 0;
   bool stalled = false, was_dense = false;
@@ -1601,14 +1562,6 @@ RLT_HD Vec3<T> contact_torque(const ModelView<T>& m, const DataView<T>& d, const
 template <class T>
 RLT_HD int noslip_solve(const ModelView<T>& m, const DataView<T>& d, int nr);
 
-// MuJoCo's mj_advance keeps the step's d->qacc (the solver's, before Euler's implicit damping; RK4's
-// last stage's) for the next step's warm start: d.qacc_warmstart, where Newton solves.
-template <class T>
-RLT_HD void save_warmstart(const ModelView<T>& m, const DataView<T>& d) {
-  if (solves_by_newton(m))
-    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
-}
-
 // The constrained acceleration of one substep (physics_substep with soft constraints; smooth
 // forces, actuator forces and the contact list done): d.qacc for the Euler update.
 template <class T>
@@ -1623,7 +1576,6 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   d.solver_niter[0] = T(constraint_solve(m, d, nr));
   if (m.noslip_iterations > 0) noslip_solve(m, d, nr);
   constraint_contact_forces(m, d, nr);
-  if (m.integrator != kIntRK4) save_warmstart(m, d);  // (RK4's stages all start from the step's)
   bool damped = false;
   for (int i = 0; i < m.nv && hd > T(0); ++i) damped = damped || m.dof_damping[i] != T(0);
   if (!damped) return;  // qacc = a0 + M^-1 J^T f already

@@ -147,10 +147,7 @@ namespace rlt {
   X(mocap_pos, 3 * nmocap, input,                                                                                    \
     "each mocap body's position, world (MuJoCo's mocap_pos; reset_data: body_pos, or a keyframe's mpos)")            \
   X(mocap_quat, 4 * nmocap, input,                                                                                   \
-    "its orientation, world, (w, x, y, z); kinematics normalizes a copy (MuJoCo's mocap_quat; need not be unit)") \
-  /* the Newton solver's warm start (sim/constraints.h newton_solve; empty where Gauss-Seidel solves) */            \
-  X(qacc_warmstart, nv_newton, physics_step,                                                                         \
-    "the last substep's constrained acceleration, the solver's (MuJoCo's qacc_warmstart; 0 after reset_data)")
+    "its orientation, world, (w, x, y, z); kinematics normalizes a copy (MuJoCo's mocap_quat; need not be unit)")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -330,8 +327,6 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nclock; ++i) d.time[i] = T(0);
   for (int i = 0; i < m.nenergy_lag; ++i) d.energy_lag[i] = T(0);
   d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
-  if (solves_by_newton(m))  // (MuJoCo's mj_resetData zeroes qacc_warmstart)
-    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = T(0);
   if (m.nmocap > 0) {  // MuJoCo's mj_resetData: each mocap body where the model puts it
     for (int b = 1; b < m.nbody; ++b) {
       const int id = m.body_mocapid[b];

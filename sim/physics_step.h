@@ -277,7 +277,6 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
   for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
   for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i];
   for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i];
-  save_warmstart(m, d);  // the last stage's qacc, as MuJoCo's mj_advance
   advance_state(m, d, d.rk_dact, d.rk_dacc, static_cast<const T*>(d.rk_dvel));
 }
 

@@ -145,7 +145,6 @@ void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T
     d.solver_niter[0] = T(rlt::constraint_solve(m, d, nr));
     if (m.noslip_iterations > 0) rlt::noslip_solve(m, d, nr);
     rlt::constraint_contact_forces(m, d, nr);
-    if (m.integrator != rlt::kIntRK4) rlt::save_warmstart(m, d);
   });
   tm(kIntegrate, [&] {  // MuJoCo's mj_Euler refactors M + h D itself (ADVANCE)
     bool damped = false;
@@ -193,7 +192,6 @@ void timed_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, b
       for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
       for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i];
       for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i];
-      rlt::save_warmstart(m, d);
       rlt::advance_state(m, d, d.rk_dact, d.rk_dacc, static_cast<const T*>(d.rk_dvel));
     });
   } else {
@@ -405,8 +403,6 @@ int main(int argc, char** argv) {
         for (int i = 0; i < m.nv; ++i) x.qvel[i] = static_cast<float>(probe->qvel[i]);
         for (int u = 0; u < m.nu; ++u)  // rltrain's act has one per actuator, MuJoCo's one per stateful one
           x.act[u] = mm->actuator_actadr[u] >= 0 ? static_cast<float>(probe->act[mm->actuator_actadr[u]]) : 0.0f;
-        if (rlt::solves_by_newton(m))  // the warm start, MuJoCo's (mjSTATE_INTEGRATION holds it)
-          for (int i = 0; i < m.nv; ++i) x.qacc_warmstart[i] = static_cast<float>(probe->qacc_warmstart[i]);
       };
       const bool sensors = m.nsensor > 0 && last_substep[static_cast<size_t>(k)];
       load(rd);
