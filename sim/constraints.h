@@ -1178,7 +1178,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
   const T* a0 = d.qacc_smooth;
   const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
   // The start: a0. (MuJoCo's warm start, the last substep's acceleration where its cost is below
-  // a0's, was measured: 10-50% more factorizations on the robots under random controls.)
+  // a0's, was measured twice and is slower on the five robots: docs/ARCHITECTURE.md, Solver.)
   for (int i = 0; i < nv; ++i) a[i] = a0[i], Ma[i] = T(0);
   // each row's chain (an elliptic contact's rows share their block's), and J a0 - aref
   for (int r = 0; r < nr;) {
