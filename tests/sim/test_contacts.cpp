@@ -871,8 +871,9 @@ void margin_multicontact(double tol) {
 TEST(PhysicsContacts, MultiContactWithinTheMargin) { margin_multicontact<double>(1e-12); }
 TEST(PhysicsContacts, MultiContactWithinTheMarginFloat) { margin_multicontact<float>(2e-6); }
 
-// Random overlapping poses of each pair kind (box-box, capsule-box, capsule-capsule, sphere-box, and
-// boxes and capsules on the plane), in double and float, with room for more contacts than the pair
+// Random overlapping poses of each pair kind (box-box, capsule-box, capsule-capsule, sphere-box, the
+// multicontact pairs cylinder-box, cylinder-cylinder and capsule-cylinder, with and without margin,
+// and boxes, capsules and cylinders on the plane), in double and float, with room for more contacts than the pair
 // may make: the count never exceeds pair_contact_capacity (which sizes the contact rows, so a pair
 // making more would silently lose some), every normal is a finite unit vector and every depth finite
 // and at most the deepest possible overlap.
@@ -881,7 +882,10 @@ void contacts_within_capacity() {
   const char* kinds[][2] = {{"box\" size=\"0.2 0.1 0.05", "box\" size=\"0.15 0.15 0.1"},
                             {"capsule\" size=\"0.05 0.2", "box\" size=\"0.2 0.1 0.05"},
                             {"capsule\" size=\"0.05 0.2", "capsule\" size=\"0.08 0.1"},
-                            {"sphere\" size=\"0.1", "box\" size=\"0.2 0.1 0.05"}};
+                            {"sphere\" size=\"0.1", "box\" size=\"0.2 0.1 0.05"},
+                            {"cylinder\" size=\"0.1 0.05", "box\" size=\"0.2 0.1 0.05"},
+                            {"cylinder\" size=\"0.1 0.05", "cylinder\" size=\"0.15 0.1\" margin=\"0.01"},
+                            {"capsule\" size=\"0.05 0.2", "cylinder\" size=\"0.1 0.05\" margin=\"0.01"}};
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(-1, 1);
   int checked = 0;
