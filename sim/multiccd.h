@@ -81,16 +81,19 @@ RLT_HD RLT_INLINE T area4(const T a[3], const T b[3], const T c[3], const T d[3]
   return T(0.5) * norm(e);
 }
 
-// MuJoCo's polygonQuad: four vertex ids of the polygon (nvert > 4) spanning a large area; 3.17
-// holds the first corner (measured: sim/contact.h's plane-mesh polygon_quad found the same).
+// MuJoCo's polygonQuad: four vertex ids of the polygon (nvert > 4) spanning a large area: for each
+// first corner a in turn, the other three moved on while the area grows, carried over from one a to
+// the next (read from the 3.17 library's polygonClip; 3.12's source has the same walk with another
+// area). A corner can come out twice (a quadrilateral that closes on itself), and is then emitted
+// twice, as MuJoCo does.
 template <class T>
 RLT_HD void polygon_quad(int res[4], const T* poly, int nvert) {
   auto nxt = [nvert](int i) { return i == nvert - 1 ? 0 : i + 1; };
   auto p = [poly](int i) { return poly + 3 * i; };
-  int a = 0, b = 1, c = 2, d = 3;
-  res[0] = a, res[1] = b, res[2] = c, res[3] = d;
-  T mm = area4(p(a), p(b), p(c), p(d)), m_next;
-  {
+  int b = 1, c = 2, d = 3;
+  res[0] = 0, res[1] = b, res[2] = c, res[3] = d;
+  T mm = area4(p(0), p(b), p(c), p(d)), m_next;
+  for (int a = 0; a < nvert; ++a) {
     while (true) {
       m_next = area4(p(a), p(b), p(c), p(nxt(d)));
       if (m_next <= mm) break;
@@ -107,6 +110,13 @@ RLT_HD void polygon_quad(int res[4], const T* poly, int nvert) {
         if (m_next <= mm) break;
         mm = m_next, b = nxt(b);
         res[0] = a, res[1] = b, res[2] = c, res[3] = d;
+      }
+    }
+    if (b == a) {
+      b = nxt(b);
+      if (c == b) {
+        c = nxt(c);
+        if (d == c) d = nxt(d);
       }
     }
   }

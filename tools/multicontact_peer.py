@@ -142,7 +142,7 @@ def compare(d, ours):
     return worst
 
 
-def run_pair(rltrain, fixed, free, margin, npose, rng, show, workdir):
+def run_pair(rltrain, fixed, free, margin, npose, rng, show, workdir, tol):
     m0 = mujoco.MjModel.from_xml_string(model_xml(fixed, free, margin, [np.r_[0, 0, 0.4, 1, 0, 0, 0]]))
     poses = random_poses(m0, npose, margin, rng)
     xml = model_xml(fixed, free, margin, poses)
@@ -165,7 +165,7 @@ def run_pair(rltrain, fixed, free, margin, npose, rng, show, workdir):
         return {"error": (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]}
     if os.environ.get("MULTICONTACT_PEER_STDERR"):
         print(r.stderr)
-    hist, bad, worst, shown = {}, 0, 0.0, 0
+    hist, bad, worst, shown, beyond = {}, 0, 0.0, 0, 0
     for k in keys:
         mujoco.mj_resetDataKeyframe(m, d, int(k[1:]))
         mujoco.mj_forward(m, d)
@@ -177,7 +177,8 @@ def run_pair(rltrain, fixed, free, margin, npose, rng, show, workdir):
             bad += 1
         else:
             worst = max(worst, w)
-        if (w is None or w > 1e-9) and shown < show:
+            beyond += w > tol
+        if (w is None or w > tol) and shown < show:
             shown += 1
             print(f"  {fixed}-{free} margin {margin} key {k}: MuJoCo {d.ncon}, rltrain {len(ours)}, worst {w}")
             for c in d.contact[:d.ncon]:
@@ -185,7 +186,8 @@ def run_pair(rltrain, fixed, free, margin, npose, rng, show, workdir):
             for c in ours:
                 print(f"    rl {np.array2string(np.array(c['pos']), precision=9)} "
                       f"{np.array2string(np.array(c['normal']), precision=9)} {c['dist']:.9e}")
-    return {"poses": len(poses), "hist": dict(sorted(hist.items())), "count_mismatch": bad, "worst": worst}
+    return {"poses": len(poses), "hist": dict(sorted(hist.items())), "count_mismatch": bad, "worst": worst,
+            "beyond": beyond}
 
 
 def main():
@@ -206,7 +208,7 @@ def main():
         for pair in a.pairs.split(","):
             fixed, free = pair.split("-")
             for margin in (float(x) for x in a.margins.split(",")):
-                res = run_pair(rltrain, fixed, free, margin, a.poses, rng, a.show, workdir)
+                res = run_pair(rltrain, fixed, free, margin, a.poses, rng, a.show, workdir, a.tol)
                 if "error" in res:
                     print(f"{fixed:>8} (fixed) {free:>8} (free) margin {margin:<5g} rltrain refuses: {res['error']}")
                     ok = False
@@ -215,7 +217,7 @@ def main():
                 ok = ok and good
                 print(f"{fixed:>8} (fixed) {free:>8} (free) margin {margin:<5g} poses {res['poses']:3d} "
                       f"MuJoCo counts {res['hist']} count mismatches {res['count_mismatch']:3d} "
-                      f"worst {res['worst']:.2e} {'ok' if good else 'FAIL'}")
+                      f"worst {res['worst']:.2e}, {res['beyond']} beyond {a.tol:g} {'ok' if good else 'FAIL'}")
     sys.exit(0 if ok else 1)
 
 
