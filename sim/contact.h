@@ -827,9 +827,11 @@ RLT_HD void convex_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1,
 // pair whose signed distance (of the shapes inflated by half the active margin each) is negative is
 // a contact: pos their midpoint, normal x1 - x2 (from geom 1 to geom 2), depth minus the active
 // margin.
+// Out of line on the CPU (as collide_pair), so that the other pairs' narrow phase does not carry its
+// polytope and clipping buffers.
 template <class T>
-RLT_HD void multi_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1, const Mat3<T>& r1,
-                         int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
+RLT_CONTACT_NOINLINE RLT_HD void multi_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1,
+                                              const Mat3<T>& r1, int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
   mjccd::GeomObj<T> a, b;
   mjccd::init_geom_obj(&a, m, g1, c1, r1, emit.active);
   mjccd::init_geom_obj(&b, m, g2, c2, r2, emit.active);
@@ -959,6 +961,13 @@ RLT_CONTACT_NOINLINE RLT_HD void collide_pair(const ModelView<T>& m, const DataV
     return;
   }
   const Emitter<T> emit{m, d, g1, g2, ncon, margin, active};
+  // MuJoCo 3.17's multicontact pairs: two of cylinder, box and mesh but box-box, a capsule with a
+  // cylinder or a mesh (dispatched once, out of line: the other pairs' code stays as it was)
+  if ((t1 >= kGeomCylinder && !(t1 == kGeomBox && t2 == kGeomBox)) ||
+      (t1 == kGeomCapsule && (t2 == kGeomCylinder || t2 == kGeomMesh))) {
+    multi_convex(emit, m, g1, c1, r1, g2, c2, r2);
+    return;
+  }
   if (t1 == kGeomPlane) {
     const Vec3<T> np = r1.col(2);
     if (dot(c2 - c1, np) > rbound[g2] + reach) return;
@@ -1012,15 +1021,11 @@ RLT_CONTACT_NOINLINE RLT_HD void collide_pair(const ModelView<T>& m, const DataV
       capsule_capsule(emit, c1 - half1, c1 + half1, s1[0], c2 - half2, c2 + half2, s2[0], r1.col(0));
     } else if (t2 == kGeomBox) {
       capsule_box(emit, c1, r1.col(2), s1[0], s1[1], c2, r2, Vec3<T>::load(s2));
-    } else if (t2 == kGeomCylinder || t2 == kGeomMesh) {
-      multi_convex(emit, m, g1, c1, r1, g2, c2, r2);
     } else {
       convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
     }
   } else if (t1 == kGeomBox && t2 == kGeomBox) {
     box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
-  } else if (t1 >= kGeomCylinder && t2 >= kGeomCylinder) {  // two of cylinder, box, mesh
-    multi_convex(emit, m, g1, c1, r1, g2, c2, r2);
   } else {  // an ellipsoid against an ellipsoid, cylinder, box or mesh
     convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
   }
