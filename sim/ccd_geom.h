@@ -26,6 +26,7 @@ struct GeomObj {
   const int* hull = nullptr;     // mesh: mesh_graph + mesh_graphadr (nullptr: none)
   const int* extrema = nullptr;  // mesh: mesh_extrema + 27 id (nullptr: none)
   int meshindex = -1;            // the last hill-climbing result (hull id; MuJoCo's warm start)
+  bool core = false;             // a capsule as its segment (MuJoCo's mjc_lineSupport), the radius apart
   // mesh polygons (sim/model_fields.h mesh_poly*; polynum 0: none, no multicontact)
   int polynum = 0;
   const int* polymapadr = nullptr;  // mesh_polymapadr + mesh_vertadr: per vertex, into polymap
@@ -81,6 +82,12 @@ struct GeomObj {
     res[0] += pos[0], res[1] += pos[1], res[2] += pos[2];
   }
   RLT_HD void support(T res[3], const T dir[3]) {
+    if (core && type == kGeomCapsule) {  // MuJoCo's mjc_lineSupport: the capsule's segment
+      const T t = mat[2] * dir[0] + mat[5] * dir[1] + mat[8] * dir[2];
+      const T h = t >= T(0) ? size[1] : -size[1];
+      res[0] = mat[2] * h + pos[0], res[1] = h * mat[5] + pos[1], res[2] = h * mat[8] + pos[2];
+      return;
+    }
     if (type == kGeomSphere) {
       for (int i = 0; i < 3; ++i) res[i] = size[0] * dir[i] + pos[i];
       return;
@@ -108,6 +115,7 @@ struct GeomObj {
         const T scl = n2 >= mjccd::Limits<T>::minval2 ? size[0] / m_sqrt(n2) : T(0);
         s[0] = scl * l[0], s[1] = scl * l[1];
         s[2] = l[2] >= T(0) ? size[1] : -size[1];
+        vertindex = l[2] >= T(0) ? 0 : 1;  // MuJoCo 3.17: the cap (0 top, 1 bottom), for multicontact
         break;
       }
       case kGeomMesh:
@@ -130,6 +138,7 @@ RLT_HD void init_geom_obj(GeomObj<T>* obj, const ModelView<T>& m, int g, const V
   obj->type = m.geom_type[g], obj->margin = margin;
   obj->discrete = obj->type == kGeomBox || obj->type == kGeomMesh;
   obj->vertindex = obj->meshindex = -1;
+  obj->core = false;
   c.store(obj->pos), r.store(obj->mat);
   for (int k = 0; k < 3; ++k) obj->size[k] = m.geom_size[3 * g + k];
   if (obj->type != kGeomMesh) return;

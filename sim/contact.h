@@ -44,18 +44,18 @@
 //                    the hull polygon through it that faces the plane most (mesh_polyvert, by
 //                    mesh_polynormal: Newell's normals; of a polygon of more than 4, a large-area
 //                    quadrilateral of them, a corner it repeats emitted twice)
-//   box-mesh, mesh-mesh up to 4 (MuJoCo 3.17's mjc_Convex, box_mesh_convex): nativeccd's GJK/EPA
-//                    (sim/mjccd.h), then without margin its multicontact (sim/multiccd.h: the
-//                    touching faces, or an edge and a face, clipped one to the other)
-//   sphere, capsule, cylinder, ellipsoid with a mesh: 1, its convex hull in the GJK/EPA collider
-//                    (sim/convex.h)
+//   two of cylinder, box, mesh (not box-box) up to 4, a capsule with a cylinder or a mesh up to 2
+//                    (MuJoCo 3.17's mjc_Convex, multi_convex): nativeccd's GJK/EPA (sim/mjccd.h),
+//                    then its multicontact (sim/multiccd.h: the touching faces, or an edge and a
+//                    face, clipped one to the other; a cylinder's cap a 16-gon, its side and a
+//                    capsule's axis edges; with a margin too)
+//   sphere, ellipsoid with a mesh: 1, its convex hull in the GJK/EPA collider (sim/convex.h)
 //   hfield-sphere, -capsule, -box, -cylinder, -ellipsoid, -mesh: up to 50, one per triangular prism of
 //                    the cells under the geom (sim/hfield.h, MuJoCo 3's mjc_ConvexHField); hfields
 //                    never touch planes or other hfields
 //   sphere-cylinder  1 (mjc_SphereCylinder): side, cap or rim
-//   the other pairs with an ellipsoid or a cylinder (capsule, box, cylinder, ellipsoid): 1, from the
-//                    GJK/EPA collider of sim/convex.h (MuJoCo 3's mjc_Convex; its multiccd extra
-//                    points for cylinder-box/capsule/cylinder are not added)
+//   the other pairs with an ellipsoid (capsule, cylinder, box, ellipsoid): 1, from the GJK/EPA
+//                    collider of sim/convex.h (MuJoCo 3.17's mjc_Convex gives them one too)
 // Degenerate cases take the geometry's normal: coincident centers of a sphere and a capsule axis
 // (across the capsule), crossing capsule axes (their common perpendicular), a sphere center on a box
 // face (that face's normal). A non-finite depth or margin gives no contact.
@@ -819,19 +819,25 @@ RLT_HD void convex_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1,
   emit(T(0.5) * (p.pa + p.pb), p.normal, p.depth - emit.active);
 }
 
-// A box or mesh against a mesh (geom 1 the box when there is one): MuJoCo 3's mjc_Convex with
-// nativeccd (sim/mjccd.h's GJK and EPA, ccd_iterations and ccd_tolerance from the model), then,
-// without an active margin, its multicontact (sim/multiccd.h): up to 4 points where two faces (or
-// an edge and a face) touch. Each witness pair whose signed distance is negative is a contact: pos
-// their midpoint, normal x1 - x2 (from geom 1 to geom 2), depth minus the active margin.
+// The pairs MuJoCo 3.17's mjc_Convex gives more than one contact (geom 1 of the lower type): two of
+// cylinder, box and mesh (not box-box: box_box), up to 4; a capsule with a cylinder or a mesh, up
+// to 2. MuJoCo's nativeccd (sim/mjccd.h's GJK and EPA, ccd_iterations and ccd_tolerance from the
+// model) and its multicontact (sim/multiccd.h convex_multi: the touching faces, or an edge and a
+// face, clipped one to the other; a capsule and a margin first by GJK's distances). Each witness
+// pair whose signed distance (of the shapes inflated by half the active margin each) is negative is
+// a contact: pos their midpoint, normal x1 - x2 (from geom 1 to geom 2), depth minus the active
+// margin.
+// Out of line on the CPU (as collide_pair), so that the other pairs' narrow phase does not carry its
+// polytope and clipping buffers.
 template <class T>
-RLT_HD void box_mesh_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1,
-                            const Mat3<T>& r1, int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
+RLT_CONTACT_NOINLINE RLT_HD void multi_convex(const Emitter<T>& emit, const ModelView<T>& m, int g1, const Vec3<T>& c1,
+                                              const Mat3<T>& r1, int g2, const Vec3<T>& c2, const Mat3<T>& r2) {
   mjccd::GeomObj<T> a, b;
   mjccd::init_geom_obj(&a, m, g1, c1, r1, emit.active);
   mjccd::init_geom_obj(&b, m, g2, c2, r2, emit.active);
+  const int max_contacts = a.type == kGeomCapsule ? 2 : 4;
   mjccd::Witnesses<T> w;
-  const int n = mjccd::convex_multi(&w, a, b, m.ccd_iterations, m.ccd_tolerance, !(emit.active > T(0)));
+  const int n = mjccd::convex_multi(&w, a, b, m.ccd_iterations, m.ccd_tolerance, max_contacts);
   for (int i = 0; i < n; ++i) {
     T pos[3], nrm[3];
     mjccd::v3::add(pos, w.x1 + 3 * i, w.x2 + 3 * i);
@@ -955,6 +961,13 @@ RLT_CONTACT_NOINLINE RLT_HD void collide_pair(const ModelView<T>& m, const DataV
     return;
   }
   const Emitter<T> emit{m, d, g1, g2, ncon, margin, active};
+  // MuJoCo 3.17's multicontact pairs: two of cylinder, box and mesh but box-box, a capsule with a
+  // cylinder or a mesh (dispatched once, out of line: the other pairs' code stays as it was)
+  if ((t1 >= kGeomCylinder && !(t1 == kGeomBox && t2 == kGeomBox)) ||
+      (t1 == kGeomCapsule && (t2 == kGeomCylinder || t2 == kGeomMesh))) {
+    multi_convex(emit, m, g1, c1, r1, g2, c2, r2);
+    return;
+  }
   if (t1 == kGeomPlane) {
     const Vec3<T> np = r1.col(2);
     if (dot(c2 - c1, np) > rbound[g2] + reach) return;
@@ -1013,9 +1026,7 @@ RLT_CONTACT_NOINLINE RLT_HD void collide_pair(const ModelView<T>& m, const DataV
     }
   } else if (t1 == kGeomBox && t2 == kGeomBox) {
     box_box(emit, c1, r1, Vec3<T>::load(s1), c2, r2, Vec3<T>::load(s2), reach);
-  } else if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) {
-    box_mesh_convex(emit, m, g1, c1, r1, g2, c2, r2);
-  } else {  // ellipsoid or cylinder against ellipsoid, cylinder or box
+  } else {  // an ellipsoid against an ellipsoid, cylinder, box or mesh
     convex_convex(emit, m, g1, c1, r1, g2, c2, r2);
   }
 }

@@ -7,8 +7,8 @@
 // their midpoint. This is the scheme of MuJoCo 3's nativeccd (engine_collision_gjk.c) for one
 // contact; it is not a port: its iterations and tolerances differ, so contacts between two curved
 // surfaces agree with MuJoCo's to about the tolerance (1e-10 relative here, MuJoCo's ccd_tolerance
-// is 1e-6), and contacts on flat faces (a cylinder's cap on a box) are one point where MuJoCo's
-// multiccd adds up to four more.
+// is 1e-6). It serves the pairs MuJoCo gives one contact (an ellipsoid, a sphere with a mesh); the
+// others follow MuJoCo's nativeccd and multicontact (sim/mjccd.h, sim/multiccd.h).
 // Single source (RLT_HD): fixed-size arrays on the stack, bounded iterations, no allocation.
 #pragma once
 

@@ -438,7 +438,8 @@ RLT_HD void gjk(Status<T>* st, A& a, B& b) {
   st->separated = 0;
   const bool discrete = discrete_pair(a, b);
   const T epsilon = discrete ? T(0) : T(0.5) * tol2;
-  const T min_norm = discrete ? Limits<T>::minval : st->tolerance;
+  // (MuJoCo 3.17: down to mjMINVAL also when computing distances, read from its library)
+  const T min_norm = discrete || get_dist ? Limits<T>::minval : st->tolerance;
   v3::sub(x_k, st->x1, st->x2);
   T x_norm = v3::norm(x_k), x_norm_prev = T(0);
   for (; k < kmax; ++k) {

@@ -105,16 +105,18 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("filterparent", &m.filterparent);
     flag("sensor", &m.sensor);
     // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
-    // solver's path, not its answer), midphase, nativeccd and multiccd (mesh collisions), autoreset,
-    // and the diagnostics energy, fwdinv, invdiscrete.
-    for (const char* n : {"warmstart", "island", "midphase", "nativeccd", "multiccd", "autoreset", "fwdinv", "invdiscrete"})
-      flag(n, nullptr);
+    // solver's path, not its answer), midphase, autoreset, and the diagnostics energy, fwdinv,
+    // invdiscrete.
+    for (const char* n : {"warmstart", "island", "midphase", "autoreset", "fwdinv", "invdiscrete"}) flag(n, nullptr);
     flag("energy", &m_flags.energy);  // (read by the e_kinetic sensor's compiler check)
-    // Not supported away from MuJoCo's default.
+    // Not supported away from MuJoCo's default. nativeccd and multiccd: the convex pairs follow
+    // MuJoCo's nativeccd and its multicontact (sim/mjccd.h, sim/multiccd.h); MuJoCo's libccd path
+    // and its single contacts without multiccd are not modelled.
     const struct {
       const char* name;
       const char* def;
-    } kRefused[] = {{"override", "disable"}, {"sleep", "disable"}, {"diagexact", "disable"}, {"ipc", "disable"}};
+    } kRefused[] = {{"override", "disable"}, {"sleep", "disable"},      {"diagexact", "disable"},
+                    {"ipc", "disable"},      {"nativeccd", "enable"}, {"multiccd", "enable"}};
     for (const auto& r : kRefused) {
       const char* t = c->Attribute(r.name);
       flag(r.name, nullptr);

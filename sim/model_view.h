@@ -209,8 +209,11 @@ RLT_HD inline int pair_contact_capacity(int t1, int t2) {
   if (t1 == kGeomCapsule && t2 == kGeomCapsule) return 2;  // 2 when parallel
   if (t1 == kGeomCapsule && t2 == kGeomBox) return 2;      // mjc_CapsuleBox
   if (t1 == kGeomBox && t2 == kGeomBox) return 8;  // a clipped face polygon (<= 8) or one edge point
-  if ((t1 == kGeomBox || t1 == kGeomMesh) && t2 == kGeomMesh) return 4;  // multicontact (sim/multiccd.h)
-  return 1;                                        // the convex collider (sim/convex.h): one point
+  // MuJoCo 3.17's multicontact (sim/multiccd.h): two of cylinder, box and mesh, a capsule with a
+  // cylinder or a mesh
+  if (t1 >= kGeomCylinder && t2 >= kGeomCylinder) return 4;
+  if (t1 == kGeomCapsule && (t2 == kGeomCylinder || t2 == kGeomMesh)) return 2;
+  return 1;  // the convex collider (sim/convex.h): one point
 }
 
 template <class T>

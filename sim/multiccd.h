@@ -1,19 +1,26 @@
 // MuJoCo 3's multicontact (engine_collision_gjk.c, nativeccd): more than one contact for a pair of
-// boxes and meshes (their convex hulls) from EPA's final face, followed step by step so that the
-// contacts come out as MuJoCo's:
-//   1. the features of the two shapes that EPA's face touches: the face's three vertex ids on each
-//      shape (box corners, mesh vertices) give a vertex, an edge or a face (simplexDim);
+// boxes, meshes (their convex hulls), cylinders and capsules, followed step by step so that the
+// contacts come out as MuJoCo 3.17's (its source at 3.12 has the box-mesh part; the rest, cylinders,
+// capsules, margins and the filters below, was read from the 3.17 library's mjc_multicontact,
+// mjc_ccd and mj_maxContact, and is measured against its wheel):
+//   1. the features of the two shapes that GJK's simplex (apart, with a margin or a capsule) or
+//      EPA's final face touches: up to three vertex ids on each shape (box corners, mesh vertices,
+//      cylinder caps; none for a capsule) give a vertex, an edge or a face (simplexDim);
 //   2. their candidate face normals (boxNormals, meshNormals: the polygons through those vertices,
-//      sim/model_fields.h mesh_polymap); two that face each other within mjFACE_TOL (0.996) give a
-//      face-face contact; else, where one feature is an edge or a vertex, its edges that lie in a
-//      face of the other within mjEDGE_TOL (0.0888) give an edge-face contact; else one contact;
+//      sim/model_fields.h mesh_polymap; a cylinder's cap); two that face each other within
+//      mjFACE_TOL (0.996), each facing the other shape along the witness direction, give a
+//      face-face contact; else, where one feature is an edge or a vertex (or a capsule), its edges
+//      that lie in a face of the other within mjEDGE_TOL (0.0888) give an edge-face contact; else
+//      one contact;
 //   3. the incident face (or edge) clipped to the reference face's side planes (polygonClip,
-//      Sutherland-Hodgman), its points behind the reference face kept, each a contact at its own
-//      depth below that face (witnessOnFace); more than 4 reduced to a large-area quadrilateral
-//      (polygonQuad), an edge to its two furthest points.
-// MuJoCo 3.17 runs it for box-mesh and mesh-mesh pairs without margin (mjc_Convex's maxContacts:
-// 4); box-box has its own collider (sim/contact.h box_box, mjc_BoxBox). Measured against the 3.17
-// wheel (tests/data/mjcf/multiccd_mesh.xml).
+//      Sutherland-Hodgman), its points behind the reference face, or in front of it within the
+//      margin, kept, each a contact at its own distance from that face (witnessOnFace); more than 4
+//      reduced to a large-area quadrilateral (polygonQuad), an edge to its two furthest points; the
+//      witnesses then moved out by half the margin of each shape (inflate).
+// MuJoCo 3.17 runs it for two of box, mesh and cylinder (up to 4 contacts) and a capsule with one of
+// them (up to 2), with or without margin (convex_multi below); box-box and capsule-box have their own
+// colliders (sim/contact.h). Peer tests: tests/data/mjcf/multiccd_mesh.xml, multiccd_margin.xml,
+// multiccd_cylinder.xml, tools/multicontact_peer.py.
 // Single source (RLT_HD): fixed-size arrays; a mesh whose polygons have more than kMaxPolygon
 // vertices, or whose vertices lie on more than kMaxMeshDegree polygons, keeps EPA's one contact
 // (MuJoCo sizes its buffer by the model's npolygonmax and nmeshdegmax; the corpus's largest are 117
@@ -28,7 +35,7 @@ namespace rlt::mjccd {
 
 constexpr int kMaxPolygon = 128;    // vertices of one hull polygon (MuJoCo's npolygonmax)
 constexpr int kMaxMeshDegree = 64;  // polygons through one hull vertex (MuJoCo's nmeshdegmax)
-constexpr int kMaxMulticontact = 4; // MuJoCo's maxContacts for box and mesh pairs
+constexpr int kMaxMulticontact = 4; // MuJoCo's maxContacts for box, mesh and cylinder pairs
 
 // MuJoCo's mjFACE_TOL and mjEDGE_TOL (engine_collision_gjk.h).
 template <class T>
@@ -74,16 +81,19 @@ RLT_HD RLT_INLINE T area4(const T a[3], const T b[3], const T c[3], const T d[3]
   return T(0.5) * norm(e);
 }
 
-// MuJoCo's polygonQuad: four vertex ids of the polygon (nvert > 4) spanning a large area; 3.17
-// holds the first corner (measured: sim/contact.h's plane-mesh polygon_quad found the same).
+// MuJoCo's polygonQuad: four vertex ids of the polygon (nvert > 4) spanning a large area: for each
+// first corner a in turn, the other three moved on while the area grows, carried over from one a to
+// the next (read from the 3.17 library's polygonClip; 3.12's source has the same walk with another
+// area). A corner can come out twice (a quadrilateral that closes on itself), and is then emitted
+// twice, as MuJoCo does.
 template <class T>
 RLT_HD void polygon_quad(int res[4], const T* poly, int nvert) {
   auto nxt = [nvert](int i) { return i == nvert - 1 ? 0 : i + 1; };
   auto p = [poly](int i) { return poly + 3 * i; };
-  int a = 0, b = 1, c = 2, d = 3;
-  res[0] = a, res[1] = b, res[2] = c, res[3] = d;
-  T mm = area4(p(a), p(b), p(c), p(d)), m_next;
-  {
+  int b = 1, c = 2, d = 3;
+  res[0] = 0, res[1] = b, res[2] = c, res[3] = d;
+  T mm = area4(p(0), p(b), p(c), p(d)), m_next;
+  for (int a = 0; a < nvert; ++a) {
     while (true) {
       m_next = area4(p(a), p(b), p(c), p(nxt(d)));
       if (m_next <= mm) break;
@@ -100,6 +110,13 @@ RLT_HD void polygon_quad(int res[4], const T* poly, int nvert) {
         if (m_next <= mm) break;
         mm = m_next, b = nxt(b);
         res[0] = a, res[1] = b, res[2] = c, res[3] = d;
+      }
+    }
+    if (b == a) {
+      b = nxt(b);
+      if (c == b) {
+        c = nxt(c);
+        if (d == c) d = nxt(d);
       }
     }
   }
@@ -142,7 +159,7 @@ RLT_HD RLT_INLINE T witness_on_face(T w1[3], T w2[3], const T v[3], const T p[3]
 // points behind face1 into w (witnesses along dir).
 template <class T>
 RLT_HD void polygon_clip(Witnesses<T>* w, const T* face1, int nface1, const T* face2, int nface2, const T n[3],
-                         const T dir[3]) {
+                         const T dir[3], T keep) {
   if (nface1 < 3) return;
   T buf_a[3 * 2 * kMaxPolygon], buf_b[3 * 2 * kMaxPolygon];
   T pn[3 * kMaxPolygon], pd[kMaxPolygon];
@@ -174,13 +191,14 @@ RLT_HD void polygon_clip(Witnesses<T>* w, const T* face1, int nface1, const T* f
     polygon = clipped, clipped = t;
     npolygon = nclipped, nclipped = 0;
   }
-  // the points behind face1
+  // the points behind face1, or in front of it by no more than `keep` (MuJoCo 3.17: the pair's
+  // margin, half of it from each shape that is not a capsule)
   const int mcount = npolygon;
   npolygon = 0;
   for (int i = 0; i < mcount; ++i) {
     T diff[3];
     sub(diff, polygon + 3 * i, face1);
-    if (dot(diff, n) <= T(0)) {
+    if (keep >= dot(diff, n)) {
       if (npolygon != i) copy(polygon + 3 * npolygon, polygon + 3 * i);
       ++npolygon;
     }
@@ -263,12 +281,20 @@ RLT_HD int mesh_normals(T* res, int* resind, int dim, const GeomObj<T>& obj, con
   return 0;
 }
 
-// MuJoCo's meshEdgeNormals: unit directions along the feature's edges, and their far ends.
+// MuJoCo's meshEdgeNormals: unit directions along the feature's edges, and their far ends. MuJoCo
+// 3.17 first puts the feature's vertices (ids v1i, v2i) back at the mesh's own vertices in v (a
+// margin inflated the support points).
 template <class T>
-RLT_HD int mesh_edge_normals(T* res, T* endverts, int dim, const GeomObj<T>& obj, const T v[9], int v1i) {
+RLT_HD int mesh_edge_normals(T* res, T* endverts, int dim, const GeomObj<T>& obj, T v[9], int v1i, int v2i) {
   const T* v1 = v;
   const T* v2 = v + 3;
+  {
+    const T* p = obj.vert + 3 * v1i;
+    globalcoord(v, obj.mat, obj.pos, p[0], p[1], p[2]);
+  }
   if (dim == 2) {
+    const T* p = obj.vert + 3 * v2i;
+    globalcoord(v + 3, obj.mat, obj.pos, p[0], p[1], p[2]);
     copy(endverts, v2);
     sub(res, v2, v1);
     normalize(res);
@@ -365,19 +391,25 @@ RLT_HD int box_normals(T res[9], int resind[3], int dim, const GeomObj<T>& obj, 
   return 0;
 }
 
-// MuJoCo's boxEdgeNormals.
+// MuJoCo's boxEdgeNormals; 3.17 first puts the feature's corners (ids v1i, v2i) back at the box's
+// own corners in v.
 template <class T>
-RLT_HD int box_edge_normals(T res[9], T endverts[9], int dim, const GeomObj<T>& obj, const T v[9], int v1i) {
+RLT_HD int box_edge_normals(T res[9], T endverts[9], int dim, const GeomObj<T>& obj, T v[9], int v1i, int v2i) {
   const T* v1 = v;
   const T* v2 = v + 3;
+  const T* s = obj.size;
+  auto corner = [&](T* out, int id) {
+    globalcoord(out, obj.mat, obj.pos, (id & 1) ? s[0] : -s[0], (id & 2) ? s[1] : -s[1], (id & 4) ? s[2] : -s[2]);
+  };
+  corner(v, v1i);
   if (dim == 2) {
+    corner(v + 3, v2i);
     copy(endverts, v2);
     sub(res, v2, v1);
     normalize(res);
     return 1;
   }
   if (dim == 1) {
-    const T* s = obj.size;
     const T x = (v1i & 1) ? s[0] : -s[0], y = (v1i & 2) ? s[1] : -s[1], z = (v1i & 4) ? s[2] : -s[2];
     globalcoord(endverts, obj.mat, obj.pos, -x, y, z);
     sub(res, endverts, v1);
@@ -425,28 +457,107 @@ RLT_HD int mesh_face(T* res, const GeomObj<T>& obj, int idx) {
 // Of the candidate faces (normals v of shape 1, w of shape 2), the pair facing each other most, if
 // within mjFACE_TOL. MuJoCo 3.12's source takes the first such pair; 3.17 takes the best (measured on
 // Menagerie's G1: an edge of each shape, shape 1's two polygons through its edge both within the
-// tolerance of shape 2's, MuJoCo clips the better aligned, the second in mesh_polymap's order).
+// tolerance of shape 2's, MuJoCo clips the better aligned, the second in mesh_polymap's order), and
+// only faces that face the other shape along the witness direction dir = x2 - x1 by more than
+// mjEDGE_TOL of its length (read from the 3.17 library's mjc_multicontact).
 template <class T>
-RLT_HD RLT_INLINE bool aligned_faces(int res[2], const T* v, int nv, const T* w, int nw) {
+RLT_HD RLT_INLINE bool aligned_faces(int res[2], const T* v, int nv, const T* w, int nw, const T dir[3]) {
+  const T lim = m_sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]) * MultiTol<T>::edge;
   T best = -MultiTol<T>::face;
   bool found = false;
-  for (int i = 0; i < nv; ++i)
+  for (int i = 0; i < nv; ++i) {
+    if (!(dot(dir, v + 3 * i) < -lim)) continue;
     for (int j = 0; j < nw; ++j) {
+      if (!(dot(dir, w + 3 * j) > lim)) continue;
       const T d = dot(v + 3 * i, w + 3 * j);
       if (d < best) best = d, res[0] = i, res[1] = j, found = true;
     }
+  }
   return found;
 }
 
+// The first face (normals `face`, each facing the other shape along `out` by more than 1e-15) and
+// edge (unit directions `edge`) within mjEDGE_TOL of perpendicular: res = (edge, face).
 template <class T>
-RLT_HD RLT_INLINE bool aligned_face_edge(int res[2], const T* edge, int nedge, const T* face, int nface) {
-  for (int i = 0; i < nface; ++i)
+RLT_HD RLT_INLINE bool aligned_face_edge(int res[2], const T* edge, int nedge, const T* face, int nface,
+                                         const T out[3]) {
+  for (int i = 0; i < nface; ++i) {
+    if (!(dot(face + 3 * i, out) > T(1e-15))) continue;
     for (int j = 0; j < nedge; ++j)
       if (v3::abs(dot(edge + 3 * j, face + 3 * i)) < MultiTol<T>::edge) {
         res[0] = j, res[1] = i;
         return true;
       }
+  }
   return false;
+}
+
+// MuJoCo 3.17's cylinder features (read from its library): a cap is a face (support vertex id 0
+// the top, 1 the bottom), drawn as a 16-gon, the side an edge along the axis.
+// The cap's normal, where the feature is one vertex (a cap); else none.
+template <class T>
+RLT_HD int cylinder_normals(T res[3], int resind[1], int dim, const GeomObj<T>& obj, const int vi[3]) {
+  if (dim != 1) return 0;
+  const T z = vi[0] == 0 ? T(1) : T(-1);
+  res[0] = obj.mat[2] * z, res[1] = obj.mat[5] * z, res[2] = obj.mat[8] * z;
+  resind[0] = vi[0];
+  return 1;
+}
+
+// The side edge through v1 (a rim point of cap idx): from that cap to the other, v1 moved back onto
+// the rim where a margin inflated it.
+template <class T>
+RLT_HD int cylinder_edge_normals(T res[3], T endvert[3], const GeomObj<T>& obj, T v1[3], int idx) {
+  const T s = idx == 0 ? T(-1) : T(1);
+  res[0] = s * obj.mat[2], res[1] = s * obj.mat[5], res[2] = s * obj.mat[8];
+  if (obj.margin > T(0)) {
+    const T d[3] = {v1[0] - obj.pos[0], v1[1] - obj.pos[1], v1[2] - obj.pos[2]};
+    T lx = obj.mat[0] * d[0] + obj.mat[3] * d[1] + obj.mat[6] * d[2];
+    T ly = obj.mat[1] * d[0] + obj.mat[4] * d[1] + obj.mat[7] * d[2];
+    const T n2 = lx * lx + ly * ly;
+    const T scl = n2 >= Limits<T>::minval2 ? obj.size[0] / m_sqrt(n2) : T(0);
+    lx = lx * scl, ly = ly * scl;
+    const T lz = -s * obj.size[1];
+    globalcoord(v1, obj.mat, obj.pos, lx, ly, lz);
+  }
+  const T h2 = obj.size[1] + obj.size[1];
+  add_scl(endvert, v1, res, h2);
+  return 1;
+}
+
+// Cap idx (0 top, 1 bottom) as a 16-gon in MuJoCo 3.17's order and table of angles (its literal
+// cosines and sines, to 15 digits).
+template <class T>
+RLT_HD int cylinder_face(T res[48], const GeomObj<T>& obj, int idx) {
+  static constexpr double kCos[16] = {1.0, 0.923879532511287, 0.707106781186548, 0.38268343236509, 0.0,
+                                      -0.38268343236509, -0.707106781186547, -0.923879532511287, -1.0,
+                                      -0.923879532511287, -0.707106781186548, -0.38268343236509, 0.0,
+                                      0.38268343236509, 0.707106781186547, 0.923879532511287};
+  static constexpr double kSin[16] = {0.0, 0.38268343236509, 0.707106781186547, 0.923879532511287, 1.0,
+                                      0.923879532511287, 0.707106781186548, 0.38268343236509, 0.0,
+                                      -0.38268343236509, -0.707106781186547, -0.923879532511287, -1.0,
+                                      -0.923879532511287, -0.707106781186548, -0.38268343236509};
+  const T s = idx == 0 ? T(1) : T(-1);
+  for (int k = 0; k < 16; ++k) {
+    const T x = obj.size[0] * T(kCos[k]);
+    const T y = s * (obj.size[0] * -T(kSin[k]));
+    const T z = s * obj.size[1];
+    globalcoord(res + 3 * k, obj.mat, obj.pos, x, y, z);
+  }
+  return 16;
+}
+
+// MuJoCo 3.17's capsule edge: its axis, through the witness point x (on the capsule's surface), from
+// one end of the segment to the other (v1 the start, endvert the end).
+template <class T>
+RLT_HD int capsule_edge_normals(T res[3], T endvert[3], const GeomObj<T>& obj, T v1[3], const T x[3]) {
+  res[0] = obj.mat[2], res[1] = obj.mat[5], res[2] = obj.mat[8];
+  const T d[3] = {x[0] - obj.pos[0], x[1] - obj.pos[1], x[2] - obj.pos[2]};
+  const T t = d[0] * res[0] + d[1] * res[1] + d[2] * res[2];
+  const T a = -t - obj.size[1], b = obj.size[1] - t;
+  add_scl(v1, x, res, a);
+  add_scl(endvert, x, res, b);
+  return 1;
 }
 
 // MuJoCo's simplexDim: 1, 2 or 3 distinct vertex ids (reordered so that they come first).
@@ -463,24 +574,39 @@ RLT_HD RLT_INLINE int simplex_dim(int vi[3], T v[9]) {
 
 }  // namespace multi_detail
 
-// MuJoCo's multicontact for EPA's final face `face` of polytope pt (witnesses st.x1, st.x2): the
-// contacts of the touching features of obj1 and obj2 (boxes or meshes) into w; w->n stays 0 when
-// there are no more than EPA's one.
+// The feature of one shape that GJK's simplex or EPA's final face touches (MuJoCo 3.17 keeps it in
+// its mjCCDObj): n vertices (1 to 3), their ids (box corners, mesh vertices, cylinder caps; -1 for a
+// capsule) and positions.
 template <class T>
-RLT_HD void multicontact(Witnesses<T>* w, const Polytope<T>& pt, int face, const Status<T>& st, const GeomObj<T>& obj1,
-                         const GeomObj<T>& obj2) {
+struct Feature {
+  int n = 0;
+  int id[3];
+  T v[9];
+};
+
+// MuJoCo 3.17's mjc_multicontact (read from its library; 3.12's source in engine_collision_gjk.c is
+// its box-mesh part): the contacts of the touching features f1, f2 of obj1 and obj2 (boxes, meshes,
+// cylinders, capsules) into w, given the witness pair x1, x2; w->n stays 0 when there are no more
+// than the one contact already found. The contacts' distances count from the geoms' own surfaces,
+// moved out by half the margin of each geom that is not a capsule (MuJoCo's inflate), so that they
+// read as the inflated shapes' signed distances.
+template <class T>
+RLT_HD void multicontact(Witnesses<T>* w, const Feature<T>& f1, const Feature<T>& f2, const T x1[3], const T x2[3],
+                         const GeomObj<T>& obj1, const GeomObj<T>& obj2) {
   using namespace multi_detail;
   w->n = 0;
+  if (f1.n <= 0 || f2.n <= 0) return;
   if (obj1.type == kGeomMesh && obj1.polynum <= 0) return;
   if (obj2.type == kGeomMesh && obj2.polynum <= 0) return;
-  const Face<T>& f = pt.faces[face];
+  // the feature's vertices as MuJoCo takes them: (v0, v1 or v0, v2 or v0)
   int v1i[3], v2i[3];
   T v1[9], v2[9];
-  for (int k = 0; k < 3; ++k) {
-    const Vertex<T>& vx = pt.verts[f.verts[k]];
-    v1i[k] = vx.index1, v2i[k] = vx.index2;
-    copy(v1 + 3 * k, vx.vert1);
-    copy(v2 + 3 * k, vx.vert2);
+  {
+    const int a1 = f1.n != 1 ? 1 : 0, b1 = f1.n >= 3 ? 2 : 0, a2 = f2.n != 1 ? 1 : 0, b2 = f2.n >= 3 ? 2 : 0;
+    v1i[0] = f1.id[0], v1i[1] = f1.id[a1], v1i[2] = f1.id[b1];
+    v2i[0] = f2.id[0], v2i[1] = f2.id[a2], v2i[2] = f2.id[b2];
+    copy(v1, f1.v), copy(v1 + 3, f1.v + 3 * a1), copy(v1 + 6, f1.v + 3 * b1);
+    copy(v2, f2.v), copy(v2 + 3, f2.v + 3 * a2), copy(v2 + 6, f2.v + 3 * b2);
   }
   int idx1[kMaxMeshDegree], idx2[kMaxMeshDegree];
   T n1[3 * kMaxMeshDegree], n2[3 * kMaxMeshDegree], endverts[3 * kMaxMeshDegree];
@@ -488,75 +614,127 @@ RLT_HD void multicontact(Witnesses<T>* w, const Polytope<T>& pt, int face, const
   int nface1 = simplex_dim(v1i, v1), nface2 = simplex_dim(v2i, v2);
   int nnorms1 = 0, nnorms2 = 0;
   T dir[3], dir_neg[3];
-  sub(dir, st.x2, st.x1);
-  sub(dir_neg, st.x1, st.x2);
+  sub(dir, x2, x1);
+  sub(dir_neg, x1, x2);
   if (obj1.type == kGeomBox)
     nnorms1 = box_normals(n1, idx1, nface1, obj1, v1i, dir_neg);
   else if (obj1.type == kGeomMesh)
     nnorms1 = mesh_normals(n1, idx1, nface1, obj1, v1i);
+  else if (obj1.type == kGeomCylinder)
+    nnorms1 = cylinder_normals(n1, idx1, nface1, obj1, v1i);
   if (obj2.type == kGeomBox)
     nnorms2 = box_normals(n2, idx2, nface2, obj2, v2i, dir);
   else if (obj2.type == kGeomMesh)
     nnorms2 = mesh_normals(n2, idx2, nface2, obj2, v2i);
+  else if (obj2.type == kGeomCylinder)
+    nnorms2 = cylinder_normals(n2, idx2, nface2, obj2, v2i);
+  // shape 1's edges: the feature's own (box, mesh), the side (cylinder), the axis (capsule)
+  auto edge_normals = [&](T* res, const GeomObj<T>& obj, int dim, T* v, const int* vi, const T* x) -> int {
+    switch (obj.type) {
+      case kGeomBox:
+        return box_edge_normals(res, endverts, dim, obj, v, vi[0], vi[1]);
+      case kGeomMesh:
+        return mesh_edge_normals(res, endverts, dim, obj, v, vi[0], vi[1]);
+      case kGeomCylinder:
+        return cylinder_edge_normals(res, endverts, obj, v, vi[0]);
+      case kGeomCapsule:
+        return capsule_edge_normals(res, endverts, obj, v, x);
+      default:
+        return 0;
+    }
+  };
   int res[2];
   bool edgecon1 = false, edgecon2 = false;
-  if (!aligned_faces(res, n1, nnorms1, n2, nnorms2)) {
-    if (nface1 < 3 && nface1 <= nface2) {  // edge-face
-      nnorms1 = 0;
-      if (obj1.type == kGeomBox)
-        nnorms1 = box_edge_normals(n1, endverts, nface1, obj1, v1, v1i[0]);
-      else if (obj1.type == kGeomMesh)
-        nnorms1 = mesh_edge_normals(n1, endverts, nface1, obj1, v1, v1i[0]);
-      if (!aligned_face_edge(res, n1, nnorms1, n2, nnorms2)) return;
+  if (!aligned_faces(res, n1, nnorms1, n2, nnorms2, dir)) {
+    if (nface1 < 3 && nnorms2 > 0 && (nface1 <= nface2 || nnorms1 == 0)) {  // an edge of 1 on a face of 2
+      nnorms1 = edge_normals(n1, obj1, nface1, v1, v1i, x1);
+      if (nnorms1 <= 0 || !aligned_face_edge(res, n1, nnorms1, n2, nnorms2, dir)) return;
       edgecon1 = true;
-    } else if (nface2 < 3) {  // face-edge
-      nnorms2 = 0;
-      if (obj2.type == kGeomBox)
-        nnorms2 = box_edge_normals(n2, endverts, nface2, obj2, v2, v2i[0]);
-      else if (obj2.type == kGeomMesh)
-        nnorms2 = mesh_edge_normals(n2, endverts, nface2, obj2, v2, v2i[0]);
-      if (!aligned_face_edge(res, n2, nnorms2, n1, nnorms1)) return;
+    } else if (nface2 < 3) {  // an edge of 2 on a face of 1
+      nnorms2 = edge_normals(n2, obj2, nface2, v2, v2i, x2);
+      if (nnorms2 <= 0 || !aligned_face_edge(res, n2, nnorms2, n1, nnorms1, dir_neg)) return;
       edgecon2 = true;
     } else {
       return;
     }
   }
+  auto face_of = [&](T* out, const GeomObj<T>& obj, int ind) -> int {
+    switch (obj.type) {
+      case kGeomBox:
+        return box_face(out, obj, ind);
+      case kGeomMesh:
+        return mesh_face(out, obj, ind);
+      case kGeomCylinder:
+        return cylinder_face(out, obj, ind);
+      default:
+        return 0;
+    }
+  };
   const int i = res[0], j = res[1];
   if (edgecon1) {
     copy(face1, v1);
     copy(face1 + 3, endverts + 3 * i);
     nface1 = 2;
   } else {
-    const int ind = edgecon2 ? idx1[j] : idx1[i];
-    nface1 = obj1.type == kGeomBox ? box_face(face1, obj1, ind) : mesh_face(face1, obj1, ind);
+    nface1 = face_of(face1, obj1, edgecon2 ? idx1[j] : idx1[i]);
   }
   if (edgecon2) {
     copy(face2, v2);
     copy(face2 + 3, endverts + 3 * i);
     nface2 = 2;
   } else {
-    nface2 = obj2.type == kGeomBox ? box_face(face2, obj2, idx2[j]) : mesh_face(face2, obj2, idx2[j]);
+    nface2 = face_of(face2, obj2, idx2[j]);
   }
   if (nface1 == 0 || nface2 == 0) return;  // a polygon beyond kMaxPolygon: EPA's one contact
-  T wit_dir[3];
+  // half the margin of each shape that is not a capsule (a capsule's radius and margin are in its
+  // witness already): the points kept within their sum, then the witnesses moved out by them along
+  // out, the direction from shape 1 to shape 2
+  const T m1 = obj1.type != kGeomCapsule ? T(0.5) * obj1.margin : T(0);
+  const T m2 = obj2.type != kGeomCapsule ? T(0.5) * obj2.margin : T(0);
+  const T keep = m2 + m1;
+  T wit_dir[3], out[3];
   if (edgecon1) {  // face1 is an edge: clip it against face2, then swap the witnesses back
     scl(wit_dir, n2 + 3 * j, T(-1));
-    polygon_clip(w, face2, nface2, face1, nface1, n2 + 3 * j, wit_dir);
+    copy(out, wit_dir);
+    polygon_clip(w, face2, nface2, face1, nface1, n2 + 3 * j, wit_dir, keep);
     for (int k = 0; k < w->n; ++k) {
       T tmp[3];
       copy(tmp, w->x1 + 3 * k);
       copy(w->x1 + 3 * k, w->x2 + 3 * k);
       copy(w->x2 + 3 * k, tmp);
     }
-    return;
-  }
-  if (edgecon2) {
+  } else if (edgecon2) {
     scl(wit_dir, n1 + 3 * j, T(-1));
-    polygon_clip(w, face1, nface1, face2, nface2, n1 + 3 * j, wit_dir);
-    return;
+    copy(out, n1 + 3 * j);
+    polygon_clip(w, face1, nface1, face2, nface2, n1 + 3 * j, wit_dir, keep);
+  } else {
+    copy(wit_dir, n2 + 3 * j);
+    scl(out, n2 + 3 * j, T(-1));
+    polygon_clip(w, face1, nface1, face2, nface2, n1 + 3 * i, wit_dir, keep);
   }
-  copy(wit_dir, n2 + 3 * j);
-  polygon_clip(w, face1, nface1, face2, nface2, n1 + 3 * i, wit_dir);
+  if (w->n > 0 && (m1 != T(0) || m2 != T(0))) {  // MuJoCo's inflate
+    const T sum = m1 + m2;
+    for (int k = 0; k < w->n; ++k) {
+      T* a = w->x1 + 3 * k;
+      T* b = w->x2 + 3 * k;
+      a[0] = m1 * out[0] + a[0], a[1] = m1 * out[1] + a[1], a[2] = m1 * out[2] + a[2];
+      b[0] = -m2 * out[0] + b[0], b[1] = -m2 * out[1] + b[1], b[2] = -m2 * out[2] + b[2];
+      w->dist[k] -= sum;
+    }
+  }
+}
+
+// The features of EPA's final face (its three vertices on each shape).
+template <class T>
+RLT_HD void face_features(Feature<T>* f1, Feature<T>* f2, const Polytope<T>& pt, int face) {
+  const Face<T>& f = pt.faces[face];
+  f1->n = f2->n = 3;
+  for (int k = 0; k < 3; ++k) {
+    const Vertex<T>& vx = pt.verts[f.verts[k]];
+    f1->id[k] = vx.index1, f2->id[k] = vx.index2;
+    v3::copy(f1->v + 3 * k, vx.vert1);
+    v3::copy(f2->v + 3 * k, vx.vert2);
+  }
 }
 
 // mjccd::ccd's after-EPA step that runs multicontact into w.
@@ -565,33 +743,96 @@ struct Multicontact {
   Witnesses<T>* w;
   RLT_HD void operator()(const Polytope<T>& pt, int face, const Status<T>& st, const GeomObj<T>& a,
                          const GeomObj<T>& b) const {
-    multicontact(w, pt, face, st, a, b);
+    Feature<T> f1, f2;
+    face_features(&f1, &f2, pt, face);
+    multicontact(w, f1, f2, st.x1, st.x2, a, b);
   }
 };
 
-// MuJoCo's mjc_Convex with nativeccd for a box or mesh against a box or mesh (not box-box) without
-// margin: EPA's contact, then multicontact's. Fills w with up to 4 witness pairs (their signed
-// distances < 0 penetrating); returns their count (0: apart).
+// MuJoCo 3.17's mjc_Convex for the pairs it gives more than one contact (read from its library:
+// mj_maxContact, mjc_ccd): max_contacts 4 for two of box, mesh and cylinder, 2 for a capsule with
+// one of them (box-box and capsule-box have their own colliders). With nativeccd:
+//   - a capsule, or a geom with a margin: GJK first on the cores (a capsule's segment, the other
+//     shapes without margin), as distances up to the radii and half margins; apart by more than
+//     ccd_tolerance, the witnesses moved out by them (inflate): a contact when that leaves them
+//     overlapping, and multicontact from GJK's simplex;
+//   - else (or deeper): GJK and EPA on the full shapes, each inflated by half the margin, and
+//     multicontact from EPA's final face.
+// Fills w with up to 4 witness pairs, their distances those of the inflated shapes (< 0 overlap);
+// returns their count (0: apart). max_contacts 1 keeps the one contact.
 template <class T>
-RLT_HD int convex_multi(Witnesses<T>* w, GeomObj<T>& a, GeomObj<T>& b, int max_iterations, T tolerance, bool multi) {
+RLT_HD int convex_multi(Witnesses<T>* w, GeomObj<T>& a, GeomObj<T>& b, int max_iterations, T tolerance,
+                        int max_contacts) {
   Status<T> st;
   w->n = 0;
+  auto one = [&]() {  // the one witness pair in st
+    if (!(st.dist < T(0)) || st.nx < 1) return 0;
+    w->n = 1, w->dist[0] = st.dist;
+    v3::copy(w->x1, st.x1), v3::copy(w->x2, st.x2);
+    return 1;
+  };
+  auto min_negative = [&]() {  // multicontact's pairs, all of them when the deepest overlaps
+    T min_dist = w->dist[0];
+    for (int i = 1; i < w->n; ++i) min_dist = w->dist[i] < min_dist ? w->dist[i] : min_dist;
+    if (!(min_dist < T(0))) w->n = 0;
+    return w->n;
+  };
+  if (a.type == kGeomCapsule || b.type == kGeomCapsule || a.margin > T(0) || b.margin > T(0)) {
+    const T margin_a = a.margin, margin_b = b.margin;
+    T full_a = T(0.5) * margin_a, full_b = T(0.5) * margin_b;
+    a.margin = b.margin = T(0);
+    if (a.type == kGeomCapsule) a.core = true, full_a = full_a + a.size[0];
+    if (b.type == kGeomCapsule) b.core = true, full_b = full_b + b.size[0];
+    a.center(st.x1);
+    b.center(st.x2);
+    st.gjk_iterations = st.epa_iterations = 0;
+    st.epa_status = -1;
+    st.tolerance = tolerance;
+    st.max_iterations = max_iterations < kMaxIterations ? max_iterations : kMaxIterations;
+    st.dist_cutoff = T(0) + (full_a + full_b);
+    st.nx = 0;
+    gjk(&st, a, b);
+    a.margin = margin_a, b.margin = margin_b;
+    a.core = b.core = false;
+    if (st.dist > tolerance) {  // apart: MuJoCo's inflate of the witness pair
+      T nrm[3];
+      v3::sub(nrm, st.x2, st.x1);
+      const T len = v3::norm(nrm);
+      if (len < T(1e-15)) {
+        nrm[0] = T(1), nrm[1] = nrm[2] = T(0);
+      } else {
+        const T inv = T(1) / len;
+        nrm[0] *= inv, nrm[1] *= inv, nrm[2] *= inv;
+      }
+      for (int k = 0; k < 3; ++k) {
+        st.x1[k] = full_a * nrm[k] + st.x1[k];
+        st.x2[k] = -full_b * nrm[k] + st.x2[k];
+      }
+      st.dist -= full_a + full_b;
+      if (st.dist > T(0)) return 0;
+      if (st.dist < T(0) && max_contacts >= 2 && st.nsimplex > 0) {
+        Feature<T> f1, f2;
+        f1.n = f2.n = st.nsimplex < 3 ? st.nsimplex : 3;
+        for (int k = 0; k < f1.n; ++k) {
+          f1.id[k] = st.simplex[k].index1, f2.id[k] = st.simplex[k].index2;
+          v3::copy(f1.v + 3 * k, st.simplex[k].vert1);
+          v3::copy(f2.v + 3 * k, st.simplex[k].vert2);
+        }
+        multicontact(w, f1, f2, st.x1, st.x2, a, b);
+      }
+      if (w->n > 0) return min_negative();
+      return one();
+    }
+  }
   T dist;
-  if (multi) {
+  if (max_contacts >= 2) {
     dist = ccd(&st, a, b, max_iterations, tolerance, Multicontact<T>{w});
   } else {
     dist = ccd(&st, a, b, max_iterations, tolerance);
   }
-  if (w->n == 0) {  // EPA's one contact
-    if (!(dist < T(0)) || st.nx < 1) return 0;
-    w->n = 1, w->dist[0] = st.dist;
-    v3::copy(w->x1, st.x1), v3::copy(w->x2, st.x2);
-    return 1;
-  }
-  T min_dist = w->dist[0];
-  for (int i = 1; i < w->n; ++i) min_dist = w->dist[i] < min_dist ? w->dist[i] : min_dist;
-  if (!(min_dist < T(0))) return w->n = 0;
-  return w->n;
+  (void)dist;
+  if (w->n == 0) return one();
+  return min_negative();
 }
 
 }  // namespace rlt::mjccd

@@ -55,7 +55,8 @@ MESH_FIELDS = ("mesh_polyadr", "mesh_polynum", "mesh_polyvertadr", "mesh_polyver
                "mesh_polynormal", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap", "mesh_vertadr",
                "mesh_vertnum", "geom_quat")
 DEFAULT_FILES = ("mesh_polygon_order.xml", "mesh_convex.xml", "mesh_plane.xml", "mesh_plane_polygons.xml",
-                 "mesh_plane_normals.xml", "mesh_msh.xml", "multiccd_mesh.xml")
+                 "mesh_plane_normals.xml", "mesh_msh.xml", "multiccd_mesh.xml", "multiccd_margin.xml",
+                 "multiccd_cylinder.xml")
 
 
 def inspect(rltrain: str, model: str, tmp: str):

@@ -188,6 +188,10 @@ TEST(ConstraintParams, UnsupportedIsRefused) {
   expect_refused("<mujoco><option viscosity='-0.1'/>" + body, "viscosity");
   expect_refused("<mujoco><option><flag sleep='enable'/></option>" + body, "flag \"sleep\"");
   expect_refused("<mujoco><option><flag override='enable'/></option>" + body, "flag \"override\"");
+  // MuJoCo's libccd path and its single contacts without multiccd are not modelled (sim/multiccd.h)
+  expect_refused("<mujoco><option><flag nativeccd='disable'/></option>" + body, "flag \"nativeccd\"=\"disable\"");
+  expect_refused("<mujoco><option><flag multiccd='disable'/></option>" + body, "flag \"multiccd\"=\"disable\"");
+  parse_mjcf("<mujoco><option><flag nativeccd='enable' multiccd='enable'/></option>" + body, "ccd_flags.xml");
   expect_refused("<mujoco><option solver='Jacobi'/>" + body, "not one of");
   // Without autolimits a range needs its limited flag (with MuJoCo 3's default autolimits it is implied).
   expect_refused(

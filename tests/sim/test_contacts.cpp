@@ -784,8 +784,96 @@ TEST(PhysicsContacts, DegenerateGeometryGivesSensibleNormals) {
   EXPECT_EQ(seen, 3);
 }
 
-// Random overlapping poses of each pair kind (box-box, capsule-box, capsule-capsule, sphere-box, and
-// boxes and capsules on the plane), in double and float, with room for more contacts than the pair
+// The contacts of geom pair (g1, g2) at qpos0 (fresh detection).
+template <class T>
+std::vector<const T*> pair_contacts(Sim<T>& s, int g1, int g2) {
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  com_velocity(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  std::vector<const T*> out;
+  for (int c = 0; c < static_cast<int>(s.d.ncon[0]); ++c) {
+    const T* con = s.d.contact + kContactStride * c;
+    const int a = static_cast<int>(con[kConGeom1]), b = static_cast<int>(con[kConGeom2]);
+    if ((a == g1 && b == g2) || (a == g2 && b == g1)) out.push_back(con);
+  }
+  return out;
+}
+
+// MuJoCo 3.17's multicontact for a cylinder (sim/multiccd.h): standing 2 mm deep on a box, its cap
+// (a 16-gon) clipped by the box's top face gives 4 of the 16-gon's corners, each on the rim (radius
+// 0.08) at a multiple of 22.5 degrees from the cylinder's x axis, each 2 mm deep along the face's
+// normal; lying on its side, the side edge gives its two ends. (One contact before.)
+template <class T>
+void cylinder_multicontact(double tol) {
+  const std::string xml =
+      "<mujoco><worldbody><geom type=\"box\" size=\"0.3 0.3 0.1\"/>"
+      "<body pos=\"0.01 0.02 0.158\" euler=\"0 0 10\"><freejoint/><geom type=\"cylinder\" size=\"0.08 0.06\"/></body>"
+      "<body pos=\"5 0 0.1490\" euler=\"90 0 0\"><freejoint/><geom type=\"cylinder\" size=\"0.05 0.1\"/></body>"
+      "<geom type=\"box\" size=\"0.3 0.3 0.1\" pos=\"5 0 0\"/>"
+      "</worldbody></mujoco>";
+  Sim<T> s(parse_mjcf(xml, "cylinders"));
+  const auto standing = pair_contacts(s, 0, 2);  // world geoms first, as MuJoCo
+  ASSERT_EQ(standing.size(), 4u);
+  for (const T* con : standing) {
+    const double dx = static_cast<double>(con[kConPos]) - 0.01, dy = static_cast<double>(con[kConPos + 1]) - 0.02;
+    EXPECT_NEAR(std::hypot(dx, dy), 0.08, tol);
+    const double steps = (std::atan2(dy, dx) - 10 * M_PI / 180) / (M_PI / 8);
+    EXPECT_NEAR(steps, std::round(steps), 1e3 * tol) << "a corner of the 16-gon";
+    EXPECT_NEAR(static_cast<double>(con[kConDepth]), 0.002, tol);
+    EXPECT_NEAR(static_cast<double>(con[kConPos + 2]), 0.099, tol);  // midway between the surfaces
+    EXPECT_NEAR(std::abs(static_cast<double>(con[kConNormal + 2])), 1, tol);
+  }
+  const auto lying = pair_contacts(s, 1, 3);
+  ASSERT_EQ(lying.size(), 2u);
+  double y[2];
+  for (int k = 0; k < 2; ++k) {
+    y[k] = static_cast<double>(lying[k][kConPos + 1]);
+    EXPECT_NEAR(static_cast<double>(lying[k][kConDepth]), 0.001, tol);
+    // the side through the rim point of EPA's witness (within ccd_tolerance of the lowest)
+    EXPECT_NEAR(static_cast<double>(lying[k][kConPos]), 5, 1e-6);
+  }
+  EXPECT_NEAR(std::abs(y[0] - y[1]), 0.2, tol) << "the two ends of the side";
+}
+TEST(PhysicsContacts, CylinderOnABoxGivesItsCapsCornersAndItsSidesEnds) { cylinder_multicontact<double>(1e-12); }
+TEST(PhysicsContacts, CylinderOnABoxGivesItsCapsCornersAndItsSidesEndsFloat) { cylinder_multicontact<float>(2e-6); }
+
+// MuJoCo 3.17's multicontact within a margin (sim/multiccd.h): a box 3 mm above a mesh block, the
+// pair's margin 5 mm, gives its 4 bottom corners, each with the margin less the gap as its acting
+// depth, midway between the surfaces; a capsule lying 1 mm deep on the block gives its two ends.
+template <class T>
+void margin_multicontact(double tol) {
+  const std::string xml =
+      "<mujoco><asset><mesh name=\"block\" vertex=\"-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1\" "
+      "scale=\"0.3 0.3 0.1\"/></asset><worldbody>"
+      "<geom type=\"mesh\" mesh=\"block\" margin=\"0.005\"/>"
+      "<body pos=\"0.02 0.01 0.163\" euler=\"0 0 25\"><freejoint/><geom type=\"box\" size=\"0.1 0.08 0.06\"/></body>"
+      "<geom type=\"mesh\" mesh=\"block\" pos=\"5 0 0\"/>"
+      "<body pos=\"5 0 0.139\" euler=\"0 90 0\"><freejoint/><geom type=\"capsule\" size=\"0.04 0.12\"/></body>"
+      "</worldbody></mujoco>";
+  Sim<T> s(parse_mjcf(xml, "margin"));
+  const auto box = pair_contacts(s, 0, 2);  // world geoms first, as MuJoCo
+  ASSERT_EQ(box.size(), 4u);
+  const double c = std::cos(25 * M_PI / 180), sn = std::sin(25 * M_PI / 180);
+  const double top = static_cast<double>(0.1f);  // the block's top face: its vertices are floats
+  for (const T* con : box) {
+    EXPECT_NEAR(static_cast<double>(con[kConDepth]), 0.005 - (0.103 - top), tol);  // the margin less the gap
+    EXPECT_NEAR(static_cast<double>(con[kConPos + 2]), 0.5 * (0.103 + top), tol);
+    const double dx = static_cast<double>(con[kConPos]) - 0.02, dy = static_cast<double>(con[kConPos + 1]) - 0.01;
+    EXPECT_NEAR(std::abs(c * dx + sn * dy), 0.1, tol) << "a corner";
+    EXPECT_NEAR(std::abs(-sn * dx + c * dy), 0.08, tol) << "a corner";
+  }
+  const auto capsule = pair_contacts(s, 1, 3);
+  ASSERT_EQ(capsule.size(), 2u);
+  EXPECT_NEAR(std::abs(static_cast<double>(capsule[0][kConPos] - capsule[1][kConPos])), 0.24, tol);
+  for (const T* con : capsule) EXPECT_NEAR(static_cast<double>(con[kConDepth]), top - 0.099, tol);
+}
+TEST(PhysicsContacts, MultiContactWithinTheMargin) { margin_multicontact<double>(1e-12); }
+TEST(PhysicsContacts, MultiContactWithinTheMarginFloat) { margin_multicontact<float>(2e-6); }
+
+// Random overlapping poses of each pair kind (box-box, capsule-box, capsule-capsule, sphere-box, the
+// multicontact pairs cylinder-box, cylinder-cylinder and capsule-cylinder, with and without margin,
+// and boxes, capsules and cylinders on the plane), in double and float, with room for more contacts than the pair
 // may make: the count never exceeds pair_contact_capacity (which sizes the contact rows, so a pair
 // making more would silently lose some), every normal is a finite unit vector and every depth finite
 // and at most the deepest possible overlap.
@@ -794,7 +882,10 @@ void contacts_within_capacity() {
   const char* kinds[][2] = {{"box\" size=\"0.2 0.1 0.05", "box\" size=\"0.15 0.15 0.1"},
                             {"capsule\" size=\"0.05 0.2", "box\" size=\"0.2 0.1 0.05"},
                             {"capsule\" size=\"0.05 0.2", "capsule\" size=\"0.08 0.1"},
-                            {"sphere\" size=\"0.1", "box\" size=\"0.2 0.1 0.05"}};
+                            {"sphere\" size=\"0.1", "box\" size=\"0.2 0.1 0.05"},
+                            {"cylinder\" size=\"0.1 0.05", "box\" size=\"0.2 0.1 0.05"},
+                            {"cylinder\" size=\"0.1 0.05", "cylinder\" size=\"0.15 0.1\" margin=\"0.01"},
+                            {"capsule\" size=\"0.05 0.2", "cylinder\" size=\"0.1 0.05\" margin=\"0.01"}};
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(-1, 1);
   int checked = 0;
@@ -940,7 +1031,8 @@ TEST(PhysicsContacts, CachedGeomBoundsGiveThePerPairContacts) {
   const std::vector<std::string> files = {
       assets + "humanoid.xml",          assets + "ant.xml",          data_path("misc/contact_pairs.xml"),
       data_path("contact_margin.xml"),  data_path("constraints_exclude.xml"), data_path("geoms_convex.xml"),
-      data_path("mesh_convex.xml"),     data_path("multiccd_mesh.xml"), data_path("mesh_plane.xml"),
+      data_path("mesh_convex.xml"),     data_path("multiccd_mesh.xml"), data_path("multiccd_margin.xml"),
+      data_path("multiccd_cylinder.xml"), data_path("mesh_plane.xml"),
       data_path("hfield_convex.xml"),   data_path("contact_scene.xml")};
   for (const std::string& f : files) {
     int seen_double = 0, seen_float = 0;

@@ -217,8 +217,8 @@ TEST(HField, ContactCapacity) {
   const Model model = load_mjcf(data_path("hfield_convex.xml"));
   HostModel<double> host(model);
   const int body_pairs = 1 + 1 + 1 + 1 + 1 /* sphere 1 */ + 1 + 1 + 1 + 1 /* sphere 2 */ +
-                         2 /* capsule-box: mjc_CapsuleBox */ + 1 + 1 /* capsule */ + 1 +
-                         1 /* box: cylinder, ellipsoid */ + 1 /* cylinder-ellipsoid */;
+                         2 /* capsule-box: mjc_CapsuleBox */ + 2 + 1 /* capsule: cylinder (multicontact), ellipsoid */ +
+                         4 + 1 /* box: cylinder (multicontact), ellipsoid */ + 1 /* cylinder-ellipsoid */;
   EXPECT_EQ(host.view().ncon_max, 6 * kHFieldMaxContacts + (1 + 1 + 2 + 8 + 4 + 1) + body_pairs);
 }
 
