@@ -763,7 +763,7 @@ struct Multicontact {
 template <class T>
 RLT_HD int convex_multi(Witnesses<T>* w, GeomObj<T>& a, GeomObj<T>& b, int max_iterations, T tolerance,
                         int max_contacts) {
-  Status<T> st;
+  Status<T> st{};  // value-initialized: the lambdas below capture it before GJK fills it (nvcc #549-D)
   w->n = 0;
   auto one = [&]() {  // the one witness pair in st
     if (!(st.dist < T(0)) || st.nx < 1) return 0;
