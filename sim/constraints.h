@@ -967,7 +967,7 @@ RLT_HD int row_forces(const ModelView<T>& m, const DataView<T>& d, int r, int n,
   const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
   const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
   const T mu = cp.fr[0] * m_sqrt(R1 / R0);
-  T U[6], w[6], tt = T(0);
+  T U[6] = {}, w[6], tt = T(0);  // zeroed: GCC cannot see that n >= 1 sets U[0] (-Wmaybe-uninitialized)
   w[0] = mu;
   for (int j = 1; j < n; ++j) w[j] = cp.fr[j - 1];
   for (int j = 0; j < n; ++j) U[j] = x[j] * w[j];

@@ -77,8 +77,11 @@ void expect_learner_side(const VecEnv& placed, const VecEnv& inner) {
                             {placed.ep_length(), inner.ep_length()},
                             {placed.critic_obs(), inner.critic_obs()},
                             {placed.tracking(), inner.tracking()}};
-  for (const auto& p : pairs)
-    if (p[1] != nullptr) EXPECT_NE(p[0], p[1]);
+  for (const auto& p : pairs) {
+    if (p[1] != nullptr) {
+      EXPECT_NE(p[0], p[1]);
+    }
+  }
 }
 
 // A placed env and a direct one of the same name and seed, stepped in lockstep with the same
@@ -118,7 +121,9 @@ void lockstep(const std::string& name, i64 num_envs, int steps, bool expect_done
           << "env " << i << " step " << t;
     }
   }
-  if (expect_done) EXPECT_GT(done_rows, 0) << "no episode ended: the auto-reset path was not exercised";
+  if (expect_done) {
+    EXPECT_GT(done_rows, 0) << "no episode ended: the auto-reset path was not exercised";
+  }
   EXPECT_EQ(placed.num_nonfinite_resets(), direct->num_nonfinite_resets());
 }
 

@@ -45,8 +45,11 @@ TEST(VecEnv, ParameterRangesRefuseUnphysicalValuesAndHoldTheDefaults) {
     }
   }
   // A refused value leaves the parameter as it was.
-  for (const VecEnv::ParamInfo& p : cartpole->params())
-    if (p.name == "tau") EXPECT_FLOAT_EQ(static_cast<float>(p.value), 0.02f);
+  for (const VecEnv::ParamInfo& p : cartpole->params()) {
+    if (p.name == "tau") {
+      EXPECT_FLOAT_EQ(static_cast<float>(p.value), 0.02f);
+    }
+  }
   auto go1 = make_vec_env("go1_joystick", 1, exec);
   EXPECT_THROW(go1->set_param("tracking_sigma", 0.0), std::invalid_argument);
   EXPECT_THROW(go1->set_param("cmd_b_vx", 1.5), std::invalid_argument);
