@@ -6,6 +6,9 @@
 //            the CPU, DLPack-capable ndarrays on CUDA) that keep the env alive
 //   Policy   a checkpoint's Policy (rl/policy.h) through make_checkpoint_policy (apps/evaluate.h)
 //   train    apps/trainer.h's train() with the GIL released
+//   Physics  N copies of any MJCF model (apps/model_batch.h): its compiled sizes and names, and its
+//            state and derived fields as strided numpy views of the batch's rows (rltrain.Physics,
+//            python/rltrain/physics.py, checks what is assigned to them)
 // and select_rows / ObjectArrayPool, np.where(mask, values, 0) in one pass, for Gymnasium's per-step
 // info (vector.py): the one user of NumPy's C API here (object arrays, which nanobind's ndarray
 // does not handle).
@@ -34,6 +37,7 @@
 #include <numpy/arrayobject.h>
 
 #include "apps/evaluate.h"
+#include "apps/model_batch.h"
 #include "apps/runtime.h"
 #include "apps/trainer.h"
 #include "envs/registry.h"
@@ -335,6 +339,125 @@ class PyPolicy {
   std::unique_ptr<rlt::Policy> m_policy;
 };
 
+
+// N copies of an MJCF model (apps/model_batch.h), compiled from a file or from text.
+class PyPhysics {
+ public:
+  PyPhysics(const std::string& source, bool is_text, const std::string& source_name, i64 num_envs, int num_threads,
+            const std::string& precision) {
+    rlt::Precision p;
+    if (precision == "float" || precision == "float32") p = rlt::Precision::kFloat;
+    else if (precision == "double" || precision == "float64") p = rlt::Precision::kDouble;
+    else throw std::invalid_argument("precision: expected 'float' or 'double', got '" + precision + "'");
+    if (num_envs < 1) throw std::invalid_argument("num_envs: expected at least 1, got " + std::to_string(num_envs));
+    m_source = is_text ? source_name : source;
+    rlt::Model model = is_text ? rlt::parse_mjcf(source, source_name) : rlt::load_mjcf(source);
+    m_batch = rlt::make_model_batch(model, num_envs, num_threads, p);
+  }
+  rlt::ModelBatch& batch() const { return *m_batch; }
+  const std::string& source() const { return m_source; }
+
+ private:
+  std::string m_source;
+  std::unique_ptr<rlt::ModelBatch> m_batch;
+};
+
+// A view of one row field over the batch: shape (num_envs, *tail), each env's values `row`
+// scalars after the previous env's (the rows' layout), read-only unless `writable`.
+template <class T>
+nb::object row_field(T* base, i64 num_envs, i64 row, const std::vector<size_t>& tail, nb::handle owner,
+                     bool writable) {
+  std::vector<size_t> shape{static_cast<size_t>(num_envs)};
+  shape.insert(shape.end(), tail.begin(), tail.end());
+  std::vector<int64_t> strides(shape.size());
+  int64_t inner = 1;
+  for (size_t k = shape.size(); k-- > 1;) strides[k] = inner, inner *= static_cast<int64_t>(shape[k]);
+  strides[0] = row;
+  if (writable) return nb::cast(nb::ndarray<nb::numpy, T>(base, shape.size(), shape.data(), owner, strides.data()));
+  return nb::cast(nb::ndarray<nb::numpy, const T>(base, shape.size(), shape.data(), owner, strides.data()));
+}
+
+// Every field view of a Physics, by name (python/rltrain/physics.py documents them).
+template <class T>
+nb::dict physics_views(nb::handle self, rlt::ModelBatch& b) {
+  const rlt::Model& m = b.model();
+  const rlt::DataLayout& l = b.layout();
+  const i64 n = b.num_envs(), row = l.row;
+  T* rows = static_cast<T*>(b.rows());
+  const auto sz = [](int k) { return static_cast<size_t>(k); };
+  nb::dict v;
+  const auto field = [&](const char* name, int offset, std::vector<size_t> tail, bool writable) {
+    v[name] = row_field(rows + offset, n, row, tail, self, writable);
+  };
+  // state and inputs
+  field("qpos", l.qpos, {sz(m.nq)}, true);
+  field("qvel", l.qvel, {sz(m.nv)}, true);
+  field("act_nu", l.act, {sz(m.nu)}, true);
+  field("qfrc_applied", l.qfrc_applied, {sz(m.nv)}, true);
+  field("mocap_pos", l.mocap_pos, {sz(m.nmocap), 3}, true);
+  field("mocap_quat", l.mocap_quat, {sz(m.nmocap), 4}, true);
+  v["ctrl"] = row_field(static_cast<T*>(b.ctrl()), n, m.nu, {sz(m.nu)}, self, true);
+  v["time"] = row_field(b.time(), n, 1, {}, self, true);
+  // derived (step / forward / reset write them)
+  field("qacc", l.qacc, {sz(m.nv)}, false);
+  field("qfrc_bias", l.qfrc_bias, {sz(m.nv)}, false);
+  field("qfrc_passive", l.qfrc_passive, {sz(m.nv)}, false);
+  field("qfrc_actuator", l.qfrc_actuator, {sz(m.nv)}, false);
+  field("qfrc_constraint", l.qfrc_constraint, {sz(m.nv)}, false);
+  field("actuator_force", l.actuator_force, {sz(m.nu)}, false);
+  field("xpos", l.xpos, {sz(m.nbody), 3}, false);
+  field("xquat", l.xquat, {sz(m.nbody), 4}, false);
+  field("xmat", l.xmat, {sz(m.nbody), 9}, false);
+  field("xipos", l.xipos, {sz(m.nbody), 3}, false);
+  field("ximat", l.ximat, {sz(m.nbody), 9}, false);
+  field("xanchor", l.xanchor, {sz(m.njnt), 3}, false);
+  field("xaxis", l.xaxis, {sz(m.njnt), 3}, false);
+  field("geom_xpos", l.geom_xpos, {sz(m.ngeom), 3}, false);
+  field("geom_xmat", l.geom_xmat, {sz(m.ngeom), 9}, false);
+  field("site_xpos", l.site_xpos, {sz(m.nsite), 3}, false);
+  field("site_xmat", l.site_xmat, {sz(m.nsite), 9}, false);
+  field("sensordata", l.sensordata, {sz(m.nsensordata)}, false);
+  field("ten_length", l.ten_length, {sz(m.ntendon)}, false);
+  field("ten_velocity", l.ten_velocity, {sz(m.ntendon)}, false);
+  v["ncon"] = row_field(b.ncon(), n, 1, {}, self, false);
+  return v;
+}
+
+// The compiled model's sizes, names and the index arrays the Python layer needs.
+nb::dict physics_model_info(const rlt::Model& m) {
+  nb::dict d;
+  for (const auto& [name, value] :
+       std::vector<std::pair<const char*, int>>{{"nq", m.nq}, {"nv", m.nv}, {"nu", m.nu}, {"nbody", m.nbody},
+                                               {"njnt", m.njnt}, {"ngeom", m.ngeom}, {"nsite", m.nsite},
+                                               {"nkey", m.nkey}, {"nmocap", m.nmocap}, {"nsensor", m.nsensor},
+                                               {"nsensordata", m.nsensordata}, {"ntendon", m.ntendon},
+                                               {"neq", m.neq}, {"integrator", m.integrator}})
+    d[name] = value;
+  d["timestep"] = m.timestep;
+  d["body_names"] = m.body_name;
+  d["joint_names"] = m.jnt_name;
+  d["geom_names"] = m.geom_name;
+  d["site_names"] = m.site_name;
+  d["actuator_names"] = m.actuator_name;
+  d["sensor_names"] = m.sensor_name;
+  d["tendon_names"] = m.tendon_name;
+  d["key_names"] = m.key_name;
+  d["jnt_type"] = m.jnt_type;
+  d["jnt_qposadr"] = m.jnt_qposadr;
+  d["jnt_dofadr"] = m.jnt_dofadr;
+  d["sensor_adr"] = m.sensor_adr;
+  d["sensor_dim"] = m.sensor_dim;
+  std::vector<int> mocapid(static_cast<size_t>(m.nbody), -1);
+  for (size_t b = 0; b < m.body_mocapid.size() && b < mocapid.size(); ++b) mocapid[b] = m.body_mocapid[b];
+  d["body_mocapid"] = mocapid;
+  d["stateful_actuators"] = rlt::stateful_actuators(m);
+  d["actuator_ctrllimited"] = m.actuator_ctrllimited;
+  d["actuator_ctrlrange"] = m.actuator_ctrlrange;
+  d["qpos0"] = m.qpos0;
+  d["key_time"] = m.key_time;
+  return d;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -472,6 +595,38 @@ NB_MODULE(_core, m) {
             return view(out, {static_cast<size_t>(rows), static_cast<size_t>(p.spec().action.dim)}, self, p.device());
           },
           "obs"_a, "deterministic"_a, "step"_a);
+
+
+  nb::class_<PyPhysics>(m, "Physics")
+      .def(nb::init<const std::string&, bool, const std::string&, i64, int, const std::string&>(), "source"_a,
+           "is_text"_a, "source_name"_a, "num_envs"_a, "num_threads"_a, "precision"_a)
+      .def_prop_ro("source", &PyPhysics::source)
+      .def_prop_ro("num_envs", [](const PyPhysics& p) { return p.batch().num_envs(); })
+      .def_prop_ro("num_threads", [](const PyPhysics& p) { return p.batch().num_threads(); })
+      .def_prop_ro("precision",
+                   [](const PyPhysics& p) {
+                     return std::string(p.batch().precision() == rlt::Precision::kDouble ? "double" : "float");
+                   })
+      .def("model_info", [](const PyPhysics& p) { return physics_model_info(p.batch().model()); })
+      .def("views",
+           [](nb::handle self) {
+             rlt::ModelBatch& b = nb::cast<PyPhysics&>(self).batch();
+             return b.precision() == rlt::Precision::kDouble ? physics_views<double>(self, b)
+                                                             : physics_views<float>(self, b);
+           })
+      .def(
+          "step", [](PyPhysics& p, i64 nsteps) { p.batch().step(nsteps); }, "nsteps"_a,
+          nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "forward", [](PyPhysics& p) { p.batch().forward(); }, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "reset",
+          [](PyPhysics& p, int key, const std::optional<std::vector<i64>>& envs) {
+            nb::gil_scoped_release released;
+            if (envs) p.batch().reset(key, envs->data(), static_cast<i64>(envs->size()));
+            else p.batch().reset(key, nullptr, 0);
+          },
+          "key"_a, "envs"_a.none());
 
   m.def(
       "train",

@@ -7,16 +7,19 @@
     result = rltrain.train("configs/cartpole.toml", overrides={"train.total_env_steps": 200_000}, run_dir="runs/cp")
     policy = rltrain.load_policy("runs/cp")                               # numpy in, numpy out
     actions = policy(obs)
+    phys = rltrain.Physics("model.xml", num_envs=64)                    # any MJCF file, batched (physics.py)
+    phys.ctrl = ctrl; phys.step(10); phys.qpos, phys.xpos, phys.sensordata
 
 Everything runs in rltrain's C++ core (the extension module rltrain._core); bad arguments raise
-ConfigError / CheckpointError (ValueError) with the messages the rltrain CLI prints.
+ConfigError / CheckpointError / MjcfError (ValueError) with the messages the rltrain CLI prints.
 """
 import signal
 
 from . import _core
 from ._core import CheckpointError, ConfigError, IoError, MjcfError, TrainResult
+from .physics import Physics
 
-__all__ = ["make_vec", "train", "load_policy", "envs", "TrainResult", "ConfigError", "CheckpointError", "MjcfError",
+__all__ = ["make_vec", "train", "load_policy", "envs", "Physics", "TrainResult", "ConfigError", "CheckpointError", "MjcfError",
            "IoError"]
 
 
