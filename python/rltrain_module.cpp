@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -356,8 +357,12 @@ class PyPhysics {
   }
   rlt::ModelBatch& batch() const { return *m_batch; }
   const std::string& source() const { return m_source; }
+  // step, forward and reset run with the GIL released: calls from two Python threads take turns
+  // (the batch and its thread pool serve one call at a time).
+  std::mutex& mutex() { return m_mutex; }
 
  private:
+  std::mutex m_mutex;
   std::string m_source;
   std::unique_ptr<rlt::ModelBatch> m_batch;
 };
@@ -420,6 +425,7 @@ nb::dict physics_views(nb::handle self, rlt::ModelBatch& b) {
   field("ten_length", l.ten_length, {sz(m.ntendon)}, false);
   field("ten_velocity", l.ten_velocity, {sz(m.ntendon)}, false);
   v["ncon"] = row_field(b.ncon(), n, 1, {}, self, false);
+  v["rows"] = row_field(rows, n, row, {static_cast<size_t>(row)}, self, true);  // whole rows (get_state)
   return v;
 }
 
@@ -615,14 +621,24 @@ NB_MODULE(_core, m) {
                                                              : physics_views<float>(self, b);
            })
       .def(
-          "step", [](PyPhysics& p, i64 nsteps) { p.batch().step(nsteps); }, "nsteps"_a,
-          nb::call_guard<nb::gil_scoped_release>())
+          "step",
+          [](PyPhysics& p, i64 nsteps) {
+            std::lock_guard<std::mutex> lock(p.mutex());
+            p.batch().step(nsteps);
+          },
+          "nsteps"_a, nb::call_guard<nb::gil_scoped_release>())
       .def(
-          "forward", [](PyPhysics& p) { p.batch().forward(); }, nb::call_guard<nb::gil_scoped_release>())
+          "forward",
+          [](PyPhysics& p) {
+            std::lock_guard<std::mutex> lock(p.mutex());
+            p.batch().forward();
+          },
+          nb::call_guard<nb::gil_scoped_release>())
       .def(
           "reset",
           [](PyPhysics& p, int key, const std::optional<std::vector<i64>>& envs) {
             nb::gil_scoped_release released;
+            std::lock_guard<std::mutex> lock(p.mutex());
             if (envs) p.batch().reset(key, envs->data(), static_cast<i64>(envs->size()));
             else p.batch().reset(key, nullptr, 0);
           },

@@ -57,7 +57,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Physics", "Named"]
+__all__ = ["Physics", "PhysicsState", "Named"]
 
 _INTEGRATORS = ("Euler", "RK4", "implicitfast", "implicit")
 _JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -65,6 +65,16 @@ _STATE = ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat", "qfrc_applied", "ti
 _DERIVED = ("qacc", "qfrc_bias", "qfrc_passive", "qfrc_actuator", "qfrc_constraint", "actuator_force", "xpos",
             "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos", "geom_xmat", "site_xpos",
             "site_xmat", "sensordata", "ten_length", "ten_velocity", "ncon")
+
+
+class PhysicsState:
+    """Physics.get_state's copy (``rows``: the envs' physics rows, ``ctrl``, ``time``); ``len()`` envs."""
+
+    def __init__(self, source, precision, rows, ctrl, time):
+        self.source, self.precision, self.rows, self.ctrl, self.time = source, precision, rows, ctrl, time
+
+    def __len__(self):
+        return len(self.rows)
 
 
 class Named:
@@ -265,6 +275,32 @@ class Physics:
         if bad.size:
             raise IndexError(f"envs: env {int(bad[0])} outside [0, {self.num_envs})")
         return [int(i) for i in a]
+
+    # ---- saving and restoring --------------------------------------------------------------------
+    def get_state(self, envs=None):
+        """A copy of the envs' whole physics state (every env, or those of ``envs``): their rows (state,
+        inputs and derived values), ctrl and time, which ``set_state`` puts back exactly, so that a run
+        restored from it repeats bit for bit (rltrain's solver starts cold: nothing else carries over)."""
+        idx = slice(None) if envs is None else self._env_indices(envs)
+        return PhysicsState(self.source, self.precision, self._v["rows"][idx].copy(), self._v["ctrl"][idx].copy(),
+                            self._v["time"][idx].copy())
+
+    def set_state(self, state, envs=None):
+        """Puts a get_state copy back: into every env (a state of num_envs envs, or of one env, given
+        to each), or into the envs ``envs`` (one state row each, or one for all)."""
+        if not isinstance(state, PhysicsState):
+            raise ValueError(f"state: expected what get_state returned, got {type(state).__name__}")
+        if state.source != self.source or state.precision != self.precision or \
+                state.rows.shape[1:] != self._v["rows"].shape[1:]:
+            raise ValueError(f"state: taken from {state.source!r} in {state.precision}, not this model "
+                             f"({self.source!r} in {self.precision})")
+        idx = slice(None) if envs is None else self._env_indices(envs)
+        count = self.num_envs if envs is None else len(idx)
+        if len(state.rows) not in (1, count):
+            raise ValueError(f"state: holds {len(state.rows)} envs, expected 1 or {count}")
+        self._v["rows"][idx] = state.rows
+        self._v["ctrl"][idx] = state.ctrl
+        self._v["time"][idx] = state.time
 
     # ---- names --------------------------------------------------------------------------------------
     def _id(self, kind, names, name):

@@ -334,3 +334,47 @@ def test_errors(tmp_path):
     before = states(phys)
     phys.step(0)
     np.testing.assert_array_equal(states(phys), before)
+
+
+def test_get_state_set_state_repeats_a_run_bit_for_bit():
+    phys = rltrain.Physics(GO1, num_envs=3, precision="float")
+    phys.reset("home")
+    ctrls = random_ctrls(phys, 3, 20, seed=2)
+    saved = phys.get_state()
+    first = []
+    for t in range(20):
+        phys.ctrl = ctrls[:, t]
+        phys.step()
+        first.append(states(phys))
+    phys.set_state(saved)
+    for t in range(20):
+        phys.ctrl = ctrls[:, t]
+        phys.step()
+        np.testing.assert_array_equal(states(phys), first[t])
+    one = phys.get_state(envs=[2])  # env 2's state into envs 0 and 1
+    phys.set_state(one, envs=[0, 1])
+    np.testing.assert_array_equal(states(phys)[0], states(phys)[2])
+    phys.step(5)
+    np.testing.assert_array_equal(phys.xpos[0], phys.xpos[2])
+    other = rltrain.Physics(MJCF / "cartpole.xml", precision="float")
+    with pytest.raises(ValueError, match="state: taken from"):
+        other.set_state(saved)
+    with pytest.raises(ValueError, match="state: holds 3 envs"):
+        phys.set_state(saved, envs=[0, 1])
+
+
+def test_steps_from_two_python_threads_take_turns():
+    """step releases the GIL; two threads stepping one batch take turns: 2 x 10 steps are 20 steps."""
+    import threading
+
+    a = rltrain.Physics(GO1, num_envs=4, num_threads=2)
+    b = rltrain.Physics(GO1, num_envs=4, num_threads=2)
+    for p in (a, b):
+        p.reset("home")
+    workers = [threading.Thread(target=a.step, args=(10,)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    b.step(20)
+    np.testing.assert_array_equal(states(a), states(b))
