@@ -378,3 +378,60 @@ def test_steps_from_two_python_threads_take_turns():
         w.join()
     b.step(20)
     np.testing.assert_array_equal(states(a), states(b))
+
+
+def run_mujoco_loop(m, steps, key_id=-1, ctrl=None, qfrc_applied=None):
+    """MuJoCo's mj_step loop with ctrl and qfrc_applied held: qpos, qvel and act after `steps`."""
+    import mujoco
+
+    d = mujoco.MjData(m)
+    if key_id >= 0:
+        mujoco.mj_resetDataKeyframe(m, d, key_id)
+    if ctrl is not None:
+        d.ctrl[:] = ctrl
+    if qfrc_applied is not None:
+        d.qfrc_applied[:] = qfrc_applied
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+    return np.array(d.qpos), np.array(d.qvel), np.array(d.act)
+
+
+def test_qfrc_applied_matches_mujoco(peer):
+    """Generalized forces set from Python (a contact-free damped chain: smooth, so a fixed 1e-9 bound)."""
+    path = MJCF / "implicit" / "chain_damping.xml"
+    phys = rltrain.Physics(path, num_envs=3)
+    forces = np.random.default_rng(4).uniform(-1, 1, (3, phys.nv))
+    phys.qfrc_applied = forces
+    phys.step(200)
+    assert (phys.ncon == 0).all()
+    m = mujoco_model(peer, path)
+    for e in range(3):
+        qpos, qvel, _ = run_mujoco_loop(m, 200, qfrc_applied=forces[e])
+        np.testing.assert_allclose(phys.qpos[e], qpos, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(phys.qvel[e], qvel, rtol=0, atol=1e-9)
+    assert np.abs(phys.qvel[0] - phys.qvel[1]).max() > 1e-3  # the forces moved the envs apart
+
+
+def test_act_of_stateful_actuators_apart(peer):
+    """act is MuJoCo's na columns also when the stateful actuators are not consecutive (a copy then,
+    written through on assignment)."""
+    xml = ("<mujoco><worldbody><body><joint name='a' type='hinge' damping='0.1'/><geom type='capsule' size='0.05' fromto='0 0 0 0.3 0 0'/>"
+           "<body pos='0.3 0 0'><joint name='b' type='hinge' axis='0 1 0' damping='0.1'/>"
+           "<geom type='capsule' size='0.05' fromto='0 0 0 0.3 0 0'/></body></body></worldbody>"
+           "<actuator><general joint='a' dyntype='filter' dynprm='0.05'/><motor joint='b'/>"
+           "<general joint='b' dyntype='integrator' gainprm='0.5'/></actuator></mujoco>")
+    import mujoco
+
+    phys = rltrain.Physics.from_xml_string(xml, num_envs=2)
+    m = mujoco.MjModel.from_xml_string(xml)
+    assert phys.na == m.na == 2 and phys.act.shape == (2, 2)
+    assert not np.shares_memory(phys.act, phys.qpos)  # (a copy: actuators 0 and 2)
+    phys.ctrl = [0.7, -0.2, 0.4]
+    phys.step(100)
+    _, qvel, act = run_mujoco_loop(m, 100, ctrl=[0.7, -0.2, 0.4])
+    np.testing.assert_allclose(phys.act, np.broadcast_to(act, (2, 2)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(phys.qvel[0], qvel, rtol=0, atol=1e-10)
+    phys.act = [[0.1, 0.2], [0.3, 0.4]]
+    np.testing.assert_array_equal(phys.act, [[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(ValueError, match=r"act: expected shape \(2, 2\)"):
+        phys.act = [1.0, 2.0, 3.0]
