@@ -141,6 +141,8 @@ class Physics:
         self.sensor_names, self.tendon_names, self.key_names = info["sensor_names"], info["tendon_names"], info["key_names"]
         self.qpos0 = np.array(info["qpos0"], dtype=np.float64)
         self.qpos0.setflags(write=False)
+        self.body_mocapid = np.array(info["body_mocapid"], dtype=np.int32)  # (nbody) mocap index, -1 if none
+        self.body_mocapid.setflags(write=False)
         self._stateful = list(info["stateful_actuators"])
         self.na = len(self._stateful)
         s = self._stateful
@@ -358,7 +360,7 @@ class Physics:
         body also has its mocap_pos and mocap_quat (writable views)."""
         b = self.body_id(name)
         views = dict(xpos=self.xpos[:, b], xquat=self.xquat[:, b], xmat=self.xmat[:, b], xipos=self.xipos[:, b])
-        mocap = self._info["body_mocapid"][b]
+        mocap = self.body_mocapid[b]
         if mocap >= 0:
             views.update(mocap_pos=self.mocap_pos[:, mocap], mocap_quat=self.mocap_quat[:, mocap])
         return Named("body", self.body_names[b], b, **views)

@@ -106,10 +106,10 @@ def mocap_rows(path, phys, num_envs):
     phys.reset()
     start = np.concatenate([phys.mocap_pos[0], phys.mocap_quat[0]], axis=1)
     for b in range(phys.nbody):
-        mocap = phys.body(b)
-        if not hasattr(mocap, "mocap_pos"):
+        k = phys.body_mocapid[b]
+        if k < 0:
             continue
-        k = phys._info["body_mocapid"][b]
+        assert hasattr(phys.body(b), "mocap_pos")
         for c, s in enumerate(("x", "y", "z", "qw", "qx", "qy", "qz")):
             col = f"mocap_{phys.body_names[b]}_{s}"
             rows[:, k, c] = data[col] if col in data.dtype.names else start[k, c]
@@ -130,7 +130,7 @@ def test_mocap_driven_from_python_matches_mujoco(peer, name, substeps):
     phys = check_against_mujoco(peer, path, steps=mocaps.shape[1], substeps=substeps, mocaps=mocaps)
     # the mocap bodies are where the last poses put them (xpos of the last step's start state)
     for b in range(phys.nbody):
-        k = phys._info["body_mocapid"][b]
+        k = phys.body_mocapid[b]
         if k >= 0 and phys.body_names[b] != "anchor":  # (anchor sits in a <frame>: its pose is the frame's)
             np.testing.assert_allclose(phys.xpos[:, b], phys.mocap_pos[:, k], atol=1e-12)
 
