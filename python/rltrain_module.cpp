@@ -639,6 +639,7 @@ NB_MODULE(_core, m) {
           [](PyPhysics& p, int key, const std::optional<std::vector<i64>>& envs) {
             nb::gil_scoped_release released;
             std::lock_guard<std::mutex> lock(p.mutex());
+            if (envs && envs->empty()) return;  // no env (an empty list's data() may be null: "every env")
             if (envs) p.batch().reset(key, envs->data(), static_cast<i64>(envs->size()));
             else p.batch().reset(key, nullptr, 0);
           },

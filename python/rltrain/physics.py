@@ -270,6 +270,8 @@ class Physics:
             if a.shape != (self.num_envs,):
                 raise ValueError(f"envs: a mask needs shape ({self.num_envs},), got {a.shape}")
             a = np.nonzero(a)[0]
+        if a.size == 0 and a.ndim == 1:  # no env ([] is float64 to numpy)
+            return []
         if a.dtype.kind not in "iu" or a.ndim > 1:
             raise ValueError(f"envs: expected an index, a list of indices or a boolean mask, got {envs!r}")
         a = a.reshape(-1)

@@ -187,6 +187,9 @@ def test_keyframe_reset_matches_mujoco(peer):
         np.testing.assert_allclose(phys.mocap_quat[e], d.mocap_quat, atol=1e-15)
         assert phys.time[e] == d.time
     np.testing.assert_array_equal(states(phys)[[0, 2]], moved[[0, 2]])  # untouched
+    phys.reset(envs=[])
+    phys.reset(envs=np.zeros(4, dtype=bool))
+    np.testing.assert_array_equal(states(phys)[[0, 2]], moved[[0, 2]])
     phys.reset(m.key("tilted").id, envs=np.array([True, False, False, False]))
     mujoco.mj_resetDataKeyframe(m, d, m.key("tilted").id)
     np.testing.assert_allclose(phys.mocap_quat[0], d.mocap_quat, atol=1e-15)
