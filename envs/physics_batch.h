@@ -182,7 +182,7 @@ class PhysicsBatchT final : public PhysicsBatch {
   void reset() override {
     m_exec.fill(m_ncon.data(), 0, m_num_envs);
     m_exec.fill(m_resets.data(), std::uint32_t{0}, m_num_envs);
-    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), workspace(), 0});
+    parallel_for(m_exec, m_num_envs, ResetModelEnvs{m_view, m_layout, m_data.data(), workspace(), 0}, Items::kCostly);
   }
   void reset_one(i64 env) override {
     check_env(env);
@@ -196,7 +196,8 @@ class PhysicsBatchT final : public PhysicsBatch {
           ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
     parallel_for(m_exec, m_num_envs,
                  PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
-                                        m_ncon.data(), workspace()});
+                                        m_ncon.data(), workspace()},
+                 Items::kCostly);
   }
   void set_manual_ctrl(const std::vector<float>& ctrl) override {
     std::vector<float> c(static_cast<size_t>(m_manual.size()), 0.0f);
@@ -204,7 +205,8 @@ class PhysicsBatchT final : public PhysicsBatch {
     m_exec.copy_from_host(m_manual.data(), c.data(), m_manual.size());
   }
   void reset_nonfinite() override {
-    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), workspace(), m_resets.data()});
+    parallel_for(m_exec, m_num_envs, ResetNonfiniteEnvs{m_view, m_layout, m_data.data(), workspace(), m_resets.data()},
+                 Items::kCostly);
   }
   void synchronize() const override { m_exec.synchronize(); }
 

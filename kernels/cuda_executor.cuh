@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(CudaExecutor::kBlockSize) parallel_for_kernel(
 // One thread per index up to the executor's max_threads(), then grid-stride: no thread index
 // reaches max_threads() (BatchRows' workspace slots rely on it).
 template <class F>
-void parallel_for(const CudaExecutor& exec, i64 n, const F& f) {
+void parallel_for(const CudaExecutor& exec, i64 n, const F& f, Items = Items::kCheap) {
   if (n <= 0) return;
   constexpr i64 kMaxBlocks = 0x7fffffff;  // gridDim.x limit
   const i64 blocks = std::min<i64>({(n + CudaExecutor::kBlockSize - 1) / CudaExecutor::kBlockSize,

@@ -18,6 +18,12 @@ using i64 = std::int64_t;
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
+// What one item of a parallel_for costs (sim/cpu_executor.h): cheap (tens of nanoseconds: the CPU
+// executor hands them out in chunks of kMinGrain) or costly (microseconds or more, an env's physics
+// step: every item may be a task of its own, so a batch of 256 robots uses every thread). The CUDA
+// executor runs one item per thread either way.
+enum class Items { kCheap, kCostly };
+
 template <class T>
 RLT_HD RLT_INLINE T clamp(T x, T lo, T hi) {
   return x < lo ? lo : (x > hi ? hi : x);

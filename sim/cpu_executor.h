@@ -4,6 +4,9 @@
 // Executor surface used by single-source code (VecEnv, learner):
 //   Exec::Buffer<T>                           owning buffer in the executor's memory
 //   parallel_for(exec, n, f)                  f(i) for i in [0, n); f is an RLT_HD callable
+//   parallel_for(exec, n, f, Items::kCostly)  the same for items of microseconds each (an env's
+//                                             physics step): on the CPU every item may be its own
+//                                             task, where cheap items go in chunks of kMinGrain
 //   parallel_for_2d(exec, rows, cols, f)      f(r, j) over a (rows x cols) grid
 //   parallel_for_lanes(exec, n, f)            CPU only: f.lanes(i) per block of kLanes items, f(i) for
 //                                             the rest (sim/lanes.h; the classic envs' step)
@@ -157,8 +160,8 @@ class CpuExecutor {
 // escapes), so a store through one of f's pointers might, for all the compiler knows, change f's
 // scalars, which it would then reload every iteration and not vectorize (AdamStep's clip, say).
 template <class F>
-void parallel_for(const CpuExecutor& exec, i64 n, const F& f) {
-  exec.for_ranges(n, CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
+void parallel_for(const CpuExecutor& exec, i64 n, const F& f, Items items = Items::kCheap) {
+  exec.for_ranges(n, items == Items::kCostly ? 1 : CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
     const F local = f;
     for (i64 i = b; i < e; ++i) local(i);
   });

@@ -442,6 +442,9 @@ class VecEnvT final : public VecEnv {
   // Steps in SIMD lanes: an env that can (EnvStepsInLanes), no World, the CPU executor.
   static constexpr bool kStepsInLanes =
       EnvStepsInLanes<Env>::value && std::is_same<World, NoWorld<Env, Exec>>::value && Exec::kDevice == Device::kCpu;
+  // An env with a World (a robot: physics substeps) costs tens of microseconds a step, a classic
+  // env tens of nanoseconds (parallel_for's Items).
+  static constexpr Items kStepCost = std::is_same<World, NoWorld<Env, Exec>>::value ? Items::kCheap : Items::kCostly;
 
   VecEnvT(Exec exec, i64 num_envs)
       : m_exec(std::move(exec)), m_num_envs(checked_num_envs(num_envs)), m_world(m_exec, num_envs) {
@@ -514,7 +517,7 @@ class VecEnvT final : public VecEnv {
     m_seed = seed;
     m_out.clear(m_exec, m_num_envs);
     m_world.clear(m_exec);
-    parallel_for(m_exec, m_num_envs, ResetOne<Kernel>{kernel(nullptr)});
+    parallel_for(m_exec, m_num_envs, ResetOne<Kernel>{kernel(nullptr)}, kStepCost);
   }
 
   void set_first_env(i64 first) override {
@@ -530,7 +533,7 @@ class VecEnvT final : public VecEnv {
       if (m_lanes) return parallel_for_lanes(m_exec, m_num_envs, StepLanes<Kernel>{kernel(actions)});
     }
 #endif
-    parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)});
+    parallel_for(m_exec, m_num_envs, StepOne<Kernel>{kernel(actions)}, kStepCost);
   }
 
   void reset_one(i64 env) override {

@@ -562,6 +562,38 @@ TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
   testing_util::expect_reset_one_rejects_bad_index(*m.env);
 }
 
+// A robot env's step is a costly parallel_for item (Items::kCostly): a batch far below the cheap
+// items' grain is split over the threads. The split must not change a bit: 1 and 3 threads, with
+// randomization, noise and pushes on, over steps that cross auto-resets.
+TEST(RobotEnvs, ThreadCountDoesNotChangeTheBits) {
+  std::vector<std::string> names;
+#define RLT_ROBOT_NAME(E) names.push_back(E::kName);
+  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_NAME)
+#undef RLT_ROBOT_NAME
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    CpuExecutor one(1), three(3);
+    auto a = make_vec_env(name, 13, one), b = make_vec_env(name, 13, three);
+    for (VecEnv* e : {a.get(), b.get()}) {
+      for (const auto& [k, x] : std::vector<std::pair<const char*, double>>{
+               {"dr_friction_min", 0.7}, {"obs_noise", 0.02}, {"push_interval_s", 0.1}, {"push_velocity", 0.3}})
+        e->set_param(k, x);
+      e->set_param("max_episode_steps", 7);
+      e->reset(kSeed);
+    }
+    const i64 no = 13 * a->spec().observation.dim;
+    for (std::uint32_t t = 0; t < 16; ++t) {
+      const float* act = a->sample_actions(kSeed, t);
+      a->step(act);
+      b->step(act);
+      ASSERT_EQ(0, std::memcmp(a->obs(), b->obs(), sizeof(float) * static_cast<size_t>(no))) << "step " << t;
+      ASSERT_EQ(0, std::memcmp(a->reward(), b->reward(), sizeof(float) * 13)) << "step " << t;
+      ASSERT_EQ(0, std::memcmp(a->terminated(), b->terminated(), 13)) << "step " << t;
+      ASSERT_EQ(0, std::memcmp(a->truncated(), b->truncated(), 13)) << "step " << t;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllRobotEnvs, RobotEnv, ::testing::ValuesIn(robot_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 INSTANTIATE_TEST_SUITE_P(Gymnasium, GymTask, ::testing::ValuesIn(gym_names()),
