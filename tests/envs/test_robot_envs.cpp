@@ -28,6 +28,15 @@ constexpr std::uint64_t kSeed = 7;
 std::vector<std::string> gym_names() { return {"reacher", "ant", "halfcheetah", "hopper", "walker2d", "humanoid"}; }
 
 // Every robot task (generic checks: determinism, finiteness, checkpoints, auto-reset, drawing).
+// Every registered robot env (the quadruped and the joystick tasks too).
+std::vector<std::string> every_robot_name() {
+  std::vector<std::string> names;
+#define RLT_ROBOT_NAME(E) names.push_back(E::kName);
+  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_NAME)
+#undef RLT_ROBOT_NAME
+  return names;
+}
+
 std::vector<std::string> robot_names() {
   std::vector<std::string> names;
   // quadruped (velocity tracking, privileged critic obs) is not a Gymnasium task: its own tests are
@@ -528,11 +537,7 @@ TEST_P(GymTask, EpisodeForwardSpeedIsTheMeanRewardedVelocity) {
 // env's rows move (physics, randomization, task state, observations), into the episode its
 // auto-reset would start.
 TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
-  std::vector<std::string> names;
-#define RLT_ROBOT_NAME(E) names.push_back(E::kName);
-  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_NAME)
-#undef RLT_ROBOT_NAME
-  for (const auto& name : names) {
+  for (const auto& name : every_robot_name()) {
     SCOPED_TRACE(name);
     CpuExecutor exec(2);
     auto make = [&] {
@@ -566,11 +571,7 @@ TEST(RobotEnvs, ResetOneStartsTheNextEpisodeOfThatEnvOnly) {
 // items' grain is split over the threads. The split must not change a bit: 1 and 3 threads, with
 // randomization, noise and pushes on, over steps that cross auto-resets.
 TEST(RobotEnvs, ThreadCountDoesNotChangeTheBits) {
-  std::vector<std::string> names;
-#define RLT_ROBOT_NAME(E) names.push_back(E::kName);
-  RLT_FOR_EACH_ROBOT_ENV(RLT_ROBOT_NAME)
-#undef RLT_ROBOT_NAME
-  for (const auto& name : names) {
+  for (const auto& name : every_robot_name()) {
     SCOPED_TRACE(name);
     CpuExecutor one(1), three(3);
     auto a = make_vec_env(name, 13, one), b = make_vec_env(name, 13, three);
