@@ -28,14 +28,15 @@
 //                    corner or an edge crossed in a T), a second one further along it up to the
 //                    box's far side or the segment's end; each a sphere of the capsule's radius
 //                    against the box (sphere-box)
-//   box-box          up to 8, by the separating-axis test over the 15 axes (3 + 3 face normals, 9
-//                    edge-edge cross products): none when an axis separates the boxes by more than
-//                    the reach; for a face axis of least penetration, the incident face of the other
-//                    box clipped to the reference face (Sutherland-Hodgman: the corners of the
-//                    overlap, vertices or edges crossing edges, so crossed bars rest edge across
-//                    edge), each with its depth below the reference face; for an edge-edge axis
-//                    (preferred only when clearly better than every face), one point at the closest
-//                    points of the two edges (boxes meeting edge on edge)
+//   box-box          up to 8 (MuJoCo 3.17's mjc_BoxBox, box_box): the separating axis of largest
+//                    separation over the 15 (3 + 3 face normals, 9 edge-edge cross products; none
+//                    when one separates the boxes by more than the reach), an edge axis only when it
+//                    beats every face (one within ~8 degrees of the best face's normal by 5%); for a face
+//                    axis, the incident face of the other box clipped to the reference face
+//                    (Sutherland-Hodgman: the corners of the overlap, vertices or edges crossing
+//                    edges, so crossed bars rest edge across edge), each vertex within the margin a
+//                    contact midway between the reference plane and the incident face; for an edge
+//                    axis one point, midway between the closest points of the two edges
 //   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
 //                    the same on the far cap, two more at +-120 degrees on the near cap's rim
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
