@@ -356,7 +356,8 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
       pos12[i] = mat2[i] * d12[0] + mat2[3 + i] * d12[1] + mat2[6 + i] * d12[2];
     }
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) rot[3 * i + j] = mat1[i] * mat2[j] + mat1[3 + i] * mat2[3 + j] + mat1[6 + i] * mat2[6 + j];
+      for (int j = 0; j < 3; ++j)
+        rot[3 * i + j] = mat1[i] * mat2[j] + mat1[3 + i] * mat2[3 + j] + mat1[6 + i] * mat2[6 + j];
     for (int k = 0; k < 9; ++k) rotabs[k] = m_abs(rot[k]);
   }
 
@@ -408,7 +409,8 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
       const int f = code_face - 3;
       face_dot = m_abs(axis[0] * rot[f] + axis[1] * rot[3 + f] + axis[2] * rot[6 + f]);
     }
-    if (face_dot > T(0.99) && sep_best < sep_face + T(0.05) * m_abs(sep_face) + min_val) code = code_face, sep_best = sep_face;
+    if (face_dot > T(0.99) && sep_best < sep_face + T(0.05) * m_abs(sep_face) + min_val)
+      code = code_face, sep_best = sep_face;
   }
 
   // ---- 2a. edge against edge: one contact
@@ -417,7 +419,8 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
     const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
     T axis[3];  // oriented from box 1 to box 2
     box_edge_axis(rot, code, axis);
-    if (axis[0] * pos21[0] + axis[1] * pos21[1] + axis[2] * pos21[2] < T(0)) axis[0] = -axis[0], axis[1] = -axis[1], axis[2] = -axis[2];
+    if (axis[0] * pos21[0] + axis[1] * pos21[1] + axis[2] * pos21[2] < T(0))
+      axis[0] = -axis[0], axis[1] = -axis[1], axis[2] = -axis[2];
     // The supporting edges: box 1's along e_i at the corner the axis's signs pick, box 2's along its
     // axis j at the corner the signs of the axis in its frame pick; a near-zero component (at most
     // one per box) makes that sign ambiguous, and both corners are tried.
@@ -446,7 +449,8 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
         cc[j2] = a2[j2] >= T(0) ? -size2[j2] : size2[j2];
         if (amb2 >= 0 && v2) cc[amb2] = -cc[amb2];
         T e2[3];
-        for (int r = 0; r < 3; ++r) e2[r] = rot[3 * r] * cc[0] + rot[3 * r + 1] * cc[1] + rot[3 * r + 2] * cc[2] + pos21[r];
+        for (int r = 0; r < 3; ++r)
+          e2[r] = rot[3 * r] * cc[0] + rot[3 * r + 1] * cc[1] + rot[3 * r + 2] * cc[2] + pos21[r];
         // closest points of the two edges (unit directions e_i and d2), each clamp re-solving the other
         const T e[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]};
         const T d1e = e[i];
@@ -474,7 +478,7 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
   }
 
   // ---- 2b. face against face: the incident face clipped to the reference face
-  const bool ref1 = code < 3;          // box 1 is the reference
+  const bool ref1 = code < 3;            // box 1 is the reference
   const int a = ref1 ? code : code - 3;  // the reference face's axis
   const T* sizeref = ref1 ? size1 : size2;
   const T* sizeinc = ref1 ? size2 : size1;
@@ -485,7 +489,8 @@ RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) rinc[3 * r + c] = ref1 ? rot[3 * r + c] : rot[3 * c + r];
   const T sgn = posoi[a] >= T(0) ? T(1) : T(-1);  // the incident box lies along sgn * a
-  int binc = 0;  // the incident face: its axis most along a, its side against sgn * a
+  // the incident face: its axis most along a, its side against sgn * a
+  int binc = 0;
   for (int k = 1; k < 3; ++k)
     if (m_abs(rinc[3 * a + k]) > m_abs(rinc[3 * a + binc])) binc = k;
   const T tinc = sgn * rinc[3 * a + binc] > T(0) ? T(-1) : T(1);
