@@ -28,14 +28,15 @@
 //                    corner or an edge crossed in a T), a second one further along it up to the
 //                    box's far side or the segment's end; each a sphere of the capsule's radius
 //                    against the box (sphere-box)
-//   box-box          up to 8, by the separating-axis test over the 15 axes (3 + 3 face normals, 9
-//                    edge-edge cross products): none when an axis separates the boxes by more than
-//                    the reach; for a face axis of least penetration, the incident face of the other
-//                    box clipped to the reference face (Sutherland-Hodgman: the corners of the
-//                    overlap, vertices or edges crossing edges, so crossed bars rest edge across
-//                    edge), each with its depth below the reference face; for an edge-edge axis
-//                    (preferred only when clearly better than every face), one point at the closest
-//                    points of the two edges (boxes meeting edge on edge)
+//   box-box          up to 8 (MuJoCo 3.17's mjc_BoxBox, box_box): the separating axis of largest
+//                    separation over the 15 (3 + 3 face normals, 9 edge-edge cross products; none
+//                    when one separates the boxes by more than the reach), an edge axis only when it
+//                    beats every face (one within ~8 degrees of the best face's normal by 5%); for a face
+//                    axis, the incident face of the other box clipped to the reference face
+//                    (Sutherland-Hodgman: the corners of the overlap, vertices or edges crossing
+//                    edges, so crossed bars rest edge across edge), each vertex within the margin a
+//                    contact midway between the reference plane and the incident face; for an edge
+//                    axis one point, midway between the closest points of the two edges
 //   plane-cylinder   up to 4 (MuJoCo 3's mjc_PlaneCylinder): the deepest rim point of the near cap,
 //                    the same on the far cap, two more at +-120 degrees on the near cap's rim
 //   plane-ellipsoid  1 at the support point along -normal (mjc_PlaneConvex)
@@ -252,121 +253,293 @@ RLT_HD void box_sphere(const Emitter<T>& emit, const Vec3<T>& cb, const Mat3<T>&
   emit(pos, box_first ? n : -n, depth);
 }
 
-// Support radius of a box (axes u, half sizes h) along the unit direction l.
-template <class T>
-RLT_HD RLT_INLINE T box_radius(const Vec3<T>* u, const T* h, const Vec3<T>& l) {
-  return h[0] * m_abs(dot(u[0], l)) + h[1] * m_abs(dot(u[1], l)) + h[2] * m_abs(dot(u[2], l));
-}
+// Vertex capacity of box_box's face clipping: a quadrilateral clipped by 4 half-planes has at most
+// 8 vertices (MuJoCo's mjBOXBOX_MAXVERT keeps 12).
+constexpr int kBoxBoxMaxVert = 12;
 
-// One Sutherland-Hodgman step: keeps the part of polygon (pu, pv, pw; n points) where
-// sign * (u or v) <= lim, into (qu, qv, qw); returns the new count (at most n + 1). A vertex on the
-// line is kept once (the crossing is only added where the two ends are strictly on either side).
+// One Sutherland-Hodgman step of box_box's face clipping (MuJoCo's clipHalfPlane): keeps the part
+// of polygon *cur (n vertices (x, y, z), z carried along) where sign * v[coord] <= lim. A polygon
+// wholly inside is left where it is; otherwise the result goes to *spare and the two swap. Each
+// vertex inside is kept, then the crossing of the edge that leaves it, if the edge strictly crosses
+// (MuJoCo's order, which is the contacts' order). Returns the new count.
 template <class T>
-RLT_HD int clip_polygon(const T* pu, const T* pv, const T* pw, int n, bool on_u, T sign, T lim, T* qu, T* qv, T* qw) {
-  int out = 0;
-  for (int i = 0; i < n; ++i) {
-    const int j = i + 1 < n ? i + 1 : 0;
-    const T di = sign * (on_u ? pu[i] : pv[i]) - lim, dj = sign * (on_u ? pu[j] : pv[j]) - lim;
-    if ((di < T(0) && dj > T(0)) || (di > T(0) && dj < T(0))) {
-      const T t = di / (di - dj);
-      qu[out] = pu[i] + t * (pu[j] - pu[i]), qv[out] = pv[i] + t * (pv[j] - pv[i]),
-      qw[out] = pw[i] + t * (pw[j] - pw[i]);
-      ++out;
+RLT_HD int clip_half_plane(int n, T (**cur)[3], T (**spare)[3], int coord, T sign, T lim) {
+  T (*in)[3] = *cur;
+  T dist[kBoxBoxMaxVert];
+  bool all_inside = true;
+  for (int k = 0; k < n; ++k) {
+    dist[k] = sign * in[k][coord] - lim;
+    all_inside = all_inside && dist[k] <= T(0);
+  }
+  if (all_inside) return n;
+  T (*out)[3] = *spare;
+  int m = 0;
+  for (int k = 0; k < n; ++k) {
+    const int k1 = k + 1 == n ? 0 : k + 1;
+    const T dp = dist[k], dq = dist[k1];
+    const T* p = in[k];
+    if (dp <= T(0) && m < kBoxBoxMaxVert) out[m][0] = p[0], out[m][1] = p[1], out[m][2] = p[2], ++m;
+    if (((dp < T(0) && dq > T(0)) || (dp > T(0) && dq < T(0))) && m < kBoxBoxMaxVert) {
+      const T* q = in[k1];
+      const T t = dp / (dp - dq);
+      out[m][0] = p[0] + t * (q[0] - p[0]), out[m][1] = p[1] + t * (q[1] - p[1]), out[m][2] = p[2] + t * (q[2] - p[2]);
+      ++m;
     }
-    if (dj <= T(0)) qu[out] = pu[j], qv[out] = pv[j], qw[out] = pw[j], ++out;
   }
-  return out;
+  *cur = out, *spare = in;
+  return m;
 }
 
-// Box A (ca, ra, ha) against box B, normal from A to B. Separating axes (the 3 + 3 face normals and
-// the 9 edge-edge cross products): no contact when one separates the boxes by more than `reach`
-// (the pair's speculative plus active margin).
-// Otherwise the axis of least penetration decides: a face normal (preferred unless an edge axis is
-// clearly better) gives the incident face of the other box clipped to the reference face (up to 8
-// points: the corners of the overlap, whether they are vertices of either box or edges crossing
-// edges), each with its depth below the reference face; an edge-edge axis gives one point at the
-// closest points of the two edges (two boxes meeting edge on edge).
+// The unit edge-cross axis of box_box's code (6 + 3i + j: box 1's axis i crossed with box 2's j),
+// in box 1's frame, from rot (box 2's axes in box 1's frame, row-major); MuJoCo's mju_normalize3.
 template <class T>
-RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& ca, const Mat3<T>& ra, const Vec3<T>& ha, const Vec3<T>& cb,
-                    const Mat3<T>& rb, const Vec3<T>& hb, T reach) {
-  const Vec3<T> d = cb - ca;
-  const Vec3<T> ua[3] = {ra.col(0), ra.col(1), ra.col(2)}, ub[3] = {rb.col(0), rb.col(1), rb.col(2)};
-  const T hA[3] = {ha.x, ha.y, ha.z}, hB[3] = {hb.x, hb.y, hb.z};
-  // Face axes: separation |d.l| - rA - rB (> 0: a gap along l).
-  T best_face = T(-1e30);
-  int face = 0;
-  for (int k = 0; k < 6; ++k) {
-    const Vec3<T> l = k < 3 ? ua[k] : ub[k - 3];
-    const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
-    if (s > reach) return;
-    if (s > best_face) best_face = s, face = k;
+RLT_HD void box_edge_axis(const T* rot, int code, T* axis) {
+  const int i = (code - 6) / 3, j = (code - 6) % 3, i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+  axis[i] = T(0), axis[i1] = -rot[3 * i2 + j], axis[i2] = rot[3 * i1 + j];
+  const T len = m_sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+  if (len < T(1e-15)) {
+    axis[0] = T(1), axis[1] = axis[2] = T(0);
+  } else {
+    const T inv = T(1) / len;
+    axis[0] *= inv, axis[1] *= inv, axis[2] *= inv;
   }
-  // Edge axes; nearly parallel edges give no reliable axis (and faces cover them).
-  T best_edge = T(-1e30);
-  int edge = -1;
-  Vec3<T> edge_axis = Vec3<T>::zero();
+}
+
+// Box 1 (centre c1, rotation r1, half sizes h1) against box 2, normal from 1 to 2: MuJoCo
+// 3.17's mjc_BoxBox (engine_collision_box.c), step by step, so that the contacts are its contacts
+// (count, order, points, normals, depths; checked against the mujoco wheel,
+// tools/box_box_cases.py). `margin` is the pair's reach (speculative plus active margin): MuJoCo's
+// margin argument, so that the contacts MuJoCo makes within its margin are made here with the same
+// values, and those further out, up to the reach, are listed too (they do not act).
+//  1. Separating axes, in box 1's frame (rot = r1^T r2): the 3 face normals of box 1, then box 2's,
+//     then the 9 edge-cross axes (i, j) (box 1's axis i crossed with box 2's j; skipped where
+//     sin^2 of their angle is under rounding, 1e-16). Separation |c.l| - radius1 - radius2; one
+//     above margin plus a rounding slack (1e-13 of the summed half sizes) and there is no contact.
+//     The best axis is the plain argmax of the separation (the first on a tie: box 1 before box 2),
+//     an edge axis counting only when it beats the best face and its separation less 1e-6 of
+//     itself beats the best so far. A winning edge axis within ~8 degrees of the best face's
+//     normal (|cos| > 0.99) gives way to that face unless it is better by 5% of the face's
+//     separation (ODE's fudge: resting stacks would otherwise flip between the two by rounding).
+//  2. An edge axis: one contact, at the midpoint of the closest points of the two supporting edges
+//     (a near-zero axis component makes the supporting corner ambiguous: both are tried and the
+//     closer pair kept), its depth the gap along the axis.
+//     A face axis: the face's owner is the reference box; the face of the other (incident) box
+//     most against the reference normal, its 4 corners in cyclic order, is clipped to the
+//     reference face's 4 side planes (clip_half_plane). Each vertex within margin of the
+//     reference plane, less those within 1e-7 (relative) of one kept before, is a contact (up to
+//     8), at its place in the face's plane, midway between the reference plane and the incident
+//     face, its depth below the reference plane, the normal the reference face's.
+// A vertex that acts (within the active margin) is only dropped as a duplicate of another that
+// acts, so the acting contacts are MuJoCo's whatever the reach.
+template <class T>
+RLT_HD void box_box(const Emitter<T>& emit, const Vec3<T>& c1, const Mat3<T>& r1, const Vec3<T>& h1, const Vec3<T>& c2,
+                    const Mat3<T>& r2, const Vec3<T>& h2, T margin) {
+  // Rounding scales (MuJoCo's per precision): separation slack per unit of summed half sizes, sin^2
+  // under which an edge-cross axis is noise, axis component under which a supporting corner is
+  // ambiguous, squared relative radius of clipped-vertex duplicates.
+  const bool single = sizeof(T) == sizeof(float);
+  const T sep_eps = single ? T(1e-6) : T(1e-13), par_eps = single ? T(1e-7) : T(1e-16);
+  const T sgn_eps = single ? T(1e-5) : T(1e-9), dup_eps = single ? T(1e-10) : T(1e-14);
+  const T edge_bias = T(1e-6), min_val = T(1e-15), max_val = T(1e10);
+  const T pos1[3] = {c1.x, c1.y, c1.z}, pos2[3] = {c2.x, c2.y, c2.z};
+  const T size1[3] = {h1.x, h1.y, h1.z}, size2[3] = {h2.x, h2.y, h2.z};
+  const T* mat1 = r1.m;
+  const T* mat2 = r2.m;
+  // rot: box 2's axes in box 1's frame (columns); pos21: box 2's centre in box 1's frame; pos12: box
+  // 1's centre in box 2's frame (row-major, as MuJoCo's)
+  T rot[9], rotabs[9], pos21[3], pos12[3];
+  {
+    const T d21[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
+    const T d12[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
+    for (int i = 0; i < 3; ++i) {
+      pos21[i] = mat1[i] * d21[0] + mat1[3 + i] * d21[1] + mat1[6 + i] * d21[2];
+      pos12[i] = mat2[i] * d12[0] + mat2[3 + i] * d12[1] + mat2[6 + i] * d12[2];
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        rot[3 * i + j] = mat1[i] * mat2[j] + mat1[3 + i] * mat2[3 + j] + mat1[6 + i] * mat2[6 + j];
+    for (int k = 0; k < 9; ++k) rotabs[k] = m_abs(rot[k]);
+  }
+
+  // ---- 1. separating axes
+  const T septol = margin + sep_eps * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2]);
+  // code 0..2: face of box 1, 3..5: face of box 2, 6 + 3i + j: edge pair (i, j)
+  T sep_best = -max_val;
+  int code = -1;
   for (int i = 0; i < 3; ++i) {
+    const T radius2 = rotabs[3 * i] * size2[0] + rotabs[3 * i + 1] * size2[1] + rotabs[3 * i + 2] * size2[2];
+    const T sep = m_abs(pos21[i]) - size1[i] - radius2;
+    if (!(sep <= septol)) return;  // also a NaN pose: no contact
+    if (sep > sep_best) sep_best = sep, code = i;
+  }
+  for (int j = 0; j < 3; ++j) {
+    const T radius1 = rotabs[j] * size1[0] + rotabs[3 + j] * size1[1] + rotabs[6 + j] * size1[2];
+    const T sep = m_abs(pos12[j]) - size2[j] - radius1;
+    if (!(sep <= septol)) return;
+    if (sep > sep_best) sep_best = sep, code = 3 + j;
+  }
+  const T sep_face = sep_best;
+  const int code_face = code;
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
     for (int j = 0; j < 3; ++j) {
-      Vec3<T> l = cross(ua[i], ub[j]);
-      const T len = norm(l);
-      if (len < T(1e-3)) continue;
-      l = (T(1) / len) * l;
-      const T s = m_abs(dot(d, l)) - box_radius(ua, hA, l) - box_radius(ub, hB, l);
-      if (s > reach) return;
-      if (s > best_edge) best_edge = s, edge = 3 * i + j, edge_axis = l;
+      // e_i x (column j of rot) in box 1's frame: component i is zero
+      T ax1 = -rot[3 * i2 + j], ax2 = rot[3 * i1 + j];
+      const T norm2 = ax1 * ax1 + ax2 * ax2;
+      if (norm2 < par_eps) continue;  // nearly parallel edges: the faces cover them
+      const T inv = T(1) / m_sqrt(norm2);
+      ax1 *= inv, ax2 *= inv;
+      const T radius1 = size1[i1] * m_abs(ax1) + size1[i2] * m_abs(ax2);
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const T a2_1 = ax1 * rot[3 * i1 + j1] + ax2 * rot[3 * i2 + j1];
+      const T a2_2 = ax1 * rot[3 * i1 + j2] + ax2 * rot[3 * i2 + j2];
+      const T radius2 = size2[j1] * m_abs(a2_1) + size2[j2] * m_abs(a2_2);
+      const T sep = m_abs(ax1 * pos21[i1] + ax2 * pos21[i2]) - radius1 - radius2;
+      if (!(sep <= septol)) return;
+      if (sep - edge_bias * m_abs(sep) > sep_best && sep > sep_face) sep_best = sep, code = 6 + 3 * i + j;
     }
   }
-  if (edge >= 0 && best_edge > best_face + T(0.05) * m_abs(best_face) + T(1e-5)) {
-    const int i = edge / 3, j = edge % 3;
-    const Vec3<T> n = dot(d, edge_axis) < T(0) ? -edge_axis : edge_axis;  // from A to B
-    // A's edge along ua[i] furthest along n, B's edge along ub[j] furthest along -n.
-    Vec3<T> pa = ca, pb = cb;
-    for (int k = 0; k < 3; ++k) {
-      if (k != i) pa += (dot(ua[k], n) < T(0) ? -hA[k] : hA[k]) * ua[k];
-      if (k != j) pb += (dot(ub[k], n) < T(0) ? hB[k] : -hB[k]) * ub[k];
+  if (code >= 6) {  // an edge nearly along the best face's normal gives way to it
+    T axis[3];
+    box_edge_axis(rot, code, axis);
+    T face_dot;
+    if (code_face < 3) {
+      face_dot = m_abs(axis[code_face]);
+    } else {
+      const int f = code_face - 3;
+      face_dot = m_abs(axis[0] * rot[f] + axis[1] * rot[3 + f] + axis[2] * rot[6 + f]);
     }
-    Vec3<T> qa, qb;
-    closest_segments(pa - hA[i] * ua[i], pa + hA[i] * ua[i], pb - hB[j] * ub[j], pb + hB[j] * ub[j], &qa, &qb);
-    emit(T(0.5) * (qa + qb), n, -best_edge);
+    if (face_dot > T(0.99) && sep_best < sep_face + T(0.05) * m_abs(sep_face) + min_val)
+      code = code_face, sep_best = sep_face;
+  }
+
+  // ---- 2a. edge against edge: one contact
+  if (code >= 6) {
+    const int i = (code - 6) / 3, j = (code - 6) % 3;
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    T axis[3];  // oriented from box 1 to box 2
+    box_edge_axis(rot, code, axis);
+    if (axis[0] * pos21[0] + axis[1] * pos21[1] + axis[2] * pos21[2] < T(0))
+      axis[0] = -axis[0], axis[1] = -axis[1], axis[2] = -axis[2];
+    // The supporting edges: box 1's along e_i at the corner the axis's signs pick, box 2's along its
+    // axis j at the corner the signs of the axis in its frame pick; a near-zero component (at most
+    // one per box) makes that sign ambiguous, and both corners are tried.
+    T a2[3];
+    for (int c = 0; c < 3; ++c) a2[c] = axis[0] * rot[c] + axis[1] * rot[3 + c] + axis[2] * rot[6 + c];
+    int amb1 = -1, amb2 = -1;
+    if (m_abs(axis[i1]) < sgn_eps) amb1 = i1;
+    else if (m_abs(axis[i2]) < sgn_eps) amb1 = i2;
+    if (m_abs(a2[j1]) < sgn_eps) amb2 = j1;
+    else if (m_abs(a2[j2]) < sgn_eps) amb2 = j2;
+    const T d2[3] = {rot[j], rot[3 + j], rot[6 + j]};
+    const T b = d2[i];  // e_i . d2
+    const T denom = T(1) - b * b;
+    T w1[3] = {T(0), T(0), T(0)}, w2[3] = {T(0), T(0), T(0)};
+    T best_d2 = max_val;
+    for (int v1 = 0; v1 < (amb1 >= 0 ? 2 : 1); ++v1) {
+      for (int v2 = 0; v2 < (amb2 >= 0 ? 2 : 1); ++v2) {
+        T e1[3];  // box 1's edge centre: support along +axis
+        e1[i] = T(0);
+        e1[i1] = axis[i1] >= T(0) ? size1[i1] : -size1[i1];
+        e1[i2] = axis[i2] >= T(0) ? size1[i2] : -size1[i2];
+        if (amb1 >= 0 && v1) e1[amb1] = -e1[amb1];
+        T cc[3];  // box 2's edge centre in its frame: support along -axis
+        cc[j] = T(0);
+        cc[j1] = a2[j1] >= T(0) ? -size2[j1] : size2[j1];
+        cc[j2] = a2[j2] >= T(0) ? -size2[j2] : size2[j2];
+        if (amb2 >= 0 && v2) cc[amb2] = -cc[amb2];
+        T e2[3];
+        for (int r = 0; r < 3; ++r)
+          e2[r] = rot[3 * r] * cc[0] + rot[3 * r + 1] * cc[1] + rot[3 * r + 2] * cc[2] + pos21[r];
+        // closest points of the two edges (unit directions e_i and d2), each clamp re-solving the other
+        const T e[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]};
+        const T d1e = e[i];
+        const T d2e = d2[0] * e[0] + d2[1] * e[1] + d2[2] * e[2];
+        T s = denom < min_val ? T(0) : (d1e - b * d2e) / denom;
+        s = clamp(s, -size1[i], size1[i]);
+        const T t = clamp(b * s - d2e, -size2[j], size2[j]);
+        s = clamp(d1e + b * t, -size1[i], size1[i]);
+        T p1[3] = {e1[0], e1[1], e1[2]};
+        p1[i] += s;
+        const T p2[3] = {e2[0] + t * d2[0], e2[1] + t * d2[1], e2[2] + t * d2[2]};
+        const T g[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+        const T gap2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+        if (gap2 < best_d2) {
+          best_d2 = gap2;
+          for (int r = 0; r < 3; ++r) w1[r] = p1[r], w2[r] = p2[r];
+        }
+      }
+    }
+    const T dist = (w2[0] - w1[0]) * axis[0] + (w2[1] - w1[1]) * axis[1] + (w2[2] - w1[2]) * axis[2];
+    if (!(dist <= septol)) return;
+    const Vec3<T> mid{T(0.5) * (w1[0] + w2[0]), T(0.5) * (w1[1] + w2[1]), T(0.5) * (w1[2] + w2[2])};
+    emit(r1 * mid + c1, r1 * Vec3<T>{axis[0], axis[1], axis[2]}, -dist);
     return;
   }
-  // Face case: reference box R (face axis k), incident box I.
-  const bool ref_a = face < 3;
-  const int k = ref_a ? face : face - 3;
-  const Vec3<T>* ur = ref_a ? ua : ub;
-  const Vec3<T>* ui = ref_a ? ub : ua;
-  const T* hR = ref_a ? hA : hB;
-  const T* hI = ref_a ? hB : hA;
-  const Vec3<T> cr = ref_a ? ca : cb, ci = ref_a ? cb : ca;
-  const Vec3<T> to_i = ci - cr;
-  const Vec3<T> nr = dot(to_i, ur[k]) < T(0) ? -ur[k] : ur[k];  // the reference face's normal, toward I
-  // The incident face: I's face most against nr.
-  int j = 0;
-  T best = T(-1);
-  for (int q = 0; q < 3; ++q) {
-    const T c = m_abs(dot(ui[q], nr));
-    if (c > best) best = c, j = q;
+
+  // ---- 2b. face against face: the incident face clipped to the reference face
+  const bool ref1 = code < 3;            // box 1 is the reference
+  const int a = ref1 ? code : code - 3;  // the reference face's axis
+  const T* sizeref = ref1 ? size1 : size2;
+  const T* sizeinc = ref1 ? size2 : size1;
+  const T* posoi = ref1 ? pos21 : pos12;  // the incident centre in the reference frame
+  const Mat3<T>& matref = ref1 ? r1 : r2;
+  const Vec3<T>& posref = ref1 ? c1 : c2;
+  T rinc[9];  // rinc[3r + c]: component r of the incident box's axis c, in the reference frame
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) rinc[3 * r + c] = ref1 ? rot[3 * r + c] : rot[3 * c + r];
+  const T sgn = posoi[a] >= T(0) ? T(1) : T(-1);  // the incident box lies along sgn * a
+  // the incident face: its axis most along a, its side against sgn * a
+  int binc = 0;
+  for (int k = 1; k < 3; ++k)
+    if (m_abs(rinc[3 * a + k]) > m_abs(rinc[3 * a + binc])) binc = k;
+  const T tinc = sgn * rinc[3 * a + binc] > T(0) ? T(-1) : T(1);
+  // Its corners, cyclic, in (x, y) = the reference axes a+1, a+2 and z = the height above the
+  // reference face's plane (< 0: inside the reference box).
+  const int ax = (a + 1) % 3, ay = (a + 2) % 3, bu = (binc + 1) % 3, bv = (binc + 2) % 3;
+  T cx[3], du[3], dv[3];
+  for (int r = 0; r < 3; ++r) {
+    const int c = r == 0 ? ax : (r == 1 ? ay : a);
+    cx[r] = posoi[c] + tinc * sizeinc[binc] * rinc[3 * c + binc];
+    du[r] = sizeinc[bu] * rinc[3 * c + bu];
+    dv[r] = sizeinc[bv] * rinc[3 * c + bv];
   }
-  const Vec3<T> fi = ci + (dot(ui[j], nr) > T(0) ? -hI[j] : hI[j]) * ui[j];
-  const int j1 = j == 0 ? 1 : 0, j2 = j == 2 ? 1 : 2;
-  const int k1 = k == 0 ? 1 : 0, k2 = k == 2 ? 1 : 2;
-  const Vec3<T> fr = cr + hR[k] * nr;
-  T pu[8], pv[8], pw[8], qu[8], qv[8], qw[8];
-  for (int v = 0; v < 4; ++v) {  // the incident face's corners, in order around it
-    const T s1 = (v == 0 || v == 3) ? T(1) : T(-1), s2 = v < 2 ? T(1) : T(-1);
-    const Vec3<T> p = fi + (s1 * hI[j1]) * ui[j1] + (s2 * hI[j2]) * ui[j2] - fr;
-    pu[v] = dot(p, ur[k1]), pv[v] = dot(p, ur[k2]), pw[v] = dot(p, nr);
+  cx[2] = sgn * cx[2] - sizeref[a];
+  du[2] *= sgn, dv[2] *= sgn;
+  T poly[2][kBoxBoxMaxVert][3];
+  for (int k = 0; k < 4; ++k) {
+    const T su = (k == 0 || k == 3) ? T(1) : T(-1), sv = k < 2 ? T(1) : T(-1);
+    for (int r = 0; r < 3; ++r) poly[0][k][r] = cx[r] + su * du[r] + sv * dv[r];
   }
-  int n = 4;
-  n = clip_polygon(pu, pv, pw, n, true, T(1), hR[k1], qu, qv, qw);
-  n = clip_polygon(qu, qv, qw, n, true, T(-1), hR[k1], pu, pv, pw);
-  n = clip_polygon(pu, pv, pw, n, false, T(1), hR[k2], qu, qv, qw);
-  n = clip_polygon(qu, qv, qw, n, false, T(-1), hR[k2], pu, pv, pw);
-  const Vec3<T> normal = ref_a ? nr : -nr;
-  for (int v = 0; v < n; ++v) {
-    const T depth = -pw[v];
-    const Vec3<T> p = fr + pu[v] * ur[k1] + pv[v] * ur[k2] + pw[v] * nr;  // on the incident face
-    emit(p + (T(0.5) * depth) * nr, normal, depth);
+  T (*cur)[3] = poly[0];
+  T (*spare)[3] = poly[1];
+  int nvert = 4;
+  nvert = clip_half_plane(nvert, &cur, &spare, 0, T(1), sizeref[ax]);
+  nvert = clip_half_plane(nvert, &cur, &spare, 0, T(-1), sizeref[ax]);
+  nvert = clip_half_plane(nvert, &cur, &spare, 1, T(1), sizeref[ay]);
+  nvert = clip_half_plane(nvert, &cur, &spare, 1, T(-1), sizeref[ay]);
+
+  const Vec3<T> normal = (ref1 ? sgn : -sgn) * matref.col(a);  // from box 1 to box 2
+  const T dupe2 = dup_eps * (sizeref[ax] * sizeref[ax] + sizeref[ay] * sizeref[ay]);
+  const T active = emit.active;
+  int kept[kBoxBoxMaxVert];
+  int nkept = 0;
+  for (int k = 0; k < nvert; ++k) {
+    const T* v = cur[k];
+    if (!(v[2] <= margin)) continue;
+    const bool acts = v[2] <= active;
+    bool dupe = false;
+    for (int q = 0; q < nkept && !dupe; ++q) {
+      const T* w = cur[kept[q]];
+      if (acts && !(w[2] <= active)) continue;  // an acting vertex: MuJoCo's list holds only those
+      const T dx = w[0] - v[0], dy = w[1] - v[1];
+      dupe = dx * dx + dy * dy < dupe2;
+    }
+    if (dupe) continue;
+    kept[nkept++] = k;
+    T pc[3];  // midway between the reference plane and the incident face
+    pc[ax] = v[0], pc[ay] = v[1], pc[a] = sgn * (sizeref[a] + T(0.5) * v[2]);
+    emit(matref * Vec3<T>::load(pc) + posref, normal, -v[2]);
   }
 }
 

@@ -654,6 +654,112 @@ TEST(PhysicsContacts, CapsuleBoxFollowsMujoco) {
   report("capsule_box_mujoco_worst_dist", worst[2]);
 }
 
+// Box-box contacts against MuJoCo 3.17's mjc_BoxBox (sim/contact.h box_box), from
+// tests/data/box_box_cases.txt (tools/box_box_cases.py): 600 poses of two free boxes (faces
+// resting, nearly parallel, two face axes of nearly equal penetration, edges across edges,
+// corners, deep, random; with and without geom margins). The contacts within the margin (MuJoCo's
+// list) must be MuJoCo's: the same count and order, each position, normal and distance within
+// 1e-9 (the kinematics round differently from MuJoCo's in the last bits).
+TEST(PhysicsContacts, BoxBoxFollowsMujoco) {
+  const std::string path = std::string(RLT_TEST_DATA_DIR) + "/box_box_cases.txt";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path << ": cannot open (tools/box_box_cases.py writes it)";
+  struct Case {
+    double geom[8];  // a0 a1 a2 margin(a) b0 b1 b2 margin(b)
+    double qpos[14];
+    std::vector<std::array<double, 7>> con;  // pos, normal (a -> b), dist
+  };
+  std::vector<Case> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag != "case") continue;
+    Case c;
+    int ncon = -1;
+    for (double& v : c.geom) ls >> v;
+    for (double& v : c.qpos) ls >> v;
+    ls >> ncon;
+    ASSERT_TRUE(!ls.fail() && ncon >= 0) << path << ": bad case line " << line;
+    for (int k = 0; k < ncon; ++k) {
+      ASSERT_TRUE(static_cast<bool>(std::getline(in, line))) << path << ": missing contact lines";
+      std::istringstream cs(line);
+      std::array<double, 7> v{};
+      cs >> tag;
+      for (double& x : v) cs >> x;
+      ASSERT_TRUE(tag == "contact" && !cs.fail()) << path << ": bad contact line " << line;
+      c.con.push_back(v);
+    }
+    cases.push_back(c);
+  }
+  ASSERT_EQ(cases.size(), 600u) << path;
+  double worst[3] = {0, 0, 0};  // pos, normal, dist
+  int by_count[9] = {0}, edge_cases = 0, count_mismatch = 0;
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case& c = cases[ci];
+    char xml[1024];
+    std::snprintf(xml, sizeof xml,
+                  "<mujoco><option gravity=\"0 0 0\"/><worldbody>"
+                  "<body><freejoint/><geom type=\"box\" size=\"%.17g %.17g %.17g\" margin=\"%.17g\"/></body>"
+                  "<body><freejoint/><geom type=\"box\" size=\"%.17g %.17g %.17g\" margin=\"%.17g\"/></body>"
+                  "</worldbody></mujoco>",
+                  c.geom[0], c.geom[1], c.geom[2], c.geom[3], c.geom[4], c.geom[5], c.geom[6], c.geom[7]);
+    Sim<double> s(parse_mjcf(xml, "box_box"));
+    for (int i = 0; i < 14; ++i) s.d.qpos[i] = c.qpos[i];
+    kinematics(s.m(), s.d);
+    com_position(s.m(), s.d);
+    com_velocity(s.m(), s.d);
+    detect_contacts(s.m(), s.d);
+    const double active = c.geom[3] + c.geom[7];
+    std::vector<const double*> ours;
+    for (int k = 0; k < static_cast<int>(s.d.ncon[0]); ++k) {
+      const double* con = s.d.contact + kContactStride * k;
+      ASSERT_EQ(static_cast<int>(con[kConGeom1]), 0) << "case " << ci;
+      if (con[kConDepth] >= 0) ours.push_back(con);  // MuJoCo lists those within the margin
+    }
+    if (ours.size() != c.con.size()) {
+      ++count_mismatch;
+      ADD_FAILURE() << "case " << ci << ": " << ours.size() << " contacts, MuJoCo " << c.con.size();
+      continue;
+    }
+    ++by_count[std::min<size_t>(c.con.size(), 8)];
+    // one contact whose normal is along no face axis of either box: an edge-edge contact
+    if (c.con.size() == 1) {
+      const double* n = ours[0] + kConNormal;
+      bool face = false;
+      for (int b = 0; b < 2; ++b)
+        for (int ax = 0; ax < 3; ++ax) {
+          const double* xmat = s.d.geom_xmat + 9 * b;
+          face = face || std::abs(n[0] * xmat[ax] + n[1] * xmat[3 + ax] + n[2] * xmat[6 + ax]) > 1 - 1e-12;
+        }
+      edge_cases += !face;
+    }
+    for (size_t k = 0; k < ours.size(); ++k) {
+      const double* con = ours[k];
+      const std::array<double, 7>& mj = c.con[k];
+      double e[3] = {0, 0, std::abs((active - con[kConDepth]) - mj[6])};
+      for (int i = 0; i < 3; ++i) {
+        e[0] = std::max(e[0], std::abs(con[kConPos + i] - mj[static_cast<size_t>(i)]));
+        e[1] = std::max(e[1], std::abs(con[kConNormal + i] - mj[static_cast<size_t>(3 + i)]));
+      }
+      for (int i = 0; i < 3; ++i) worst[i] = std::max(worst[i], e[i]);
+      EXPECT_LT(std::max(e[0], std::max(e[1], e[2])), 1e-9)
+          << "case " << ci << " contact " << k << ": pos " << e[0] << " normal " << e[1] << " dist " << e[2];
+    }
+  }
+  EXPECT_EQ(count_mismatch, 0);
+  // the cases reach the branches: no contact, edge-edge, and face manifolds of 1 to 8 points
+  EXPECT_GT(by_count[0], 50);
+  EXPECT_GT(edge_cases, 50);
+  EXPECT_GT(by_count[4], 50);
+  EXPECT_GT(by_count[3] + by_count[5] + by_count[6] + by_count[7] + by_count[8], 50);
+  report("box_box_mujoco_edge_cases", edge_cases);
+  report("box_box_mujoco_worst_pos", worst[0]);
+  report("box_box_mujoco_worst_normal", worst[1]);
+  report("box_box_mujoco_worst_dist", worst[2]);
+}
+
 // A geom's margin (MuJoCo's meaning) makes the contact act from that distance; beyond it the
 // speculative margin lists candidates that do not act yet.
 TEST(PhysicsContacts, GeomMarginMovesWhereContactsStart) {
