@@ -811,6 +811,19 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   for (int i = 0; i < model.nsensor; ++i) {
     const int t = model.sensor_type[static_cast<size_t>(i)];
     if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
+    // subtree_com also for a camera of mode trackcom or targetbodycom a sensor reads (sim/sensors.h
+    // camera_frame) and for insidesite on a body (a massless one reads its subtree's com)
+    if (t == kSensInsideSite && model.sensor_objtype[static_cast<size_t>(i)] == kSensObjBody)
+      m_view.nsubtree = model.nbody;
+    for (const int side : {0, 1}) {
+      const size_t is = static_cast<size_t>(i);
+      const int type = side == 0 ? model.sensor_objtype[is] : model.sensor_reftype[is];
+      const int id = side == 0 ? model.sensor_objid[is] : model.sensor_refid[is];
+      if (type == kSensObjCamera && id >= 0 && static_cast<size_t>(id) < model.cam_mode.size() &&
+          (model.cam_mode[static_cast<size_t>(id)] == kCamTrackCom ||
+           model.cam_mode[static_cast<size_t>(id)] == kCamTargetBodyCom))
+        m_view.nsubtree = model.nbody;
+    }
     if (t == kSensClock) m_view.nclock = 1;
     if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
       m_view.nenergy_lag = 2;
