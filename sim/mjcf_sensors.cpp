@@ -67,7 +67,8 @@ constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, "
     "torque, touch, magnetometer, subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; "
-    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent), "
+    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent, "
+    "linvel, angvel), "
     "jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, jointlimitfrc, tendonlimitpos, "
     "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock, insidesite, distance, "
     "normal, fromto, camprojection";
@@ -358,7 +359,7 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   const int reduce = a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});
   static const char* const kFields[] = {"found",  "force",   "torque", "dist",  "pos",
                                         "normal", "tangent", "linvel", "angvel"};
-  static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3};
+  static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3, 3, 3};
   int spec = 1 << kConDataFound, size = 1;
   if (const auto data = a.text("data")) {
     std::istringstream words(*data);
@@ -369,18 +370,16 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
       int f = 0;
       while (f < 9 && w != kFields[f]) ++f;
       if (f == 9) a.fail("attribute \"data\": unknown field " + quoted(w));
-      if (f >= kNumConData)
-        a.fail("attribute \"data\": the field " + quoted(w) +
-               " is not supported (found, force, torque, dist, pos, "
-               "normal, tangent)");
       if (f <= last)
         a.fail(
-            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent (as "
-            "MuJoCo)");
+            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent, linvel, "
+            "angvel (as MuJoCo)");
       last = f, spec |= 1 << f, size += kSizes[f];
     }
     if (spec == 0) a.fail("attribute \"data\": no field");
   }
+  if (reduce == kReduceNetForce && (spec & (1 << kConDataLinVel | 1 << kConDataAngVel)))
+    a.fail("netforce reduction is incompatible with linvel or angvel (as MuJoCo)");
   int num = 1;
   if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
   // object 1 and object 2: at most one attribute each (as MuJoCo's schema)

@@ -154,6 +154,8 @@ enum ContactData : int {
   kConDataPos,
   kConDataNormal,
   kConDataTangent,
+  kConDataLinVel,  // MuJoCo 3.17's: the contact's relative velocity (geom 2's body minus geom 1's at its
+  kConDataAngVel,  // point), linear and angular, in the contact frame
   kNumConData
 };
 enum ContactReduce : int { kReduceNone = 0, kReduceMinDist = 1, kReduceMaxForce = 2, kReduceNetForce = 3 };

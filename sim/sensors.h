@@ -505,7 +505,7 @@ RLT_HD void contact_wrench(const ModelView<T>& m, const DataView<T>& d, const T*
 
 // The scalars of one slot of a contact sensor with data bits `spec` (MuJoCo's mju_condataSize).
 RLT_HD RLT_INLINE int contact_slot_size(int spec) {
-  const int sizes[kNumConData] = {1, 3, 3, 1, 3, 3, 3};
+  const int sizes[kNumConData] = {1, 3, 3, 1, 3, 3, 3, 3, 3};
   int n = 0;
   for (int k = 0; k < kNumConData; ++k) n += (spec >> k & 1) ? sizes[k] : 0;
   return n;
@@ -532,7 +532,21 @@ RLT_HD void contact_slot(const ModelView<T>& m, const DataView<T>& d, const T* c
   if (spec & 1 << kConDataTangent) {
     Vec3<T> t1, t2;
     constraint_detail::contact_frame(m, d, con, &t1, &t2);
-    (sign * t1).store(out);
+    (sign * t1).store(out), out += 3;
+  }
+  if (spec & (1 << kConDataLinVel | 1 << kConDataAngVel)) {
+    // the two bodies' velocities at the contact point (world), geom 2's minus geom 1's, in the
+    // contact frame; the flipped frame turns the second tangent's component (as the force's)
+    const Vec3<T> p = Vec3<T>::load(con + kConPos);
+    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const SVec<T> v1 = spatial_at(m, d, d.cvel + 6 * b1, b1, p, static_cast<const T*>(nullptr), false);
+    const SVec<T> v2 = spatial_at(m, d, d.cvel + 6 * b2, b2, p, static_cast<const T*>(nullptr), false);
+    Vec3<T> t1, t2;
+    constraint_detail::contact_frame(m, d, con, &t1, &t2);
+    const Vec3<T> n = Vec3<T>::load(con + kConNormal);
+    const Vec3<T> lin = v2.lin - v1.lin, ang = v2.ang - v1.ang;
+    if (spec & 1 << kConDataLinVel) out[0] = dot(n, lin), out[1] = dot(t1, lin), out[2] = sign * dot(t2, lin), out += 3;
+    if (spec & 1 << kConDataAngVel) out[0] = dot(n, ang), out[1] = dot(t1, ang), out[2] = sign * dot(t2, ang);
   }
 }
 
