@@ -33,6 +33,12 @@
 //              the object has no active limit row.
 //   touch      per active contact on the site's body, its normal force when the ray from the contact
 //              point along the normal (away from that body) meets the site's zone (mju_rayGeom).
+//   cameras    a camera's pose as MuJoCo's mj_camlight (camera_frame: fixed, track, trackcom,
+//              targetbody, targetbodycom), computed where a sensor reads it; the com modes read
+//              subtree_com (HostModel sizes it for such a model)
+//   geometry   insidesite (mju_insideGeom), distance / normal / fromto (MuJoCo's mj_geomDistance:
+//              geom_distance, the narrow phase with the cutoff as margin or nativeccd's GJK distance),
+//              camprojection (cam_project: a site in a camera's pixels)
 #pragma once
 
 #include "sim/common.h"
