@@ -68,6 +68,9 @@ struct ModelView {
   // nclock = 1 with a clock sensor (DataView::time), nenergy_lag = 2 with an e_kinetic sensor under
   // the energy flag (DataView::energy_lag; sensor_intprm[2 i] = 1 marks it)
   int nclock, nenergy_lag;
+  // distance, normal and fromto sensors: their narrow phase reads DataView::geom_bound, kept for
+  // such a model even without contact pairs
+  int ngeomdist;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nmeshface;                     // their triangles (sim/ray.h)
   int nmeshpoly, nmeshpolyvert;      // their hulls' polygons and the polygons' vertices (sim/contact.h)
@@ -804,7 +807,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
                                               model.jnt_type[static_cast<size_t>(j)] == kJointFree);
     if (rows || multi_dof) m_view.nmoment = model.nu;
   }
-  m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
+  m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = m_view.ngeomdist = 0;
   m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
   m_view.nmeshface = model.nmeshface;
   m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
@@ -825,6 +828,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
         m_view.nsubtree = model.nbody;
     }
     if (t == kSensClock) m_view.nclock = 1;
+    if (t == kSensGeomDist || t == kSensGeomNormal || t == kSensGeomFromTo) ++m_view.ngeomdist;
     if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
       m_view.nenergy_lag = 2;
     if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||

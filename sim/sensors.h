@@ -756,6 +756,10 @@ RLT_HD T geom_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int 
   ml.ncon_max = kMaxPairContacts;
   DataView<T> dl = d;
   dl.contact = buf;
+  // collide_pair's rejects read the geoms' bounding radii, which geom_bounds keeps only for geoms in
+  // a contact pair: set these two (the same values)
+  d.geom_bound[a] = contact_detail::bounding_radius(m, a);
+  d.geom_bound[b] = contact_detail::bounding_radius(m, b);
   int n = 0;
   collide_pair(ml, dl, a, b, distmax, T(0), &n);
   T dist = distmax;
