@@ -25,6 +25,7 @@
 
 #include "sim/mjcf.h"
 #include "sim/model_view.h"
+#include "sim/physics_step.h"
 
 #include "tests/sim/test_mujoco.h"
 
@@ -1336,6 +1337,64 @@ TEST(MjcfCameras, DefaultsOpticsAndModesAsMuJoCo) {
   EXPECT_TRUE(starts_with(cam_error("fromto='0 0 0 1 1 1'"), "test.xml:2: camera: attribute \"fromto\" is not"));
   EXPECT_TRUE(starts_with(error_of("<mujoco><default>\n<camera target='x'/></default><worldbody/></mujoco>"),
                           "test.xml:2: camera: unsupported attribute \"target\""));
+}
+
+// The geometry sensors on a static scene against closed forms (no MuJoCo needed): sphere-sphere
+// and sphere-plane distances (the narrow phase), an ellipsoid's (GJK, within ccd_tolerance), the
+// normal and fromto of the closest pair, cutoff 0 and clamping; insidesite; camprojection through
+// fovy and through sensorsize and focal length; a targetbody camera's frame.
+TEST(MjcfSensors, GeometrySensorsMatchClosedForms) {
+  const Model model = parse_mjcf(
+      "<mujoco><worldbody><geom name='plane' type='plane' size='5 5 .1' contype='0' conaffinity='0'/>"
+      "<geom name='a' pos='0 0 1' size='0.1' contype='0' conaffinity='0'/>"
+      "<geom name='b' pos='0.5 0 1' size='0.2' contype='0' conaffinity='0'/>"
+      "<geom name='e' type='ellipsoid' pos='0 1 1' size='0.1 0.2 0.3' contype='0' conaffinity='0'/>"
+      "<site name='zone' type='box' pos='0 0 1' size='0.05 0.05 0.05'/><site name='far' pos='0.1 0.2 -1'/>"
+      "<camera name='c' resolution='200 100'/>"
+      "<camera name='cs' resolution='200 100' sensorsize='0.004 0.002' focal='0.003 0.0025'/>"
+      "<camera name='t' mode='targetbody' target='tb' pos='1 0 0'/>"
+      "<body name='tb' pos='0 0 1'><geom size='0.01' contype='0' conaffinity='0'/></body></worldbody><sensor>"
+      "<distance geom1='a' geom2='b' cutoff='1'/><normal geom1='a' geom2='b' cutoff='1'/>"
+      "<fromto geom1='a' geom2='b' cutoff='1'/><distance geom1='plane' geom2='a' cutoff='2'/>"
+      "<distance geom1='a' geom2='e' cutoff='2'/><distance geom1='a' geom2='b'/>"
+      "<distance geom1='a' geom2='b' cutoff='0.15'/><normal geom1='plane' geom2='b' cutoff='0.5'/>"
+      "<insidesite site='zone' objtype='geom' objname='a'/><insidesite site='zone' objtype='geom' objname='b'/>"
+      "<camprojection site='far' camera='c'/><camprojection site='far' camera='cs'/>"
+      "<framexaxis objtype='camera' objname='t'/><framezaxis objtype='camera' objname='t'/></sensor></mujoco>",
+      "geo.xml");
+  const HostModel<double> host(model);
+  const ModelView<double>& m = host.view();
+  std::vector<double> row(static_cast<size_t>(data_size(m)), 0.0);
+  const DataView<double> d = data_view(m, row.data());
+  reset_data(m, d);
+  int ncon = 0;
+  physics_step(m, d, static_cast<const double*>(nullptr), 1, &ncon);
+  const double* s = d.sensordata;
+  EXPECT_NEAR(s[0], 0.2, 1e-15);                           // |ab| - ra - rb
+  EXPECT_EQ(std::vector<double>(s + 1, s + 4), (std::vector<double>{1, 0, 0}));
+  const double fromto[6] = {0.1, 0, 1, 0.3, 0, 1};
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(s[4 + k], fromto[k], 1e-15) << k;
+  EXPECT_NEAR(s[10], 0.9, 1e-15);                          // the plane
+  EXPECT_NEAR(s[11], 0.7, 1e-6);                           // the ellipsoid (GJK's tolerance)
+  EXPECT_EQ(s[12], 0);                                     // cutoff 0: apart reads 0
+  EXPECT_EQ(s[13], 0.15);                                  // not found below the cutoff
+  EXPECT_EQ(std::vector<double>(s + 14, s + 17), (std::vector<double>{0, 0, 0}));  // none found
+  EXPECT_EQ(s[17], 1);                                     // a's center in the zone
+  EXPECT_EQ(s[18], 0);
+  const double f = 0.5 / std::tan(45 * kPi / 360) * 100;   // fovy 45, 100 rows
+  EXPECT_NEAR(s[19], -f * (0.1 / -1) + 100, 1e-12);
+  EXPECT_NEAR(s[20], f * (0.2 / -1) + 50, 1e-12);
+  const double fx = static_cast<double>(0.003f / 0.004f * 200.0f), fy = static_cast<double>(0.0025f / 0.002f * 100.0f);
+  EXPECT_NEAR(s[21], -fx * (0.1 / -1) + 100, 1e-12);
+  EXPECT_NEAR(s[22], fy * (0.2 / -1) + 50, 1e-12);
+  // camera t at (1, 0, 0) looking at (0, 0, 1): z from the target to it, x level
+  const double r = std::sqrt(2.0);
+  EXPECT_NEAR(s[23], 0, 1e-15);
+  EXPECT_NEAR(s[24], 1, 1e-15);
+  EXPECT_NEAR(s[25], 0, 1e-15);
+  EXPECT_NEAR(s[26], 1 / r, 1e-15);
+  EXPECT_NEAR(s[27], 0, 1e-15);
+  EXPECT_NEAR(s[28], -1 / r, 1e-15);
 }
 
 }  // namespace
