@@ -298,12 +298,16 @@ void MjcfCompiler::read_geometry_sensor(const XMLElement* e) {
     reftype = kSensObjSite, refid = site_id("site");
     const int k = a.keyword("objtype", {"body", "xbody", "geom", "site", "camera"});
     if (k < 0) a.fail("attribute \"objtype\" is required (body, xbody, geom, site, camera)");
-    objtype = k == 0 ? kSensObjBody : k == 1 ? kSensObjXBody : k == 2 ? kSensObjGeom : k == 3 ? kSensObjSite : kSensObjCamera;
+    objtype = k == 0   ? kSensObjBody
+              : k == 1 ? kSensObjXBody
+              : k == 2 ? kSensObjGeom
+              : k == 3 ? kSensObjSite
+                       : kSensObjCamera;
     const std::string obj = required("objname");
     objid = objtype == kSensObjBody || objtype == kSensObjXBody ? m.body_id(obj)
-            : objtype == kSensObjGeom                          ? find_name(m.geom_name, obj)
-            : objtype == kSensObjSite                          ? find_name(m.site_name, obj)
-                                                               : find_name(m.cam_name, obj);
+            : objtype == kSensObjGeom                           ? find_name(m.geom_name, obj)
+            : objtype == kSensObjSite                           ? find_name(m.site_name, obj)
+                                                                : find_name(m.cam_name, obj);
     if (objid < 0) a.fail("attribute \"objname\": unknown object " + quoted(obj));
   } else if (n == "camprojection") {
     type = kSensCamProjection, dim = 2;

@@ -64,8 +64,7 @@ void MjcfCompiler::camera_constants() {
     for (int k = 0; k < 3; ++k) com[3 * p + k] += com[3 * b + k];
   }
   for (size_t b = 0; b < nb; ++b)
-    for (int k = 0; k < 3; ++k)
-      com[3 * b + k] = mass[b] < kMinVal ? d0.xipos[3 * b + k] : com[3 * b + k] / mass[b];
+    for (int k = 0; k < 3; ++k) com[3 * b + k] = mass[b] < kMinVal ? d0.xipos[3 * b + k] : com[3 * b + k] / mass[b];
   for (size_t i = 0; i < ncam; ++i) {
     const size_t b = static_cast<size_t>(m.cam_bodyid[i]);
     const int t = m.cam_targetbodyid[i];

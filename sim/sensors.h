@@ -544,7 +544,8 @@ RLT_HD void contact_slot(const ModelView<T>& m, const DataView<T>& d, const T* c
     // the two bodies' velocities at the contact point (world), geom 2's minus geom 1's, in the
     // contact frame; the flipped frame turns the second tangent's component (as the force's)
     const Vec3<T> p = Vec3<T>::load(con + kConPos);
-    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])], b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])],
+              b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
     const SVec<T> v1 = spatial_at(m, d, d.cvel + 6 * b1, b1, p, static_cast<const T*>(nullptr), false);
     const SVec<T> v2 = spatial_at(m, d, d.cvel + 6 * b2, b2, p, static_cast<const T*>(nullptr), false);
     Vec3<T> t1, t2;
@@ -716,7 +717,7 @@ RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g
       pt.nfaces = pt.nmap = pt.nverts = pt.hz_nedges = 0;
       pt.hz_overflow = false;
       pt.maxfaces = 6 * st.max_iterations;
-      const int ret = st.nsimplex == 2 ? polytope2(&pt, &st, a, b)
+      const int ret = st.nsimplex == 2   ? polytope2(&pt, &st, a, b)
                       : st.nsimplex == 3 ? polytope3(&pt, &st, a, b)
                                          : polytope4(&pt, &st, a, b);
       st.epa_status = ret;
