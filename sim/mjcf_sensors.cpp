@@ -330,6 +330,9 @@ void MjcfCompiler::read_geometry_sensor(const XMLElement* e) {
     object("1", &objtype, &objid);
     object("2", &reftype, &refid);
     if (objtype == reftype && objid == refid) a.fail("1st body/geom must be different from 2nd body/geom (as MuJoCo)");
+    for (const auto& [ot, id] : {std::pair<int, int>{objtype, objid}, std::pair<int, int>{reftype, refid}})
+      if (ot == kSensObjGeom && m.geom_type[static_cast<size_t>(id)] == kGeomHField)
+        a.fail("height fields are not supported in geom distance sensors (as MuJoCo; a body's are)");
   }
   a.finish();
   check_name(m_sensor_names, "sensor", e, name);

@@ -655,17 +655,44 @@ RLT_HD void contact_sensor(const ModelView<T>& m, const DataView<T>& d, int i, T
 // The most contacts one narrow-phase call gives (MuJoCo's mjMAXCONPAIR: a height field's prisms).
 constexpr int kMaxPairContacts = 50;
 
+// A sphere or capsule as its core for mjc_ccd's first pass (a sphere's center: radius 0; a
+// capsule's segment), its radius returned; on = false restores it. A height-field prism has none.
+template <class T>
+RLT_HD RLT_INLINE T ccd_core(mjccd::GeomObj<T>& o, bool on, T radius) {
+  if (o.type != kGeomSphere && o.type != kGeomCapsule) return T(0);
+  if (!on) {
+    o.size[0] = radius, o.core = false;
+    return radius;
+  }
+  const T r = o.size[0];
+  if (o.type == kGeomSphere) o.size[0] = T(0);
+  else o.core = true;
+  return r;
+}
+template <class T>
+RLT_HD RLT_INLINE T ccd_core(hfield_detail::CcdPrism<T>&, bool, T) {
+  return T(0);
+}
+
+// Whether an object is a sphere or capsule (mjc_ccd's special handling).
+template <class T>
+RLT_HD RLT_INLINE bool ccd_round(const mjccd::GeomObj<T>& o) {
+  return o.type == kGeomSphere || o.type == kGeomCapsule;
+}
+template <class T>
+RLT_HD RLT_INLINE bool ccd_round(const hfield_detail::CcdPrism<T>&) {
+  return false;
+}
+
 // MuJoCo's mjc_ccd asked for a distance (mj_geomDistanceCCD: one contact, dist_cutoff distmax, no
-// margin) on geoms g1, g2 in that order: GJK with distances (sim/mjccd.h); a sphere or capsule first
+// margin) on objects a, b in that order: GJK with distances (sim/mjccd.h); a sphere or capsule first
 // as its core (a point, a segment) with the cutoff widened by its radius, the result inflated back
 // when apart by more than the tolerance, else the full shapes again and EPA. The witness points go
-// to fromto (object 1's, then object 2's) when there are some; returns min(distance, distmax).
-template <class T>
-RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T distmax, T fromto[6]) {
+// to x1, x2 (*nx = 1) when there are some; returns the distance, or mjccd's max_limit when none
+// within distmax.
+template <class T, class A, class B>
+RLT_HD T ccd_objects(const ModelView<T>& m, A& a, B& b, T distmax, T x1[3], T x2[3], int* nx) {
   using namespace mjccd;
-  GeomObj<T> a, b;
-  init_geom_obj(&a, m, g1, Vec3<T>::load(d.geom_xpos + 3 * g1), Mat3<T>::load(d.geom_xmat + 9 * g1), T(0));
-  init_geom_obj(&b, m, g2, Vec3<T>::load(d.geom_xpos + 3 * g2), Mat3<T>::load(d.geom_xmat + 9 * g2), T(0));
   Status<T> st;
   a.center(st.x1);
   b.center(st.x2);
@@ -678,29 +705,20 @@ RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g
   st.nsimplex = 0;
   st.separated = 0;
   bool done = false;
-  const bool round1 = a.type == kGeomSphere || a.type == kGeomCapsule;
-  const bool round2 = b.type == kGeomSphere || b.type == kGeomCapsule;
-  if (round1 || round2) {
-    // the core: a sphere's center (radius 0), a capsule's segment (MuJoCo's mjc_lineSupport)
-    const T full1 = round1 ? a.size[0] : T(0), full2 = round2 ? b.size[0] : T(0);
-    if (a.type == kGeomSphere) a.size[0] = T(0);
-    if (a.type == kGeomCapsule) a.core = true;
-    if (b.type == kGeomSphere) b.size[0] = T(0);
-    if (b.type == kGeomCapsule) b.core = true;
-    st.dist_cutoff += full1 + full2;
+  if (ccd_round(a) || ccd_round(b)) {
+    const T r1 = ccd_core(a, true, T(0)), r2 = ccd_core(b, true, T(0));
+    st.dist_cutoff += r1 + r2;
     gjk(&st, a, b);
     st.dist_cutoff = distmax;
-    a.size[0] = m.geom_size[3 * g1], b.size[0] = m.geom_size[3 * g2];
-    a.core = b.core = false;
+    ccd_core(a, false, r1), ccd_core(b, false, r2);
     if (st.dist > st.tolerance) {  // apart: inflate (MuJoCo's inflate)
-      T n[3] = {st.x2[0] - st.x1[0], st.x2[1] - st.x1[1], st.x2[2] - st.x1[2]};
-      const Vec3<T> u = normalize3(Vec3<T>{n[0], n[1], n[2]});
-      n[0] = u.x, n[1] = u.y, n[2] = u.z;
-      if (full1 != T(0))
-        for (int k = 0; k < 3; ++k) st.x1[k] += full1 * n[k];
-      if (full2 != T(0))
-        for (int k = 0; k < 3; ++k) st.x2[k] -= full2 * n[k];
-      st.dist -= full1 + full2;
+      const Vec3<T> u = normalize3(Vec3<T>{st.x2[0] - st.x1[0], st.x2[1] - st.x1[1], st.x2[2] - st.x1[2]});
+      const T n[3] = {u.x, u.y, u.z};
+      if (r1 != T(0))
+        for (int k = 0; k < 3; ++k) st.x1[k] += r1 * n[k];
+      if (r2 != T(0))
+        for (int k = 0; k < 3; ++k) st.x2[k] -= r2 * n[k];
+      st.dist -= r1 + r2;
       if (st.dist > st.dist_cutoff) st.dist = Limits<T>::max_limit;
       done = true;
     } else {  // deep: the full shapes from their centers
@@ -724,9 +742,95 @@ RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g
       if (ret == kEpaSuccess) epa(&st, &pt, a, b);
     }
   }
+  *nx = st.nx;
   if (st.nx > 0)
-    for (int k = 0; k < 3; ++k) fromto[k] = st.x1[k], fromto[3 + k] = st.x2[k];
-  return st.dist < distmax ? st.dist : distmax;
+    for (int k = 0; k < 3; ++k) x1[k] = st.x1[k], x2[k] = st.x2[k];
+  return st.dist;
+}
+
+// mj_geomDistanceCCD on geoms g1, g2 (in that order): min(distance, distmax), the witness points
+// to fromto when there are some.
+template <class T>
+RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T distmax, T fromto[6]) {
+  mjccd::GeomObj<T> a, b;
+  mjccd::init_geom_obj(&a, m, g1, Vec3<T>::load(d.geom_xpos + 3 * g1), Mat3<T>::load(d.geom_xmat + 9 * g1), T(0));
+  mjccd::init_geom_obj(&b, m, g2, Vec3<T>::load(d.geom_xpos + 3 * g2), Mat3<T>::load(d.geom_xmat + 9 * g2), T(0));
+  int nx = 0;
+  const T dist = ccd_objects(m, a, b, distmax, fromto, fromto + 3, &nx);
+  return dist < distmax ? dist : distmax;
+}
+
+// mj_geomDistance of height field gh and geom g, as measured on MuJoCo 3.17 (a body's height field:
+// MuJoCo refuses one named as a geom): the exact distance to the field's surface, whatever distmax:
+// the prisms of the cells under the geom's box widened by distmax (the tops raised by distmax for
+// the height test only), each against the geom by ccd_objects with distmax as the cutoff; the
+// smallest, its points (the field's, then the geom's, world) into xf, xg; distmax when none is below
+// it. Agrees with MuJoCo 3.17 to rounding while the geom is apart from the field (and for a sphere or
+// capsule sunk into it); for a box, cylinder or ellipsoid sunk into it MuJoCo's value differs (and
+// changes with the cutoff there: an open item).
+template <class T>
+RLT_HD T hfield_distance(const ModelView<T>& m, const DataView<T>& d, int gh, int g, T distmax, T xf[3], T xg[3]) {
+  const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * gh), c2 = Vec3<T>::load(d.geom_xpos + 3 * g);
+  const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * gh), r2 = Mat3<T>::load(d.geom_xmat + 9 * g);
+  const int h = m.geom_dataid[gh];
+  const int nrow = m.hfield_nrow[h], ncol = m.hfield_ncol[h];
+  const T* hs = m.hfield_size + 4 * h;
+  const T* data = m.hfield_data + m.hfield_adr[h];
+  const T margin = distmax;
+  const Vec3<T> lp{dot(r1.col(0), c2 - c1), dot(r1.col(1), c2 - c1), dot(r1.col(2), c2 - c1)};
+  Mat3<T> lr;  // r1^T r2
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) lr.m[3 * i + j] = dot(r1.col(i), r2.col(j));
+  mjccd::GeomObj<T> obj;
+  mjccd::init_geom_obj(&obj, m, g, lp, lr, T(0));
+  T ext[6];
+  for (int k = 0; k < 6; ++k) {
+    T dir[3] = {T(0), T(0), T(0)}, res[3];
+    dir[k / 2] = k % 2 ? T(-1) : T(1);
+    obj.support(res, dir);
+    ext[k] = res[k / 2];
+  }
+  obj.vertindex = obj.meshindex = -1;
+  const T xmax = ext[0], xmin = ext[1], ymax = ext[2], ymin = ext[3], zmax = ext[4], zmin = ext[5];
+  T best = distmax;
+  if (xmin - margin > hs[0] || xmax + margin < -hs[0] || ymin - margin > hs[1] || ymax + margin < -hs[1] ||
+      zmin - margin > hs[2] || zmax + margin < -hs[3] || !(xmin <= xmax && ymin <= ymax))
+    return best;
+  auto cell = [](T v, int hi) { return v > T(0) ? (v < T(hi) ? static_cast<int>(v) : hi) : 0; };
+  const int cmin = cell(m_floor((xmin - margin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int cmax = cell(m_ceil((xmax + margin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int rmin = cell(m_floor((ymin - margin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const int rmax = cell(m_ceil((ymax + margin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);
+  hfield_detail::CcdPrism<T> pv;
+  auto add = [&](int r, int c, int i) {  // MuJoCo's addPrismVert, the top not raised
+    for (int k = 0; k < 3; ++k) {
+      pv.v[0][k] = pv.v[1][k], pv.v[1][k] = pv.v[2][k], pv.v[3][k] = pv.v[4][k], pv.v[4][k] = pv.v[5][k];
+    }
+    const int rr = r + 1 - i;
+    const T x = dx * T(c) - hs[0], y = dy * T(rr) - hs[1];
+    pv.v[2][0] = x, pv.v[2][1] = y, pv.v[2][2] = -hs[3];
+    pv.v[5][0] = x, pv.v[5][1] = y, pv.v[5][2] = data[rr * ncol + c] * hs[2];
+  };
+  for (int r = rmin; r < rmax; ++r) {
+    add(r, cmin, 0);
+    add(r, cmin, 1);
+    for (int c = cmin + 1; c <= cmax; ++c) {
+      for (int i = 0; i < 2; ++i) {
+        add(r, c, i);
+        if (pv.v[3][2] + margin < zmin && pv.v[4][2] + margin < zmin && pv.v[5][2] + margin < zmin) continue;
+        T x1[3], x2[3];
+        int nx = 0;
+        const T di = ccd_objects(m, pv, obj, distmax, x1, x2, &nx);
+        if (nx > 0 && di < best) {
+          best = di;
+          (c1 + r1 * Vec3<T>{x1[0], x1[1], x1[2]}).store(xf);
+          (c1 + r1 * Vec3<T>{x2[0], x2[1], x2[2]}).store(xg);
+        }
+      }
+    }
+  }
+  return best;
 }
 
 // Whether MuJoCo 3.17 sends the pair (types t1 <= t2) to its convex collider (mjc_Convex or, with
@@ -751,6 +855,13 @@ RLT_HD T geom_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int 
   const int ta = m.geom_type[a], tb = m.geom_type[b];
   if (tb == kGeomPlane || tb == kGeomHField || (ta == kGeomPlane && tb == kGeomHField)) return distmax;
   if (ccd_pair(ta, tb)) return ccd_distance(m, d, g1, g2, distmax, fromto);
+  if (ta == kGeomHField) {
+    T xf[3], xg[3];
+    const T dist = hfield_distance(m, d, a, b, distmax, xf, xg);
+    if (dist < distmax)
+      for (int k = 0; k < 3; ++k) fromto[k] = flip ? xg[k] : xf[k], fromto[3 + k] = flip ? xf[k] : xg[k];
+    return dist;
+  }
   // the narrow phase into a buffer of its own (a copy of the views with their contact list there)
   T buf[kContactStride * kMaxPairContacts];
   ModelView<T> ml = m;

@@ -1262,6 +1262,11 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_TRUE(starts_with(geo_error("<distance geom1='g' geom2='x'/>"), "test.xml:2: distance: attribute \"geom2\": unknown"));
   EXPECT_TRUE(starts_with(geo_error("<distance geom1='g' geom2='g2' cutoff='-1'/>"),
                           "test.xml:2: distance: attribute \"cutoff\" must be non-negative"));
+  EXPECT_TRUE(starts_with(error_of("<mujoco><asset><hfield name='r' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
+                                   "<worldbody><geom name='f' type='hfield' hfield='r'/><body name='b'><geom name='g' "
+                                   "size='.1'/></body></worldbody><sensor>\n<distance geom1='g' geom2='f'/></sensor>"
+                                   "</mujoco>"),
+                          "test.xml:2: distance: height fields are not supported in geom distance sensors"));
   EXPECT_TRUE(starts_with(geo_error("<insidesite site='s' objtype='joint' objname='b'/>"), "test.xml:2: insidesite: "));
   EXPECT_TRUE(starts_with(geo_error("<insidesite site='s' objname='b'/>"),
                           "test.xml:2: insidesite: attribute \"objtype\" is required"));
