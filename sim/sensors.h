@@ -652,8 +652,9 @@ RLT_HD void contact_sensor(const ModelView<T>& m, const DataView<T>& d, int i, T
 
 // ---- geom distances (MuJoCo 3's mj_geomDistance; distance, normal and fromto sensors) ---------------
 
-// The most contacts one narrow-phase call gives (MuJoCo's mjMAXCONPAIR: a height field's prisms).
-constexpr int kMaxPairContacts = 50;
+// Room for the contacts of one narrow-phase call of geom_distance: the pairs it takes there give at
+// most 4 (plane-box, plane-cylinder, plane-mesh; the emitter stops at the room in any case).
+constexpr int kMaxPairContacts = 8;
 
 // A sphere or capsule as its core for mjc_ccd's first pass (a sphere's center: radius 0; a
 // capsule's segment), its radius returned; on = false restores it. A height-field prism has none.
@@ -844,9 +845,9 @@ RLT_HD RLT_INLINE bool ccd_pair(int t1, int t2) {
 
 // MuJoCo 3's mj_geomDistance(g1, g2, distmax): the smallest signed distance between the two geoms,
 // at most distmax, and fromto (zero when none is found below distmax): the closest points, geom
-// 1's first. Convex pairs by ccd_distance; the others by the narrow phase (collide_pair) with
-// distmax as the margin, its deepest contact (its points pos -+ dist/2 along the normal); none for
-// plane-plane and pairs of height fields and planes.
+// 1's first. Convex pairs by ccd_distance; a height field by hfield_distance; the others by the
+// narrow phase (collide_pair) with distmax as the margin, its deepest contact (its points pos -+
+// dist/2 along the normal); none for plane-plane and pairs of height fields and planes.
 template <class T>
 RLT_HD T geom_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T distmax, T fromto[6]) {
   for (int k = 0; k < 6; ++k) fromto[k] = T(0);
