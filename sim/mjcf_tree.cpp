@@ -212,7 +212,6 @@ void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& c
 void MjcfCompiler::read_camera(const XMLElement* e, int body, const std::string& cls) {
   Attrs a(m_file, e);
   CameraSpec c = find_class(a, a.text("class").value_or(cls)).camera;
-  c.frame.has_pos = c.frame.has_orientation = false;  // (the element's own decide the refusals below)
   read_camera_attrs(a, &c, true);
   FrameSpec& f = c.frame;
   std::copy_n(m_frame_pos, 3, f.frame_pos);
