@@ -226,7 +226,8 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
   const int nefc_z = needs_z(m) ? nefc_max : 0;
-  const int ngeom_bound = m.ncollide > 0 ? ngeom : 0;  // detect_contacts' per-geom bounds
+  // detect_contacts' per-geom bounds (and the distance sensors' narrow phase: sim/sensors.h)
+  const int ngeom_bound = m.ncollide > 0 || m.ngeomdist > 0 ? ngeom : 0;
   DataLayout l{};
   int at = 0;
 #define RLT_DATA_PLACE(name, count, stage, doc) l.name = at, at += (count);

@@ -405,7 +405,20 @@ struct EqualitySpec {
   double solref[2] = {0.02, 1}, solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 };
 
+// A camera's attributes (MJCF <camera>, <default><camera>; sim/mjcf_tree.cpp read_camera): MuJoCo's
+// mjs_defaultCamera values. The optics are MuJoCo's floats where its spec keeps floats.
+struct CameraSpec {
+  FrameSpec frame;  // pos and orientation (a class's, then the element's)
+  int mode = 0;     // CameraMode
+  int projection = 0;  // 0 perspective, 1 orthographic
+  double fovy = 45, ipd = 0.068;
+  int resolution[2] = {1, 1};
+  float sensorsize[2] = {0, 0}, focal[2] = {0, 0}, focalpixel[2] = {0, 0}, principal[2] = {0, 0},
+        principalpixel[2] = {0, 0};
+};
+
 struct DefaultClass {
+  CameraSpec camera;  // <default><camera>
   TendonSpec tendon;
   JointSpec joint;
   GeomSpec geom;
@@ -555,8 +568,10 @@ class MjcfCompiler {
   static void apply_frame(FrameSpec* f);
   void read_geom(const XMLElement* e, int body, const std::string& cls);
   void read_site(const XMLElement* e, int body, const std::string& cls);
-  void read_camera(const XMLElement* e, int body);
-  void check_sensor_camera(Attrs& a, const XMLElement* e, int cam, const char* attr);  // sim/mjcf_sensors.cpp
+  void read_camera(const XMLElement* e, int body, const std::string& cls);
+  void read_camera_attrs(Attrs& a, CameraSpec* c, bool element);  // sim/mjcf_defaults.cpp
+  void camera_constants();  // cam_targetbodyid, cam_pos0, cam_poscom0, cam_mat0 (sim/mjcf_setconst.cpp)
+  void read_geometry_sensor(const XMLElement* e);  // insidesite, distance, normal, fromto, camprojection
   void read_inertial(const XMLElement* e, int body);
 
   // ---- meshes (sim/mjcf_mesh.cpp) ----
@@ -696,6 +711,7 @@ class MjcfCompiler {
   std::string m_file;
   CompilerOptions m_opt;
   std::map<std::string, DefaultClass> m_classes;
+  std::vector<std::pair<std::string, const XMLElement*>> m_cam_target;  // per camera: target body name, element
   Model m;
 
   // per-object state of the compile, parallel to the Model arrays

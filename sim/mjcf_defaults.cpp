@@ -43,12 +43,14 @@ void MjcfCompiler::read_default(const XMLElement* e, const DefaultClass* parent)
     } else if (n == "material") {
       ca.numbers("rgba", cls.material_rgba, 4, 4);  // its alpha hides geoms from rays (sim/ray.h); the rest is visual
       continue;
-    } else if (n == "camera" || n == "light" || n == "texture") {
+    } else if (n == "camera") {
+      read_camera_attrs(ca, &cls.camera, false);
+    } else if (n == "light" || n == "texture") {
       continue;  // visual
     } else {
       unsupported_element(c,
                           "default, joint, geom, site, mesh, tendon, general, motor, position, velocity, intvelocity, "
-                          "damper, adhesion, muscle, pair, equality; ignored: camera, light, material, texture");
+                          "damper, adhesion, muscle, pair, equality, camera; ignored: light, material, texture");
     }
     ca.finish();
     no_children(c);
@@ -244,6 +246,37 @@ void MjcfCompiler::read_actuator_attrs(Attrs& a, const std::string& kind, Actuat
     if (kv < 0) a.fail("damping coefficient cannot be negative");
     if (s->ctrlrange[0] < 0 || s->ctrlrange[1] < 0) a.fail("damper control range cannot be negative");
   }
+}
+
+// A camera's attributes over *c (its class's): pose, mode and optics as MuJoCo 3.17 reads them
+// (element: a <camera> in the tree, which may not set both fovy and sensorsize, as MuJoCo's schema).
+void MjcfCompiler::read_camera_attrs(Attrs& a, CameraSpec* c, bool element) {
+  read_frame_attrs(a, &c->frame, false);
+  if (c->frame.has_fromto) a.fail("attribute \"fromto\" is not a camera attribute");
+  if (const int k = a.keyword("mode", {"fixed", "track", "trackcom", "targetbody", "targetbodycom"}); k >= 0)
+    c->mode = k;
+  if (const int k = a.keyword("projection", {"perspective", "orthographic"}); k >= 0) c->projection = k;
+  if (element && a.has("fovy") && a.has("sensorsize"))
+    a.fail("at most one of \"fovy\" and \"sensorsize\" can be given (as MuJoCo)");
+  a.number("fovy", &c->fovy);
+  a.number("ipd", &c->ipd);
+  double r[2];
+  if (a.numbers("resolution", r, 2, 2)) {
+    for (int k = 0; k < 2; ++k) {
+      if (r[k] != std::floor(r[k])) a.fail("attribute \"resolution\": expected integers");
+      c->resolution[k] = static_cast<int>(r[k]);
+    }
+  }
+  auto floats = [&](const char* name, float out[2]) {
+    double v[2];
+    if (a.numbers(name, v, 2, 2)) out[0] = static_cast<float>(v[0]), out[1] = static_cast<float>(v[1]);
+  };
+  floats("sensorsize", c->sensorsize);
+  floats("focal", c->focal);
+  floats("focalpixel", c->focalpixel);
+  floats("principal", c->principal);
+  floats("principalpixel", c->principalpixel);
+  a.ignore({"user", "output"});  // MuJoCo's user data; the rendered outputs (visual)
 }
 
 void MjcfCompiler::read_frame_attrs(Attrs& a, FrameSpec* f, bool element) {

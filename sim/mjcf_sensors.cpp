@@ -67,9 +67,11 @@ constexpr const char* kSupported =
     "jointpos, jointvel, actuatorpos, actuatorvel, actuatorfrc, framepos, framequat, framexaxis, frameyaxis, "
     "framezaxis, framelinvel, frameangvel, framelinacc, frameangacc, gyro, velocimeter, accelerometer, force, "
     "torque, touch, magnetometer, subtreecom, subtreelinvel, subtreeangmom, tendonpos, tendonvel, rangefinder (site; "
-    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent), "
+    "data dist, dir, origin, point, normal, depth), contact (data found, force, torque, dist, pos, normal, tangent, "
+    "linvel, angvel), "
     "jointactuatorfrc, tendonactuatorfrc, jointlimitpos, jointlimitvel, jointlimitfrc, tendonlimitpos, "
-    "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock";
+    "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock, insidesite, distance, "
+    "normal, fromto, camprojection";
 
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
@@ -130,11 +132,11 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
         read_contact_sensor(e);
         continue;
       }
-      if (n == "camprojection")
-        fail(e, "camprojection sensors are not supported (cameras' resolution and intrinsics are not compiled)");
-      if (n == "insidesite" || n == "geomdist" || n == "geomnormal" || n == "geomfromto" || n == "tactile" ||
-          n == "user" || n == "plugin")
-        fail(e, n + " sensors are not supported");
+      if (n == "insidesite" || n == "distance" || n == "normal" || n == "fromto" || n == "camprojection") {
+        read_geometry_sensor(e);
+        continue;
+      }
+      if (n == "tactile" || n == "user" || n == "plugin") fail(e, n + " sensors are not supported");
       unsupported_element(e, kSupported);
     }
     no_children(e);
@@ -158,7 +160,6 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
                      : type == kSensObjCamera                      ? find_name(m.cam_name, obj)
                                                                    : find_name(m.actuator_name, obj);
       if (obj.empty() || id < 0) a.fail("attribute " + quoted(attr) + ": unknown object " + quoted(obj));
-      if (type == kSensObjCamera) check_sensor_camera(a, e, id, attr);
       return id;
     };
     auto frame_type = [&](const char* attr) {
@@ -265,34 +266,89 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
   }
 }
 
-// A camera a frame sensor reads: its frame is its body's pose times its own (MuJoCo's mode fixed).
-// The other modes (track, trackcom, targetbody, targetbodycom: mj_camlight) are refused, and so is a
-// model whose <default> classes pose cameras (read_camera does not apply camera defaults).
-void MjcfCompiler::check_sensor_camera(Attrs& a, const XMLElement* e, int cam, const char* attr) {
-  static const char* const kModes[] = {"fixed", "track", "trackcom", "targetbody", "targetbodycom"};
-  const int mode = m.cam_mode[static_cast<size_t>(cam)];
-  if (mode != 0)
-    a.fail("attribute " + quoted(attr) + ": camera " + quoted(m.cam_name[static_cast<size_t>(cam)]) + " has mode " +
-           quoted(kModes[mode]) + "; only mode \"fixed\" cameras are supported in sensors");
-  struct Scan {
-    static const XMLElement* posed(const XMLElement* e) {
-      for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
-        if (std::strcmp(c->Name(), "camera") == 0)
-          for (const char* k : {"pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mode"})
-            if (c->Attribute(k)) return c;
-        if (std::strcmp(c->Name(), "default") == 0)
-          if (const XMLElement* f = posed(c)) return f;
-      }
-      return nullptr;
-    }
+// insidesite (MuJoCo's mju_insideGeom: 1 when the object's position is inside the site's zone),
+// distance, normal and fromto (mj_geomDistance between geom1 or body1's geoms and geom2 or body2's,
+// searched up to cutoff), camprojection (the site in the camera's pixels), as MuJoCo 3.17 compiles
+// them: object 1 in sensor_objtype/objid, object 2 (the site, the second geom or body, the camera)
+// in sensor_reftype/refid.
+void MjcfCompiler::read_geometry_sensor(const XMLElement* e) {
+  no_children(e);
+  Attrs a(m_file, e);
+  const std::string n = e->Name();
+  const std::string name = a.text("name").value_or("");
+  double noise = 0, cutoff = 0;
+  a.number("noise", &noise);
+  if (a.number("cutoff", &cutoff) && cutoff < 0) a.fail("attribute \"cutoff\" must be non-negative");
+  if (noise < 0) a.fail("attribute \"noise\" must be non-negative");
+  a.ignore({"user"});
+  auto required = [&](const char* attr) {
+    const auto v = a.text(attr);
+    if (!v) a.fail("attribute " + quoted(attr) + " is required");
+    return *v;
   };
-  const XMLElement* root = e->GetDocument()->RootElement();
-  for (const XMLElement* d = root ? root->FirstChildElement("default") : nullptr; d;
-       d = d->NextSiblingElement("default"))
-    if (const XMLElement* c = Scan::posed(d))
-      fail(c,
-           "a <default> camera with a pose or mode is not supported with camera sensors (camera defaults are "
-           "not applied)");
+  auto site_id = [&](const char* attr) {
+    const std::string s = required(attr);
+    const int id = find_name(m.site_name, s);
+    if (id < 0) a.fail("attribute " + quoted(attr) + ": unknown site " + quoted(s));
+    return id;
+  };
+  int type, objtype, objid, reftype, refid, dim;
+  if (n == "insidesite") {
+    type = kSensInsideSite, dim = 1;
+    reftype = kSensObjSite, refid = site_id("site");
+    const int k = a.keyword("objtype", {"body", "xbody", "geom", "site", "camera"});
+    if (k < 0) a.fail("attribute \"objtype\" is required (body, xbody, geom, site, camera)");
+    objtype = k == 0   ? kSensObjBody
+              : k == 1 ? kSensObjXBody
+              : k == 2 ? kSensObjGeom
+              : k == 3 ? kSensObjSite
+                       : kSensObjCamera;
+    const std::string obj = required("objname");
+    objid = objtype == kSensObjBody || objtype == kSensObjXBody ? m.body_id(obj)
+            : objtype == kSensObjGeom                           ? find_name(m.geom_name, obj)
+            : objtype == kSensObjSite                           ? find_name(m.site_name, obj)
+                                                                : find_name(m.cam_name, obj);
+    if (objid < 0) a.fail("attribute \"objname\": unknown object " + quoted(obj));
+  } else if (n == "camprojection") {
+    type = kSensCamProjection, dim = 2;
+    objtype = kSensObjSite, objid = site_id("site");
+    const std::string cam = required("camera");
+    reftype = kSensObjCamera, refid = find_name(m.cam_name, cam);
+    if (refid < 0) a.fail("attribute \"camera\": unknown camera " + quoted(cam));
+  } else {
+    type = n == "distance" ? kSensGeomDist : n == "normal" ? kSensGeomNormal : kSensGeomFromTo;
+    dim = n == "distance" ? 1 : n == "normal" ? 3 : 6;
+    // one of geomK, bodyK for each side (as MuJoCo's schema)
+    auto object = [&](const std::string& k, int* ot, int* id) {
+      const auto g = a.text(("geom" + k).c_str()), b = a.text(("body" + k).c_str());
+      if (g && b) a.fail("at most one of \"geom" + k + "\", \"body" + k + "\" can be given");
+      if (!g && !b) a.fail("one of \"geom" + k + "\", \"body" + k + "\" is required");
+      *ot = g ? kSensObjGeom : kSensObjBody;
+      *id = g ? find_name(m.geom_name, *g) : m.body_id(*b);
+      if (*id < 0) a.fail("attribute " + quoted("geom" + k) + ": unknown object " + quoted(g ? *g : *b));
+    };
+    object("1", &objtype, &objid);
+    object("2", &reftype, &refid);
+    if (objtype == reftype && objid == refid) a.fail("1st body/geom must be different from 2nd body/geom (as MuJoCo)");
+    for (const auto& [ot, id] : {std::pair<int, int>{objtype, objid}, std::pair<int, int>{reftype, refid}})
+      if (ot == kSensObjGeom && m.geom_type[static_cast<size_t>(id)] == kGeomHField)
+        a.fail("height fields are not supported in geom distance sensors (as MuJoCo; a body's are)");
+  }
+  a.finish();
+  check_name(m_sensor_names, "sensor", e, name);
+  m.sensor_type.push_back(type);
+  m.sensor_objtype.push_back(objtype);
+  m.sensor_objid.push_back(objid);
+  m.sensor_reftype.push_back(reftype);
+  m.sensor_refid.push_back(refid);
+  m.sensor_dim.push_back(dim);
+  m.sensor_adr.push_back(m.nsensordata);
+  m.sensor_cutoff.push_back(cutoff);
+  m.sensor_intprm.push_back(0), m.sensor_intprm.push_back(0);
+  m.sensor_noise.push_back(noise);
+  m.sensor_name.push_back(name);
+  m.nsensor++;
+  m.nsensordata += dim;
 }
 
 // <contact> (MuJoCo 3's contact sensor): the contacts matching object 1 (geom1, body1, subtree1 or
@@ -310,7 +366,7 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   const int reduce = a.keyword("reduce", {"none", "mindist", "maxforce", "netforce"});
   static const char* const kFields[] = {"found",  "force",   "torque", "dist",  "pos",
                                         "normal", "tangent", "linvel", "angvel"};
-  static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3};
+  static const int kSizes[] = {1, 3, 3, 1, 3, 3, 3, 3, 3};
   int spec = 1 << kConDataFound, size = 1;
   if (const auto data = a.text("data")) {
     std::istringstream words(*data);
@@ -321,18 +377,16 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
       int f = 0;
       while (f < 9 && w != kFields[f]) ++f;
       if (f == 9) a.fail("attribute \"data\": unknown field " + quoted(w));
-      if (f >= kNumConData)
-        a.fail("attribute \"data\": the field " + quoted(w) +
-               " is not supported (found, force, torque, dist, pos, "
-               "normal, tangent)");
       if (f <= last)
         a.fail(
-            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent (as "
-            "MuJoCo)");
+            "attribute \"data\": fields must be in order: found, force, torque, dist, pos, normal, tangent, linvel, "
+            "angvel (as MuJoCo)");
       last = f, spec |= 1 << f, size += kSizes[f];
     }
     if (spec == 0) a.fail("attribute \"data\": no field");
   }
+  if (reduce == kReduceNetForce && (spec & (1 << kConDataLinVel | 1 << kConDataAngVel)))
+    a.fail("netforce reduction is incompatible with linvel or angvel (as MuJoCo)");
   int num = 1;
   if (a.integer("num", &num) && num < 1) a.fail("attribute \"num\" must be positive");
   // object 1 and object 2: at most one attribute each (as MuJoCo's schema)

@@ -5,6 +5,7 @@
 
 #include "sim/mjcf_compiler.h"
 #include "sim/model_view.h"
+#include "sim/sensors.h"
 #include "sim/tendon.h"
 #include "sim/transmission.h"
 
@@ -25,7 +26,64 @@ void position_stage(const ModelView<double>& m, const DataView<double>& d) {
 // -biasprm[2] = dampratio * 2 * sqrt(kp * mass), mass the inertia the actuator sees at qpos0: 1 / (moment M^-1
 // moment^T), for a joint 1 / (gear^2 (M^-1)_dd) (measured on MuJoCo 3.17, whose value this is, for joint, tendon and
 // site transmissions; later sources take the diagonal of M, dof_M0, instead).
+// MuJoCo's camera constants (mj_setConst after set0's mj_kinematics, mj_comPos, mj_camlight, with
+// every camera posed as mode fixed): cam_pos0 = cam_xpos - xpos[body], cam_poscom0 = cam_xpos -
+// subtree_com[target, else body], cam_mat0 = cam_xmat, at qpos0 (measured on MuJoCo 3.17: a
+// trackcom camera with a target keeps its offset from the target's subtree com, applied to its own
+// body's). Also resolves each camera's target body.
+void MjcfCompiler::camera_constants() {
+  const size_t ncam = static_cast<size_t>(m.ncam);
+  m.cam_targetbodyid.assign(ncam, -1);
+  for (size_t i = 0; i < ncam; ++i) {
+    const std::string& target = m_cam_target[i].first;
+    if (target.empty()) continue;
+    const int b = m.body_id(target);
+    if (b < 0) fail(m_cam_target[i].second, "camera target: unknown body " + quoted(target));
+    m.cam_targetbodyid[i] = b;
+  }
+  m.cam_pos0.assign(3 * ncam, 0.0);
+  m.cam_poscom0.assign(3 * ncam, 0.0);
+  m.cam_mat0.assign(9 * ncam, 0.0);
+  if (ncam == 0) return;
+  const HostModel<double> host(m);
+  const ModelView<double>& view = host.view();
+  std::vector<double> row0(static_cast<size_t>(data_size(view)), 0.0);
+  const DataView<double> d0 = data_view(view, row0.data());
+  reset_data(view, d0);
+  kinematics(view, d0);
+  // subtree centers of mass (MuJoCo's mj_comPos)
+  const size_t nb = static_cast<size_t>(m.nbody);
+  std::vector<double> mass(nb), com(3 * nb);
+  for (size_t b = 0; b < nb; ++b) {
+    mass[b] = m.body_mass[b];
+    for (int k = 0; k < 3; ++k) com[3 * b + k] = m.body_mass[b] * d0.xipos[3 * b + k];
+  }
+  for (size_t b = nb - 1; b > 0; --b) {
+    const size_t p = static_cast<size_t>(m.body_parentid[b]);
+    mass[p] += mass[b];
+    for (int k = 0; k < 3; ++k) com[3 * p + k] += com[3 * b + k];
+  }
+  for (size_t b = 0; b < nb; ++b)
+    for (int k = 0; k < 3; ++k) com[3 * b + k] = mass[b] < kMinVal ? d0.xipos[3 * b + k] : com[3 * b + k] / mass[b];
+  for (size_t i = 0; i < ncam; ++i) {
+    const size_t b = static_cast<size_t>(m.cam_bodyid[i]);
+    const int t = m.cam_targetbodyid[i];
+    const size_t cb = t >= 0 ? static_cast<size_t>(t) : b;
+    Vec3<double> p;
+    Mat3<double> r;
+    sensor_detail::camera_fixed_pose(view, d0, static_cast<int>(i), &p, &r);
+    double xpos[3], xmat[9];
+    p.store(xpos), r.store(xmat);
+    for (int k = 0; k < 3; ++k) {
+      m.cam_pos0[3 * i + k] = xpos[k] - d0.xpos[3 * b + k];
+      m.cam_poscom0[3 * i + k] = xpos[k] - com[3 * cb + k];
+    }
+    std::copy_n(xmat, 9, m.cam_mat0.begin() + static_cast<long>(9 * i));
+  }
+}
+
 void MjcfCompiler::set_const() {
+  camera_constants();
   // misc: body_gravcomp (optional) over every body, or none; MuJoCo skips gravity compensation and
   // fluid forces with the rest of mj_passive when both spring and damper are disabled
   if (!m.body_gravcomp.empty()) m.body_gravcomp.resize(static_cast<size_t>(m.nbody), 0.0);

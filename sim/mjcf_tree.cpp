@@ -113,7 +113,7 @@ void MjcfCompiler::read_body_elements(const XMLElement* e, int body, const std::
     }
     if (n == "body" || n == "light") continue;
     if (n == "camera") {
-      read_camera(c, body);
+      read_camera(c, body, cls);
       continue;
     }
     if (n == "joint" || n == "freejoint") {
@@ -203,28 +203,55 @@ void MjcfCompiler::read_site(const XMLElement* e, int body, const std::string& c
   m.site_name.push_back(name);
 }
 
-// A camera's frame (frame sensors read it; the viewer has its own camera): pos and orientation in
-// its body, through the enclosing <frame>s, and its mode. Its optical and visual attributes are not
-// read; a <default> camera class is not applied (a sensor on a camera refuses a model whose defaults
-// pose cameras: sim/mjcf_sensors.cpp).
-void MjcfCompiler::read_camera(const XMLElement* e, int body) {
+// A camera (sensors read it; the viewer has its own camera): its class's attributes, then its own
+// (read_camera_attrs), its pose in its body through the enclosing <frame>s, its mode and target
+// (resolved once every body is known: camera_constants), and MuJoCo 3.17's compiled optics
+// (mjCCamera::Compile): with a sensorsize, the intrinsics from focal / principal, pixel values
+// overriding lengths (in float, as MuJoCo's), and fovy from the sensor height and focal length y;
+// without one, intrinsics (znear, znear, 0, 0) with MuJoCo's default znear 0.01.
+void MjcfCompiler::read_camera(const XMLElement* e, int body, const std::string& cls) {
   Attrs a(m_file, e);
-  FrameSpec f;
-  read_frame_attrs(a, &f);
-  if (f.has_fromto) a.fail("attribute \"fromto\" is not a camera attribute");
+  CameraSpec c = find_class(a, a.text("class").value_or(cls)).camera;
+  read_camera_attrs(a, &c, true);
+  FrameSpec& f = c.frame;
   std::copy_n(m_frame_pos, 3, f.frame_pos);
   std::copy_n(m_frame_quat, 4, f.frame_quat);
   apply_frame(&f);
-  const int mode = a.keyword("mode", {"fixed", "track", "trackcom", "targetbody", "targetbodycom"});
+  const std::string target = a.text("target").value_or("");
   const std::string name = a.text("name").value_or("");
+  a.finish();
   if (!name.empty())
     for (const std::string& other : m.cam_name)
       if (other == name) a.fail("repeated camera name " + quoted(name));
+  if (c.fovy >= 180) a.fail("fovy too large (at least 180 degrees)");
+  const bool has_intrinsic = c.focal[0] || c.focal[1] || c.focalpixel[0] || c.focalpixel[1] || c.principal[0] ||
+                             c.principal[1] || c.principalpixel[0] || c.principalpixel[1];
+  const bool has_sensorsize = c.sensorsize[0] > 0 && c.sensorsize[1] > 0;
+  if (has_intrinsic && !has_sensorsize) a.fail("focal/principal require sensorsize (as MuJoCo)");
+  if (has_sensorsize && (c.resolution[0] <= 0 || c.resolution[1] <= 0))
+    a.fail("sensorsize requires positive resolution (as MuJoCo)");
+  float intrinsic[4] = {0.01f, 0.01f, 0, 0};  // MuJoCo's visual/map znear default
+  double fovy = c.fovy;
+  if (has_sensorsize) {
+    const float density[2] = {static_cast<float>(c.resolution[0]) / c.sensorsize[0],
+                              static_cast<float>(c.resolution[1]) / c.sensorsize[1]};
+    intrinsic[0] = c.focalpixel[0] ? c.focalpixel[0] / density[0] : c.focal[0];
+    intrinsic[1] = c.focalpixel[1] ? c.focalpixel[1] / density[1] : c.focal[1];
+    intrinsic[2] = c.principalpixel[0] ? c.principalpixel[0] / density[0] : c.principal[0];
+    intrinsic[3] = c.principalpixel[1] ? c.principalpixel[1] / density[1] : c.principal[1];
+    fovy = static_cast<double>(std::atan2(c.sensorsize[1] / 2, intrinsic[1])) * 360.0 / kPi;  // float atan2
+  }
   m.cam_bodyid.push_back(body);
   m.cam_pos.insert(m.cam_pos.end(), f.pos, f.pos + 3);
   m.cam_quat.insert(m.cam_quat.end(), f.quat, f.quat + 4);
-  m.cam_mode.push_back(mode < 0 ? 0 : mode);
+  m.cam_mode.push_back(c.mode);
+  m.cam_resolution.insert(m.cam_resolution.end(), c.resolution, c.resolution + 2);
+  m.cam_fovy.push_back(fovy);
+  m.cam_intrinsic.insert(m.cam_intrinsic.end(), intrinsic, intrinsic + 4);
+  m.cam_sensorsize.insert(m.cam_sensorsize.end(), c.sensorsize, c.sensorsize + 2);
+  m.cam_ipd.push_back(c.ipd);
   m.cam_name.push_back(name);
+  m_cam_target.emplace_back(target, e);
   m.ncam++;
 }
 

@@ -124,6 +124,11 @@ enum SensorType : int {
   kSensFrameLinAcc,  // an object's linear acceleration (mj_objectAcceleration, world)
   kSensFrameAngAcc,  // its angular acceleration
   kSensClock,        // the simulation time (DataView::time)
+  kSensInsideSite,   // 1 when the object's position is inside the site's zone (mju_insideGeom), else 0
+  kSensGeomDist,     // signed distance between two geoms or the closest geom pair of two bodies, at most cutoff
+  kSensGeomNormal,   // the unit direction of that pair's closest points (from object 1 to object 2)
+  kSensGeomFromTo,   // the two closest points (6)
+  kSensCamProjection,  // a site's position in a camera's pixel coordinates (2)
   kNumSensorTypes    // their count (HostModel checks sensor_type against it)
 };
 enum SensorObj : int {
@@ -135,8 +140,10 @@ enum SensorObj : int {
   kSensObjJoint,
   kSensObjActuator,
   kSensObjTendon,
-  kSensObjCamera  // a camera (frame sensors; mode fixed: a frame on its body)
+  kSensObjCamera  // a camera (its pose as MuJoCo's mj_camlight: sim/sensors.h camera_frame)
 };
+// A camera's mode (MuJoCo's mjtCamLight; cam_mode): how its world pose follows its body (mj_camlight).
+enum CameraMode : int { kCamFixed = 0, kCamTrack, kCamTrackCom, kCamTargetBody, kCamTargetBodyCom };
 // A contact sensor's data fields (MuJoCo's mjtConDataField bits in sensor_intprm[2 i]) and its
 // reduction (sensor_intprm[2 i + 1]; MuJoCo's numbers).
 enum ContactData : int {
@@ -147,6 +154,8 @@ enum ContactData : int {
   kConDataPos,
   kConDataNormal,
   kConDataTangent,
+  kConDataLinVel,  // MuJoCo 3.17's: the contact's relative velocity (geom 2's body minus geom 1's at its
+  kConDataAngVel,  // point), linear and angular, in the contact frame
   kNumConData
 };
 enum ContactReduce : int { kReduceNone = 0, kReduceMinDist = 1, kReduceMaxForce = 2, kReduceNetForce = 3 };
@@ -235,7 +244,6 @@ struct Model {
   // names (empty string when unnamed)
   std::vector<std::string> body_name, jnt_name, geom_name, site_name, actuator_name, key_name, sensor_name;
   std::vector<std::string> tendon_name, cam_name;
-  std::vector<int> cam_mode;  // (ncam) 0 fixed, 1 track, 2 trackcom, 3 targetbody, 4 targetbodycom (MuJoCo's)
 
   int body_id(const std::string& name) const;  // -1 when absent
   int joint_id(const std::string& name) const;

@@ -146,7 +146,18 @@
     "contact sensors: the data fields (ContactData bits), the reduction (ContactReduce); 0 0 for the others")          \
   X(int, cam_bodyid, ncam, optional, "body the camera is fixed to (frame sensors read its frame)")                     \
   X(real, cam_pos, 3 * ncam, optional, "camera position in the body frame")                                            \
-  X(real, cam_quat, 4 * ncam, optional, "camera orientation in the body frame (it looks along -z, as MuJoCo's)")      \
+  X(real, cam_quat, 4 * ncam, optional, "camera orientation in the body frame (it looks along -z, as MuJoCo's)")       \
+  X(int, cam_mode, ncam, optional, "CameraMode: fixed, track, trackcom, targetbody, targetbodycom (MuJoCo's)")         \
+  X(int, cam_targetbodyid, ncam, optional, "body a targetbody(com) camera looks at, -1 if none")                       \
+  X(real, cam_pos0, 3 * ncam, optional, "world offset of the camera from its body's frame at qpos0 (track)")           \
+  X(real, cam_poscom0, 3 * ncam, optional,                                                                             \
+    "world offset of the camera from the subtree com at qpos0 of its target body, else its body (trackcom)")           \
+  X(real, cam_mat0, 9 * ncam, optional, "world orientation of the camera at qpos0 (track, trackcom)")                  \
+  X(int, cam_resolution, 2 * ncam, optional, "pixels, width and height (camprojection sensors)")                       \
+  X(real, cam_fovy, ncam, optional, "vertical field of view, degrees (from sensorsize and focal when given)")          \
+  X(real, cam_intrinsic, 4 * ncam, optional, "focal length x y, principal point x y, m (float-rounded, as MuJoCo)")    \
+  X(real, cam_sensorsize, 2 * ncam, optional, "sensor width and height, m; 0 0: fovy defines the optics")              \
+  X(real, cam_ipd, ncam, optional, "inter-pupillary distance, m (MuJoCo's; no effect on the physics)")                 \
   /* meshes (sim/mjcf_mesh.cpp, sim/convex.h) */                                                                       \
   X(int, geom_dataid, ngeom, optional, "mesh or hfield id of the geom, -1 if none")                                    \
   X(int, mesh_vertadr, nmesh, optional, "first vertex of the mesh in mesh_vert")                                       \

@@ -68,6 +68,9 @@ struct ModelView {
   // nclock = 1 with a clock sensor (DataView::time), nenergy_lag = 2 with an e_kinetic sensor under
   // the energy flag (DataView::energy_lag; sensor_intprm[2 i] = 1 marks it)
   int nclock, nenergy_lag;
+  // distance, normal and fromto sensors: their narrow phase reads DataView::geom_bound, kept for
+  // such a model even without contact pairs
+  int ngeomdist;
   int nmesh, nmeshvert, nmeshgraph;  // meshes (sim/convex.h): their number, vertices, hull ints
   int nmeshface;                     // their triangles (sim/ray.h)
   int nmeshpoly, nmeshpolyvert;      // their hulls' polygons and the polygons' vertices (sim/contact.h)
@@ -804,14 +807,28 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
                                               model.jnt_type[static_cast<size_t>(j)] == kJointFree);
     if (rows || multi_dof) m_view.nmoment = model.nu;
   }
-  m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = 0;
+  m_view.nsubtree = m_view.nbody_acc = m_view.nclock = m_view.nenergy_lag = m_view.ngeomdist = 0;
   m_view.nmesh = model.nmesh, m_view.nmeshvert = model.nmeshvert, m_view.nmeshgraph = model.nmeshgraph;
   m_view.nmeshface = model.nmeshface;
   m_view.nmeshpoly = model.nmeshpoly, m_view.nmeshpolyvert = model.nmeshpolyvert;
   for (int i = 0; i < model.nsensor; ++i) {
     const int t = model.sensor_type[static_cast<size_t>(i)];
     if (t == kSensSubtreeCom || t == kSensSubtreeLinVel || t == kSensSubtreeAngMom) m_view.nsubtree = model.nbody;
+    // subtree_com also for a camera of mode trackcom or targetbodycom a sensor reads (sim/sensors.h
+    // camera_frame) and for insidesite on a body (a massless one reads its subtree's com)
+    if (t == kSensInsideSite && model.sensor_objtype[static_cast<size_t>(i)] == kSensObjBody)
+      m_view.nsubtree = model.nbody;
+    for (const int side : {0, 1}) {
+      const size_t is = static_cast<size_t>(i);
+      const int type = side == 0 ? model.sensor_objtype[is] : model.sensor_reftype[is];
+      const int id = side == 0 ? model.sensor_objid[is] : model.sensor_refid[is];
+      if (type == kSensObjCamera && id >= 0 && static_cast<size_t>(id) < model.cam_mode.size() &&
+          (model.cam_mode[static_cast<size_t>(id)] == kCamTrackCom ||
+           model.cam_mode[static_cast<size_t>(id)] == kCamTargetBodyCom))
+        m_view.nsubtree = model.nbody;
+    }
     if (t == kSensClock) m_view.nclock = 1;
+    if (t == kSensGeomDist || t == kSensGeomNormal || t == kSensGeomFromTo) ++m_view.ngeomdist;
     if (t == kSensEKinetic && !model.sensor_intprm.empty() && model.sensor_intprm[2 * static_cast<size_t>(i)] == 1)
       m_view.nenergy_lag = 2;
     if (t == kSensAccelerometer || t == kSensForce || t == kSensTorque || t == kSensFrameLinAcc ||

@@ -33,6 +33,12 @@
 //              the object has no active limit row.
 //   touch      per active contact on the site's body, its normal force when the ray from the contact
 //              point along the normal (away from that body) meets the site's zone (mju_rayGeom).
+//   cameras    a camera's pose as MuJoCo's mj_camlight (camera_frame: fixed, track, trackcom,
+//              targetbody, targetbodycom), computed where a sensor reads it; the com modes read
+//              subtree_com (HostModel sizes it for such a model)
+//   geometry   insidesite (mju_insideGeom), distance / normal / fromto (MuJoCo's mj_geomDistance:
+//              geom_distance, the narrow phase with the cutoff as margin or nativeccd's GJK distance),
+//              camprojection (cam_project: a site in a camera's pixels)
 #pragma once
 
 #include "sim/common.h"
@@ -63,9 +69,53 @@ RLT_HD RLT_INLINE int object_body(const ModelView<T>& m, int type, int id) {
                                   : id;
 }
 
+// A camera's pose as mode fixed (MuJoCo's mj_local2Global): its body's frame times its own.
+template <class T>
+RLT_HD void camera_fixed_pose(const ModelView<T>& m, const DataView<T>& d, int cam, Vec3<T>* pos, Mat3<T>* mat) {
+  const int b = m.cam_bodyid[cam];
+  *pos = Mat3<T>::load(d.xmat + 9 * b) * Vec3<T>::load(m.cam_pos + 3 * cam) + Vec3<T>::load(d.xpos + 3 * b);
+  *mat = quat_to_mat(quat_mul(Quat<T>::load(d.xquat + 4 * b), Quat<T>::load(m.cam_quat + 4 * cam)));
+}
+
+RLT_HD RLT_INLINE float tan_of(float x) { return tanf(x); }
+RLT_HD RLT_INLINE double tan_of(double x) { return ::tan(x); }
+
+// MuJoCo's mju_normalize3: (1, 0, 0) below mjMINVAL.
+template <class T>
+RLT_HD RLT_INLINE Vec3<T> normalize3(const Vec3<T>& v) {
+  const T n = m_sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+  if (n < T(kMinVal)) return {T(1), T(0), T(0)};
+  const T inv = T(1) / n;
+  return {v.x * inv, v.y * inv, v.z * inv};
+}
+
+// A camera's world pose, MuJoCo's mj_camlight (cam_xpos, cam_xmat): mode fixed follows its body;
+// track keeps its qpos0 orientation (cam_mat0) and its qpos0 offset from the body (cam_pos0);
+// trackcom the same from the body's subtree com (cam_poscom0); targetbody and targetbodycom, with a
+// target, stay where mode fixed puts them and look at the target's frame origin or subtree com,
+// their x axis level (orthogonal to the world z). The com modes read d.subtree_com (HostModel keeps
+// it, nsubtree > 0, for a model whose sensors read such a camera).
+template <class T>
+RLT_HD void camera_frame(const ModelView<T>& m, const DataView<T>& d, int cam, Vec3<T>* pos, Mat3<T>* mat) {
+  camera_fixed_pose(m, d, cam, pos, mat);
+  const int mode = m.cam_mode ? m.cam_mode[cam] : kCamFixed, b = m.cam_bodyid[cam];
+  if (mode == kCamTrack || mode == kCamTrackCom) {
+    *mat = Mat3<T>::load(m.cam_mat0 + 9 * cam);
+    *pos = mode == kCamTrack ? Vec3<T>::load(d.xpos + 3 * b) + Vec3<T>::load(m.cam_pos0 + 3 * cam)
+                             : Vec3<T>::load(d.subtree_com + 3 * b) + Vec3<T>::load(m.cam_poscom0 + 3 * cam);
+  } else if ((mode == kCamTargetBody || mode == kCamTargetBodyCom) && m.cam_targetbodyid[cam] >= 0) {
+    const int t = m.cam_targetbodyid[cam];
+    const Vec3<T> look = Vec3<T>::load((mode == kCamTargetBody ? d.xpos : d.subtree_com) + 3 * t);
+    const Vec3<T> z = normalize3(*pos - look);
+    const Vec3<T> x = normalize3(cross(Vec3<T>{T(0), T(0), T(1)}, z));
+    const Vec3<T> y = normalize3(cross(z, x));
+    const T r[9] = {x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z};  // columns x, y, z
+    *mat = Mat3<T>::load(r);
+  }
+}
+
 // World position and orientation (row-major matrix) of a body (inertial frame), xbody, geom, site
-// or camera (MuJoCo's cam_xpos, cam_xmat of mode fixed: the body's frame times the camera's, as
-// kinematics places sites).
+// or camera (MuJoCo's cam_xpos, cam_xmat: camera_frame).
 template <class T>
 RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, int id, Vec3<T>* pos, Mat3<T>* mat) {
   switch (type) {
@@ -78,20 +128,17 @@ RLT_HD void object_frame(const ModelView<T>& m, const DataView<T>& d, int type, 
     case kSensObjSite:
       *pos = Vec3<T>::load(d.site_xpos + 3 * id), *mat = Mat3<T>::load(d.site_xmat + 9 * id);
       break;
-    case kSensObjCamera: {
-      const int b = m.cam_bodyid[id];
-      const Quat<T> quat = Quat<T>::load(d.xquat + 4 * b);
-      *pos = Vec3<T>::load(d.xpos + 3 * b) + quat_rotate(quat, Vec3<T>::load(m.cam_pos + 3 * id));
-      *mat = quat_to_mat(quat_mul(quat, Quat<T>::load(m.cam_quat + 4 * id)));
+    case kSensObjCamera:
+      camera_frame(m, d, id, pos, mat);
       break;
-    }
     default:
       *pos = Vec3<T>::load(d.xpos + 3 * id), *mat = Mat3<T>::load(d.xmat + 9 * id);
       break;  // xbody
   }
 }
 
-// Orientation quaternion as MuJoCo's framequat takes it: the body's xquat times the local quat.
+// Orientation quaternion as MuJoCo's framequat takes it: the body's xquat times the local quat (a
+// camera's too, whatever its mode: MuJoCo's get_xquat).
 template <class T>
 RLT_HD Quat<T> object_quat(const ModelView<T>& m, const DataView<T>& d, int type, int id) {
   const Quat<T> xquat = Quat<T>::load(d.xquat + 4 * object_body(m, type, id));
@@ -464,7 +511,7 @@ RLT_HD void contact_wrench(const ModelView<T>& m, const DataView<T>& d, const T*
 
 // The scalars of one slot of a contact sensor with data bits `spec` (MuJoCo's mju_condataSize).
 RLT_HD RLT_INLINE int contact_slot_size(int spec) {
-  const int sizes[kNumConData] = {1, 3, 3, 1, 3, 3, 3};
+  const int sizes[kNumConData] = {1, 3, 3, 1, 3, 3, 3, 3, 3};
   int n = 0;
   for (int k = 0; k < kNumConData; ++k) n += (spec >> k & 1) ? sizes[k] : 0;
   return n;
@@ -491,7 +538,22 @@ RLT_HD void contact_slot(const ModelView<T>& m, const DataView<T>& d, const T* c
   if (spec & 1 << kConDataTangent) {
     Vec3<T> t1, t2;
     constraint_detail::contact_frame(m, d, con, &t1, &t2);
-    (sign * t1).store(out);
+    (sign * t1).store(out), out += 3;
+  }
+  if (spec & (1 << kConDataLinVel | 1 << kConDataAngVel)) {
+    // the two bodies' velocities at the contact point (world), geom 2's minus geom 1's, in the
+    // contact frame; the flipped frame turns the second tangent's component (as the force's)
+    const Vec3<T> p = Vec3<T>::load(con + kConPos);
+    const int b1 = m.geom_bodyid[static_cast<int>(con[kConGeom1])],
+              b2 = m.geom_bodyid[static_cast<int>(con[kConGeom2])];
+    const SVec<T> v1 = spatial_at(m, d, d.cvel + 6 * b1, b1, p, static_cast<const T*>(nullptr), false);
+    const SVec<T> v2 = spatial_at(m, d, d.cvel + 6 * b2, b2, p, static_cast<const T*>(nullptr), false);
+    Vec3<T> t1, t2;
+    constraint_detail::contact_frame(m, d, con, &t1, &t2);
+    const Vec3<T> n = Vec3<T>::load(con + kConNormal);
+    const Vec3<T> lin = v2.lin - v1.lin, ang = v2.ang - v1.ang;
+    if (spec & 1 << kConDataLinVel) out[0] = dot(n, lin), out[1] = dot(t1, lin), out[2] = sign * dot(t2, lin), out += 3;
+    if (spec & 1 << kConDataAngVel) out[0] = dot(n, ang), out[1] = dot(t1, ang), out[2] = sign * dot(t2, ang);
   }
 }
 
@@ -586,6 +648,305 @@ RLT_HD void contact_sensor(const ModelView<T>& m, const DataView<T>& d, int i, T
     if (pick < 0) break;
     contact_slot(m, d, d.contact + kContactStride * pick, spec, flip != 0, nmatch, out + j * size);
   }
+}
+
+// ---- geom distances (MuJoCo 3's mj_geomDistance; distance, normal and fromto sensors) ---------------
+
+// Room for the contacts of one narrow-phase call of geom_distance: the pairs it takes there give at
+// most 4 (plane-box, plane-cylinder, plane-mesh; the emitter stops at the room in any case).
+constexpr int kMaxPairContacts = 8;
+
+// A sphere or capsule as its core for mjc_ccd's first pass (a sphere's center: radius 0; a
+// capsule's segment), its radius returned; on = false restores it. A height-field prism has none.
+template <class T>
+RLT_HD RLT_INLINE T ccd_core(mjccd::GeomObj<T>& o, bool on, T radius) {
+  if (o.type != kGeomSphere && o.type != kGeomCapsule) return T(0);
+  if (!on) {
+    o.size[0] = radius, o.core = false;
+    return radius;
+  }
+  const T r = o.size[0];
+  if (o.type == kGeomSphere) o.size[0] = T(0);
+  else o.core = true;
+  return r;
+}
+template <class T>
+RLT_HD RLT_INLINE T ccd_core(hfield_detail::CcdPrism<T>&, bool, T) {
+  return T(0);
+}
+
+// Whether an object is a sphere or capsule (mjc_ccd's special handling).
+template <class T>
+RLT_HD RLT_INLINE bool ccd_round(const mjccd::GeomObj<T>& o) {
+  return o.type == kGeomSphere || o.type == kGeomCapsule;
+}
+template <class T>
+RLT_HD RLT_INLINE bool ccd_round(const hfield_detail::CcdPrism<T>&) {
+  return false;
+}
+
+// MuJoCo's mjc_ccd asked for a distance (mj_geomDistanceCCD: one contact, dist_cutoff distmax, no
+// margin) on objects a, b in that order: GJK with distances (sim/mjccd.h); a sphere or capsule first
+// as its core (a point, a segment) with the cutoff widened by its radius, the result inflated back
+// when apart by more than the tolerance, else the full shapes again and EPA. The witness points go
+// to x1, x2 (*nx = 1) when there are some; returns the distance, or mjccd's max_limit when none
+// within distmax.
+template <class T, class A, class B>
+RLT_HD T ccd_objects(const ModelView<T>& m, A& a, B& b, T distmax, T x1[3], T x2[3], int* nx) {
+  using namespace mjccd;
+  Status<T> st;
+  a.center(st.x1);
+  b.center(st.x2);
+  st.gjk_iterations = st.epa_iterations = 0;
+  st.epa_status = -1;
+  st.tolerance = m.ccd_tolerance;
+  st.max_iterations = m.ccd_iterations < kMaxIterations ? m.ccd_iterations : kMaxIterations;
+  st.dist_cutoff = distmax;
+  st.nx = 0;
+  st.nsimplex = 0;
+  st.separated = 0;
+  bool done = false;
+  if (ccd_round(a) || ccd_round(b)) {
+    const T r1 = ccd_core(a, true, T(0)), r2 = ccd_core(b, true, T(0));
+    st.dist_cutoff += r1 + r2;
+    gjk(&st, a, b);
+    st.dist_cutoff = distmax;
+    ccd_core(a, false, r1), ccd_core(b, false, r2);
+    if (st.dist > st.tolerance) {  // apart: inflate (MuJoCo's inflate)
+      const Vec3<T> u = normalize3(Vec3<T>{st.x2[0] - st.x1[0], st.x2[1] - st.x1[1], st.x2[2] - st.x1[2]});
+      const T n[3] = {u.x, u.y, u.z};
+      if (r1 != T(0))
+        for (int k = 0; k < 3; ++k) st.x1[k] += r1 * n[k];
+      if (r2 != T(0))
+        for (int k = 0; k < 3; ++k) st.x2[k] -= r2 * n[k];
+      st.dist -= r1 + r2;
+      if (st.dist > st.dist_cutoff) st.dist = Limits<T>::max_limit;
+      done = true;
+    } else {  // deep: the full shapes from their centers
+      st.gjk_iterations = 0;
+      a.center(st.x1);
+      b.center(st.x2);
+    }
+  }
+  if (!done) {
+    gjk(&st, a, b);
+    if (st.dist <= st.tolerance && st.nsimplex > 1 && !st.separated) {
+      st.dist = T(0);  // touching, unless EPA finds a depth
+      Polytope<T> pt;
+      pt.nfaces = pt.nmap = pt.nverts = pt.hz_nedges = 0;
+      pt.hz_overflow = false;
+      pt.maxfaces = 6 * st.max_iterations;
+      const int ret = st.nsimplex == 2   ? polytope2(&pt, &st, a, b)
+                      : st.nsimplex == 3 ? polytope3(&pt, &st, a, b)
+                                         : polytope4(&pt, &st, a, b);
+      st.epa_status = ret;
+      if (ret == kEpaSuccess) epa(&st, &pt, a, b);
+    }
+  }
+  *nx = st.nx;
+  if (st.nx > 0)
+    for (int k = 0; k < 3; ++k) x1[k] = st.x1[k], x2[k] = st.x2[k];
+  return st.dist;
+}
+
+// mj_geomDistanceCCD on geoms g1, g2 (in that order): min(distance, distmax), the witness points
+// to fromto when there are some.
+template <class T>
+RLT_HD T ccd_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T distmax, T fromto[6]) {
+  mjccd::GeomObj<T> a, b;
+  mjccd::init_geom_obj(&a, m, g1, Vec3<T>::load(d.geom_xpos + 3 * g1), Mat3<T>::load(d.geom_xmat + 9 * g1), T(0));
+  mjccd::init_geom_obj(&b, m, g2, Vec3<T>::load(d.geom_xpos + 3 * g2), Mat3<T>::load(d.geom_xmat + 9 * g2), T(0));
+  int nx = 0;
+  const T dist = ccd_objects(m, a, b, distmax, fromto, fromto + 3, &nx);
+  return dist < distmax ? dist : distmax;
+}
+
+// mj_geomDistance of height field gh and geom g, as measured on MuJoCo 3.17 (a body's height field:
+// MuJoCo refuses one named as a geom): the exact distance to the field's surface, whatever distmax:
+// the prisms of the cells under the geom's box widened by distmax (the tops raised by distmax for
+// the height test only), each against the geom by ccd_objects with distmax as the cutoff; the
+// smallest, its points (the field's, then the geom's, world) into xf, xg; distmax when none is below
+// it. Agrees with MuJoCo 3.17 to rounding while the geom is apart from the field (and for a sphere or
+// capsule sunk into it); for a box, cylinder or ellipsoid sunk into it MuJoCo's value differs (and
+// changes with the cutoff there: an open item).
+template <class T>
+RLT_HD T hfield_distance(const ModelView<T>& m, const DataView<T>& d, int gh, int g, T distmax, T xf[3], T xg[3]) {
+  const Vec3<T> c1 = Vec3<T>::load(d.geom_xpos + 3 * gh), c2 = Vec3<T>::load(d.geom_xpos + 3 * g);
+  const Mat3<T> r1 = Mat3<T>::load(d.geom_xmat + 9 * gh), r2 = Mat3<T>::load(d.geom_xmat + 9 * g);
+  const int h = m.geom_dataid[gh];
+  const int nrow = m.hfield_nrow[h], ncol = m.hfield_ncol[h];
+  const T* hs = m.hfield_size + 4 * h;
+  const T* data = m.hfield_data + m.hfield_adr[h];
+  const T margin = distmax;
+  const Vec3<T> lp{dot(r1.col(0), c2 - c1), dot(r1.col(1), c2 - c1), dot(r1.col(2), c2 - c1)};
+  Mat3<T> lr;  // r1^T r2
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) lr.m[3 * i + j] = dot(r1.col(i), r2.col(j));
+  mjccd::GeomObj<T> obj;
+  mjccd::init_geom_obj(&obj, m, g, lp, lr, T(0));
+  T ext[6];
+  for (int k = 0; k < 6; ++k) {
+    T dir[3] = {T(0), T(0), T(0)}, res[3];
+    dir[k / 2] = k % 2 ? T(-1) : T(1);
+    obj.support(res, dir);
+    ext[k] = res[k / 2];
+  }
+  obj.vertindex = obj.meshindex = -1;
+  const T xmax = ext[0], xmin = ext[1], ymax = ext[2], ymin = ext[3], zmax = ext[4], zmin = ext[5];
+  T best = distmax;
+  if (xmin - margin > hs[0] || xmax + margin < -hs[0] || ymin - margin > hs[1] || ymax + margin < -hs[1] ||
+      zmin - margin > hs[2] || zmax + margin < -hs[3] || !(xmin <= xmax && ymin <= ymax))
+    return best;
+  auto cell = [](T v, int hi) { return v > T(0) ? (v < T(hi) ? static_cast<int>(v) : hi) : 0; };
+  const int cmin = cell(m_floor((xmin - margin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int cmax = cell(m_ceil((xmax + margin + hs[0]) / (T(2) * hs[0]) * T(ncol - 1)), ncol - 1);
+  const int rmin = cell(m_floor((ymin - margin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const int rmax = cell(m_ceil((ymax + margin + hs[1]) / (T(2) * hs[1]) * T(nrow - 1)), nrow - 1);
+  const T dx = T(2) * hs[0] / T(ncol - 1), dy = T(2) * hs[1] / T(nrow - 1);
+  hfield_detail::CcdPrism<T> pv;
+  auto add = [&](int r, int c, int i) {  // MuJoCo's addPrismVert, the top not raised
+    for (int k = 0; k < 3; ++k) {
+      pv.v[0][k] = pv.v[1][k], pv.v[1][k] = pv.v[2][k], pv.v[3][k] = pv.v[4][k], pv.v[4][k] = pv.v[5][k];
+    }
+    const int rr = r + 1 - i;
+    const T x = dx * T(c) - hs[0], y = dy * T(rr) - hs[1];
+    pv.v[2][0] = x, pv.v[2][1] = y, pv.v[2][2] = -hs[3];
+    pv.v[5][0] = x, pv.v[5][1] = y, pv.v[5][2] = data[rr * ncol + c] * hs[2];
+  };
+  for (int r = rmin; r < rmax; ++r) {
+    add(r, cmin, 0);
+    add(r, cmin, 1);
+    for (int c = cmin + 1; c <= cmax; ++c) {
+      for (int i = 0; i < 2; ++i) {
+        add(r, c, i);
+        if (pv.v[3][2] + margin < zmin && pv.v[4][2] + margin < zmin && pv.v[5][2] + margin < zmin) continue;
+        T x1[3], x2[3];
+        int nx = 0;
+        const T di = ccd_objects(m, pv, obj, distmax, x1, x2, &nx);
+        if (nx > 0 && di < best) {
+          best = di;
+          (c1 + r1 * Vec3<T>{x1[0], x1[1], x1[2]}).store(xf);
+          (c1 + r1 * Vec3<T>{x2[0], x2[1], x2[2]}).store(xg);
+        }
+      }
+    }
+  }
+  return best;
+}
+
+// Whether MuJoCo 3.17 sends the pair (types t1 <= t2) to its convex collider (mjc_Convex or, with
+// nativeccd, mjc_BoxBox), which mj_geomDistance replaces by ccd_distance.
+RLT_HD RLT_INLINE bool ccd_pair(int t1, int t2) {
+  if (t1 == kGeomPlane || t1 == kGeomHField) return false;
+  if (t1 == kGeomSphere) return t2 == kGeomEllipsoid || t2 == kGeomMesh;
+  if (t1 == kGeomCapsule) return t2 != kGeomCapsule && t2 != kGeomBox;
+  return true;
+}
+
+// MuJoCo 3's mj_geomDistance(g1, g2, distmax): the smallest signed distance between the two geoms,
+// at most distmax, and fromto (zero when none is found below distmax): the closest points, geom
+// 1's first. Convex pairs by ccd_distance; a height field by hfield_distance; the others by the
+// narrow phase (collide_pair) with distmax as the margin, its deepest contact (its points pos -+
+// dist/2 along the normal); none for plane-plane and pairs of height fields and planes.
+template <class T>
+RLT_HD T geom_distance(const ModelView<T>& m, const DataView<T>& d, int g1, int g2, T distmax, T fromto[6]) {
+  for (int k = 0; k < 6; ++k) fromto[k] = T(0);
+  const bool flip = m.geom_type[g1] > m.geom_type[g2];
+  const int a = flip ? g2 : g1, b = flip ? g1 : g2;
+  const int ta = m.geom_type[a], tb = m.geom_type[b];
+  if (tb == kGeomPlane || tb == kGeomHField || (ta == kGeomPlane && tb == kGeomHField)) return distmax;
+  if (ccd_pair(ta, tb)) return ccd_distance(m, d, g1, g2, distmax, fromto);
+  if (ta == kGeomHField) {
+    T xf[3], xg[3];
+    const T dist = hfield_distance(m, d, a, b, distmax, xf, xg);
+    if (dist < distmax)
+      for (int k = 0; k < 3; ++k) fromto[k] = flip ? xg[k] : xf[k], fromto[3 + k] = flip ? xf[k] : xg[k];
+    return dist;
+  }
+  // the narrow phase into a buffer of its own (a copy of the views with their contact list there)
+  T buf[kContactStride * kMaxPairContacts];
+  ModelView<T> ml = m;
+  ml.ncon_max = kMaxPairContacts;
+  DataView<T> dl = d;
+  dl.contact = buf;
+  // collide_pair's rejects read the geoms' bounding radii, which geom_bounds keeps only for geoms in
+  // a contact pair: set these two (the same values)
+  d.geom_bound[a] = contact_detail::bounding_radius(m, a);
+  d.geom_bound[b] = contact_detail::bounding_radius(m, b);
+  int n = 0;
+  collide_pair(ml, dl, a, b, distmax, T(0), &n);
+  T dist = distmax;
+  int best = -1;
+  for (int i = 0; i < n; ++i) {
+    const T di = -buf[kContactStride * i + kConDepth];
+    if (di < dist) dist = di, best = i;
+  }
+  if (best >= 0) {
+    const T* c = buf + kContactStride * best;
+    const T sign = flip ? T(-1) : T(1);
+    for (int k = 0; k < 3; ++k) {
+      fromto[k] = c[kConPos + k] + c[kConNormal + k] * (T(-0.5) * sign * dist);
+      fromto[3 + k] = c[kConPos + k] + c[kConNormal + k] * (T(0.5) * sign * dist);
+    }
+  }
+  return dist;
+}
+
+// MuJoCo's distance, normal and fromto sensors: every geom pair of object 1 (a geom, or each geom of
+// a body) and object 2, the smallest geom_distance with the sensor's cutoff as distmax (the first of
+// equals), into out (1, 3 or 6 scalars).
+template <class T>
+RLT_HD void geom_distance_sensor(const ModelView<T>& m, const DataView<T>& d, int i, T* out) {
+  const T cutoff = m.sensor_cutoff[i];
+  const int type = m.sensor_type[i];
+  T dist = cutoff, fromto[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+  const int ot = m.sensor_objtype[i], oid = m.sensor_objid[i], rt = m.sensor_reftype[i], rid = m.sensor_refid[i];
+  for (int g1 = 0; g1 < m.ngeom; ++g1) {
+    if (ot == kSensObjBody ? m.geom_bodyid[g1] != oid : g1 != oid) continue;
+    for (int g2 = 0; g2 < m.ngeom; ++g2) {
+      if (rt == kSensObjBody ? m.geom_bodyid[g2] != rid : g2 != rid) continue;
+      T ft[6];
+      const T di = geom_distance(m, d, g1, g2, cutoff, ft);
+      if (di < dist) {
+        dist = di;
+        for (int k = 0; k < 6; ++k) fromto[k] = ft[k];
+      }
+    }
+  }
+  if (type == kSensGeomDist) {
+    out[0] = dist;
+  } else if (type == kSensGeomNormal) {
+    Vec3<T> n{fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2]};
+    if (n.x != T(0) || n.y != T(0) || n.z != T(0)) n = normalize3(n);
+    n.store(out);
+  } else {
+    for (int k = 0; k < 6; ++k) out[k] = fromto[k];
+  }
+}
+
+// MuJoCo's camprojection (cam_project): the site's position in the camera's pixel coordinates, from
+// its sensorsize and focal lengths when it has a sensorsize, else from fovy (square pixels); x to
+// the right from the left edge, y down from the top (the camera looks along -z, y up).
+template <class T>
+RLT_HD void camera_projection(const ModelView<T>& m, const DataView<T>& d, int site, int cam, T out[2]) {
+  const T w = T(m.cam_resolution[2 * cam]), h = T(m.cam_resolution[2 * cam + 1]);
+  const T sx = m.cam_sensorsize[2 * cam], sy = m.cam_sensorsize[2 * cam + 1];
+  T fx, fy;
+  if (sx != T(0) && sy != T(0)) {
+    // in float, as MuJoCo's (its cam_intrinsic and cam_sensorsize are float arrays)
+    fx = T(float(m.cam_intrinsic[4 * cam]) / float(sx) * float(m.cam_resolution[2 * cam]));
+    fy = T(float(m.cam_intrinsic[4 * cam + 1]) / float(sy) * float(m.cam_resolution[2 * cam + 1]));
+  } else {
+    fx = fy = T(0.5) / tan_of(T(m.cam_fovy[cam]) * T(3.14159265358979323846) / T(360)) * h;
+  }
+  Vec3<T> cpos;
+  Mat3<T> cmat;
+  camera_frame(m, d, cam, &cpos, &cmat);
+  const Vec3<T> p = mat_t_vec(cmat.m, Vec3<T>::load(d.site_xpos + 3 * site) - cpos);
+  T denom = p.z;
+  if (abs_val(denom) < T(kMinVal)) denom = denom < T(0) ? -T(kMinVal) : T(kMinVal);
+  out[0] = -fx * (p.x / denom) + T(0.5) * w;
+  out[1] = fy * (p.y / denom) + T(0.5) * h;
 }
 
 }  // namespace sensor_detail
@@ -822,6 +1183,24 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
       case kSensContact:
         contact_sensor(m, d, i, out), vec3 = false;
         break;
+      case kSensInsideSite: {  // MuJoCo's mju_insideGeom of the object's position in the site's zone
+        Vec3<T> pos;
+        Mat3<T> mat;
+        object_frame(m, d, ot, id, &pos, &mat);
+        // a massless body with mass below it (MuJoCo 3.17): its subtree's center of mass
+        if (ot == kSensObjBody && id > 0 && m.body_mass[id] < T(kMinVal) && d.subtree_mass[id] >= T(kMinVal))
+          pos = Vec3<T>::load(d.subtree_com + 3 * id);
+        out[0] = inside_site(m, d, rid, pos) ? T(1) : T(0), vec3 = false;
+        break;
+      }
+      case kSensGeomDist:
+      case kSensGeomNormal:
+      case kSensGeomFromTo:
+        geom_distance_sensor(m, d, i, out), vec3 = false;
+        break;
+      case kSensCamProjection:
+        camera_projection(m, d, id, rid, out), vec3 = false;
+        break;
       default:
         break;
     }
@@ -830,11 +1209,13 @@ RLT_HD void compute_sensors(const ModelView<T>& m, const DataView<T>& d) {
     // axes never.
     const T cutoff = m.sensor_cutoff[i];
     if (cutoff > T(0) && type != kSensContact && type != kSensFrameQuat && type != kSensBallQuat &&
-        type != kSensFrameXAxis && type != kSensFrameYAxis && type != kSensFrameZAxis) {
+        type != kSensFrameXAxis && type != kSensFrameYAxis && type != kSensFrameZAxis && type != kSensGeomNormal &&
+        type != kSensGeomFromTo) {
+      const bool positive = type == kSensTouch || type == kSensInsideSite;  // MuJoCo's mjDATATYPE_POSITIVE
       for (int k = 0; k < m.sensor_dim[i]; ++k) {
         T x = out[k];
         if (x > cutoff) x = cutoff;
-        if (type != kSensTouch && x < -cutoff) x = -cutoff;
+        if (!positive && x < -cutoff) x = -cutoff;
         out[k] = x;
       }
     }

@@ -349,7 +349,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const bool newton = v.use_newton != 0;
     const int nefc_newton = newton ? nefc : 0, nv_newton = newton ? nv : 0;
     const int nefc_z = !newton || v.noslip_iterations > 0 ? nefc : 0;
-    const int ngeom_bound = v.ncollide > 0 ? static_cast<int>(ngeom) : 0;
+    const int ngeom_bound = v.ncollide > 0 || v.ngeomdist > 0 ? static_cast<int>(ngeom) : 0;
     RLT_DATA_FIELDS(RLT_TEST_ROW)
     EXPECT_GE(l.row, at);
     EXPECT_LT(l.row, at + 4);

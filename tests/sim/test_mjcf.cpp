@@ -25,6 +25,7 @@
 
 #include "sim/mjcf.h"
 #include "sim/model_view.h"
+#include "sim/physics_step.h"
 
 #include "tests/sim/test_mujoco.h"
 
@@ -1187,10 +1188,19 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_NE(refusal("<contact body1='b' subtree1='b'/>").find("at most one can be given"), std::string::npos);
   EXPECT_NE(refusal("<contact body1='b' geom2='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<contact data='force found'/>").find("must be in order"), std::string::npos);
-  EXPECT_NE(refusal("<contact data='found linvel'/>").find("\"linvel\" is not supported"), std::string::npos);
+  // linvel, angvel (MuJoCo 3.17): 3 each, bits 7 and 8; not with netforce (as MuJoCo)
+  const Model vel = parse_mjcf(body + "<sensor><contact data='found linvel angvel' num='2'/></sensor></mujoco>", "v.xml");
+  EXPECT_EQ(vel.sensor_dim, (std::vector<int>{2 * 7}));
+  EXPECT_EQ(vel.sensor_intprm, (std::vector<int>{1 | 1 << kConDataLinVel | 1 << kConDataAngVel, kReduceNone}));
+  EXPECT_TRUE(starts_with(refusal("<contact data='found angvel' reduce='netforce'/>"),
+                          "r.xml:2: contact: netforce reduction is incompatible with linvel or angvel"));
+  EXPECT_NE(refusal("<contact data='angvel linvel'/>").find("must be in order"), std::string::npos);
   EXPECT_NE(refusal("<contact site='s' site2='s'/>").find("unsupported attribute \"site2\""), std::string::npos);
   EXPECT_EQ(parse_mjcf(body + "<sensor><clock/><clock cutoff='1'/></sensor></mujoco>", "t.xml").nsensordata, 2);
-  EXPECT_TRUE(starts_with(refusal("<geomdist geom1='a' geom2='b'/>"), "r.xml:2: geomdist: geomdist sensors are not"));
+  EXPECT_TRUE(starts_with(refusal("<tactile/>"), "r.xml:2: tactile: tactile sensors are not supported"));
+  EXPECT_TRUE(starts_with(refusal("<user dim='1'/>"), "r.xml:2: user: user sensors are not supported"));
+  EXPECT_TRUE(starts_with(refusal("<plugin/>"), "r.xml:2: plugin: plugin sensors are not supported"));
+  EXPECT_TRUE(starts_with(refusal("<geomdist geom1='a' geom2='b'/>"), "r.xml:2: geomdist: "));  // not MuJoCo's
   EXPECT_EQ(parse_mjcf(body + "<sensor><e_potential/><e_kinetic cutoff='2'/></sensor></mujoco>", "e.xml").nsensordata, 2);
   // e_kinetic under the energy flag: the previous substep's (marked in sensor_intprm); not under RK4
   const Model lagged = parse_mjcf(
@@ -1213,25 +1223,183 @@ TEST(MjcfSensors, CompileAddressesNamesAndRefusals) {
   EXPECT_NE(refusal("<tendonpos tendon='a'/>").find("unknown object \"a\""), std::string::npos);
   EXPECT_NE(refusal("<jointpos joint='x'/>").find("unknown object \"x\""), std::string::npos);
   EXPECT_NE(refusal("<framepos objtype='camera' objname='c'/>").find("unknown object \"c\""), std::string::npos);
-  // cameras: mode fixed only; a <default> that poses cameras is refused (camera defaults are not applied)
+  // cameras of every mode; a trackcom camera read by a sensor keeps subtree_com (nsubtree)
   const std::string cams = "<mujoco><worldbody><body name='b'><joint/><geom size='.1'/><camera name='c' pos='0 0 1'/>"
                            "<camera name='tr' mode='trackcom'/></body></worldbody>";
   const Model cam = parse_mjcf(cams + "<sensor><framepos objtype='camera' objname='c'/></sensor></mujoco>", "c.xml");
   EXPECT_EQ(cam.ncam, 2);
   EXPECT_EQ(cam.cam_bodyid, (std::vector<int>{1, 1}));
   EXPECT_EQ(cam.cam_pos[2], 1);
+  EXPECT_EQ(cam.cam_mode, (std::vector<int>{kCamFixed, kCamTrackCom}));
   EXPECT_EQ(cam.sensor_objtype[0], kSensObjCamera);
-  EXPECT_NE(error_of(cams + "<sensor>\n<framepos objtype='camera' objname='tr'/></sensor></mujoco>")
-                .find("test.xml:2: framepos: attribute \"objname\": camera \"tr\" has mode \"trackcom\""),
-            std::string::npos);
-  EXPECT_NE(error_of("<mujoco><default><camera fovy='40' pos='0 0 1'/></default>" + cams.substr(8) +
-                     "<sensor><framepos objtype='camera' objname='c'/></sensor></mujoco>")
-                .find("a <default> camera with a pose or mode is not supported"),
-            std::string::npos);
+  EXPECT_EQ(HostModel<double>(cam).view().nsubtree, 0);
+  const Model tr = parse_mjcf(cams + "<sensor><framepos objtype='camera' objname='tr'/></sensor></mujoco>", "c.xml");
+  EXPECT_EQ(HostModel<double>(tr).view().nsubtree, tr.nbody);
+  // the geometry sensors: objects, references, sizes; MuJoCo's refusals
+  const Model geo = parse_mjcf(cams.substr(0, cams.size() - 12) + "<site name='z' type='box' size='.1 .2 .3'/>"
+                                   "<body name='o'><geom name='g2' size='.1'/></body></worldbody><sensor>"
+                                   "<insidesite site='z' objtype='body' objname='b'/><distance geom1='g2' body2='b'/>"
+                                   "<normal body1='o' body2='b' cutoff='1'/><fromto body1='b' geom2='g2'/>"
+                                   "<camprojection site='z' camera='tr'/></sensor></mujoco>",
+                               "g.xml");
+  EXPECT_EQ(geo.sensor_type, (std::vector<int>{kSensInsideSite, kSensGeomDist, kSensGeomNormal, kSensGeomFromTo,
+                                               kSensCamProjection}));
+  EXPECT_EQ(geo.sensor_dim, (std::vector<int>{1, 1, 3, 6, 2}));
+  EXPECT_EQ(geo.sensor_objtype, (std::vector<int>{kSensObjBody, kSensObjGeom, kSensObjBody, kSensObjBody, kSensObjSite}));
+  EXPECT_EQ(geo.sensor_reftype,
+            (std::vector<int>{kSensObjSite, kSensObjBody, kSensObjBody, kSensObjGeom, kSensObjCamera}));
+  EXPECT_EQ(geo.sensor_refid[4], 1);
+  EXPECT_EQ(HostModel<double>(geo).view().nsubtree, geo.nbody);  // insidesite on a body, the trackcom camera
+  const std::string world = "<mujoco><worldbody><site name='s'/><body name='b'><geom name='g' size='.1'/>"
+                            "<camera name='c'/></body><body name='b2'><geom name='g2' size='.1'/></body></worldbody>"
+                            "<sensor>\n";
+  auto geo_error = [&](const std::string& sensor) { return error_of(world + sensor + "</sensor></mujoco>"); };
+  EXPECT_TRUE(starts_with(geo_error("<distance geom1='g' body1='b' geom2='g2'/>"),
+                          "test.xml:2: distance: at most one of \"geom1\", \"body1\" can be given"));
+  EXPECT_TRUE(starts_with(geo_error("<normal geom1='g'/>"), "test.xml:2: normal: one of \"geom2\", \"body2\" is required"));
+  EXPECT_TRUE(starts_with(geo_error("<fromto body1='b' body2='b'/>"),
+                          "test.xml:2: fromto: 1st body/geom must be different from 2nd body/geom"));
+  EXPECT_TRUE(starts_with(geo_error("<distance geom1='g' geom2='x'/>"), "test.xml:2: distance: attribute \"geom2\": unknown"));
+  EXPECT_TRUE(starts_with(geo_error("<distance geom1='g' geom2='g2' cutoff='-1'/>"),
+                          "test.xml:2: distance: attribute \"cutoff\" must be non-negative"));
+  EXPECT_TRUE(starts_with(error_of("<mujoco><asset><hfield name='r' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
+                                   "<worldbody><geom name='f' type='hfield' hfield='r'/><body name='b'><geom name='g' "
+                                   "size='.1'/></body></worldbody><sensor>\n<distance geom1='g' geom2='f'/></sensor>"
+                                   "</mujoco>"),
+                          "test.xml:2: distance: height fields are not supported in geom distance sensors"));
+  EXPECT_TRUE(starts_with(geo_error("<insidesite site='s' objtype='joint' objname='b'/>"), "test.xml:2: insidesite: "));
+  EXPECT_TRUE(starts_with(geo_error("<insidesite site='s' objname='b'/>"),
+                          "test.xml:2: insidesite: attribute \"objtype\" is required"));
+  EXPECT_TRUE(starts_with(geo_error("<insidesite site='q' objtype='body' objname='b'/>"),
+                          "test.xml:2: insidesite: attribute \"site\": unknown site \"q\""));
+  EXPECT_TRUE(starts_with(geo_error("<camprojection site='s'/>"),
+                          "test.xml:2: camprojection: attribute \"camera\" is required"));
+  EXPECT_TRUE(starts_with(geo_error("<camprojection site='s' camera='nope'/>"),
+                          "test.xml:2: camprojection: attribute \"camera\": unknown camera \"nope\""));
   EXPECT_NE(refusal("<framepos objname='s'/>").find("\"objtype\" and \"objname\" are required"), std::string::npos);
   EXPECT_NE(refusal("<gyro site='s' bogus='1'/>").find("unsupported attribute \"bogus\""), std::string::npos);
   EXPECT_NE(refusal("<gyro name='g' site='s'/><gyro name='g' site='t'/>").find("duplicate sensor name"),
             std::string::npos);
+}
+
+// Cameras as MuJoCo 3.17 compiles them (values read from its library): <default> classes through
+// class and childclass (pose, mode, optics), intrinsics from sensorsize in float (pixel values over
+// lengths), fovy from the sensor height, targets, and the qpos0 constants of mj_setConst.
+TEST(MjcfCameras, DefaultsOpticsAndModesAsMuJoCo) {
+  const Model m = parse_mjcf(
+      "<mujoco><default><camera mode='trackcom' pos='0 0 1' resolution='64 48' sensorsize='0.004 0.003' "
+      "focal='0.002 0.002' ipd='0.1'/><default class='k'><camera mode='targetbody' principalpixel='3 4' "
+      "euler='0 0 30'/></default><default class='f'><camera fovy='60'/></default></default><worldbody>"
+      "<body name='b'><camera name='c'/><camera name='c2' class='k'/><camera class='f'/></body>"
+      "<body childclass='k'><camera name='c3' target='b'/><camera name='c4' mode='targetbody' focalpixel='30 40'/>"
+      "</body></worldbody></mujoco>",
+      "cam.xml");
+  ASSERT_EQ(m.ncam, 5);
+  EXPECT_EQ(m.cam_mode, (std::vector<int>{kCamTrackCom, kCamTargetBody, kCamTrackCom, kCamTargetBody, kCamTargetBody}));
+  EXPECT_EQ(m.cam_targetbodyid, (std::vector<int>{-1, -1, -1, 1, -1}));
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(m.cam_fovy[static_cast<size_t>(i)], 73.73979461915735, 1e-12) << i;
+  EXPECT_NEAR(m.cam_fovy[4], 61.92751520437556, 1e-12);
+  EXPECT_EQ(m.cam_intrinsic[16], static_cast<double>(0.0018750001f));  // 30 / (64 / 0.004), in float
+  EXPECT_EQ(m.cam_intrinsic[17], static_cast<double>(0.0025f));
+  EXPECT_EQ(m.cam_intrinsic[18], static_cast<double>(0.00018750002f));
+  EXPECT_EQ(m.cam_intrinsic[19], static_cast<double>(0.00025f));
+  EXPECT_EQ(m.cam_resolution[8], 64);
+  EXPECT_EQ(m.cam_sensorsize[9], static_cast<double>(0.003f));
+  EXPECT_EQ(m.cam_ipd[2], 0.1);
+  EXPECT_EQ(m.cam_pos[14], 1);
+  EXPECT_NEAR(m.cam_quat[4], 0.9659258262890683, 1e-15);  // class k's euler
+  EXPECT_NEAR(m.cam_quat[7], 0.25881904510252074, 1e-15);
+  EXPECT_EQ(m.cam_quat[8], 1);  // class f: none
+  // mj_setConst's cam_pos0, cam_poscom0 (a target's subtree com), cam_mat0
+  const Model c = parse_mjcf(
+      "<mujoco><worldbody><body name='a' pos='0.1 0.2 1' euler='10 20 30'><joint type='hinge' axis='0 1 0'/>"
+      "<geom size='.1' pos='.2 0 0'/><camera name='c1' mode='track' pos='1 2 3' euler='5 6 7'/>"
+      "<camera name='c5' mode='trackcom' target='b' pos='1 2 3' euler='5 6 7'/><body name='b' pos='0 0 -0.5'>"
+      "<joint type='hinge' axis='1 0 0'/><geom size='.1' pos='0 .3 0'/></body></body></worldbody></mujoco>",
+      "c.xml");
+  const double pos0[3] = {0.9001654905404711, 1.700656298273723, 3.2089671616864432};
+  const double com0[3] = {1.2121294553211917, 1.3721164592968051, 3.5760367176064545};
+  const double mat0[9] = {0.710299908671419,   -0.5287544224798878, 0.46464265887812484,
+                          0.6593404548204441,  0.7309135356810252,  -0.17616914598031075,
+                          -0.24646339358724853, 0.4314906303342201,  0.8677969990471468};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(c.cam_pos0[static_cast<size_t>(k)], pos0[k], 1e-14);
+    EXPECT_NEAR(c.cam_poscom0[static_cast<size_t>(3 + k)], com0[k], 1e-14);
+  }
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(c.cam_mat0[static_cast<size_t>(k)], mat0[k], 1e-14);
+  // MuJoCo's refusals, with file:line
+  auto cam_error = [](const std::string& attrs) {
+    return error_of("<mujoco><worldbody>\n<camera " + attrs + "/></worldbody></mujoco>");
+  };
+  EXPECT_TRUE(starts_with(cam_error("fovy='40' sensorsize='1 1' resolution='2 2'"),
+                          "test.xml:2: camera: at most one of \"fovy\" and \"sensorsize\""));
+  EXPECT_TRUE(starts_with(cam_error("focal='1 1'"), "test.xml:2: camera: focal/principal require sensorsize"));
+  EXPECT_TRUE(starts_with(cam_error("sensorsize='1 1' resolution='0 2'"),
+                          "test.xml:2: camera: sensorsize requires positive resolution"));
+  EXPECT_TRUE(starts_with(cam_error("fovy='180'"), "test.xml:2: camera: fovy too large"));
+  EXPECT_TRUE(starts_with(cam_error("mode='orbit'"), "test.xml:2: camera: "));
+  EXPECT_TRUE(starts_with(cam_error("target='nobody'"), "test.xml:2: camera: camera target: unknown body \"nobody\""));
+  EXPECT_TRUE(starts_with(cam_error("fromto='0 0 0 1 1 1'"), "test.xml:2: camera: attribute \"fromto\" is not"));
+  EXPECT_TRUE(starts_with(error_of("<mujoco><default>\n<camera target='x'/></default><worldbody/></mujoco>"),
+                          "test.xml:2: camera: unsupported attribute \"target\""));
+}
+
+// The geometry sensors on a static scene against closed forms (no MuJoCo needed): sphere-sphere
+// and sphere-plane distances (the narrow phase), an ellipsoid's (GJK, within ccd_tolerance), the
+// normal and fromto of the closest pair, cutoff 0 and clamping; insidesite; camprojection through
+// fovy and through sensorsize and focal length; a targetbody camera's frame.
+TEST(MjcfSensors, GeometrySensorsMatchClosedForms) {
+  const Model model = parse_mjcf(
+      "<mujoco><worldbody><geom name='plane' type='plane' size='5 5 .1' contype='0' conaffinity='0'/>"
+      "<geom name='a' pos='0 0 1' size='0.1' contype='0' conaffinity='0'/>"
+      "<geom name='b' pos='0.5 0 1' size='0.2' contype='0' conaffinity='0'/>"
+      "<geom name='e' type='ellipsoid' pos='0 1 1' size='0.1 0.2 0.3' contype='0' conaffinity='0'/>"
+      "<site name='zone' type='box' pos='0 0 1' size='0.05 0.05 0.05'/><site name='far' pos='0.1 0.2 -1'/>"
+      "<camera name='c' resolution='200 100'/>"
+      "<camera name='cs' resolution='200 100' sensorsize='0.004 0.002' focal='0.003 0.0025'/>"
+      "<camera name='t' mode='targetbody' target='tb' pos='1 0 0'/>"
+      "<body name='tb' pos='0 0 1'><geom size='0.01' contype='0' conaffinity='0'/></body></worldbody><sensor>"
+      "<distance geom1='a' geom2='b' cutoff='1'/><normal geom1='a' geom2='b' cutoff='1'/>"
+      "<fromto geom1='a' geom2='b' cutoff='1'/><distance geom1='plane' geom2='a' cutoff='2'/>"
+      "<distance geom1='a' geom2='e' cutoff='2'/><distance geom1='a' geom2='b'/>"
+      "<distance geom1='a' geom2='b' cutoff='0.15'/><normal geom1='plane' geom2='b' cutoff='0.5'/>"
+      "<insidesite site='zone' objtype='geom' objname='a'/><insidesite site='zone' objtype='geom' objname='b'/>"
+      "<camprojection site='far' camera='c'/><camprojection site='far' camera='cs'/>"
+      "<framexaxis objtype='camera' objname='t'/><framezaxis objtype='camera' objname='t'/></sensor></mujoco>",
+      "geo.xml");
+  const HostModel<double> host(model);
+  const ModelView<double>& m = host.view();
+  std::vector<double> row(static_cast<size_t>(data_size(m)), 0.0);
+  const DataView<double> d = data_view(m, row.data());
+  reset_data(m, d);
+  int ncon = 0;
+  physics_step(m, d, static_cast<const double*>(nullptr), 1, &ncon);
+  const double* s = d.sensordata;
+  EXPECT_NEAR(s[0], 0.2, 1e-15);                           // |ab| - ra - rb
+  EXPECT_EQ(std::vector<double>(s + 1, s + 4), (std::vector<double>{1, 0, 0}));
+  const double fromto[6] = {0.1, 0, 1, 0.3, 0, 1};
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(s[4 + k], fromto[k], 1e-15) << k;
+  EXPECT_NEAR(s[10], 0.9, 1e-15);                          // the plane
+  EXPECT_NEAR(s[11], 0.7, 1e-6);                           // the ellipsoid (GJK's tolerance)
+  EXPECT_EQ(s[12], 0);                                     // cutoff 0: apart reads 0
+  EXPECT_EQ(s[13], 0.15);                                  // not found below the cutoff
+  EXPECT_EQ(std::vector<double>(s + 14, s + 17), (std::vector<double>{0, 0, 0}));  // none found
+  EXPECT_EQ(s[17], 1);                                     // a's center in the zone
+  EXPECT_EQ(s[18], 0);
+  const double f = 0.5 / std::tan(45 * kPi / 360) * 100;   // fovy 45, 100 rows
+  EXPECT_NEAR(s[19], -f * (0.1 / -1) + 100, 1e-12);
+  EXPECT_NEAR(s[20], f * (0.2 / -1) + 50, 1e-12);
+  const double fx = static_cast<double>(0.003f / 0.004f * 200.0f), fy = static_cast<double>(0.0025f / 0.002f * 100.0f);
+  EXPECT_NEAR(s[21], -fx * (0.1 / -1) + 100, 1e-12);
+  EXPECT_NEAR(s[22], fy * (0.2 / -1) + 50, 1e-12);
+  // camera t at (1, 0, 0) looking at (0, 0, 1): z from the target to it, x level
+  const double r = std::sqrt(2.0);
+  EXPECT_NEAR(s[23], 0, 1e-15);
+  EXPECT_NEAR(s[24], 1, 1e-15);
+  EXPECT_NEAR(s[25], 0, 1e-15);
+  EXPECT_NEAR(s[26], 1 / r, 1e-15);
+  EXPECT_NEAR(s[27], 0, 1e-15);
+  EXPECT_NEAR(s[28], -1 / r, 1e-15);
 }
 
 }  // namespace
