@@ -3,6 +3,10 @@
 // wheel is found at configure time (RLTRAIN_MUJOCO3_DIR; CMakeLists.txt).
 //
 //   stage_times MODEL.xml [--control-dt 0.02] [--envs 16] [--steps 40] [--rounds 5] [--seed 7]
+//               [--newton-stops]
+//
+// --newton-stops: instead of the times, the Newton solver's stopping rule on the same states (its
+// line searches and its answers' distance from converged ones; newton_stops below).
 //
 // States: `envs` trajectories of MuJoCo from qpos0 at rest, controls uniform in ctrlrange from
 // rltrain's random_ctrl (Philox: seed, env, control step), held for control_dt / timestep substeps,
