@@ -49,14 +49,14 @@
 //     1/2 (a - a0)^T M (a - a0) + sum_r s_r(J_r a - aref_r) (s_r the row's soft cost: 1/2 x^2 / R
 //     where it pushes, linear past a friction loss's bound, MuJoCo's three zones of an elliptic
 //     cone), from a0: steps -H^-1 g with H = M + J^T D J over the rows that push and an exact line
-//     search, until no row changes piece (the last step was then exact; refinement with the same
-//     factors takes out rounding). H keeps qM's sparsity (a row's J is nonzero on its bodies'
+//     search, until no row changes piece (the last step was then exact: float stops there or on
+//     MuJoCo's tolerance test, double refines with the same factors until rounding). H keeps qM's sparsity (a row's J is nonzero on its bodies'
 //     chains to the root, one path for a contact with the world, a limit or a friction loss) and
 //     factors by the tree's LTDL, and J's products run over each row's chain; while a row that
 //     couples two branches pushes (a contact between two limbs, a connect, a tendon across them)
 //     that iteration's H is dense (Cholesky). H's tree factors follow the rows that change piece by
 //     rank-one updates along their chains (tree_ltdl_update), the first from M's (qLD), while that
-//     costs less than factoring afresh. G1: ~4 iterations, 0.02 fresh factorizations per substep.
+//     costs less than factoring afresh. G1: ~2.6 line searches, 0.02 fresh factorizations per substep.
 //     qacc is Newton's iterate (MuJoCo's), qfrc_constraint = J^T f(J qacc - aref).
 //   * projected Gauss-Seidel on the dual (each row in turn, f_r <- max(0, f_r - residual_r /
 //     (A_rr + R_r)), a friction-loss row clamped to [-frictionloss, frictionloss] instead, the
@@ -998,6 +998,78 @@ RLT_HD int row_forces(const ModelView<T>& m, const DataView<T>& d, int r, int n,
   return kRowCone;
 }
 
+// The cost row_forces' force is minus the slope of, for row r's block (n rows) at x = J a - aref: 1/2
+// x^2 / R where it pushes, past a friction loss's bound the line that continues the quadratic
+// (-fl x - R fl^2 / 2 on the positive force's side), Dm/2 (N - mu T)^2 on an elliptic cone's side
+// (MuJoCo's mj_constraintUpdate). *state: the piece (RowState), as row_forces gives it.
+template <class T>
+RLT_HD T row_cost(const ModelView<T>& m, const DataView<T>& d, int r, int n, const T* x, int* state) {
+  const T* e = d.efc + r * kEfcStride;
+  const T owner = e[kEfcOwner];
+  if (n == 1) {
+    const T R = e[kEfcR];
+    const int fdof = friction_dof(static_cast<double>(owner));
+    const int ften = friction_tendon(static_cast<double>(owner));
+    if (fdof >= 0 || ften >= 0) {
+      const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
+      if (x[0] <= -R * fl) {
+        *state = kRowFrictionPos;
+        return -fl * x[0] - T(0.5) * R * fl * fl;
+      }
+      if (x[0] >= R * fl) {
+        *state = kRowFrictionNeg;
+        return fl * x[0] - T(0.5) * R * fl * fl;
+      }
+    } else if (!equality_row(static_cast<double>(owner)) && x[0] >= T(0)) {
+      *state = kRowFree;
+      return T(0);
+    }
+    *state = kRowQuadratic;
+    return T(0.5) * x[0] * x[0] / R;
+  }
+  const T* con = d.contact + kContactStride * static_cast<int>(owner);
+  const ContactParams<T> cp = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2]));
+  const T R0 = e[kEfcR], R1 = d.efc[(r + 1) * kEfcStride + kEfcR];
+  const T mu = cp.fr[0] * m_sqrt(R1 / R0);
+  T tt = T(0);
+  for (int j = 1; j < n; ++j) tt += (x[j] * cp.fr[j - 1]) * (x[j] * cp.fr[j - 1]);
+  const T N = x[0] * mu, Tn = m_sqrt(tt);
+  if (N >= mu * Tn || (Tn <= T(0) && N >= T(0))) {
+    *state = kRowFree;
+    return T(0);
+  }
+  if (mu * N + Tn <= T(0) || (Tn <= T(0) && N < T(0))) {
+    *state = kRowQuadratic;
+    T c = T(0);
+    for (int j = 0; j < n; ++j) c += T(0.5) * x[j] * x[j] / d.efc[(r + j) * kEfcStride + kEfcR];
+    return c;
+  }
+  *state = kRowCone;
+  const T Dm = T(1) / R0 / (mu * mu * (T(1) + mu * mu));
+  const T NmT = N - mu * Tn;
+  return T(0.5) * Dm * NmT * NmT;
+}
+
+// row_cost at x0 + dx less row_cost at x0: on one quadratic or linear piece as the change itself
+// (no cancellation of two large costs), else the difference.
+template <class T>
+RLT_HD T row_cost_change(const ModelView<T>& m, const DataView<T>& d, int r, int n, const T* x0, const T* dx) {
+  T x1[6];
+  for (int j = 0; j < n; ++j) x1[j] = x0[j] + dx[j];
+  int s0, s1;
+  const T c0 = row_cost(m, d, r, n, x0, &s0), c1 = row_cost(m, d, r, n, x1, &s1);
+  if (s0 != s1 || s0 == kRowCone || s0 == kRowFree) return c1 - c0;
+  if (s0 == kRowQuadratic) {
+    T c = T(0);
+    for (int j = 0; j < n; ++j) c += T(0.5) * dx[j] * (x0[j] + x1[j]) / d.efc[(r + j) * kEfcStride + kEfcR];
+    return c;
+  }
+  const T owner = d.efc[r * kEfcStride + kEfcOwner];  // a friction loss past its bound: linear
+  const int fdof = friction_dof(static_cast<double>(owner));
+  const T fl = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[friction_tendon(static_cast<double>(owner))];
+  return s0 == kRowFrictionPos ? -fl * dx[0] : fl * dx[0];
+}
+
 // Fields of a row in DataView::efc_newton (kNewtonStride scalars each; newton_solve).
 enum NewtonField : int {
   kNewtonJar = 0,    // J a - aref at the current acceleration a
@@ -1139,17 +1211,58 @@ RLT_HD void newton_hessian(const ModelView<T>& m, const DataView<T>& d, int nr, 
   }
 }
 
-// The most Newton iterations (MuJoCo's default iterations is 100; measured on the robots and the
-// corpus: 2-6, elliptic cones up to ~15).
+// The most Newton iterations (line searches; MuJoCo's default iterations is 100; measured on the
+// robots and the corpus: 1-6, elliptic cones up to ~15).
 constexpr int kNewtonMaxIter = 50;
+
+// newton_solve's record of its passes, for measuring stopping rules (tools/stage_times
+// --newton-stops; null in the pipeline). Pass k is the iterate after k line searches, where the
+// solver computes the forces and the gradient and tests whether to stop.
+template <class T>
+struct NewtonTrace {
+  static constexpr int kPasses = kNewtonMaxIter + 1;
+  int passes;                 // recorded
+  T* qacc;                    // (kPasses x nv, the caller's) the iterate at each pass
+  T gradient[kPasses];        // scale |g| there (-1: the solver stopped there without it, kStopExact)
+  T decrement[kPasses];       // scale g^T H^-1 g / 2 there (-1: the pass stopped before the solve)
+  T improvement[kPasses];     // scale (cost before - cost after) of the line search that led there
+  int exact[kPasses];         // that line search ended at its first point, the Newton step, every row
+                              // on the piece it started on (the step was exact on that quadratic)
+  int refine[kPasses];        // no row changed piece since the last pass: the step from here refines
+  int stopped_by;             // NewtonStop: the test that ended the solve
+};
+enum NewtonStop : int {
+  kStopGradient = 0,     // scale |g| < tolerance
+  kStopImprovement = 1,  // the last step improved the cost by less than the tolerance (scaled)
+  kStopDecrement = 2,    // the Newton decrement below the tolerance
+  kStopRounding = 3,     // rounding: a refinement below it or no longer shrinking, a step below it,
+                         // no descent left, g = 0, or a non-finite step
+  kStopMaxIter = 4,
+  kStopNoRows = 5,
+  kStopExact = 6         // float: the last step was an exact Newton step (NewtonTrace::exact)
+};
 
 // MuJoCo's Newton solver (mj_solNewton) on its primal problem: the acceleration a minimizing
 // 1/2 (a - a0)^T M (a - a0) + sum_r cost_r(J_r a - aref_r), from a = a0 (qacc_smooth). Each
 // iteration: the rows' forces f and h at a (row_forces), the gradient g = M (a - a0) - J^T f, the
-// Hessian H = M + J^T h J, a step dir = -H^-1 g and an exact line search along it. The cost is
-// piecewise quadratic (but for an elliptic cone's side), so once no row changes piece the last step
-// was Newton's exact step on the right quadratic, up to rounding: the next steps reuse H's factors
-// (refinement, cheap) until the step is below rounding or stops shrinking. H changes only where a
+// Hessian H = M + J^T h J, a step dir = -H^-1 g and an exact line search along it.
+// Stopping (MuJoCo 3.17's test, mj_solNewton; scale = 1 / trace(M), the sum of M's diagonal at the
+// current state, which is MuJoCo 3.17's per island, measured on its stats: its older
+// 1 / (meaninertia nv) no longer enters): after a line search, when scale (cost before - cost
+// after) is in (0, tolerance) or scale |g| < tolerance; then, the new direction solved, when the
+// Newton decrement scale g^T H^-1 g / 2 (the next step's predicted improvement) < tolerance; before
+// the first step, when both scale |g| and the decrement are below it. tolerance is the model's
+// (MJCF option tolerance, 1e-8 by default) in float, the training path; double, the MuJoCo
+// comparisons' path, takes 0 (MuJoCo's tests never pass) and runs until rounding stops it, as the
+// peers run MuJoCo converged. The cost is piecewise quadratic (but for an elliptic cone's side), so
+// once no row changes piece the last step was Newton's exact step on the right quadratic, up to
+// rounding: in float, whose gradient's rounding (~1e-7 |J^T f|) is above the tolerance, the solver
+// stops right there (kStopExact) rather than confirm it by another solve. Where the tests do not
+// stop it (double, or rounding in an ill-conditioned H, stiff rows on a light body, leaving more
+// than the tolerance), the next steps reuse H's factors (refinement, cheap) until the step is
+// below rounding or stops shrinking. Measured under random controls on the robots
+// (tools/stage_times --newton-stops): float's answer is as far from the converged one as float's
+// rounding leaves it (docs/ARCHITECTURE.md, Solver). H changes only where a
 // row's h does (a row starts or stops pushing; a friction loss going from one linear side to the
 // other keeps H): as MuJoCo's HessianIncremental, H's factors then follow by a rank-one update or
 // downdate along each such row's chain (tree_ltdl_update, ~depth^2 multiply-adds a row), and the
@@ -1165,9 +1278,10 @@ constexpr int kNewtonMaxIter = 50;
 // row whose J couples two branches pushes (a contact between two limbs, a connect, a tendon across
 // them; kCrossBranch) H fills in outside the pattern, and that iteration takes a dense Cholesky.
 // On entry d.qLD holds M's factors (soft_constraint_acceleration's factor_mass with h = 0). On exit
-// each row's force f(J a - aref) at the final a; returns the iterations.
+// each row's force f(J a - aref) at the final a; returns the iterations (line searches).
 template <class T>
-RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, bool incremental = true) {
+RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, bool incremental = true,
+                        NewtonTrace<T>* trace = nullptr) {
   const int nv = m.nv;
   T* H = d.newton_H;
   T* grad = d.newton_vec;
@@ -1208,9 +1322,18 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
     }
     r += n;
   }
-  int iter = 0;
-  bool stalled = false, was_dense = false;
-  T last_step = T(0);
+  // the stopping test's scale (MuJoCo 3.17's, per island; here the one problem's: every dof)
+  T trace_m = T(0);
+  for (int i = 0; i < nv; ++i) trace_m += d.qM[i * nv + i];
+  // Double (the MuJoCo comparisons) runs until rounding stops it: tools/mujoco_peer.py compares with
+  // MuJoCo converged (tolerance 1e-14), and stopping at the model's 1e-8 put 20 of the corpus's files
+  // outside their bound (docs/ARCHITECTURE.md, Solver).
+  constexpr bool is_float = sizeof(T) == sizeof(float);
+  const T scale = T(1) / max_(trace_m, T(kMinVal)), tol = is_float ? m.tolerance : T(0);
+  if (trace) trace->passes = 0, trace->stopped_by = kStopRounding;
+  int iter = 0;  // line searches
+  bool stalled = false, was_dense = false, exact = false;
+  T last_step = T(0), improvement = T(0);
   long factor_cost = -1;  // tree_ltdl_factor's multiply-adds (the first time an update is weighed)
   for (;;) {
     // the forces, their pieces and h at a; each row's change of h since the last iteration's H
@@ -1254,14 +1377,29 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       }
       r += n;
     }
-    if (nr == 0 || stalled || iter >= kNewtonMaxIter) break;
+    if (nr == 0 || stalled || iter >= kNewtonMaxIter) {
+      if (trace) trace->stopped_by = nr == 0 ? kStopNoRows : stalled ? kStopRounding : kStopMaxIter;
+      break;
+    }
+    // The last step was Newton's exact step on the quadratic of these pieces: a is the minimizer to
+    // rounding, where float's gradient cannot reach the tolerance (its rounding of J^T f alone is
+    // ~1e-7 |f|), and the decrement test would only confirm it after another solve.
+    if (exact && tol > T(0)) {
+      if (trace) {  // (the last pass, without its gradient)
+        const int pass = trace->passes++;
+        for (int i = 0; i < nv; ++i) trace->qacc[pass * nv + i] = a[i];
+        trace->gradient[pass] = trace->decrement[pass] = T(-1);
+        trace->improvement[pass] = improvement, trace->exact[pass] = 1, trace->refine[pass] = 0;
+        trace->stopped_by = kStopExact;
+      }
+      break;
+    }
     // No row changed its h (none changed piece, or a friction loss went from one linear side to the
     // other): H is the last iteration's and its factors serve again. With no row changing piece the
     // step is a refinement of the last one, which rounding in an ill-conditioned H (stiff rows on a
     // light body) can leave off by far more than the tolerance.
     const bool same_h = iter > 0 && !h_changed && !cone && dense == was_dense;
     const bool refine = same_h && !changed;
-    ++iter;
     // g = M (a - a0) - J^T f
     for (int i = 0; i < nv; ++i) grad[i] = Ma[i];
     for (int r = 0; r < nr; ++r) {
@@ -1270,9 +1408,24 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       if (f != T(0))
         chain_axpy(m, d.efc_J + r * nv, static_cast<int>(w[kNewtonDeep]), static_cast<int>(w[kNewtonTop]), -f, grad);
     }
-    T gmax = T(0);
-    for (int i = 0; i < nv; ++i) gmax = max_(gmax, abs_(grad[i]));
-    if (!(gmax > T(0))) break;
+    T g2 = T(0);
+    for (int i = 0; i < nv; ++i) g2 += grad[i] * grad[i];
+    const T gradient = scale * m_sqrt(g2);
+    const int pass = trace ? trace->passes++ : 0;
+    if (trace) {
+      for (int i = 0; i < nv; ++i) trace->qacc[pass * nv + i] = a[i];
+      trace->gradient[pass] = gradient, trace->decrement[pass] = T(-1);
+      trace->improvement[pass] = improvement, trace->exact[pass] = exact, trace->refine[pass] = refine;
+    }
+    if (!(g2 > T(0))) {
+      if (trace) trace->stopped_by = g2 == T(0) ? kStopGradient : kStopRounding;
+      break;
+    }
+    // MuJoCo's test after a step: too little improvement, or a small gradient
+    if (iter > 0 && ((improvement > T(0) && improvement < tol) || gradient < tol)) {
+      if (trace) trace->stopped_by = gradient < tol ? kStopGradient : kStopImprovement;
+      break;
+    }
     // A few rows changed h on a sparse H: rank-one updates of its factors along their chains
     // (tree_ltdl_update, each ~depth^2) where they cost less than a factorization, else (or when a
     // downdate cancels too much: a stiff row leaving a light body) H afresh. The first H is M's
@@ -1289,7 +1442,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       }
       if (update_cost <= 2 * factor_cost) {
         factored = true;
-        if (iter == 1)  // (with the zeros between the ancestor entries, as newton_hessian)
+        if (iter == 0)  // (with the zeros between the ancestor entries, as newton_hessian)
           for (int i = 0; i < nv; ++i)
             for (int j = m.dof_treestart[i]; j <= i; ++j) H[i * nv + j] = d.qLD[i * nv + j];
         const T keep = sizeof(T) == sizeof(float) ? T(1e-3) : T(1e-10);
@@ -1313,6 +1466,16 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       tree_ltdl_solve(m, static_cast<const T*>(H), dir);
     }
     was_dense = dense;
+    // the Newton decrement, g^T H^-1 g / 2 scaled: MuJoCo's third test (before the first step
+    // together with the gradient's)
+    T slope0 = T(0);
+    for (int i = 0; i < nv; ++i) slope0 += dir[i] * grad[i];
+    const T decrement = max_(T(0), T(-0.5) * scale * slope0);
+    if (trace) trace->decrement[pass] = decrement;
+    if (decrement < tol && (iter > 0 || gradient < tol)) {
+      if (trace) trace->stopped_by = kStopDecrement;
+      break;
+    }
     // exact line search on phi(alpha) = cost(a + alpha dir): phi' = dir^T M (a + alpha dir - a0) -
     // sum_r jv_r f_r(jar_r + alpha jv_r), each row's jar and jv computed once
     T amax = T(0), dmax = T(0);
@@ -1331,15 +1494,17 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
     // alpha = 1 (the Newton step), bracketed. A point reached by a Newton step from a point on the
     // same pieces is the root (alpha = 1 itself when no row changes piece: the quadratic H was made
     // for), so most searches take one or two evaluations; else until |phi'| is below rounding.
-    T slope0 = T(0);
-    for (int i = 0; i < nv; ++i) slope0 += dir[i] * grad[i];
     if (!(slope0 < T(0))) break;  // (no descent left: rounding)
     for (int r = 0; r < nr; ++r) d.efc_newton[r * kNewtonStride + kNewtonLs] = d.efc_newton[r * kNewtonStride + kNewtonState];
     T lo = T(0), hi = T(-1), alpha = T(1);
     bool newton_step = !cone;
+    exact = false;
+    bool kept = false;  // the last point's rows all on their pieces at a (phi' linear up to it)
+    bool ended = false;  // the search stopped at a point it evaluated (kNewtonLs: the pieces there)
+    T slope_end = T(0);
     for (int ls = 0; ls < 50; ++ls) {
       T slope = dMa + alpha * dMd, curv = dMd;
-      bool same = true;
+      bool same = true, kept_here = !cone;
       for (int r = 0; r < nr;) {
         const int n = row_block(m, d, r, nr);
         T x[6], jv[6], f[6], h[36];
@@ -1349,6 +1514,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
         }
         const int state = row_forces(m, d, r, n, x, f, h);
         T* w = d.efc_newton + r * kNewtonStride;
+        kept_here = kept_here && w[kNewtonState] == T(state);
         if (w[kNewtonLs] != T(state) || state == kRowCone) {
           same = false;
           for (int j = 0; j < n; ++j) w[j * kNewtonStride + kNewtonLs] = T(state);
@@ -1359,7 +1525,11 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
         }
         r += n;
       }
-      if ((same && newton_step) || abs_(slope) <= eps * abs_(slope0)) break;
+      exact = ls == 0 && same && newton_step;
+      if ((same && newton_step) || abs_(slope) <= eps * abs_(slope0)) {
+        kept = kept_here, slope_end = slope, ended = true;
+        break;
+      }
       if (slope < T(0)) lo = alpha;
       else hi = alpha;
       T next = alpha - slope / curv;
@@ -1372,6 +1542,36 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       alpha = next;
     }
     if (!(abs_(alpha) * dmax < T(1e30))) break;
+    // the step's improvement, -(phi(alpha) - phi(0)): where no row left its piece (scalar rows' pieces
+    // are intervals of J a, so none left it in between) phi' is linear and the trapezoid is exact;
+    // else the quadratic's change and each row's, -dx (f0 - h dx / 2) on the piece it started on
+    // (f linear there, f0 and h at a), row_cost_change where it moved to another
+    if (kept) {
+      improvement = T(-0.5) * scale * alpha * (slope0 + slope_end);
+    } else if (tol > T(0) || trace) {
+      T dcost = alpha * dMa + T(0.5) * alpha * alpha * dMd;
+      for (int r = 0; r < nr;) {
+        const int n = row_block(m, d, r, nr);
+        const T* w = d.efc_newton + r * kNewtonStride;
+        if (ended && w[kNewtonLs] == w[kNewtonState] && w[kNewtonState] != T(kRowCone)) {
+          for (int j = 0; j < n; ++j) {
+            const T* wj = d.efc_newton + (r + j) * kNewtonStride;
+            const T dx = alpha * wj[kNewtonJv];
+            dcost -= dx * (d.efc[(r + j) * kEfcStride + kEfcForce] - T(0.5) * wj[kNewtonH] * dx);
+          }
+        } else {
+          T x0[6], dx[6];
+          for (int j = 0; j < n; ++j) {
+            const T* wj = d.efc_newton + (r + j) * kNewtonStride;
+            x0[j] = wj[kNewtonJar], dx[j] = alpha * wj[kNewtonJv];
+          }
+          dcost += row_cost_change(m, d, r, n, x0, dx);
+        }
+        r += n;
+      }
+      improvement = -scale * dcost;
+    }
+    ++iter;
     for (int i = 0; i < nv; ++i) a[i] += alpha * dir[i], Ma[i] += alpha * Mdir[i];
     for (int r = 0; r < nr; ++r) {
       T* w = d.efc_newton + r * kNewtonStride;

@@ -38,10 +38,10 @@ void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
 }
 
 // The solver: MuJoCo's Newton, CG and PGS all minimize the same strictly convex problem; rltrain
-// solves it to convergence by its own choice of Newton or projected Gauss-Seidel
-// (sim/constraints.h, ModelView::use_newton), whatever `solver` names, so `solver`, `iterations`,
-// `tolerance`, `ls_iterations` and `ls_tolerance` are read (checked) and the converged answer is
-// the same. What would change the answer is refused.
+// solves it by its own choice of Newton or projected Gauss-Seidel (sim/constraints.h,
+// ModelView::use_newton), whatever `solver` names, so `solver`, `iterations`, `ls_iterations` and
+// `ls_tolerance` are read (checked) and the converged answer is the same; `tolerance` is Newton's
+// stopping tolerance, as MuJoCo's (Model::tolerance). What would change the answer is refused.
 // noslip_iterations and noslip_tolerance run MuJoCo's noslip post-pass (sim/noslip.h).
 void MjcfCompiler::read_option_constraints(Attrs& a) {
   a.keyword("solver", {"PGS", "CG", "Newton"});
@@ -49,7 +49,8 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   if (a.integer("iterations", &n) && n < 0) a.fail("attribute \"iterations\" must be non-negative");
   if (a.integer("ls_iterations", &n) && n < 0) a.fail("attribute \"ls_iterations\" must be non-negative");
   double x = 0;
-  if (a.number("tolerance", &x) && x < 0) a.fail("attribute \"tolerance\" must be non-negative");
+  if (a.number("tolerance", &m.tolerance) && !(m.tolerance >= 0))
+    a.fail("attribute \"tolerance\" must be non-negative");
   if (a.number("ls_tolerance", &x) && x < 0) a.fail("attribute \"ls_tolerance\" must be non-negative");
   // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps and tolerance, as the file gives them
   if (a.number("noslip_tolerance", &m.noslip_tolerance) && m.noslip_tolerance < 0)

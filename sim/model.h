@@ -204,6 +204,10 @@ struct Model {
   // ccd_iterations (GJK's and EPA's most iterations, at most mjccd::kMaxIterations) and ccd_tolerance
   int ccd_iterations = 35;
   double ccd_tolerance = 1e-6;
+  // MJCF option/tolerance: the constraint solver's stopping tolerance on its scaled cost improvement,
+  // gradient and Newton decrement (sim/constraints.h newton_solve, MuJoCo's mj_solNewton); 0: run
+  // until rounding stops it
+  double tolerance = 1e-8;
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

@@ -109,6 +109,7 @@ struct ModelView {
   Real density, viscosity, wind[3];  // fluid forces (Model's; sim/dynamics.h fluid_forces)
   int ccd_iterations;             // MuJoCo's nativeccd (sim/mjccd.h): GJK's and EPA's most iterations
   Real ccd_tolerance;             // ... and their tolerance
+  Real tolerance;                 // MuJoCo's option tolerance: newton_solve's stopping test (Model::tolerance)
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -789,6 +790,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   for (int k = 0; k < 3; ++k) m_view.wind[k] = static_cast<T>(model.wind[k]);
   m_view.ccd_iterations = model.ccd_iterations;
   m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
+  m_view.tolerance = static_cast<T>(model.tolerance);
   m_view.has_gravcomp = 0;
   for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
   m_view.nu = model.nu;

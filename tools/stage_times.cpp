@@ -3,6 +3,10 @@
 // wheel is found at configure time (RLTRAIN_MUJOCO3_DIR; CMakeLists.txt).
 //
 //   stage_times MODEL.xml [--control-dt 0.02] [--envs 16] [--steps 40] [--rounds 5] [--seed 7]
+//               [--newton-stops]
+//
+// --newton-stops: instead of the times, the Newton solver's stopping rule on the same states (its
+// line searches and its answers' distance from converged ones; newton_stops below).
 //
 // States: `envs` trajectories of MuJoCo from qpos0 at rest, controls uniform in ctrlrange from
 // rltrain's random_ctrl (Philox: seed, env, control step), held for control_dt / timestep substeps,
@@ -110,9 +114,10 @@ struct RltTimer {
 };
 
 // physics_forward (sim/physics_step.h) with soft_constraint_acceleration (sim/constraints.h)
-// unrolled: the same calls in the same order.
+// unrolled: the same calls in the same order. forward_to_rows: up to the constraint rows (returns
+// their count), timed_forward: the whole pass.
 template <class T>
-void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd, const RltTimer& tm) {
+int forward_to_rows(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, const RltTimer& tm) {
   tm(kKinematics, [&] { rlt::kinematics(m, d); });
   tm(kComPos, [&] { rlt::com_position(m, d); });
   tm(kComVel, [&] { rlt::com_velocity(m, d); });
@@ -129,7 +134,6 @@ void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T
     rlt::actuator_forces(m, d, ctrl);
     rlt::clamp_joint_actuator_forces(m, d);
   });
-  const T h = m.timestep;
   tm(kFactor, [&] {
     rlt::factor_mass_load(m, d, T(0));
     rlt::factor_mass_eliminate(m, d);
@@ -140,7 +144,11 @@ void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T
       d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
     rlt::solve_mass(m, d, d.qacc_smooth);
   });
-  const int nr = tm(kRows, [&] { return rlt::constraint_rows(m, d, h); });
+  return tm(kRows, [&] { return rlt::constraint_rows(m, d, m.timestep); });
+}
+template <class T>
+void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd, const RltTimer& tm) {
+  const int nr = forward_to_rows(m, d, ctrl, tm);
   tm(kSolver, [&] {
     d.solver_niter[0] = T(rlt::constraint_solve(m, d, nr));
     if (m.noslip_iterations > 0) rlt::noslip_solve(m, d, nr);
@@ -280,9 +288,173 @@ Totals mujoco_stages(const MujocoTimes& t) {
   return o;
 }
 
+// ---- --newton-stops: the Newton solver's stopping rule measured on the recorded states ------------
+// Per state, rltrain's float rows (forward_to_rows from the state rounded to float), then newton_solve
+// three times from the same rows: as the pipeline runs it (the model's tolerance), with tolerance 0
+// (until rounding stops it: the converged float answer, its passes traced), and in double from the
+// same float state (which runs to rounding: the converged answer, float's rounding aside). Reported:
+// line searches per substep, which test stopped the solver, and |qacc - qacc*| / |qacc*| (2-norms)
+// of each answer against the converged double one and the converged float one; also the rules
+// read off the traced passes: stop at the first pass reached by an exact Newton step (every row on
+// its piece) and MuJoCo's test alone (without the rounding guards); and MuJoCo's own distance: its
+// Newton (whatever the file names) at its tolerance against its tolerance 0, from the same state.
+struct Dist {
+  std::vector<double> v;
+  void add(double x) { v.push_back(x); }
+  std::string str() {
+    if (v.empty()) return "-";
+    std::sort(v.begin(), v.end());
+    auto q = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))]; };
+    double mean = 0;
+    for (double x : v) mean += x;
+    char b[200];
+    std::snprintf(b, sizeof(b), "median %.1e p90 %.1e p99 %.1e max %.1e mean %.1e", q(0.5), q(0.9), q(0.99), v.back(),
+                  mean / static_cast<double>(v.size()));
+    return b;
+  }
+};
+
+template <class A, class B>
+double rel_dist(const A* a, const B* b, int n) {
+  double num = 0, den = 0;
+  for (int i = 0; i < n; ++i) {
+    const double x = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    num += x * x, den += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+  }
+  return std::sqrt(num) / std::max(std::sqrt(den), 1e-12);
+}
+
+int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjModel* mm, const std::vector<mjtNum>& states,
+                 int num_states, int state_size, int sig) {
+  if (!m.use_newton) {
+    std::printf("  --newton-stops: the model's float constraints are solved by Gauss-Seidel, not Newton\n");
+    return 0;
+  }
+  const rlt::HostModel<double> host_d(model);
+  const ModelView<double>& md0 = host_d.view();  // (double runs to rounding whatever the tolerance)
+  ModelView<float> m0 = m;
+  m0.tolerance = 0;
+  const int nv = m.nv;
+  std::vector<float> row(static_cast<size_t>(rlt::data_size(m))), saved(row.size());
+  std::vector<double> row_d(static_cast<size_t>(rlt::data_size(md0)));
+  const DataView<float> d = rlt::data_view(m, row.data());
+  const DataView<double> dd = rlt::data_view(md0, row_d.data());
+  rlt::reset_data(m, d);
+  rlt::reset_data(md0, dd);
+  mjData* probe = mj_makeData(mm);
+  using Trace = rlt::constraint_detail::NewtonTrace<float>;
+  Trace tr{}, tr0{};
+  std::vector<float> tq(static_cast<size_t>(Trace::kPasses) * nv), tq0(tq.size()), qa(static_cast<size_t>(nv)),
+      qf(static_cast<size_t>(nv));
+  tr.qacc = tq.data(), tr0.qacc = tq0.data();
+  Dist mj_own;
+  // MuJoCo's own distance: its Newton at its tolerance against tolerance 0 (1000 iterations), from
+  // the same recorded state (its warm start included)
+  mjModel* mm_newton = mj_copyModel(nullptr, mm);
+  mm_newton->opt.solver = mjSOL_NEWTON;
+  mm_newton->opt.iterations = std::max(100, mm->opt.iterations);
+  mjData* mjd = mj_makeData(mm_newton);
+  std::vector<mjtNum> mj_qacc(static_cast<size_t>(nv));
+  double mj_iter = 0;
+  std::vector<float> ctrl(static_cast<size_t>(m.nu) + 1);
+  std::vector<double> ctrl_d(ctrl.size());
+  Totals dummy;
+  const RltTimer tm{&dummy};
+  long stops[7] = {}, ls_new = 0, ls_conv = 0, ls_exact = 0, ls_mj = 0, refines = 0, solves = 0, rows_differ = 0;
+  Dist new_d, new_f, conv_d, exact_d, exact_f, mj_d, mj_f;
+  for (int k = 0; k < num_states; ++k) {
+    mj_setState(mm, probe, states.data() + static_cast<size_t>(k) * state_size, sig);
+    for (int i = 0; i < m.nu; ++i) ctrl[static_cast<size_t>(i)] = static_cast<float>(probe->ctrl[i]);
+    for (int i = 0; i < m.nu; ++i) ctrl_d[static_cast<size_t>(i)] = ctrl[static_cast<size_t>(i)];
+    for (int i = 0; i < m.nq; ++i) d.qpos[i] = static_cast<float>(probe->qpos[i]), dd.qpos[i] = d.qpos[i];
+    for (int i = 0; i < nv; ++i) d.qvel[i] = static_cast<float>(probe->qvel[i]), dd.qvel[i] = d.qvel[i];
+    for (int u = 0; u < m.nu; ++u) {
+      d.act[u] = mm->actuator_actadr[u] >= 0 ? static_cast<float>(probe->act[mm->actuator_actadr[u]]) : 0.0f;
+      dd.act[u] = d.act[u];
+    }
+    {
+      const mjtNum tol = mm_newton->opt.tolerance;
+      mj_setState(mm_newton, mjd, states.data() + static_cast<size_t>(k) * state_size, sig);
+      mj_forward(mm_newton, mjd);
+      mj_iter += mjd->solver_niter[0];
+      std::copy(mjd->qacc, mjd->qacc + nv, mj_qacc.begin());
+      mm_newton->opt.tolerance = 0, mm_newton->opt.iterations = 1000;
+      mj_setState(mm_newton, mjd, states.data() + static_cast<size_t>(k) * state_size, sig);
+      mj_forward(mm_newton, mjd);
+      mm_newton->opt.tolerance = tol, mm_newton->opt.iterations = std::max(100, mm->opt.iterations);
+      if (mjd->nefc > 0) mj_own.add(rel_dist(mj_qacc.data(), mjd->qacc, nv));
+    }
+    const int nr = forward_to_rows(m, d, ctrl.data(), tm);
+    const int nr_d = forward_to_rows(md0, dd, ctrl_d.data(), tm);
+    if (nr == 0) continue;
+    ++solves;
+    saved = row;
+    ls_new += rlt::constraint_detail::newton_solve(m, d, nr, true, &tr);
+    ++stops[tr.stopped_by];
+    for (int i = 0; i < nv; ++i) qa[static_cast<size_t>(i)] = d.qacc[i];
+    row = saved;
+    const int ls0 = rlt::constraint_detail::newton_solve(m0, d, nr, true, &tr0);
+    ls_conv += ls0;
+    for (int i = 0; i < nv; ++i) qf[static_cast<size_t>(i)] = d.qacc[i];
+    row = saved;
+    if (nr_d != nr) {  // (a contact in one precision and not the other: no double reference)
+      ++rows_differ;
+    } else {
+      rlt::constraint_detail::newton_solve(md0, dd, nr_d, true);
+      new_d.add(rel_dist(qa.data(), dd.qacc, nv));
+      conv_d.add(rel_dist(qf.data(), dd.qacc, nv));
+    }
+    new_f.add(rel_dist(qa.data(), qf.data(), nv));
+    // the rules read off the tolerance-0 trace: pass p is the iterate after p line searches
+    int p_exact = -1, p_mj = -1;
+    for (int p = 1; p < tr0.passes; ++p) {
+      refines += tr0.refine[p] && p < ls0;  // (a line search from pass p)
+      if (p_exact < 0 && tr0.exact[p]) p_exact = p;
+      const float tol = m.tolerance;
+      const bool mj = (tr0.improvement[p] > 0 && tr0.improvement[p] < tol) || tr0.gradient[p] < tol ||
+                      (tr0.decrement[p] >= 0 && tr0.decrement[p] < tol);
+      if (p_mj < 0 && mj) p_mj = p;
+    }
+    auto at = [&](int p) { return p < 0 ? qf.data() : tq0.data() + static_cast<size_t>(p) * nv; };
+    ls_exact += p_exact < 0 ? tr0.passes : p_exact;
+    ls_mj += p_mj < 0 ? tr0.passes : p_mj;
+    exact_f.add(rel_dist(at(p_exact), qf.data(), nv));
+    mj_f.add(rel_dist(at(p_mj), qf.data(), nv));
+    if (nr_d == nr) exact_d.add(rel_dist(at(p_exact), dd.qacc, nv)), mj_d.add(rel_dist(at(p_mj), dd.qacc, nv));
+  }
+  const double n = static_cast<double>(std::max(1L, solves));
+  std::printf("  --newton-stops: %ld states with rows (of %d; %ld with another row count in double, left out of the "
+              "double comparison); tolerance %g; |qacc - qacc*| / |qacc*|:\n",
+              solves, num_states, rows_differ, static_cast<double>(m.tolerance));
+  std::printf("  pipeline (model's tolerance): %.2f line searches; stopped by an exact step %ld, gradient %ld, "
+              "improvement %ld, decrement %ld, rounding %ld, max %ld\n    vs double converged: %s\n    vs float "
+              "converged: %s\n",
+              ls_new / n, stops[rlt::constraint_detail::kStopExact], stops[rlt::constraint_detail::kStopGradient],
+              stops[rlt::constraint_detail::kStopImprovement], stops[rlt::constraint_detail::kStopDecrement],
+              stops[rlt::constraint_detail::kStopRounding], stops[rlt::constraint_detail::kStopMaxIter],
+              new_d.str().c_str(), new_f.str().c_str());
+  std::printf("  tolerance 0 (until rounding; %.2f of its line searches refinements): %.2f line searches\n"
+              "    vs double converged: %s\n",
+              refines / n, ls_conv / n, conv_d.str().c_str());
+  std::printf("  traced rule, stop at the first exact Newton step: %.2f line searches\n    vs double converged: %s\n"
+              "    vs float converged: %s\n",
+              ls_exact / n, exact_d.str().c_str(), exact_f.str().c_str());
+  std::printf("  traced rule, MuJoCo's test alone: %.2f line searches\n    vs double converged: %s\n    vs float "
+              "converged: %s\n",
+              ls_mj / n, mj_d.str().c_str(), mj_f.str().c_str());
+  std::printf("  MuJoCo's Newton at its tolerance (iterations at least 100; %.2f a substep), against its tolerance 0:\n"
+              "    %s\n",
+              mj_iter / num_states, mj_own.str().c_str());
+  mj_deleteData(mjd);
+  mj_deleteModel(mm_newton);
+  mj_deleteData(probe);
+  return 0;
+}
+
 [[noreturn]] void usage() {
   std::fprintf(stderr,
-               "usage: stage_times MODEL.xml [--control-dt S] [--envs N] [--steps N] [--rounds N] [--seed N]\n");
+               "usage: stage_times MODEL.xml [--control-dt S] [--envs N] [--steps N] [--rounds N] [--seed N] "
+               "[--newton-stops]\n");
   std::exit(2);
 }
 
@@ -293,6 +465,7 @@ int main(int argc, char** argv) {
   double control_dt = 0.02;
   int num_envs = 16, num_steps = 40, rounds = 5;
   unsigned seed = 7;
+  bool newton_stops_only = false;  // --newton-stops: the stopping-rule measurement instead of the times
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -304,6 +477,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") num_steps = std::atoi(next());
     else if (a == "--rounds") rounds = std::atoi(next());
     else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(next()));
+    else if (a == "--newton-stops") newton_stops_only = true;
     else if (!a.empty() && a[0] != '-' && path.empty()) path = a;
     else usage();
   }
@@ -359,6 +533,15 @@ int main(int argc, char** argv) {
         }
       }
     }
+  }
+
+  if (newton_stops_only) {
+    std::printf("%s\n", path.c_str());
+    const int rc = newton_stops(model, m, mm, states, num_states, state_size, sig);
+    mj_deleteData(probe);
+    mj_deleteData(d);
+    mj_deleteModel(mm);
+    return rc;
   }
 
   // ---- rounds: every state once in MuJoCo, once in rltrain timed and once untimed, alternating ------

@@ -557,6 +557,207 @@ TEST(SoftConstraintsNewton, SolverFollowsTheFactorizationCost) {
   EXPECT_EQ(HostModel<float>(load_mjcf(asset("humanoid"))).view().use_newton, 1);
 }
 
+// ---- newton_solve's stopping rule (MuJoCo's: improvement, gradient, decrement; float: an exact step) --
+
+// The primal cost newton_solve minimizes, at acceleration a: 1/2 (a - a0)^T M (a - a0) + the rows'
+// row_cost at J a - aref, in double from the solver's rows.
+template <class T>
+double newton_cost(const ModelView<T>& m, const DataView<T>& d, int nr, const T* a) {
+  using namespace constraint_detail;
+  const int nv = m.nv;
+  double c = 0;
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j)
+      c += 0.5 * (double(a[i]) - double(d.qacc_smooth[i])) * double(d.qM[i * nv + j]) *
+           (double(a[j]) - double(d.qacc_smooth[j]));
+  for (int r = 0; r < nr;) {
+    const int n = row_block(m, d, r, nr);
+    T x[6];
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int i = 0; i < nv; ++i) s += double(d.efc_J[(r + j) * nv + i]) * double(a[i]);
+      x[j] = static_cast<T>(s - double(d.efc[(r + j) * kEfcStride + kEfcAref]));
+    }
+    int state;
+    c += double(row_cost(m, d, r, n, x, &state));
+    r += n;
+  }
+  return c;
+}
+
+// States along a random-control run of a model, each with its rows and M's factors as
+// soft_constraint_acceleration hands them to the solver; calls f(m, d, nr, restore) with d a scratch
+// copy, which restore() copies afresh.
+template <class T, class F>
+void for_newton_states(const Model& model, int steps, F&& f) {
+  HostModel<T> host(model);
+  const ModelView<T> m = host.view();
+  std::vector<T> row(static_cast<size_t>(data_size(m))), scratch(row.size());
+  const DataView<T> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
+  reset_data(m, d);
+  if (model.nkey > 0)
+    for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<T>(model.key_qpos[static_cast<size_t>(i)]);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<T> u(-1, 1);
+  std::vector<T> ctrl(static_cast<size_t>(m.nu));
+  for (int s = 0; s < steps; ++s) {
+    if (s % 10 == 0)
+      for (auto& c : ctrl) c = u(rng);
+    physics_substep(m, d, ctrl.data());
+    const int nr = static_cast<int>(d.nefc[0]);
+    if (s % 3 != 2 || nr == 0) continue;
+    factor_mass(m, d, T(0));  // (the rows are this state's; the step left M + h D in qLD)
+    for (int i = 0; i < m.nv; ++i) d.qLDiagSqrtInv[i] = T(1) / m_sqrt(d.qLD[i * m.nv + i]);
+    scratch = row;
+    f(m, ds, nr, [&] { scratch = row; });
+  }
+}
+
+// The improvement each line search reports (MuJoCo's scaled cost decrease, the first of its stopping
+// tests) is the cost's decrease between the iterates, computed here from the cost itself.
+void check_newton_improvement(const std::string& path, const Model& model) {
+  using namespace constraint_detail;
+  NewtonTrace<double> tr{};
+  int checked = 0, kept = 0;
+  double worst = 0;
+  for_newton_states<double>(model, 600, [&](ModelView<double> m, const DataView<double>& d, int nr, auto&&) {
+    m.tolerance = 0;  // every pass traced until rounding stops it
+    std::vector<double> q(static_cast<size_t>(NewtonTrace<double>::kPasses) * m.nv);
+    tr.qacc = q.data();
+    newton_solve(m, d, nr, true, &tr);
+    double trace_m = 0;
+    for (int i = 0; i < m.nv; ++i) trace_m += d.qM[i * m.nv + i];
+    for (int p = 1; p < tr.passes; ++p) {
+      const double before = newton_cost(m, d, nr, tr.qacc + (p - 1) * m.nv);
+      const double after = newton_cost(m, d, nr, tr.qacc + p * m.nv);
+      const double want = (before - after) / trace_m;
+      // (the cost difference itself carries rounding of the cost's size)
+      worst = std::fmax(worst, std::fabs(tr.improvement[p] - want) / (std::fabs(before) / trace_m + 1e-300));
+      EXPECT_GT(tr.improvement[p], -1e-12 * std::fabs(before) / trace_m) << path << ": a line search raised the cost";
+      kept += tr.exact[p];
+      ++checked;
+    }
+  });
+  EXPECT_GT(checked, 50) << path;
+  EXPECT_GT(kept, 0) << path;
+  EXPECT_LT(worst, 1e-10) << path << ": improvement against the cost's decrease, relative to the cost";
+  std::printf("%s: %d line searches, improvement within %.1e of the cost's decrease (relative to the cost)\n",
+              path.c_str(), checked, worst);
+}
+// Boxes and capsules tumbling onto the floor and each other with elliptic cones, condim 3 and 6
+// (the cone's side: the one piece that is not quadratic), and a hinge with friction loss.
+Model elliptic_scene() {
+  std::string xml =
+      "<mujoco><option timestep='0.002' cone='elliptic'/><worldbody><geom type='plane' size='5 5 0.1' "
+      "friction='0.8 0.02 0.01'/>";
+  for (int k = 0; k < 4; ++k) {
+    const std::string pos = std::to_string(0.15 * k) + " " + std::to_string(0.05 * k) + " " + std::to_string(0.2 + 0.25 * k);
+    xml += "<body pos='" + pos + "' euler='" + std::to_string(20 * k) + " 30 10'><freejoint/>" +
+           (k % 2 ? "<geom type='capsule' fromto='-0.1 0 0 0.1 0 0' size='0.05' condim='6'/>"
+                  : "<geom type='box' size='0.1 0.08 0.06' condim='3'/>") +
+           "</body>";
+  }
+  xml += "<body pos='1 0 0.3'><joint type='hinge' axis='0 1 0' frictionloss='0.5'/>"
+         "<geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04'/></body>";
+  return parse_mjcf(xml + "</worldbody></mujoco>", "elliptic_scene.xml");
+}
+
+TEST(SoftConstraintsNewton, ImprovementIsTheCostDecreaseAnt) { check_newton_improvement("ant", load_mjcf(asset("ant"))); }
+TEST(SoftConstraintsNewton, ImprovementIsTheCostDecreaseHumanoid) {
+  check_newton_improvement("humanoid", load_mjcf(asset("humanoid")));
+}
+TEST(SoftConstraintsNewton, ImprovementIsTheCostDecreaseElliptic) {
+  check_newton_improvement("elliptic_scene", elliptic_scene());
+}
+
+// In float, at the model's tolerance, the solver stops where MuJoCo's test says (the last pass's
+// scaled gradient or decrement below the tolerance, or the improvement in (0, tolerance)) or right
+// after an exact Newton step, in fewer line searches than with tolerance 0, and its answer is that
+// of tolerance 0 (run until rounding stops it) within `tol` relative to |qacc| (measured on the
+// robots under random controls, tools/stage_times --newton-stops: at most 9e-5, the humanoids; the
+// float answer run to rounding is itself up to 7e-5 from the double one). Double ignores the
+// tolerance (the MuJoCo comparisons' path runs to rounding): its answers are tolerance 0's, bit for bit.
+template <class T>
+void check_newton_stops(const std::string& path, const Model& model, double tol) {
+  using namespace constraint_detail;
+  constexpr bool is_float = sizeof(T) == sizeof(float);
+  NewtonTrace<T> tr{};
+  long ls = 0, ls0 = 0, solves = 0, by_test = 0, exact_stops = 0;
+  double worst = 0;
+  for_newton_states<T>(model, 600, [&](const ModelView<T>& m, const DataView<T>& d, int nr, auto&& restore) {
+    std::vector<T> q(static_cast<size_t>(NewtonTrace<T>::kPasses) * m.nv);
+    tr.qacc = q.data();
+    ASSERT_GT(m.tolerance, T(0));
+    ls += newton_solve(m, d, nr, true, &tr);
+    const int last = tr.passes - 1;
+    const bool mj_test = (tr.gradient[last] >= T(0) && tr.gradient[last] < m.tolerance) ||
+                         (tr.improvement[last] > T(0) && tr.improvement[last] < m.tolerance) ||
+                         (tr.decrement[last] >= T(0) && tr.decrement[last] < m.tolerance);
+    if (tr.stopped_by == kStopExact) EXPECT_TRUE(tr.exact[last]) << path;
+    exact_stops += tr.stopped_by == kStopExact;
+    by_test += tr.stopped_by == kStopExact || (mj_test && tr.stopped_by != kStopRounding);
+    if (!is_float)  // (g = 0 exactly: no row pushes at a0)
+      EXPECT_TRUE(tr.stopped_by == kStopRounding || tr.stopped_by == kStopMaxIter ||
+                  (tr.stopped_by == kStopGradient && tr.gradient[last] == T(0)))
+          << path << ": double stopped by test " << tr.stopped_by;
+    std::vector<T> a(d.qacc, d.qacc + m.nv);
+    restore();
+    ModelView<T> m0 = m;
+    m0.tolerance = T(0);
+    ls0 += newton_solve(m0, d, nr, true);
+    double num = 0, den = 0;
+    for (int i = 0; i < m.nv; ++i) {
+      num += (double(a[i]) - double(d.qacc[i])) * (double(a[i]) - double(d.qacc[i]));
+      den += double(d.qacc[i]) * double(d.qacc[i]);
+      if (!is_float) EXPECT_EQ(a[i], d.qacc[i]) << path << ": double at the tolerance, dof " << i;
+    }
+    worst = std::fmax(worst, std::sqrt(num / std::fmax(den, 1e-24)));
+    ++solves;
+  });
+  EXPECT_GT(solves, 50) << path;
+  if (is_float) {
+    EXPECT_GT(by_test, solves * 9 / 10) << path << ": most solves end on the tolerance, not on rounding";
+    EXPECT_GT(exact_stops, 0) << path;
+    EXPECT_LT(ls, ls0) << path << ": the tolerance saves no line search";
+    EXPECT_LT(worst, tol) << path << ": |qacc - qacc(tolerance 0)| / |qacc|";
+  } else {
+    EXPECT_EQ(ls, ls0) << path;
+  }
+  std::printf("%s (%s): %ld solves, %.2f line searches (tolerance 0: %.2f), %ld stopped by the tolerance's tests "
+              "(%ld after an exact step), worst relative distance %.1e\n",
+              path.c_str(), is_float ? "float" : "double", solves, ls / double(solves), ls0 / double(solves), by_test,
+              exact_stops, worst);
+}
+TEST(SoftConstraintsNewton, StopsOnMuJoCosTestG1) {
+  const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
+  check_newton_stops<float>(g1, load_mjcf(g1), 2e-4);
+  check_newton_stops<double>(g1, load_mjcf(g1), 0);
+}
+TEST(SoftConstraintsNewton, StopsOnMuJoCosTestHumanoid) {
+  check_newton_stops<float>("humanoid", load_mjcf(asset("humanoid")), 2e-4);
+  check_newton_stops<double>("humanoid", load_mjcf(asset("humanoid")), 0);
+}
+// (the Go1's float answer measured up to 6.9e-5 from tolerance 0's: tools/stage_times)
+TEST(SoftConstraintsNewton, StopsOnMuJoCosTestElliptic) {
+  check_newton_stops<float>("elliptic_scene", elliptic_scene(), 2e-4);
+  check_newton_stops<double>("elliptic_scene", elliptic_scene(), 0);
+}
+
+// MJCF option tolerance is the solver's (MuJoCo's default 1e-8); a negative one is refused.
+TEST(SoftConstraintsNewton, ToleranceFromMjcf) {
+  EXPECT_EQ(parse_mjcf("<mujoco><worldbody/></mujoco>", "t.xml").tolerance, 1e-8);
+  EXPECT_EQ(parse_mjcf("<mujoco><option tolerance='1e-10'/><worldbody/></mujoco>", "t.xml").tolerance, 1e-10);
+  EXPECT_EQ(HostModel<float>(parse_mjcf("<mujoco><option tolerance='0'/><worldbody/></mujoco>", "t.xml")).view().tolerance,
+            0.0f);
+  try {
+    parse_mjcf("<mujoco><option tolerance='-1'/><worldbody/></mujoco>", "bad.xml");
+    FAIL() << "tolerance -1 was accepted";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tolerance"), std::string::npos) << e.what();
+  }
+}
+
 #if RLT_TEST_MUJOCO
 
 // MuJoCo with random controls; every `every` steps, one step of ours from MuJoCo's state.
