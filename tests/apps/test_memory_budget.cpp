@@ -80,11 +80,11 @@ constexpr std::int64_t kAllocatorSlack = 64 * 4096;
 // rounding) and at most 2% above it.
 // Whether mallinfo2 sees this process's allocations (a sanitizer's allocator replaces glibc's and
 // reports nothing to it).
+std::vector<char>* volatile g_escape;  // allocator_reports' block must really be allocated
 bool allocator_reports() {
   const std::int64_t before = allocated_bytes();
   std::vector<char> block(std::size_t{1} << 20, 1);
-  static std::vector<char>* volatile escape;  // the block must really be allocated
-  escape = &block;
+  g_escape = &block;
   return allocated_bytes() - before >= static_cast<std::int64_t>(block.size());
 }
 

@@ -693,13 +693,16 @@ void check_newton_stops(const std::string& path, const Model& model, double tol)
     const bool mj_test = (tr.gradient[last] >= T(0) && tr.gradient[last] < m.tolerance) ||
                          (tr.improvement[last] > T(0) && tr.improvement[last] < m.tolerance) ||
                          (tr.decrement[last] >= T(0) && tr.decrement[last] < m.tolerance);
-    if (tr.stopped_by == kStopExact) EXPECT_TRUE(tr.exact[last]) << path;
+    if (tr.stopped_by == kStopExact) {
+      EXPECT_TRUE(tr.exact[last]) << path;
+    }
     exact_stops += tr.stopped_by == kStopExact;
     by_test += tr.stopped_by == kStopExact || (mj_test && tr.stopped_by != kStopRounding);
-    if (!is_float)  // (g = 0 exactly: no row pushes at a0)
+    if (!is_float) {  // (g = 0 exactly: no row pushes at a0)
       EXPECT_TRUE(tr.stopped_by == kStopRounding || tr.stopped_by == kStopMaxIter ||
                   (tr.stopped_by == kStopGradient && tr.gradient[last] == T(0)))
           << path << ": double stopped by test " << tr.stopped_by;
+    }
     std::vector<T> a(d.qacc, d.qacc + m.nv);
     restore();
     ModelView<T> m0 = m;
@@ -709,7 +712,9 @@ void check_newton_stops(const std::string& path, const Model& model, double tol)
     for (int i = 0; i < m.nv; ++i) {
       num += (double(a[i]) - double(d.qacc[i])) * (double(a[i]) - double(d.qacc[i]));
       den += double(d.qacc[i]) * double(d.qacc[i]);
-      if (!is_float) EXPECT_EQ(a[i], d.qacc[i]) << path << ": double at the tolerance, dof " << i;
+      if (!is_float) {
+        EXPECT_EQ(a[i], d.qacc[i]) << path << ": double at the tolerance, dof " << i;
+      }
     }
     worst = std::fmax(worst, std::sqrt(num / std::fmax(den, 1e-24)));
     ++solves;
