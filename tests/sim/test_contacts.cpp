@@ -557,6 +557,42 @@ void parallel_capsules_rest() {
 TEST(PhysicsContacts, ParallelCapsulesRestOnTwoPoints) { parallel_capsules_rest<double>(); }
 TEST(PhysicsContacts, ParallelCapsulesRestOnTwoPointsFloat) { parallel_capsules_rest<float>(); }
 
+// The pair-test cases' shared half (CapsuleBoxFollowsMujoco, BoxBoxFollowsMujoco): the contacts
+// found for two free bodies (geoms 0 and 1) at qpos (14 values), those within the margin (MuJoCo
+// lists them), as pointers into s.d.contact.
+std::vector<const double*> listed_contacts(Sim<double>& s, const double* qpos, size_t ci) {
+  for (int i = 0; i < 14; ++i) s.d.qpos[i] = qpos[i];
+  kinematics(s.m(), s.d);
+  com_position(s.m(), s.d);
+  com_velocity(s.m(), s.d);
+  detect_contacts(s.m(), s.d);
+  std::vector<const double*> ours;
+  for (int k = 0; k < static_cast<int>(s.d.ncon[0]); ++k) {
+    const double* con = s.d.contact + kContactStride * k;
+    EXPECT_EQ(static_cast<int>(con[kConGeom1]), 0) << "case " << ci;
+    if (con[kConDepth] >= 0) ours.push_back(con);
+  }
+  return ours;
+}
+
+// Each listed contact against MuJoCo's (point 3, normal 3, dist) within 1e-9; the worst errors of
+// the three kinds into worst[3]. `active`: the pair's active margin (dist = active - depth).
+void expect_contacts_match(const std::vector<const double*>& ours, const std::vector<std::array<double, 7>>& mj_con,
+                           double active, size_t ci, double* worst) {
+  for (size_t k = 0; k < ours.size(); ++k) {
+    const double* con = ours[k];
+    const std::array<double, 7>& mj = mj_con[k];
+    double e[3] = {0, 0, std::abs((active - con[kConDepth]) - mj[6])};
+    for (int i = 0; i < 3; ++i) {
+      e[0] = std::max(e[0], std::abs(con[kConPos + i] - mj[static_cast<size_t>(i)]));
+      e[1] = std::max(e[1], std::abs(con[kConNormal + i] - mj[static_cast<size_t>(3 + i)]));
+    }
+    for (int i = 0; i < 3; ++i) worst[i] = std::max(worst[i], e[i]);
+    EXPECT_LT(std::max(e[0], std::max(e[1], e[2])), 1e-9)
+        << "case " << ci << " contact " << k << ": pos " << e[0] << " normal " << e[1] << " dist " << e[2];
+  }
+}
+
 // Capsule against box (sim/contact.h capsule_box: MuJoCo 3's mjc_CapsuleBox) against MuJoCo 3.17
 // itself: 400 poses drawn around the collider's cases (an end over a face, the capsule along a face
 // and turned off it by 0 to 0.3 rad, across an edge, near a corner, its centre inside the box; the
@@ -615,36 +651,15 @@ TEST(PhysicsContacts, CapsuleBoxFollowsMujoco) {
                   "</worldbody></mujoco>",
                   c.geom[0], c.geom[1], c.geom[2], c.geom[3], c.geom[4], c.geom[5], c.geom[6]);
     Sim<double> s(parse_mjcf(xml, "capsule_box"));
-    for (int i = 0; i < 14; ++i) s.d.qpos[i] = c.qpos[i];
-    kinematics(s.m(), s.d);
-    com_position(s.m(), s.d);
-    com_velocity(s.m(), s.d);
-    detect_contacts(s.m(), s.d);
     const double active = c.geom[2] + c.geom[6];
-    std::vector<const double*> ours;
-    for (int k = 0; k < static_cast<int>(s.d.ncon[0]); ++k) {
-      const double* con = s.d.contact + kContactStride * k;
-      ASSERT_EQ(static_cast<int>(con[kConGeom1]), 0) << "case " << ci;
-      if (con[kConDepth] >= 0) ours.push_back(con);  // MuJoCo lists those within the margin
-    }
+    const std::vector<const double*> ours = listed_contacts(s, c.qpos, ci);
     if (ours.size() != c.con.size()) {
       ++count_mismatch;
       ADD_FAILURE() << "case " << ci << ": " << ours.size() << " contacts, MuJoCo " << c.con.size();
       continue;
     }
     with_one += c.con.size() == 1, with_two += c.con.size() == 2;
-    for (size_t k = 0; k < ours.size(); ++k) {
-      const double* con = ours[k];
-      const std::array<double, 7>& mj = c.con[k];
-      double e[3] = {0, 0, std::abs((active - con[kConDepth]) - mj[6])};
-      for (int i = 0; i < 3; ++i) {
-        e[0] = std::max(e[0], std::abs(con[kConPos + i] - mj[static_cast<size_t>(i)]));
-        e[1] = std::max(e[1], std::abs(con[kConNormal + i] - mj[static_cast<size_t>(3 + i)]));
-      }
-      for (int i = 0; i < 3; ++i) worst[i] = std::max(worst[i], e[i]);
-      EXPECT_LT(std::max(e[0], std::max(e[1], e[2])), 1e-9)
-          << "case " << ci << " contact " << k << ": pos " << e[0] << " normal " << e[1] << " dist " << e[2];
-    }
+    expect_contacts_match(ours, c.con, active, ci, worst);
   }
   EXPECT_EQ(count_mismatch, 0);
   EXPECT_GT(with_two, 50);  // the cases reach the second point's branches
@@ -706,18 +721,8 @@ TEST(PhysicsContacts, BoxBoxFollowsMujoco) {
                   "</worldbody></mujoco>",
                   c.geom[0], c.geom[1], c.geom[2], c.geom[3], c.geom[4], c.geom[5], c.geom[6], c.geom[7]);
     Sim<double> s(parse_mjcf(xml, "box_box"));
-    for (int i = 0; i < 14; ++i) s.d.qpos[i] = c.qpos[i];
-    kinematics(s.m(), s.d);
-    com_position(s.m(), s.d);
-    com_velocity(s.m(), s.d);
-    detect_contacts(s.m(), s.d);
     const double active = c.geom[3] + c.geom[7];
-    std::vector<const double*> ours;
-    for (int k = 0; k < static_cast<int>(s.d.ncon[0]); ++k) {
-      const double* con = s.d.contact + kContactStride * k;
-      ASSERT_EQ(static_cast<int>(con[kConGeom1]), 0) << "case " << ci;
-      if (con[kConDepth] >= 0) ours.push_back(con);  // MuJoCo lists those within the margin
-    }
+    const std::vector<const double*> ours = listed_contacts(s, c.qpos, ci);
     if (ours.size() != c.con.size()) {
       ++count_mismatch;
       ADD_FAILURE() << "case " << ci << ": " << ours.size() << " contacts, MuJoCo " << c.con.size();
@@ -735,18 +740,7 @@ TEST(PhysicsContacts, BoxBoxFollowsMujoco) {
         }
       edge_cases += !face;
     }
-    for (size_t k = 0; k < ours.size(); ++k) {
-      const double* con = ours[k];
-      const std::array<double, 7>& mj = c.con[k];
-      double e[3] = {0, 0, std::abs((active - con[kConDepth]) - mj[6])};
-      for (int i = 0; i < 3; ++i) {
-        e[0] = std::max(e[0], std::abs(con[kConPos + i] - mj[static_cast<size_t>(i)]));
-        e[1] = std::max(e[1], std::abs(con[kConNormal + i] - mj[static_cast<size_t>(3 + i)]));
-      }
-      for (int i = 0; i < 3; ++i) worst[i] = std::max(worst[i], e[i]);
-      EXPECT_LT(std::max(e[0], std::max(e[1], e[2])), 1e-9)
-          << "case " << ci << " contact " << k << ": pos " << e[0] << " normal " << e[1] << " dist " << e[2];
-    }
+    expect_contacts_match(ours, c.con, active, ci, worst);
   }
   EXPECT_EQ(count_mismatch, 0);
   // the cases reach the branches: no contact, edge-edge, and face manifolds of 1 to 8 points
