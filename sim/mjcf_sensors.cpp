@@ -73,6 +73,29 @@ constexpr const char* kSupported =
     "tendonlimitvel, tendonlimitfrc, ballquat, ballangvel, e_potential, e_kinetic, clock, insidesite, distance, "
     "normal, fromto, camprojection";
 
+// Appends one compiled sensor to the model's sensor arrays, its output at the end of sensordata.
+struct SensorRow {
+  int type, objtype, objid, reftype, refid, dim;
+  double cutoff;
+  int intprm0, intprm1;
+  double noise;
+};
+void push_sensor(Model& m, const SensorRow& r, const std::string& name) {
+  m.sensor_type.push_back(r.type);
+  m.sensor_objtype.push_back(r.objtype);
+  m.sensor_objid.push_back(r.objid);
+  m.sensor_reftype.push_back(r.reftype);
+  m.sensor_refid.push_back(r.refid);
+  m.sensor_dim.push_back(r.dim);
+  m.sensor_adr.push_back(m.nsensordata);
+  m.sensor_cutoff.push_back(r.cutoff);
+  m.sensor_intprm.push_back(r.intprm0), m.sensor_intprm.push_back(r.intprm1);
+  m.sensor_noise.push_back(r.noise);
+  m.sensor_name.push_back(name);
+  m.nsensor++;
+  m.nsensordata += r.dim;
+}
+
 int find_name(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<int>(i);
@@ -250,19 +273,7 @@ void MjcfCompiler::read_sensors(const XMLElement* section) {
     check_name(m_sensor_names, "sensor", e, name);
     int dim = kind->dim;
     if (kind->type == kSensRangefinder) refid = rf_spec, dim = rf_dim;
-    m.sensor_type.push_back(kind->type);
-    m.sensor_objtype.push_back(objtype);
-    m.sensor_objid.push_back(objid);
-    m.sensor_reftype.push_back(reftype);
-    m.sensor_refid.push_back(refid);
-    m.sensor_dim.push_back(dim);
-    m.sensor_adr.push_back(m.nsensordata);
-    m.sensor_cutoff.push_back(cutoff);
-    m.sensor_intprm.push_back(lagged), m.sensor_intprm.push_back(0);
-    m.sensor_noise.push_back(noise);
-    m.sensor_name.push_back(name);
-    m.nsensor++;
-    m.nsensordata += dim;
+    push_sensor(m, {kind->type, objtype, objid, reftype, refid, dim, cutoff, lagged, 0, noise}, name);
   }
 }
 
@@ -336,19 +347,7 @@ void MjcfCompiler::read_geometry_sensor(const XMLElement* e) {
   }
   a.finish();
   check_name(m_sensor_names, "sensor", e, name);
-  m.sensor_type.push_back(type);
-  m.sensor_objtype.push_back(objtype);
-  m.sensor_objid.push_back(objid);
-  m.sensor_reftype.push_back(reftype);
-  m.sensor_refid.push_back(refid);
-  m.sensor_dim.push_back(dim);
-  m.sensor_adr.push_back(m.nsensordata);
-  m.sensor_cutoff.push_back(cutoff);
-  m.sensor_intprm.push_back(0), m.sensor_intprm.push_back(0);
-  m.sensor_noise.push_back(noise);
-  m.sensor_name.push_back(name);
-  m.nsensor++;
-  m.nsensordata += dim;
+  push_sensor(m, {type, objtype, objid, reftype, refid, dim, cutoff, 0, 0, noise}, name);
 }
 
 // <contact> (MuJoCo 3's contact sensor): the contacts matching object 1 (geom1, body1, subtree1 or
@@ -411,19 +410,8 @@ void MjcfCompiler::read_contact_sensor(const XMLElement* e) {
   object({"geom2", "body2", "subtree2"}, &type2, &id2);
   a.finish();
   check_name(m_sensor_names, "sensor", e, name);
-  m.sensor_type.push_back(kSensContact);
-  m.sensor_objtype.push_back(type1);
-  m.sensor_objid.push_back(id1);
-  m.sensor_reftype.push_back(type2);
-  m.sensor_refid.push_back(id2);
-  m.sensor_dim.push_back(num * size);
-  m.sensor_adr.push_back(m.nsensordata);
-  m.sensor_cutoff.push_back(cutoff);
-  m.sensor_intprm.push_back(spec), m.sensor_intprm.push_back(reduce < 0 ? kReduceNone : reduce);
-  m.sensor_noise.push_back(0);
-  m.sensor_name.push_back(name);
-  m.nsensor++;
-  m.nsensordata += num * size;
+  push_sensor(m, {kSensContact, type1, id1, type2, id2, num * size, cutoff, spec, reduce < 0 ? kReduceNone : reduce, 0},
+              name);
 }
 
 }  // namespace rlt::mjcf_detail
