@@ -393,6 +393,13 @@ RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
   solve_mass(m, d, d.sensor_qacc);
   // contact wrenches, about each tree's reference point
   for (int k = 0; k < 6 * nb; ++k) d.sensor_cfrc_ext[k] = T(0);
+  // body wrenches first, as MuJoCo's cfrc_ext (m.nbody_xfrc > 0: sim/physics_step.h xfrc_forces)
+  for (int b = 1; b < m.nbody_xfrc; ++b) {
+    const Vec3<T> f = Vec3<T>::load(d.xfrc_applied + 6 * b);
+    const Vec3<T> arm = Vec3<T>::load(d.xipos + 3 * b) - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+    (cross(arm, f) + Vec3<T>::load(d.xfrc_applied + 6 * b + 3)).store(d.sensor_cfrc_ext + 6 * b);
+    f.store(d.sensor_cfrc_ext + 6 * b + 3);
+  }
   const int ncon = static_cast<int>(d.ncon[0]);
   for (int c = 0; c < ncon; ++c) {
     const T* con = d.contact + kContactStride * c;

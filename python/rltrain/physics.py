@@ -50,8 +50,8 @@ last step integrated (with Euler's implicit joint damping).
 [3] MuJoCo's ``d.ncon`` counts every contact within the margin; this counts those with force.
 [4] Turned into generalized forces every physics step (and by ``forward()``) as MuJoCo's
 mj_xfrcAccumulate does: J^T of each body's centre of mass; they do not show in ``qfrc_applied``,
-which holds only what the caller wrote, as in MuJoCo. Unlike MuJoCo's ``cfrc_ext``, rltrain's
-contact wrench per body (which force and torque sensors read) leaves them out.
+which holds only what the caller wrote, as in MuJoCo. Force and torque sensors see them as
+MuJoCo's do (its cfrc_ext starts from them).
 
 Per-env model parameters (domain randomization, as MJX users batch models): ``set_param(name,
 values, envs=None)`` gives the fields of ``param_names`` other values in some envs, ``get_param(name)``

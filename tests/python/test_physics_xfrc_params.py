@@ -159,6 +159,41 @@ def test_xfrc_applied_forward_matches_mj_forward(peer):
     assert np.abs(phys.qacc[0] - d.qacc).max() / max(np.abs(d.qacc).max(), 1e-3) < 1e-6
 
 
+SENSOR_ARM = """<mujoco><option timestep="0.002"/><worldbody>
+<body name="upper" pos="0 0 1"><joint name="shoulder" type="ball" damping="0.1"/>
+<geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="1"/>
+<body name="lower" pos="0.3 0 0"><joint name="elbow" type="hinge" axis="0 1 0" damping="0.05"/>
+<site name="elbow_site" pos="0 0 0"/><geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03" mass="0.6"/>
+<body name="hand" pos="0.25 0 0"><joint name="wrist" type="hinge" axis="0 0 1"/><site name="hand_site"/>
+<geom type="box" size="0.04 0.03 0.02" pos="0.03 0.01 0" mass="0.3"/></body></body></body></worldbody>
+<sensor><force site="elbow_site"/><torque site="elbow_site"/><accelerometer site="hand_site"/>
+<force site="hand_site"/></sensor></mujoco>"""
+
+
+def test_xfrc_applied_reaches_force_and_torque_sensors(peer):
+    """Force, torque and accelerometer sensors below and at wrenched bodies: after forward() against
+    mj_forward's sensordata, and after 50 steps (the sensors of the last step) against mj_step's."""
+    import mujoco
+
+    phys = rltrain.Physics.from_xml_string(SENSOR_ARM, num_envs=2)
+    m = mujoco_model(peer, SENSOR_ARM)
+    d = mujoco.MjData(m)
+    xfrc = np.zeros((phys.nbody, 6))
+    xfrc[phys.body_id("hand")] = [3, -2, 5, 0.3, 0.2, -0.4]
+    xfrc[phys.body_id("lower")] = [0, 4, -1, 0, -0.5, 0.1]
+    phys.xfrc_applied[1] = xfrc
+    d.xfrc_applied[:] = xfrc
+    phys.forward()
+    mujoco.mj_forward(m, d)
+    scale = np.abs(d.sensordata).max()
+    assert np.abs(phys.sensordata[1] - d.sensordata).max() / scale < 1e-6
+    for _ in range(50):
+        mujoco.mj_step(m, d)
+    phys.step(50)
+    assert np.abs(phys.sensordata[1] - d.sensordata).max() / np.abs(d.sensordata).max() < 1e-6
+    assert np.abs(phys.sensordata[1] - phys.sensordata[0]).max() > 0.1  # the wrenches show
+
+
 def test_xfrc_applied_leaves_other_envs_and_resets():
     """A wrench on env 1 leaves env 0 bit for bit as a batch without any; reset zeroes it."""
     a = rltrain.Physics(GO1, num_envs=2)
