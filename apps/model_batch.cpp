@@ -23,25 +23,25 @@ namespace {
 
 // The per-env model parameters: X(name, count, width, non_negative, doc), count one of the model's
 // sizes. Each is a ModelView array of count x width reals (sim/model_fields.h), rebound per env.
-#define RLT_ENV_PARAMS(X)                                                                                       \
-  X(body_mass, nbody, 1, true, "kg")                                                                            \
-  X(body_inertia, nbody, 3, true, "principal moments of inertia, kg m^2 (not scaled with body_mass)")           \
-  X(geom_friction, ngeom, 3, true, "sliding, torsional, rolling friction")                                      \
-  X(geom_solref, ngeom, 2, false, "contact solref (mixed per pair as MuJoCo's mj_contactParam)")                \
-  X(geom_solimp, ngeom, 5, false, "contact solimp")                                                            \
-  X(dof_damping, nv, 1, true, "joint damping")                                                                  \
-  X(dof_armature, nv, 1, true, "armature (added diagonal inertia)")                                             \
-  X(dof_frictionloss, nv, 1, true, "dry friction")                                                              \
-  X(actuator_gear, nu, 1, false, "transmission gear (a joint or tendon transmission's scale)")                  \
-  X(actuator_kp, nu, 1, false, "<position> gain kp (MuJoCo's gainprm[0] = -biasprm[1])")                        \
-  X(actuator_kv, nu, 1, false, "<position> damping kv (-biasprm[2]), <velocity> gain kv (gainprm[0])")           \
-  X(actuator_gainprm, nu, kNumGainPrm, false, "<general> actuators' gain parameters")                          \
+#define RLT_ENV_PARAMS(X)                                                                              \
+  X(body_mass, nbody, 1, true, "kg")                                                                   \
+  X(body_inertia, nbody, 3, true, "principal moments of inertia, kg m^2 (not scaled with body_mass)")  \
+  X(geom_friction, ngeom, 3, true, "sliding, torsional, rolling friction")                             \
+  X(geom_solref, ngeom, 2, false, "contact solref (mixed per pair as MuJoCo's mj_contactParam)")       \
+  X(geom_solimp, ngeom, 5, false, "contact solimp")                                                    \
+  X(dof_damping, nv, 1, true, "joint damping")                                                         \
+  X(dof_armature, nv, 1, true, "armature (added diagonal inertia)")                                    \
+  X(dof_frictionloss, nv, 1, true, "dry friction")                                                     \
+  X(actuator_gear, nu, 1, false, "transmission gear (a joint or tendon transmission's scale)")         \
+  X(actuator_kp, nu, 1, false, "<position> gain kp (MuJoCo's gainprm[0] = -biasprm[1])")               \
+  X(actuator_kv, nu, 1, false, "<position> damping kv (-biasprm[2]), <velocity> gain kv (gainprm[0])") \
+  X(actuator_gainprm, nu, kNumGainPrm, false, "<general> actuators' gain parameters")                  \
   X(actuator_biasprm, nu, kNumGainPrm, false, "<general> actuators' bias parameters")
 // The constants derived from them (MuJoCo's mj_setConst), kept per env beside them.
-#define RLT_ENV_PARAMS_DERIVED(X) \
-  X(body_invweight0, nbody, 1)    \
+#define RLT_ENV_PARAMS_DERIVED(X)  \
+  X(body_invweight0, nbody, 1)     \
   X(body_invweight0_rot, nbody, 1) \
-  X(dof_invweight0, nv, 1)        \
+  X(dof_invweight0, nv, 1)         \
   X(tendon_invweight0, ntendon, 1)
 
 // Offsets of those fields in one env's parameter row.
@@ -78,7 +78,7 @@ void bind_params(ModelView<T>& m, const ParamLayout& l, const T* row) {
 // into `reals`, the block `m` is bound to (model_offsets).
 template <class T>
 void params_to_row(const ModelView<T>& m, const ParamLayout& l, T* row) {
-#define RLT_PARAM_TO_ROW(name, count, width, ...) std::copy_n(m.name, m.count * (width), row + l.name);
+#define RLT_PARAM_TO_ROW(name, count, width, ...) std::copy_n(m.name, m.count*(width), row + l.name);
   RLT_ENV_PARAMS(RLT_PARAM_TO_ROW)
   RLT_ENV_PARAMS_DERIVED(RLT_PARAM_TO_ROW)
 #undef RLT_PARAM_TO_ROW
@@ -86,16 +86,14 @@ void params_to_row(const ModelView<T>& m, const ParamLayout& l, T* row) {
 template <class T>
 void row_to_reals(const ModelView<T>& m, const ParamLayout& l, const T* row, std::vector<T>& reals) {
   const ModelOffsets o = model_offsets(m);
-#define RLT_ROW_TO_REALS(name, count, width, ...) \
-  std::copy_n(row + l.name, m.count * (width), reals.begin() + o.name);
+#define RLT_ROW_TO_REALS(name, count, width, ...) std::copy_n(row + l.name, m.count * (width), reals.begin() + o.name);
   RLT_ENV_PARAMS(RLT_ROW_TO_REALS)
 #undef RLT_ROW_TO_REALS
 }
 template <class T>
 void derived_to_row(const ModelView<T>& m, const ParamLayout& l, const std::vector<T>& reals, T* row) {
   const ModelOffsets o = model_offsets(m);
-#define RLT_DERIVED_TO_ROW(name, count, width) \
-  std::copy_n(reals.begin() + o.name, m.count * (width), row + l.name);
+#define RLT_DERIVED_TO_ROW(name, count, width) std::copy_n(reals.begin() + o.name, m.count * (width), row + l.name);
   RLT_ENV_PARAMS_DERIVED(RLT_DERIVED_TO_ROW)
 #undef RLT_DERIVED_TO_ROW
 }
@@ -132,7 +130,8 @@ class ModelBatchT final : public ModelBatch {
   int* ncon() override { return m_ncon.data(); }
 
   void step(i64 nsteps) override {
-    if (nsteps < 0) throw std::invalid_argument("step: nsteps: expected a non-negative integer, got " + std::to_string(nsteps));
+    if (nsteps < 0)
+      throw std::invalid_argument("step: nsteps: expected a non-negative integer, got " + std::to_string(nsteps));
     if (nsteps == 0) return;
     const int substeps = static_cast<int>(std::min<i64>(nsteps, 1 << 30));
     const double h = m_model.timestep;
@@ -221,8 +220,8 @@ class ModelBatchT final : public ModelBatch {
       if (m_fields[k].name == name) return static_cast<int>(k);
     std::string known;
     for (const ParamField& f : m_fields) known += (known.empty() ? "" : ", ") + f.name;
-    throw std::invalid_argument("model parameter '" + name + "': not one that can differ between envs (those are: " +
-                                known + ")");
+    throw std::invalid_argument("model parameter '" + name +
+                                "': not one that can differ between envs (those are: " + known + ")");
   }
   // Field k's offset in a parameter row, and its array in the shared model.
   int field_offset(int k) const {

@@ -1,7 +1,8 @@
 // ModelBatch: N copies of one MJCF model (sim/mjcf.h) on the host, in float or double, whose state
 // its user reads and writes between calls: what rltrain.Physics (python/rltrain/physics.py) is
 // built on. MuJoCo's (model, data) with a batch dimension, as MJX offers it: the caller sets qpos,
-// qvel, act, ctrl, mocap poses, qfrc_applied and time in place, then step(), forward() or reset().
+// qvel, act, ctrl, mocap poses, qfrc_applied, xfrc_applied and time in place, and per-env model
+// parameters (set_param), then step(), forward() or reset().
 //
 // Body wrenches are on (ModelView::nbody_xfrc = nbody): each row has MuJoCo's xfrc_applied
 // (layout().xfrc_applied, nbody x 6) and the caller's generalized forces at layout().qfrc_user
@@ -69,9 +70,10 @@ class ModelBatch {
   virtual int* ncon() = 0;
 
   // nsteps physics steps of every env (MuJoCo's mj_step, nsteps times; the model's timestep and
-  // integrator) with each env's ctrl, mocap poses and qfrc_applied held. The derived fields (xpos,
-  // sensordata, ...) are then those of the last step, as after MuJoCo's mj_step: positions of the
-  // state at the start of that step, sensors of it. Throws std::invalid_argument for nsteps < 0.
+  // integrator) with each env's ctrl, mocap poses, qfrc_applied and xfrc_applied held. The derived
+  // fields (xpos, sensordata, ...) are then those of the last step, as after MuJoCo's mj_step:
+  // positions of the state at the start of that step, sensors of it. Throws std::invalid_argument
+  // for nsteps < 0.
   virtual void step(i64 nsteps) = 0;
   // MuJoCo's mj_forward on every env: kinematics, forces, the constrained qacc and the sensors of
   // the current state and ctrl; the state is not advanced.

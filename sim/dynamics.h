@@ -59,8 +59,8 @@ namespace rlt {
 // (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nmocap, nv_rne (nv under implicit,
 // else 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
 // double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0), ngeom_bound (ngeom where
-// some geom pair may collide, m.ncollide > 0, else 0), nbody_xfrc and nv_xfrc (nbody and nv where body wrenches are on,
-// m.nbody_xfrc > 0, else 0)) written by `stage`. From this list come DataView's pointers,
+// some geom pair may collide, m.ncollide > 0, else 0), nbody_xfrc and nv_xfrc (nbody and nv where
+// body wrenches are on, m.nbody_xfrc > 0, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \

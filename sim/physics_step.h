@@ -50,8 +50,7 @@ RLT_HD void xfrc_forces(const ModelView<T>& m, const DataView<T>& d) {
   for (int b = 1; b < m.nbody_xfrc; ++b) {
     const T* w = d.xfrc_applied + 6 * b;
     if (w[0] == T(0) && w[1] == T(0) && w[2] == T(0) && w[3] == T(0) && w[4] == T(0) && w[5] == T(0)) continue;
-    apply_body_wrench(m, d, b, Vec3<T>::load(w), Vec3<T>::load(w + 3), Vec3<T>::load(d.xipos + 3 * b),
-                      d.qfrc_applied);
+    apply_body_wrench(m, d, b, Vec3<T>::load(w), Vec3<T>::load(w + 3), Vec3<T>::load(d.xipos + 3 * b), d.qfrc_applied);
   }
 }
 

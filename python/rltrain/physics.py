@@ -283,8 +283,8 @@ class Physics:
     def reset(self, key=None, envs=None):
         """Envs back to the start: qpos0 at rest (key None, as mj_resetData) or keyframe ``key`` (a name
         or an index, as mj_resetDataKeyframe: its qpos, qvel, act, ctrl, mocap poses and time); every
-        other input (qfrc_applied, xfrc_applied) zeroed; then forward() (model parameters are kept). envs: every env (None), an index, a list of
-        indices or a boolean mask of num_envs."""
+        other input (qfrc_applied, xfrc_applied) zeroed; then forward(). Model parameters (set_param)
+        are kept. envs: every env (None), an index, a list of indices or a boolean mask of num_envs."""
         self._core.reset(self.key_id(key) if key is not None else -1, self._env_indices(envs))
 
     def key_id(self, key):
