@@ -1439,8 +1439,8 @@ enum NewtonStop : int {
 // (envelope_ltdl_factor, the same elimination order; on a pile of boxes the couplings to the boxes
 // below and their fill: a band). The products with those rows run over their two paths too (a row
 // over more than two branches, a tendon across three limbs, over every dof). Measured on a 3x3x3
-// pile of boxes (tools/stage_times, float): 1407 -> 416 us a substep (MuJoCo 3.17: 424), where the
-// dense Cholesky had been 40% of the time, the dense J^T h J 22%, the rows' nv-long products 20%.
+// pile of boxes (tools/stage_times, float): 1407 -> 400 us a substep (MuJoCo 3.17: 406-431), where
+// the dense Cholesky had been 40% of the time, the dense J^T h J 22%, the rows' nv-long products 20%.
 // On entry d.qLD holds M's factors (soft_constraint_acceleration's factor_mass with h = 0). On exit
 // each row's force f(J a - aref) at the final a; returns the iterations (line searches).
 template <class T>
