@@ -172,8 +172,9 @@ namespace rlt {
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
     "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a)")      \
   X(newton_H, nv_newton* nv_newton, constraint_solve,                                                                \
-    "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; dense while a row couples two branches)")       \
-  X(newton_vec, 4 * nv_newton, constraint_solve, "Newton: the gradient, the search direction, M times it, M (a - a0)") \
+    "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; its envelope while a row couples two branches)") \
+  X(newton_vec, 5 * nv_newton, constraint_solve,                                                                     \
+    "Newton: the gradient, the search direction, M times it, M (a - a0), each factor row's first column")             \
   X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
   X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
     "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
@@ -196,7 +197,7 @@ constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 9;
 // Scalars per constraint row in DataView::efc_newton (fields: sim/constraints.h NewtonField).
-constexpr int kNewtonStride = 7;
+constexpr int kNewtonStride = 10;
 
 // One env's fields as plain pointers into its row and its workspace (RLT_DATA_FIELDS and
 // RLT_DATA_WORKSPACE: shape, stage, meaning).

@@ -313,6 +313,125 @@ void check_newton_hessian(bool stack) {
 TEST(SoftConstraintsNewton, SparseHessianEqualsDenseWithoutCrossBranchRows) { check_newton_hessian(false); }
 TEST(SoftConstraintsNewton, SparseHessianEqualsDenseWithCrossBranchRows) { check_newton_hessian(true); }
 
+// The envelope factorization of a cross-branch H (envelope_ltdl_factor, newton_solve's while a row
+// that couples two branches pushes) solves H x = b as the dense Cholesky does, on random
+// configurations: along a run of a scene, each row pushing or not at random with a random h (so
+// the coupling set, the pattern and its fill change from state to state), H assembled over the
+// rows' two paths (newton_hessian, dense) and compared with the plain sum qM + sum_r h_r J_r^T J_r;
+// then x from both factorizations against each other. Also: a contact's support found along its
+// bodies' chains (row_support with their last dofs) is the one a scan of every dof finds.
+template <class T>
+void check_envelope_factor(const Model& model, int steps, double tol, const char* name) {
+  using namespace constraint_detail;
+  Env<T> env(model);
+  const ModelView<T>& m = env.m();
+  const DataView<T>& d = env.d;
+  const int nv = m.nv;
+  ASSERT_TRUE(solves_by_newton(m)) << name;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<T> H(static_cast<size_t>(nv * nv)), L(H.size()), first(static_cast<size_t>(nv)), x(first.size()), y(first.size()),
+      b(first.size());
+  std::vector<double> plain(H.size());
+  std::vector<T> scan(kNewtonStride);
+  int compared = 0, cross_states = 0, two_path_rows = 0, fill_states = 0;
+  double worst = 0, worst_h = 0, worst_dense = 0, worst_diff = 0;
+  for (int s = 0; s < steps; ++s) {
+    physics_step(m, d, static_cast<const T*>(nullptr), 1, nullptr);
+    const int nr = static_cast<int>(d.nefc[0]);
+    if (s % 7 != 6 || nr == 0) continue;
+    // the supports: along the chains (newton_solve's, left in efc_newton) against a full scan
+    for (int r = 0; r < nr; ++r) {
+      const T* w = d.efc_newton + r * kNewtonStride;
+      row_support(m, d.efc_J + r * nv, 1, -2, -2, scan.data());
+      if (row_block(m, d, r, nr) > 1) continue;  // (an elliptic block's: their union)
+      for (int k : {kNewtonDeep, kNewtonTop, kNewtonDeepA, kNewtonDeepB, kNewtonTopB})
+        ASSERT_EQ(w[k], scan[static_cast<size_t>(k)]) << name << " row " << r << " field " << k;
+      two_path_rows += w[kNewtonDeep] == T(kCrossBranch) && w[kNewtonDeepA] >= T(0);
+    }
+    for (int trial = 0; trial < 3; ++trial) {
+      // random pieces: each row pushes (h > 0, from 1e-3 to 1e3 times 1 / R) or not
+      bool cross = false;
+      for (int r = 0; r < nr; ++r) {
+        T* w = d.efc_newton + r * kNewtonStride;
+        const bool push = u(rng) < 0.5;
+        w[kNewtonState] = T(push ? kRowQuadratic : kRowFree);
+        w[kNewtonH] = push ? static_cast<T>(std::pow(10.0, 2 * u(rng) - 1) / d.efc[r * kEfcStride + kEfcR]) : T(0);
+        cross = cross || (push && w[kNewtonDeep] == T(kCrossBranch));
+      }
+      cross_states += cross;
+      std::fill(H.begin(), H.end(), T(0));
+      newton_hessian(m, d, nr, true, H.data());
+      double scale = 0, err_h = 0;
+      for (int k = 0; k < nv * nv; ++k) plain[static_cast<size_t>(k)] = static_cast<double>(d.qM[k]);
+      for (int r = 0; r < nr; ++r) {
+        const double h = static_cast<double>(d.efc_newton[r * kNewtonStride + kNewtonH]);
+        if (h == 0) continue;
+        for (int p = 0; p < nv; ++p)
+          for (int q = 0; q <= p; ++q)
+            plain[static_cast<size_t>(p * nv + q)] += h * static_cast<double>(d.efc_J[r * nv + p]) * static_cast<double>(d.efc_J[r * nv + q]);
+      }
+      for (int p = 0; p < nv; ++p)
+        for (int q = 0; q <= p; ++q) scale = std::fmax(scale, std::fabs(plain[static_cast<size_t>(p * nv + q)]));
+      for (int p = 0; p < nv; ++p)
+        for (int q = 0; q <= p; ++q)
+          err_h = std::fmax(err_h, std::fabs(static_cast<double>(H[static_cast<size_t>(p * nv + q)]) - plain[static_cast<size_t>(p * nv + q)]));
+      worst_h = std::fmax(worst_h, err_h / scale);
+      // x = H^-1 b both ways
+      L = H;
+      envelope_ltdl_factor(L.data(), nv, first.data());
+      bool filled = false;  // the envelope reaches outside qM's trees: cross-tree couplings
+      for (int i = 0; i < nv; ++i) filled = filled || static_cast<int>(first[static_cast<size_t>(i)]) < m.dof_treestart[i];
+      fill_states += filled;
+      for (int i = 0; i < nv; ++i) b[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] = y[static_cast<size_t>(i)] = static_cast<T>(2 * u(rng) - 1);
+      envelope_ltdl_solve(static_cast<const T*>(L.data()), nv, static_cast<const T*>(first.data()), x.data());
+      small_cholesky(H.data(), nv);
+      small_cholesky_solve(static_cast<const T*>(H.data()), y.data(), nv, false);
+      // backward errors |H x - b| / (|H| |x|) against the plain H (both factorizations are backward
+      // stable: ~eps whatever H's condition), and the two answers' difference
+      auto residual = [&](const std::vector<T>& sol) {
+        double res = 0, xs = 0;
+        for (int p = 0; p < nv; ++p) {
+          double hx = 0;
+          for (int q = 0; q < nv; ++q)
+            hx += plain[static_cast<size_t>(p >= q ? p * nv + q : q * nv + p)] * static_cast<double>(sol[static_cast<size_t>(q)]);
+          res = std::fmax(res, std::fabs(hx - static_cast<double>(b[static_cast<size_t>(p)])));
+          xs = std::fmax(xs, std::fabs(static_cast<double>(sol[static_cast<size_t>(p)])));
+        }
+        return res / (scale * xs);
+      };
+      worst = std::fmax(worst, residual(x)), worst_dense = std::fmax(worst_dense, residual(y));
+      double xs = 0, diff = 0;
+      for (int i = 0; i < nv; ++i) {
+        xs = std::fmax(xs, std::fabs(static_cast<double>(y[static_cast<size_t>(i)])));
+        diff = std::fmax(diff, std::fabs(static_cast<double>(x[static_cast<size_t>(i)] - y[static_cast<size_t>(i)])));
+      }
+      worst_diff = std::fmax(worst_diff, diff / xs);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, steps / 10) << name;
+  EXPECT_GT(cross_states, compared / 2) << name << ": states where a cross-branch row pushes";
+  EXPECT_GT(fill_states, compared / 2) << name << ": states whose envelope couples trees";
+  EXPECT_GT(two_path_rows, 0) << name;
+  EXPECT_LT(worst_h, sizeof(T) == sizeof(float) ? 1e-6 : 1e-14) << name << ": H over the rows' paths against the plain sum";
+  EXPECT_LT(worst, tol) << name << ": |H x - b| / (|H| |x|) with the envelope factors (dense Cholesky's " << worst_dense
+                        << ")";
+  std::printf("%s (%s): %d states (%d with cross-branch rows pushing, %d filled across trees), %d two-path rows; "
+              "H %.2e; backward error envelope %.2e, dense %.2e; x apart %.2e\n",
+              name, sizeof(T) == sizeof(float) ? "float" : "double", compared, cross_states, fill_states, two_path_rows,
+              worst_h, worst, worst_dense, worst_diff);
+}
+Model box_pile() { return load_mjcf(std::string(RLT_SOURCE_DIR) + "/tests/data/mjcf/misc/box_stack8.xml"); }
+TEST(SoftConstraintsNewton, EnvelopeFactorsSolveAsDenseBoxStack) {
+  check_envelope_factor<double>(box_pile(), 300, 1e-14, "box_stack8");
+  check_envelope_factor<float>(box_pile(), 300, 1e-5, "box_stack8");
+}
+TEST(SoftConstraintsNewton, EnvelopeFactorsSolveAsDenseArmConnect) {
+  check_envelope_factor<double>(newton_scene(true), 300, 1e-14, "newton_scene");
+  check_envelope_factor<float>(newton_scene(true), 300, 1e-5, "newton_scene");
+}
+
 // Newton's answer (float, m.use_newton set) is Gauss-Seidel's (float, converged) up to Gauss-Seidel's
 // tolerance, and both are double Newton's: one substep from the same states along a random-control
 // run of the model, qacc compared relative to the largest |qacc - qacc_smooth| of the double solve.
