@@ -1776,6 +1776,9 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   d.solver_niter[0] = T(constraint_solve(m, d, nr));
   if (m.noslip_iterations > 0) noslip_solve(m, d, nr);
   constraint_contact_forces(m, d, nr);
+  // The acceleration sensors read this qacc (MuJoCo's d->qacc: the solver's, without the implicit
+  // damping below), kept before the damped solve replaces d.qacc (sim/sensors.h rne_post_constraint).
+  for (int i = 0; i < m.nv && m.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];
   bool damped = false;
   for (int i = 0; i < m.nv && hd > T(0); ++i) damped = damped || m.dof_damping[i] != T(0);
   if (!damped) return;  // qacc = a0 + M^-1 J^T f already

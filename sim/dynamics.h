@@ -122,7 +122,7 @@ namespace rlt {
   X(subtree_linvel, 3 * nsubtree, compute_sensors, "linear velocity of each subtree's center of mass")               \
   X(subtree_angmom, 3 * nsubtree, compute_sensors, "angular momentum of each subtree about its center of mass")      \
   X(subtree_mass, nsubtree, compute_sensors, "mass of each subtree")                                                 \
-  X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                    \
+  X(sensor_qacc, nv_acc, soft_constraint_acceleration, "the solver's qacc before Euler's damping (d->qacc)")         \
   X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")            \
   X(sensor_cfrc_ext, 6 * nbody_acc, compute_sensors, "contact wrench on each body, as cfrc, at the substep's start") \
   X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")    \
