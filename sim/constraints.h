@@ -1078,8 +1078,58 @@ enum NewtonField : int {
   kNewtonTop = 3,    //   kNewtonDeep -1 when J is zero, kCrossBranch when J couples two branches
   kNewtonState = 4,  // the piece of the row's cost at a (RowState)
   kNewtonH = 5,      // a single row's h = -d f / d(J a): 1 / R where quadratic, else 0
-  kNewtonLs = 6      // the row's piece at the line search's last point
+  kNewtonLs = 6,     // the row's piece at the line search's last point
+  // a single row's constants for the line search (scalar_row_force; set once per solve):
+  kNewtonD = 7,      //   1 / R
+  kNewtonKind = 8,   //   ScalarRowKind
+  kNewtonFl = 9      //   a friction loss's bound on |f| (frictionloss), else 0
 };
+// What decides a single row's piece (row_forces): an inequality (a limit, a contact's pyramid edge or
+// normal) pushes while J a - aref < 0, an equality always, a friction loss is quadratic within
+// R |f| <= frictionloss.
+enum ScalarRowKind : int { kScalarInequality = 0, kScalarEquality = 1, kScalarFriction = 2 };
+
+// row_forces of a single row (n == 1) at x from its constants in efc_newton (w: the row's fields;
+// kNewtonD, kNewtonKind, kNewtonFl from scalar_row_constants): the same arithmetic and the same
+// bits, without decoding the row's owner or dividing by R at every point the line search tries.
+template <class T>
+RLT_HD RLT_INLINE int scalar_row_force(const T* w, T R, T x, T* f, T* h) {
+  const T D = w[kNewtonD];
+  const T kind = w[kNewtonKind];
+  *f = -D * x, *h = D;
+  if (kind == T(kScalarFriction)) {
+    const T fl = w[kNewtonFl];
+    if (x <= -R * fl) {
+      *f = fl, *h = T(0);
+      return kRowFrictionPos;
+    }
+    if (x >= R * fl) {
+      *f = -fl, *h = T(0);
+      return kRowFrictionNeg;
+    }
+  } else if (kind == T(kScalarInequality) && x >= T(0)) {
+    *f = *h = T(0);
+    return kRowFree;
+  }
+  return kRowQuadratic;
+}
+// Row r's constants for scalar_row_force (1 / R, the kind, the friction loss) into its efc_newton fields.
+template <class T>
+RLT_HD void scalar_row_constants(const ModelView<T>& m, const DataView<T>& d, int r) {
+  const T* e = d.efc + r * kEfcStride;
+  T* w = d.efc_newton + r * kNewtonStride;
+  const T owner = e[kEfcOwner];
+  const int fdof = friction_dof(static_cast<double>(owner));
+  const int ften = friction_tendon(static_cast<double>(owner));
+  w[kNewtonD] = T(1) / e[kEfcR];
+  w[kNewtonFl] = T(0);
+  if (fdof >= 0 || ften >= 0) {
+    w[kNewtonKind] = T(kScalarFriction);
+    w[kNewtonFl] = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
+  } else {
+    w[kNewtonKind] = T(equality_row(static_cast<double>(owner)) ? kScalarEquality : kScalarInequality);
+  }
+}
 constexpr int kCrossBranch = -2;
 
 // Where row r's Jacobian (dense, nv) is nonzero: *deep = its deepest nonzero dof and *top its
@@ -1320,6 +1370,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       w[kNewtonDeep] = T(deep), w[kNewtonTop] = T(top), w[kNewtonState] = T(-1), w[kNewtonH] = T(0);
       e[kEfcRes0] = w[kNewtonJar] = chain_dot(m, d.efc_J + (r + j) * nv, deep, top, a0) - e[kEfcAref];
     }
+    if (n == 1) scalar_row_constants(m, d, r);  // (the line search's)
     r += n;
   }
   // the stopping test's scale (MuJoCo 3.17's, per island; here the one problem's: every dof)
@@ -1345,8 +1396,9 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       const int n = row_block(m, d, r, nr);
       T x[6], f[6], h[36];
       for (int j = 0; j < n; ++j) x[j] = d.efc_newton[(r + j) * kNewtonStride + kNewtonJar];
-      const int state = row_forces(m, d, r, n, x, f, h);
       T* w = d.efc_newton + r * kNewtonStride;
+      const int state = n == 1 ? scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], x[0], f, h)
+                               : row_forces(m, d, r, n, x, f, h);
       if (w[kNewtonState] != T(state) || state == kRowCone) {
         bool moved = state == kRowCone || w[kNewtonState] == T(kRowCone);
         for (int j = 0; j < n; ++j) {
@@ -1506,7 +1558,19 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       T slope = dMa + alpha * dMd, curv = dMd;
       bool same = true, kept_here = !cone;
       for (int r = 0; r < nr;) {
-        const int n = row_block(m, d, r, nr);
+        const int n = m.cone == kConeElliptic ? row_block(m, d, r, nr) : 1;
+        if (n == 1) {  // (the same arithmetic as the block's below, from the row's constants)
+          T* w = d.efc_newton + r * kNewtonStride;
+          const T jv = w[kNewtonJv];
+          T f, h;
+          const int state = scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], w[kNewtonJar] + alpha * jv, &f, &h);
+          kept_here = kept_here && w[kNewtonState] == T(state);
+          if (w[kNewtonLs] != T(state)) same = false, w[kNewtonLs] = T(state);
+          slope -= jv * f;
+          curv += jv * h * jv;
+          ++r;
+          continue;
+        }
         T x[6], jv[6], f[6], h[36];
         for (int j = 0; j < n; ++j) {
           const T* w = d.efc_newton + (r + j) * kNewtonStride;

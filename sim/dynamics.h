@@ -163,7 +163,8 @@ namespace rlt {
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
-    "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a)")      \
+    "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a), "    \
+    "and a scalar row's constants for the line search (1 / R, kind, friction loss)")                                 \
   X(newton_H, nv_newton* nv_newton, constraint_solve,                                                                \
     "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; dense while a row couples two branches)")       \
   X(newton_vec, 4 * nv_newton, constraint_solve, "Newton: the gradient, the search direction, M times it, M (a - a0)") \
@@ -189,7 +190,7 @@ constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 9;
 // Scalars per constraint row in DataView::efc_newton (fields: sim/constraints.h NewtonField).
-constexpr int kNewtonStride = 7;
+constexpr int kNewtonStride = 10;
 
 // One env's fields as plain pointers into its row and its workspace (RLT_DATA_FIELDS and
 // RLT_DATA_WORKSPACE: shape, stage, meaning).
