@@ -1178,17 +1178,26 @@ RLT_HD RLT_INLINE void chain_axpy(const ModelView<T>& m, const T* J, int deep, i
     for (int i = deep; i >= 0 && i >= top; i = m.dof_parentid[i]) x[i] += s * J[i];
   }
 }
-// y = qM x over qM's pattern (the ancestor pairs, mirrored).
+// y = qM x over qM's pattern (the ancestor pairs, mirrored). Row i's own sum runs along its parent
+// links; its mirror, M_ij x_i into each ancestor's y_j, over the span dof_treestart[i]..i-1
+// (contiguous, so vectorized; qM is zero between the ancestors, so the others take y_j + 0): every
+// y_j gets the same terms in the same order as along the links.
 template <class T>
 RLT_HD void mass_product(const ModelView<T>& m, const DataView<T>& d, const T* x, T* y) {
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i) y[i] = T(0);
   for (int i = 0; i < nv; ++i) {
-    y[i] += d.qM[i * nv + i] * x[i];
-    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
-      const T mij = d.qM[i * nv + j];
-      y[i] += mij * x[j];
-      y[j] += mij * x[i];
+    const T* mi = d.qM + i * nv;
+    const T xi = x[i];
+    T yi = y[i] + mi[i] * xi;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) yi += mi[j] * x[j];
+    y[i] = yi;
+    const int first = m.dof_treestart[i];
+    if (xi == T(0) || first == i) continue;
+    if (first == 0) {  // (as in tree_ltdl_factor: GCC's vector loop from a literal 0)
+      for (int j = 0; j < i; ++j) y[j] += mi[j] * xi;
+    } else {
+      for (int j = first; j < i; ++j) y[j] += mi[j] * xi;
     }
   }
 }
