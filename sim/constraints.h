@@ -1180,8 +1180,8 @@ RLT_HD RLT_INLINE void chain_axpy(const ModelView<T>& m, const T* J, int deep, i
 }
 // y = qM x over qM's pattern (the ancestor pairs, mirrored). Row i's own sum runs along its parent
 // links; its mirror, M_ij x_i into each ancestor's y_j, over the span dof_treestart[i]..i-1
-// (contiguous, so vectorized; qM is zero between the ancestors, so the others take y_j + 0): every
-// y_j gets the same terms in the same order as along the links.
+// (contiguous, so vectorized; qM is zero between the ancestors, so the others take y_j + 0, the
+// same but for the sign of a zero): every y_j gets the same terms in the same order as along the links.
 template <class T>
 RLT_HD void mass_product(const ModelView<T>& m, const DataView<T>& d, const T* x, T* y) {
   const int nv = m.nv;
@@ -1193,7 +1193,7 @@ RLT_HD void mass_product(const ModelView<T>& m, const DataView<T>& d, const T* x
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) yi += mi[j] * x[j];
     y[i] = yi;
     const int first = m.dof_treestart[i];
-    if (xi == T(0) || first == i) continue;
+    if (first == i) continue;
     if (first == 0) {  // (as in tree_ltdl_factor: GCC's vector loop from a literal 0)
       for (int j = 0; j < i; ++j) y[j] += mi[j] * xi;
     } else {

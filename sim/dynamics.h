@@ -895,7 +895,8 @@ RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
 // x <- (L^T D L)^-1 x with factors of tree_ltdl_factor (ld). L^T y = x carries each x_i to i's
 // ancestors over the span dof_treestart[i]..i-1 (contiguous, so vectorized; the entries between
 // the ancestors are zero, as in tree_ltdl_factor): each ancestor's x_j gets the same operations in
-// the same order as along the parent links, the others x_j - 0 x_i, which leaves them as they are.
+// the same order as along the parent links, the others x_j - 0 x_i, which leaves them as they are
+// (but for the sign of a zero).
 template <class T>
 RLT_HD void tree_ltdl_solve(const ModelView<T>& m, const T* ld, T* x) {
   const int nv = m.nv;
@@ -903,7 +904,7 @@ RLT_HD void tree_ltdl_solve(const ModelView<T>& m, const T* ld, T* x) {
     const T xi = x[i];
     const T* li = ld + i * nv;
     const int first = m.dof_treestart[i];
-    if (xi == T(0) || first == i) continue;
+    if (first == i) continue;
     if (first == 0) {  // (as in tree_ltdl_factor: GCC's vector loop from a literal 0)
       for (int j = 0; j < i; ++j) x[j] -= li[j] * xi;
     } else {

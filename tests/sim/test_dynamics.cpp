@@ -920,10 +920,9 @@ void check_span_factor_matches_parent_links(const std::string& path, int substep
         }
       }
     }
-  }
     // tree_ltdl_solve (its L^T pass over the spans) against the parent-link solve on the reference
     // factors, and the Newton line search's mass_product (its mirror over the spans) against the
-    // parent-link product, on a random right-hand side with some exact zeros (skipped by both)
+    // parent-link product, on a random right-hand side with some exact zeros
     std::vector<T> x(static_cast<size_t>(nv)), xref(static_cast<size_t>(nv)), y(static_cast<size_t>(nv)),
         yref(static_cast<size_t>(nv), T(0));
     for (int i = 0; i < nv; ++i) x[static_cast<size_t>(i)] = i % 5 == 3 ? T(0) : static_cast<T>(u(rng));
