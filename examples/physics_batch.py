@@ -7,6 +7,9 @@ Two short runs:
      (only the feet of this MJX model collide: a Go1 that falls sinks through the floor).
   2. Mocap: a box welded to a mocap "hand" (an MJCF string below); each env's hand circles at its
      own radius, set from Python every step; prints how closely the boxes follow their hands.
+  3. Domain randomization and pushes: the Go1 again, each env with its own trunk mass (x U(0.8, 1.2))
+     and floor friction (U(0.4, 1.0)) through set_param, pushed sideways for 0.1 s by a force on its
+     trunk's centre of mass (xfrc_applied); prints the trunk's sideways speeds after the push.
 
     PYTHONPATH=build/python python3 examples/physics_batch.py --num-envs 256
 """
@@ -74,6 +77,29 @@ def mocap(args):
           f"{r_box.max():.3f} m, at most {worst:.3f} m from their welded pose over the second turn")
 
 
+def randomized_pushes(args):
+    phys = rltrain.Physics(args.model, num_envs=args.num_envs, num_threads=args.threads, precision=args.precision)
+    rng = np.random.default_rng(1)
+    trunk = phys.body_names[1]  # the first body under the world
+    b = phys.body_id(trunk)
+    mass = phys.get_param("body_mass")  # (num_envs, nbody), a copy
+    mass[:, b] *= rng.uniform(0.8, 1.2, phys.num_envs)
+    phys.set_param("body_mass", mass)  # each env its own row; inverse weights recomputed as mj_setConst
+    friction = phys.get_param("geom_friction")
+    friction[:, 0, 0] = rng.uniform(0.4, 1.0, phys.num_envs)  # geom 0: the floor's sliding friction
+    phys.set_param("geom_friction", friction)
+    phys.reset(key=args.key)
+    steps = int(round(0.1 / phys.timestep))
+    phys.xfrc_applied[:, b, 1] = 0.5 * mass[:, b] * 9.81  # sideways, world y, at the trunk's com
+    phys.step(steps)
+    phys.xfrc_applied = np.zeros((phys.nbody, 6))  # off again (one env's shape: to every env)
+    phys.step(steps)
+    vy = phys.qvel[:, 1]  # the free joint's world y velocity
+    print(f"randomized pushes: trunk mass {mass[:, b].min():.2f} to {mass[:, b].max():.2f} kg, floor friction "
+          f"{friction[:, 0, 0].min():.2f} to {friction[:, 0, 0].max():.2f}; sideways speed 0.1 s after a 0.1 s "
+          f"push of half the trunk's weight: {vy.min():.3f} to {vy.max():.3f} m/s")
+
+
 def main():
     root = pathlib.Path(__file__).resolve().parents[1]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -86,6 +112,7 @@ def main():
     args = ap.parse_args()
     go1(args)
     mocap(args)
+    randomized_pushes(args)
 
 
 if __name__ == "__main__":

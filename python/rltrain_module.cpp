@@ -14,6 +14,7 @@
 // does not handle).
 // Errors: ConfigError, CheckpointError, MjcfError (ValueError) and IoError (OSError) carry the C++
 // message unchanged; std::invalid_argument is ValueError, std::out_of_range IndexError.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -398,7 +399,8 @@ nb::dict physics_views(nb::handle self, rlt::ModelBatch& b) {
   field("qpos", l.qpos, {sz(m.nq)}, true);
   field("qvel", l.qvel, {sz(m.nv)}, true);
   field("act_nu", l.act, {sz(m.nu)}, true);
-  field("qfrc_applied", l.qfrc_applied, {sz(m.nv)}, true);
+  field("qfrc_applied", l.qfrc_user, {sz(m.nv)}, true);  // MuJoCo's qfrc_applied (model_batch.h)
+  field("xfrc_applied", l.xfrc_applied, {sz(m.nbody), 6}, true);
   field("mocap_pos", l.mocap_pos, {sz(m.nmocap), 3}, true);
   field("mocap_quat", l.mocap_quat, {sz(m.nmocap), 4}, true);
   v["ctrl"] = row_field(static_cast<T*>(b.ctrl()), n, m.nu, {sz(m.nu)}, self, true);
@@ -643,7 +645,45 @@ NB_MODULE(_core, m) {
             if (envs) p.batch().reset(key, envs->data(), static_cast<i64>(envs->size()));
             else p.batch().reset(key, nullptr, 0);
           },
-          "key"_a, "envs"_a.none());
+          "key"_a, "envs"_a.none())
+      .def("param_fields",
+           [](const PyPhysics& p) {
+             std::vector<nb::tuple> out;
+             for (const rlt::ParamField& f : p.batch().param_fields())
+               out.push_back(nb::make_tuple(f.name, f.count, f.width, f.non_negative, f.doc));
+             return out;
+           })
+      // values: C-contiguous doubles, (envs' count) x count x width (the Python layer broadcasts)
+      .def(
+          "set_param",
+          [](PyPhysics& p, const std::string& name, const nb::ndarray<const double, nb::c_contig>& values,
+             const std::optional<std::vector<i64>>& envs) {
+            const i64 n = envs ? static_cast<i64>(envs->size()) : p.batch().num_envs();
+            i64 size = -1;
+            for (const rlt::ParamField& f : p.batch().param_fields())
+              if (f.name == name) size = static_cast<i64>(f.count) * f.width;
+            if (size >= 0 && static_cast<i64>(values.size()) != n * size)
+              throw std::invalid_argument("set_param: " + name + ": expected " + std::to_string(n * size) +
+                                          " values, got " + std::to_string(values.size()));
+            nb::gil_scoped_release released;
+            std::lock_guard<std::mutex> lock(p.mutex());
+            if (envs && envs->empty()) return;
+            p.batch().set_param(name, values.data(), envs ? envs->data() : nullptr, n);
+          },
+          "name"_a, "values"_a, "envs"_a.none())
+      .def("get_param", [](PyPhysics& p, const std::string& name) {
+        const rlt::ModelBatch& b = p.batch();
+        size_t size = 0;
+        for (const rlt::ParamField& f : b.param_fields())
+          if (f.name == name) size = static_cast<size_t>(f.count) * static_cast<size_t>(f.width);
+        auto* data = new double[std::max<size_t>(1, static_cast<size_t>(b.num_envs()) * size)];
+        nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<double*>(q); });
+        {
+          std::lock_guard<std::mutex> lock(p.mutex());
+          b.get_param(name, data);  // throws for an unknown name (the capsule frees data)
+        }
+        return nb::ndarray<nb::numpy, double>(data, {static_cast<size_t>(b.num_envs()), size}, owner);
+      }, "name"_a);
 
   m.def(
       "train",

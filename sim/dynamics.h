@@ -59,7 +59,8 @@ namespace rlt {
 // (nv under implicitfast and implicit, else 0), nclock, nenergy_lag, nmocap, nv_rne (nv under implicit,
 // else 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
 // double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0), ngeom_bound (ngeom where
-// some geom pair may collide, m.ncollide > 0, else 0)) written by `stage`. From this list come DataView's pointers,
+// some geom pair may collide, m.ncollide > 0, else 0), nbody_xfrc and nv_xfrc (nbody and nv where
+// body wrenches are on, m.nbody_xfrc > 0, else 0)) written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -147,7 +148,13 @@ namespace rlt {
   X(mocap_pos, 3 * nmocap, input,                                                                                    \
     "each mocap body's position, world (MuJoCo's mocap_pos; reset_data: body_pos, or a keyframe's mpos)")            \
   X(mocap_quat, 4 * nmocap, input,                                                                                   \
-    "its orientation, world, (w, x, y, z); kinematics normalizes a copy (MuJoCo's mocap_quat; need not be unit)")
+    "its orientation, world, (w, x, y, z); kinematics normalizes a copy (MuJoCo's mocap_quat; need not be unit)")  \
+  /* body wrenches (m.nbody_xfrc > 0; empty otherwise): inputs, sim/physics_step.h xfrc_forces */                    \
+  X(xfrc_applied, 6 * nbody_xfrc, input,                                                                             \
+    "Cartesian force (3) then torque (3) on each body at its centre of mass, world (MuJoCo's xfrc_applied)")          \
+  X(qfrc_user, nv_xfrc, input,                                                                                       \
+    "the caller's generalized forces where body wrenches are on: physics_forward sets qfrc_applied to them plus "    \
+    "J^T xfrc_applied every substep (MuJoCo's qfrc_applied, with mj_xfrcAccumulate's term)")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -223,6 +230,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int ntendon = m.ntendon, nwrap = m.nwrap, nmoment = m.nmoment;
   const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
   const int nclock = m.nclock, nenergy_lag = m.nenergy_lag, nmocap = m.nmocap;
+  const int nbody_xfrc = m.nbody_xfrc, nv_xfrc = m.nbody_xfrc > 0 ? nv : 0;
   // the Newton solver's workspace, and the rows' z (Gauss-Seidel's and noslip's): sim/model_view.h
   const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
@@ -328,6 +336,8 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < m.nsensordata; ++i) d.sensordata[i] = T(0);
   for (int i = 0; i < m.nclock; ++i) d.time[i] = T(0);
   for (int i = 0; i < m.nenergy_lag; ++i) d.energy_lag[i] = T(0);
+  for (int i = 0; i < 6 * m.nbody_xfrc; ++i) d.xfrc_applied[i] = T(0);
+  for (int i = 0; m.nbody_xfrc > 0 && i < m.nv; ++i) d.qfrc_user[i] = T(0);
   d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
   if (m.nmocap > 0) {  // MuJoCo's mj_resetData: each mocap body where the model puts it
     for (int b = 1; b < m.nbody; ++b) {

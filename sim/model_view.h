@@ -81,6 +81,10 @@ struct ModelView {
   // mocap bodies (MJCF body mocap="true"): rows of DataView::mocap_pos and mocap_quat, which
   // kinematics reads as those bodies' poses (0: body_mocapid absent, nothing read)
   int nmocap;
+  // bodies that take a Cartesian wrench (DataView::xfrc_applied, MuJoCo's xfrc_applied): nbody where
+  // the caller turns it on (apps/model_batch.h: rltrain.Physics), 0 otherwise (HostModel leaves it 0,
+  // so robot envs carry neither the rows nor the Jacobian pass)
+  int nbody_xfrc;
   // rows of DataView::actuator_length and actuator_moment: nu when an actuator has a site,
   // slider-crank, ball or free joint or body transmission (sim/transmission.h), else 0 (hinge and
   // slide joints and tendons need none)

@@ -31,12 +31,37 @@
 
 namespace rlt {
 
+// qfrc += J^T (force, torque) for a wrench on body b at world point p (MuJoCo's mj_applyFT): the
+// translational Jacobian of p (point_jacobian_col) and the rotational one (cdof's angular part) over
+// b's dof chain. Needs com_position.
+template <class T>
+RLT_HD void apply_body_wrench(const ModelView<T>& m, const DataView<T>& d, int b, const Vec3<T>& force,
+                              const Vec3<T>& torque, const Vec3<T>& p, T* qfrc) {
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i])
+    qfrc[i] += dot(force, point_jacobian_col(m, d, b, p, i)) + dot(torque, Vec3<T>::load(d.cdof + 6 * i));
+}
+
+// Where body wrenches are on (m.nbody_xfrc > 0): qfrc_applied <- qfrc_user + sum over bodies of
+// J^T xfrc_applied at the body's centre of mass (MuJoCo's mj_xfrcAccumulate; bodies with a zero
+// wrench skipped, as there). Needs com_position; physics_forward calls it after the smooth forces.
+template <class T>
+RLT_HD void xfrc_forces(const ModelView<T>& m, const DataView<T>& d) {
+  for (int i = 0; i < m.nv; ++i) d.qfrc_applied[i] = d.qfrc_user[i];
+  for (int b = 1; b < m.nbody_xfrc; ++b) {
+    const T* w = d.xfrc_applied + 6 * b;
+    if (w[0] == T(0) && w[1] == T(0) && w[2] == T(0) && w[3] == T(0) && w[4] == T(0) && w[5] == T(0)) continue;
+    apply_body_wrench(m, d, b, Vec3<T>::load(w), Vec3<T>::load(w + 3), Vec3<T>::load(d.xipos + 3 * b), d.qfrc_applied);
+  }
+}
+
 // MuJoCo's mj_forward for one substep with ctrl held: smooth forces, actuators (actuator_force,
 // act_dot, qfrc_actuator), contacts and the constrained acceleration d.qacc (hd > 0: with joint
-// damping implicit over hd, MuJoCo's Euler with eulerdamp; sim/constraints.h).
+// damping implicit over hd, MuJoCo's Euler with eulerdamp; sim/constraints.h). With body wrenches
+// on, qfrc_applied is rewritten from qfrc_user and xfrc_applied first (xfrc_forces).
 template <class T>
 RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
   smooth_forces(m, d);
+  if (m.nbody_xfrc > 0) xfrc_forces(m, d);
   tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
   if (m.ncon_max > 0) {  // (before the transmissions: a body's moment comes from its contacts)
     detect_contacts(m, d);

@@ -386,8 +386,15 @@ RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
 template <class T>
 RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
   const int nb = m.nbody;
-  // contact wrenches, about each tree's reference point
+  // external wrenches, about each tree's reference point: the body wrenches first, as MuJoCo's
+  // cfrc_ext (m.nbody_xfrc > 0: sim/physics_step.h xfrc_forces), then the contacts'
   for (int k = 0; k < 6 * nb; ++k) d.sensor_cfrc_ext[k] = T(0);
+  for (int b = 1; b < m.nbody_xfrc; ++b) {
+    const Vec3<T> f = Vec3<T>::load(d.xfrc_applied + 6 * b);
+    const Vec3<T> arm = Vec3<T>::load(d.xipos + 3 * b) - Vec3<T>::load(d.xpos + 3 * m.body_rootid[b]);
+    (cross(arm, f) + Vec3<T>::load(d.xfrc_applied + 6 * b + 3)).store(d.sensor_cfrc_ext + 6 * b);
+    f.store(d.sensor_cfrc_ext + 6 * b + 3);
+  }
   const int ncon = static_cast<int>(d.ncon[0]);
   for (int c = 0; c < ncon; ++c) {
     const T* con = d.contact + kContactStride * c;

@@ -23,6 +23,8 @@ ctrl                  (nu,)               controls                              
 mocap_pos             (nmocap, 3)         mocap bodies' positions                       view, rw
 mocap_quat            (nmocap, 4)         their orientations (w, x, y, z)               view, rw
 qfrc_applied          (nv,)               user-applied generalized forces               view, rw
+xfrc_applied          (nbody, 6)          force (3) then torque (3) on each body at its view, rw
+                                          centre of mass, world frame [4]
 time                  ()                  simulation time, s (always float64)           view, rw
 qacc                  (nv,)               acceleration [2]                              view, ro
 qfrc_bias, qfrc_passive, qfrc_actuator, qfrc_constraint   (nv,)                     view, ro
@@ -46,6 +48,40 @@ them last); otherwise ``act`` returns a copy and assigning to it writes through.
 [2] After ``forward()`` and ``reset()``: MuJoCo's ``d.qacc``; after ``step()``: the acceleration the
 last step integrated (with Euler's implicit joint damping).
 [3] MuJoCo's ``d.ncon`` counts every contact within the margin; this counts those with force.
+[4] Turned into generalized forces every physics step (and by ``forward()``) as MuJoCo's
+mj_xfrcAccumulate does: J^T of each body's centre of mass; they do not show in ``qfrc_applied``,
+which holds only what the caller wrote, as in MuJoCo. Force and torque sensors see them as
+MuJoCo's do (its cfrc_ext starts from them).
+
+Per-env model parameters (domain randomization, as MJX users batch models): ``set_param(name,
+values, envs=None)`` gives the fields of ``param_names`` other values in some envs, ``get_param(name)``
+returns a copy of every env's ``(num_envs, ...)``:
+
+====================  ==============  ===========================================================
+name                  shape per env   what (MuJoCo's field; rltrain's compiled model)
+====================  ==============  ===========================================================
+body_mass             (nbody,)        kg, >= 0 (body_inertia is not scaled with it: set both)
+body_inertia          (nbody, 3)      principal moments, >= 0
+geom_friction         (ngeom, 3)      sliding, torsional, rolling, >= 0
+geom_solref           (ngeom, 2)      contact solref (mixed per pair as MuJoCo does)
+geom_solimp           (ngeom, 5)      contact solimp
+dof_damping           (nv,)           >= 0
+dof_armature          (nv,)           >= 0
+dof_frictionloss      (nv,)           >= 0
+actuator_gear         (nu,)           a joint or tendon transmission's gear
+actuator_kp           (nu,)           <position> actuators' kp (MuJoCo: gainprm[0], -biasprm[1])
+actuator_kv           (nu,)           <position> kv (-biasprm[2]); <velocity> kv (gainprm[0])
+actuator_gainprm      (nu, 10)        <general> actuators' gain parameters
+actuator_biasprm      (nu, 10)        <general> actuators' bias parameters
+====================  ==============  ===========================================================
+
+Changing body_mass, body_inertia or dof_armature recomputes that env's constants as MuJoCo's
+mj_setConst does at qpos0: body_invweight0, dof_invweight0, tendon_invweight0 (the soft
+constraints' regularization); the mass matrix is built from the fields every step. Not recomputed:
+actuator_acc0 (muscles' force scale). rltrain compiles <position>, <velocity> and <motor>
+actuators to kp, kv and gear (their gainprm/biasprm are unused); <general> ones read gainprm and
+biasprm. Parameters persist through ``reset()`` and are not part of ``get_state()``. Until the first
+``set_param`` every env shares the compiled model (no copy, no cost).
 
 Assigning (``phys.qpos = a``) takes an array of the full shape ``(num_envs, ...)`` or of one env's
 shape (broadcast to every env), of real numbers, all finite; anything else raises ValueError naming
@@ -61,7 +97,7 @@ __all__ = ["Physics", "PhysicsState", "Named"]
 
 _INTEGRATORS = ("Euler", "RK4", "implicitfast", "implicit")
 _JOINT_TYPES = ("free", "ball", "slide", "hinge")
-_STATE = ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat", "qfrc_applied", "time")
+_STATE = ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat", "qfrc_applied", "xfrc_applied", "time")
 _DERIVED = ("qacc", "qfrc_bias", "qfrc_passive", "qfrc_actuator", "qfrc_constraint", "actuator_force", "xpos",
             "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos", "geom_xmat", "site_xpos",
             "site_xmat", "sensordata", "ten_length", "ten_velocity", "ncon")
@@ -130,6 +166,7 @@ class Physics:
         self._core = _core.Physics(source, is_text, name, int(num_envs), int(num_threads), precision)
         info = self._core.model_info()
         self._info = info
+        self._param_fields = self._core.param_fields()  # (name, count, width, non_negative, doc)
         self._v = self._core.views()
         for k in ("nq", "nv", "nu", "nbody", "njnt", "ngeom", "nsite", "nkey", "nmocap", "nsensor", "nsensordata",
                   "ntendon", "neq"):
@@ -195,6 +232,8 @@ class Physics:
     mocap_pos = _state_property("mocap_pos", "mocap bodies' positions (num_envs, nmocap, 3), a view")
     mocap_quat = _state_property("mocap_quat", "mocap bodies' orientations (num_envs, nmocap, 4), w x y z, a view")
     qfrc_applied = _state_property("qfrc_applied", "user-applied generalized forces (num_envs, nv), a view")
+    xfrc_applied = _state_property("xfrc_applied", "force and torque on each body's centre of mass, world "
+                                   "(num_envs, nbody, 6), a view")
     time = _state_property("time", "simulation time (num_envs,), float64, a view")
 
     @property
@@ -230,7 +269,8 @@ class Physics:
     # ---- stepping -----------------------------------------------------------------------------------
     def step(self, nsteps=1):
         """``nsteps`` physics steps of every env (MuJoCo's mj_step, nsteps times: the model's timestep
-        and integrator), ctrl, mocap poses and qfrc_applied held; the GIL is released meanwhile."""
+        and integrator), ctrl, mocap poses, qfrc_applied and xfrc_applied held; the GIL is released
+        meanwhile."""
         if isinstance(nsteps, bool) or not isinstance(nsteps, (int, np.integer)) or nsteps < 0:
             raise ValueError(f"nsteps: expected a non-negative integer, got {nsteps!r}")
         self._core.step(int(nsteps))
@@ -243,8 +283,8 @@ class Physics:
     def reset(self, key=None, envs=None):
         """Envs back to the start: qpos0 at rest (key None, as mj_resetData) or keyframe ``key`` (a name
         or an index, as mj_resetDataKeyframe: its qpos, qvel, act, ctrl, mocap poses and time); every
-        other input (qfrc_applied) zeroed; then forward(). envs: every env (None), an index, a list of
-        indices or a boolean mask of num_envs."""
+        other input (qfrc_applied, xfrc_applied) zeroed; then forward(). Model parameters (set_param)
+        are kept. envs: every env (None), an index, a list of indices or a boolean mask of num_envs."""
         self._core.reset(self.key_id(key) if key is not None else -1, self._env_indices(envs))
 
     def key_id(self, key):
@@ -279,6 +319,50 @@ class Physics:
         if bad.size:
             raise IndexError(f"envs: env {int(bad[0])} outside [0, {self.num_envs})")
         return [int(i) for i in a]
+
+    # ---- per-env model parameters (the module's second table) -------------------------------------
+    @property
+    def param_names(self):
+        """The model fields that can differ between envs (set_param)."""
+        return tuple(f[0] for f in self._param_fields)
+
+    def _param(self, name):
+        for f in self._param_fields:
+            if f[0] == name:
+                count, width = f[1], f[2]
+                return f, (count,) if width == 1 else (count, width)
+        raise ValueError(f"model parameter {name!r}: not one that can differ between envs (those are: "
+                         f"{', '.join(self.param_names)})")
+
+    def set_param(self, name, values, envs=None):
+        """Model field ``name`` (one of param_names) takes ``values`` in envs ``envs`` (every env: None;
+        an index, a list of indices or a boolean mask): an array of shape ``(len(envs), *shape)``, one
+        env's values each, or ``shape`` (given to each), the field's shape in the module's table.
+        Finite values, and >= 0 where the table says so, else ValueError naming the field. Takes
+        effect from the next step/forward; the envs' state is left as it is."""
+        f, shape = self._param(name)
+        idx = None if envs is None else self._env_indices(envs)
+        n = self.num_envs if idx is None else len(idx)
+        a = np.asarray(values)
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"{name}: expected real numbers, got an array of dtype {a.dtype}")
+        if a.shape == shape:
+            a = np.broadcast_to(a, (n,) + shape)
+        elif a.shape != (n,) + shape:
+            raise ValueError(f"{name}: expected shape {(n,) + shape} (one row per env) or {shape} (one env's, given "
+                             f"to each), got {a.shape}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name}: expected finite values, got {a.size - np.count_nonzero(np.isfinite(a))} "
+                             "NaN or infinite")
+        if f[3] and np.any(a < 0):
+            raise ValueError(f"{name}: expected values >= 0, got {a.min()}")
+        self._core.set_param(name, a, idx)
+
+    def get_param(self, name):
+        """A copy of model field ``name`` (one of param_names) in every env: (num_envs, *shape) float64."""
+        _, shape = self._param(name)
+        return self._core.get_param(name).reshape((self.num_envs,) + shape)
 
     # ---- saving and restoring --------------------------------------------------------------------
     def get_state(self, envs=None):
