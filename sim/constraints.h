@@ -1083,8 +1083,58 @@ enum NewtonField : int {
   kNewtonLs = 6,     // the row's piece at the line search's last point
   kNewtonDeepA = 7,  // kCrossBranch rows: J is zero off two disjoint tree paths, kNewtonDeepA up to
   kNewtonDeepB = 8,  //   kNewtonTop and kNewtonDeepB up to kNewtonTopB (A's holds the deepest
-  kNewtonTopB = 9    //   nonzero); kNewtonDeepA -1 when it takes more than two (every dof then)
+  kNewtonTopB = 9,   //   nonzero); kNewtonDeepA -1 when it takes more than two (every dof then)
+  // a single row's constants for the line search (scalar_row_force; set once per solve):
+  kNewtonD = 10,     //   1 / R
+  kNewtonKind = 11,  //   ScalarRowKind
+  kNewtonFl = 12     //   a friction loss's bound on |f| (frictionloss), else 0
 };
+// What decides a single row's piece (row_forces): an inequality (a limit, a contact's pyramid edge or
+// normal) pushes while J a - aref < 0, an equality always, a friction loss is quadratic within
+// R |f| <= frictionloss.
+enum ScalarRowKind : int { kScalarInequality = 0, kScalarEquality = 1, kScalarFriction = 2 };
+
+// row_forces of a single row (n == 1) at x from its constants in efc_newton (w: the row's fields;
+// kNewtonD, kNewtonKind, kNewtonFl from scalar_row_constants): the same arithmetic and the same
+// bits, without decoding the row's owner or dividing by R at every point the line search tries.
+template <class T>
+RLT_HD RLT_INLINE int scalar_row_force(const T* w, T R, T x, T* f, T* h) {
+  const T D = w[kNewtonD];
+  const T kind = w[kNewtonKind];
+  *f = -D * x, *h = D;
+  if (kind == T(kScalarFriction)) {
+    const T fl = w[kNewtonFl];
+    if (x <= -R * fl) {
+      *f = fl, *h = T(0);
+      return kRowFrictionPos;
+    }
+    if (x >= R * fl) {
+      *f = -fl, *h = T(0);
+      return kRowFrictionNeg;
+    }
+  } else if (kind == T(kScalarInequality) && x >= T(0)) {
+    *f = *h = T(0);
+    return kRowFree;
+  }
+  return kRowQuadratic;
+}
+// Row r's constants for scalar_row_force (1 / R, the kind, the friction loss) into its efc_newton fields.
+template <class T>
+RLT_HD void scalar_row_constants(const ModelView<T>& m, const DataView<T>& d, int r) {
+  const T* e = d.efc + r * kEfcStride;
+  T* w = d.efc_newton + r * kNewtonStride;
+  const T owner = e[kEfcOwner];
+  const int fdof = friction_dof(static_cast<double>(owner));
+  const int ften = friction_tendon(static_cast<double>(owner));
+  w[kNewtonD] = T(1) / e[kEfcR];
+  w[kNewtonFl] = T(0);
+  if (fdof >= 0 || ften >= 0) {
+    w[kNewtonKind] = T(kScalarFriction);
+    w[kNewtonFl] = fdof >= 0 ? m.dof_frictionloss[fdof] : m.tendon_frictionloss[ften];
+  } else {
+    w[kNewtonKind] = T(equality_row(static_cast<double>(owner)) ? kScalarEquality : kScalarInequality);
+  }
+}
 constexpr int kCrossBranch = -2;
 
 // Where the Jacobian of a block of n rows (dense, nv each; an elliptic contact's rows share theirs)
@@ -1195,17 +1245,26 @@ RLT_HD RLT_INLINE void support_axpy(const ModelView<T>& m, const T* J, const T* 
   for (int i = static_cast<int>(w[kNewtonDeepB]), t = static_cast<int>(w[kNewtonTopB]); i >= t; i = m.dof_parentid[i])
     x[i] += s * J[i];
 }
-// y = qM x over qM's pattern (the ancestor pairs, mirrored).
+// y = qM x over qM's pattern (the ancestor pairs, mirrored). Row i's own sum runs along its parent
+// links; its mirror, M_ij x_i into each ancestor's y_j, over the span dof_treestart[i]..i-1
+// (contiguous, so vectorized; qM is zero between the ancestors, so the others take y_j + 0, the
+// same but for the sign of a zero): every y_j gets the same terms in the same order as along the links.
 template <class T>
 RLT_HD void mass_product(const ModelView<T>& m, const DataView<T>& d, const T* x, T* y) {
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i) y[i] = T(0);
   for (int i = 0; i < nv; ++i) {
-    y[i] += d.qM[i * nv + i] * x[i];
-    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
-      const T mij = d.qM[i * nv + j];
-      y[i] += mij * x[j];
-      y[j] += mij * x[i];
+    const T* mi = d.qM + i * nv;
+    const T xi = x[i];
+    T yi = y[i] + mi[i] * xi;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) yi += mi[j] * x[j];
+    y[i] = yi;
+    const int first = m.dof_treestart[i];
+    if (first == i) continue;
+    if (first == 0) {  // (as in tree_ltdl_factor: GCC's vector loop from a literal 0)
+      for (int j = 0; j < i; ++j) y[j] += mi[j] * xi;
+    } else {
+      for (int j = first; j < i; ++j) y[j] += mi[j] * xi;
     }
   }
 }
@@ -1479,6 +1538,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       w[kNewtonState] = T(-1), w[kNewtonH] = T(0);
       e[kEfcRes0] = w[kNewtonJar] = support_dot(m, d.efc_J + (r + j) * nv, w, a0) - e[kEfcAref];
     }
+    if (n == 1) scalar_row_constants(m, d, r);  // (the line search's)
     r += n;
   }
   // the stopping test's scale (MuJoCo 3.17's, per island; here the one problem's: every dof)
@@ -1504,8 +1564,9 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       const int n = row_block(m, d, r, nr);
       T x[6], f[6], h[36];
       for (int j = 0; j < n; ++j) x[j] = d.efc_newton[(r + j) * kNewtonStride + kNewtonJar];
-      const int state = row_forces(m, d, r, n, x, f, h);
       T* w = d.efc_newton + r * kNewtonStride;
+      const int state = n == 1 ? scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], x[0], f, h)
+                               : row_forces(m, d, r, n, x, f, h);
       if (w[kNewtonState] != T(state) || state == kRowCone) {
         bool moved = state == kRowCone || w[kNewtonState] == T(kRowCone);
         for (int j = 0; j < n; ++j) {
@@ -1664,7 +1725,19 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       T slope = dMa + alpha * dMd, curv = dMd;
       bool same = true, kept_here = !cone;
       for (int r = 0; r < nr;) {
-        const int n = row_block(m, d, r, nr);
+        const int n = m.cone == kConeElliptic ? row_block(m, d, r, nr) : 1;
+        if (n == 1) {  // (the same arithmetic as the block's below, from the row's constants)
+          T* w = d.efc_newton + r * kNewtonStride;
+          const T jv = w[kNewtonJv];
+          T f, h;
+          const int state = scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], w[kNewtonJar] + alpha * jv, &f, &h);
+          kept_here = kept_here && w[kNewtonState] == T(state);
+          if (w[kNewtonLs] != T(state)) same = false, w[kNewtonLs] = T(state);
+          slope -= jv * f;
+          curv += jv * h * jv;
+          ++r;
+          continue;
+        }
         T x[6], jv[6], f[6], h[36];
         for (int j = 0; j < n; ++j) {
           const T* w = d.efc_newton + (r + j) * kNewtonStride;
@@ -1932,6 +2005,9 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   d.solver_niter[0] = T(constraint_solve(m, d, nr));
   if (m.noslip_iterations > 0) noslip_solve(m, d, nr);
   constraint_contact_forces(m, d, nr);
+  // The acceleration sensors read this qacc (MuJoCo's d->qacc: the solver's, without the implicit
+  // damping below), kept before the damped solve replaces d.qacc (sim/sensors.h rne_post_constraint).
+  for (int i = 0; i < m.nv && m.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];
   bool damped = false;
   for (int i = 0; i < m.nv && hd > T(0); ++i) damped = damped || m.dof_damping[i] != T(0);
   if (!damped) return;  // qacc = a0 + M^-1 J^T f already

@@ -123,7 +123,7 @@ namespace rlt {
   X(subtree_linvel, 3 * nsubtree, compute_sensors, "linear velocity of each subtree's center of mass")               \
   X(subtree_angmom, 3 * nsubtree, compute_sensors, "angular momentum of each subtree about its center of mass")      \
   X(subtree_mass, nsubtree, compute_sensors, "mass of each subtree")                                                 \
-  X(sensor_qacc, nv_acc, compute_sensors, "qacc without the implicit damping (MuJoCo's d->qacc)")                    \
+  X(sensor_qacc, nv_acc, soft_constraint_acceleration, "the solver's qacc before Euler's damping (d->qacc)")         \
   X(sensor_cacc, 6 * nbody_acc, compute_sensors, "body spatial acceleration with qacc, gravity included")            \
   X(sensor_cfrc_ext, 6 * nbody_acc, compute_sensors, "contact wrench on each body, as cfrc, at the substep's start") \
   X(cfrc_int, 6 * nbody_acc, compute_sensors, "force the joint above each body transmits (mj_rnePostConstraint)")    \
@@ -170,7 +170,8 @@ namespace rlt {
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
-    "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a)")      \
+    "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a), "    \
+    "and a scalar row's constants for the line search (1 / R, kind, friction loss)")                                 \
   X(newton_H, nv_newton* nv_newton, constraint_solve,                                                                \
     "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; its envelope while a row couples two branches)") \
   X(newton_vec, 5 * nv_newton, constraint_solve,                                                                     \
@@ -197,7 +198,7 @@ constexpr int kContactStride = 17;
 // Scalars per constraint row in DataView::efc (fields: sim/constraints.h).
 constexpr int kEfcStride = 9;
 // Scalars per constraint row in DataView::efc_newton (fields: sim/constraints.h NewtonField).
-constexpr int kNewtonStride = 10;
+constexpr int kNewtonStride = 13;
 
 // One env's fields as plain pointers into its row and its workspace (RLT_DATA_FIELDS and
 // RLT_DATA_WORKSPACE: shape, stage, meaning).
@@ -902,12 +903,25 @@ RLT_HD void factor_mass(const ModelView<T>& m, const DataView<T>& d, T h) {
   factor_mass_eliminate(m, d);
 }
 
-// x <- (L^T D L)^-1 x with factors of tree_ltdl_factor (ld).
+// x <- (L^T D L)^-1 x with factors of tree_ltdl_factor (ld). L^T y = x carries each x_i to i's
+// ancestors over the span dof_treestart[i]..i-1 (contiguous, so vectorized; the entries between
+// the ancestors are zero, as in tree_ltdl_factor): each ancestor's x_j gets the same operations in
+// the same order as along the parent links, the others x_j - 0 x_i, which leaves them as they are
+// (but for the sign of a zero).
 template <class T>
 RLT_HD void tree_ltdl_solve(const ModelView<T>& m, const T* ld, T* x) {
   const int nv = m.nv;
-  for (int i = nv - 1; i >= 0; --i)  // L^T y = x
-    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= ld[i * nv + j] * x[i];
+  for (int i = nv - 1; i > 0; --i) {  // L^T y = x
+    const T xi = x[i];
+    const T* li = ld + i * nv;
+    const int first = m.dof_treestart[i];
+    if (first == i) continue;
+    if (first == 0) {  // (as in tree_ltdl_factor: GCC's vector loop from a literal 0)
+      for (int j = 0; j < i; ++j) x[j] -= li[j] * xi;
+    } else {
+      for (int j = first; j < i; ++j) x[j] -= li[j] * xi;
+    }
+  }
   for (int i = 0; i < nv; ++i) x[i] /= ld[i * nv + i];  // z = D^-1 y
   for (int i = 0; i < nv; ++i)                          // L x = z
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= ld[i * nv + j] * x[j];

@@ -20,8 +20,8 @@
 // subtree_com[body_rootid[b]]; every sensor transforms them to its own point, so the choice cancels.
 // Stages (each only when a sensor of the model needs it):
 //   subtree    subtree_mass, subtree_com, subtree_linvel, subtree_angmom (mj_comPos, mj_subtreeVel)
-//   acc/force  MuJoCo's mj_rnePostConstraint: sensor_qacc (the substep's qacc without the implicit
-//              damping, MuJoCo's d->qacc), sensor_cacc = cacc(parent) + cdof_dot qvel + cdof qacc
+//   acc/force  MuJoCo's mj_rnePostConstraint: from sensor_qacc (the solver's qacc, kept before Euler's
+//              implicit damping replaces d.qacc: MuJoCo's d->qacc), sensor_cacc = cacc(parent) + cdof_dot qvel + cdof qacc
 //              (the world at -gravity), sensor_cfrc_ext (the contact wrenches) and cfrc_int =
 //              cinert cacc + cvel x* cinert cvel - cfrc_ext summed over the subtree.
 //   contact    MuJoCo 3's contact sensor (contact_sensor): the contacts matching its two objects, their
@@ -379,18 +379,13 @@ RLT_HD void subtree_quantities(const ModelView<T>& m, const DataView<T>& d) {
   }
 }
 
-// MuJoCo's mj_rnePostConstraint (see the header): sensor_qacc, sensor_cacc, sensor_cfrc_ext,
-// cfrc_int. Needs the substep's smooth quantities, constraint forces and contact forces; refactors
-// qLD without the implicit damping (nothing reads it after the substep).
+// MuJoCo's mj_rnePostConstraint (see the header): sensor_cacc, sensor_cfrc_ext, cfrc_int. Needs the
+// substep's smooth quantities, constraint forces, contact forces and sensor_qacc (the solver's qacc,
+// which soft_constraint_acceleration keeps there before Euler's implicit damping replaces d.qacc:
+// MuJoCo's d->qacc, read here as mj_rnePostConstraint reads it, with no second factorization of M).
 template <class T>
 RLT_HD void rne_post_constraint(const ModelView<T>& m, const DataView<T>& d) {
-  const int nv = m.nv, nb = m.nbody;
-  factor_mass_load(m, d, T(0));
-  factor_mass_eliminate(m, d);
-  for (int i = 0; i < nv; ++i)
-    d.sensor_qacc[i] =
-        d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
-  solve_mass(m, d, d.sensor_qacc);
+  const int nb = m.nbody;
   // external wrenches, about each tree's reference point: the body wrenches first, as MuJoCo's
   // cfrc_ext (m.nbody_xfrc > 0: sim/physics_step.h xfrc_forces), then the contacts'
   for (int k = 0; k < 6 * nb; ++k) d.sensor_cfrc_ext[k] = T(0);

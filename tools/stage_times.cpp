@@ -19,8 +19,8 @@
 // smooth split, kinematics to rne called one by one on a second mjData holding the same state.
 // rltrain's stages: physics_substep's calls (sim/physics_step.h, sim/constraints.h
 // soft_constraint_acceleration) made one by one here with the counter around each; the result is
-// checked bit for bit against physics_substep itself. Per recorded state the least of each
-// measurement over the rounds is kept (a shared machine: another process's turn only adds, and
+// checked bit for bit (qpos, qvel, sensordata) against physics_substep itself. Per recorded state the
+// least of each measurement over the rounds is kept (a shared machine: another process's turn only adds, and
 // rarely hits the same state in every round; MuJoCo's stages are derived from those least timers
 // and probe calls); a stage's figure is the mean over the states.
 #include <x86intrin.h>
@@ -153,6 +153,7 @@ void timed_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T
     d.solver_niter[0] = T(rlt::constraint_solve(m, d, nr));
     if (m.noslip_iterations > 0) rlt::noslip_solve(m, d, nr);
     rlt::constraint_contact_forces(m, d, nr);
+    for (int i = 0; i < m.nv && m.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];
   });
   tm(kIntegrate, [&] {  // MuJoCo's mj_Euler refactors M + h D itself (ADVANCE)
     bool damped = false;
@@ -598,7 +599,8 @@ int main(int argc, char** argv) {
       best_plain[k] = std::min(best_plain[k], ticks() - a);
       if (r == 0) {
         differing += std::memcmp(rd.qpos, pd.qpos, sizeof(float) * m.nq) != 0 ||
-                     std::memcmp(rd.qvel, pd.qvel, sizeof(float) * m.nv) != 0;
+                     std::memcmp(rd.qvel, pd.qvel, sizeof(float) * m.nv) != 0 ||
+                     (sensors && std::memcmp(rd.sensordata, pd.sensordata, sizeof(float) * m.nsensordata) != 0);
         niter_sum += pd.solver_niter[0], nefc_sum += pd.nefc[0], ncon_sum += pd.ncon[0];
       }
     }

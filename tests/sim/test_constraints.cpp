@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -868,6 +869,104 @@ TEST(SoftConstraintsNewton, StopsOnMuJoCosTestElliptic) {
 }
 
 // MJCF option tolerance is the solver's (MuJoCo's default 1e-8); a negative one is refused.
+// A free box on the floor carrying a hinged arm (limits, joint damping, dof and tendon friction
+// losses, a joint equality) with an accelerometer and a force sensor: every kind of single row.
+Model scalar_rows_scene() {
+  return parse_mjcf(R"(<mujoco><option timestep="0.005"/>
+  <worldbody><geom type="plane" size="5 5 0.1"/>
+    <body pos="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="2"/><site name="s"/>
+      <body pos="0.2 0 0"><joint name="a" type="hinge" axis="0 1 0" range="-20 20" limited="true" damping="0.5"
+          frictionloss="0.3"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="0.5"/>
+        <body pos="0.3 0 0"><joint name="b" type="hinge" axis="0 1 0" range="-30 30" limited="true" damping="0.2"
+            frictionloss="0.1"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.03" mass="0.3"/></body></body></body></worldbody>
+  <tendon><fixed name="t" frictionloss="0.2"><joint joint="a" coef="1"/><joint joint="b" coef="-1"/></fixed></tendon>
+  <equality><joint joint1="a" joint2="b" polycoef="0 0.5 0 0 0"/></equality>
+  <actuator><motor joint="a" gear="5"/></actuator>
+  <sensor><accelerometer site="s"/><force site="s"/></sensor></mujoco>)",
+                    "scalar_rows.xml");
+}
+
+// The Newton line search's scalar_row_force (a single row's force from the constants kept once per
+// solve) against row_forces, bit for bit, on every row of the scene along a run, at random points
+// and at the pieces' edges (0, the friction loss's bounds +-R fl and their neighbors).
+template <class T>
+void check_scalar_row_force() {
+  Env<T> env(scalar_rows_scene());
+  const ModelView<T>& m = env.m();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  T ctrl[1];
+  int kinds[3] = {}, compared = 0;
+  for (int step = 0; step < 300; ++step) {
+    ctrl[0] = static_cast<T>(u(rng));
+    physics_substep(m, env.d, ctrl);
+    const int nr = static_cast<int>(env.d.nefc[0]);
+    for (int r = 0; r < nr; ++r) {
+      constraint_detail::scalar_row_constants(m, env.d, r);
+      const T* w = env.d.efc_newton + r * kNewtonStride;
+      const T R = env.d.efc[r * kEfcStride + kEfcR], fl = w[constraint_detail::kNewtonFl];
+      ++kinds[static_cast<int>(w[constraint_detail::kNewtonKind])];
+      std::vector<T> xs = {T(0), -T(0), R * fl, -R * fl, std::nextafter(R * fl, T(1)), std::nextafter(-R * fl, T(-1)),
+                           std::nextafter(R * fl, T(0)), std::nextafter(-R * fl, T(0))};
+      for (int k = 0; k < 8; ++k) xs.push_back(static_cast<T>(u(rng) * std::pow(10.0, 4 * u(rng))));
+      for (const T x : xs) {
+        T f0, h0, f1, h1;
+        const int s0 = constraint_detail::row_forces(m, env.d, r, 1, &x, &f0, &h0);
+        const int s1 = constraint_detail::scalar_row_force(w, R, x, &f1, &h1);
+        ASSERT_EQ(s0, s1) << "row " << r << " x " << x;
+        ASSERT_EQ(std::memcmp(&f0, &f1, sizeof(T)), 0) << "row " << r << " x " << x << ": " << f0 << " vs " << f1;
+        ASSERT_EQ(std::memcmp(&h0, &h1, sizeof(T)), 0) << "row " << r << " x " << x << ": " << h0 << " vs " << h1;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(kinds[constraint_detail::kScalarInequality], 0);
+  EXPECT_GT(kinds[constraint_detail::kScalarEquality], 0);
+  EXPECT_GT(kinds[constraint_detail::kScalarFriction], 0);
+  EXPECT_GT(compared, 1000);
+}
+TEST(SoftConstraintsNewton, ScalarRowForceIsRowForces) {
+  check_scalar_row_force<float>();
+  check_scalar_row_force<double>();
+}
+
+// Under Euler's implicit damping the acceleration sensors read the solver's qacc (MuJoCo's d->qacc,
+// which its mj_Euler leaves undamped), kept in sensor_qacc before the damped solve replaces d.qacc:
+// the forward pass with damping keeps bit for bit the qacc of the same pass without it, and the
+// sensors read the same values from either.
+TEST(SoftConstraints, AccelerationSensorsReadTheSolversAcceleration) {
+  Env<double> env(scalar_rows_scene());
+  const ModelView<double>& m = env.m();
+  const int nv = m.nv;
+  ASSERT_GT(m.nbody_acc, 0);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-1, 1);
+  double ctrl[1];
+  int damped_differs = 0;
+  for (int step = 0; step < 200; ++step) {
+    ctrl[0] = u(rng);
+    physics_substep(m, env.d, ctrl);
+    const std::vector<double> qpos = env.get(env.d.qpos, m.nq), qvel = env.get(env.d.qvel, nv);
+    physics_forward(m, env.d, ctrl, 0.0);
+    const std::vector<double> qacc = env.get(env.d.qacc, nv);
+    compute_sensors(m, env.d);
+    const std::vector<double> sensors = env.get(env.d.sensordata, m.nsensordata);
+    env.set_state(qpos, qvel);
+    physics_forward(m, env.d, ctrl, m.timestep);
+    for (int i = 0; i < nv; ++i) {
+      ASSERT_EQ(env.d.sensor_qacc[i], qacc[static_cast<size_t>(i)]) << "step " << step << " dof " << i;
+      damped_differs += env.d.qacc[i] != qacc[static_cast<size_t>(i)];
+    }
+    compute_sensors(m, env.d);
+    for (int k = 0; k < m.nsensordata; ++k)
+      ASSERT_EQ(env.d.sensordata[k], sensors[static_cast<size_t>(k)]) << "step " << step << " sensordata " << k;
+    env.set_state(qpos, qvel);
+  }
+  EXPECT_GT(damped_differs, 0);  // (the damping acted: d.qacc is the damped one)
+}
+
 TEST(SoftConstraintsNewton, ToleranceFromMjcf) {
   EXPECT_EQ(parse_mjcf("<mujoco><worldbody/></mujoco>", "t.xml").tolerance, 1e-8);
   EXPECT_EQ(parse_mjcf("<mujoco><option tolerance='1e-10'/><worldbody/></mujoco>", "t.xml").tolerance, 1e-10);

@@ -875,6 +875,7 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
 // and the entries between them, zero when loaded, must stay zero (so the span never carries
 // garbage). Checked on M + h diag(damping) along random-control runs of a model with three trees
 // (a branching free body, a free box, a hinge chain on the world) and of the G1, in float and double.
+// The same for the spans of tree_ltdl_solve's L^T pass and of the Newton line search's M x.
 template <class T>
 void check_span_factor_matches_parent_links(const std::string& path, int substeps) {
   const Model model = load_mjcf(path);
@@ -918,6 +919,38 @@ void check_span_factor_matches_parent_links(const std::string& path, int substep
           ASSERT_EQ(got, T(0)) << path << " substep " << step << " entry (" << i << ", " << j << ") between ancestors";
         }
       }
+    }
+    // tree_ltdl_solve (its L^T pass over the spans) against the parent-link solve on the reference
+    // factors, and the Newton line search's mass_product (its mirror over the spans) against the
+    // parent-link product, on a random right-hand side with some exact zeros
+    std::vector<T> x(static_cast<size_t>(nv)), xref(static_cast<size_t>(nv)), y(static_cast<size_t>(nv)),
+        yref(static_cast<size_t>(nv), T(0));
+    for (int i = 0; i < nv; ++i) x[static_cast<size_t>(i)] = i % 5 == 3 ? T(0) : static_cast<T>(u(rng));
+    const auto R = [&](int i, int j) { return ref[static_cast<size_t>(i * nv + j)]; };
+    xref = x;
+    for (int i = nv - 1; i >= 0; --i)
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j])
+        xref[static_cast<size_t>(j)] -= R(i, j) * xref[static_cast<size_t>(i)];
+    for (int i = 0; i < nv; ++i) xref[static_cast<size_t>(i)] /= R(i, i);
+    for (int i = 0; i < nv; ++i)
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j])
+        xref[static_cast<size_t>(i)] -= R(i, j) * xref[static_cast<size_t>(j)];
+    for (int i = 0; i < nv; ++i) {
+      yref[static_cast<size_t>(i)] += s.d.qM[i * nv + i] * x[static_cast<size_t>(i)];
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+        yref[static_cast<size_t>(i)] += s.d.qM[i * nv + j] * x[static_cast<size_t>(j)];
+        yref[static_cast<size_t>(j)] += s.d.qM[i * nv + j] * x[static_cast<size_t>(i)];
+      }
+    }
+    constraint_detail::mass_product(m, s.d, x.data(), y.data());
+    tree_ltdl_solve(m, static_cast<const T*>(s.d.qLD), x.data());
+    for (int i = 0; i < nv; ++i) {
+      ASSERT_EQ(std::memcmp(&x[static_cast<size_t>(i)], &xref[static_cast<size_t>(i)], sizeof(T)), 0)
+          << path << " substep " << step << " solve, dof " << i << ": " << x[static_cast<size_t>(i)] << " vs "
+          << xref[static_cast<size_t>(i)];
+      ASSERT_EQ(std::memcmp(&y[static_cast<size_t>(i)], &yref[static_cast<size_t>(i)], sizeof(T)), 0)
+          << path << " substep " << step << " M x, dof " << i << ": " << y[static_cast<size_t>(i)] << " vs "
+          << yref[static_cast<size_t>(i)];
     }
   }
   EXPECT_GT(compared, 0);
