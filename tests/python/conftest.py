@@ -5,9 +5,11 @@ RLTRAIN_BIN (the CLI), RLTRAIN_VEC_ENV_TRACE (tests/python/vec_env_trace.cpp), R
 (tests/apps/policy_actions.cpp) and RLTRAIN_SOURCE_DIR. Tests that need one of them, or a Python
 package that is missing, skip with the reason.
 """
+import importlib
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -43,3 +45,23 @@ def cli_error(rltrain_bin, *args):
     line = r.stderr.strip()
     assert line.startswith("rltrain: error: ") and "\n" not in line, line
     return line[len("rltrain: error: "):]
+
+
+@pytest.fixture(scope="module")
+def peer():
+    """tools/mujoco_peer.py, whose functions run MuJoCo 3 (the `mujoco` wheel); skips without it."""
+    mujoco = pytest.importorskip("mujoco", reason="the mujoco wheel (pip install mujoco==3.17.0) is not installed")
+    if not mujoco.__version__.startswith("3."):
+        pytest.skip(f"mujoco {mujoco.__version__} is not MuJoCo 3")
+    sys.path.insert(0, str(SOURCE_DIR / "tools"))
+    return importlib.import_module("mujoco_peer")
+
+
+def mujoco_model(peer, source):
+    """MuJoCo's model of an MJCF path or XML string, given the peer's converged solver budget."""
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_string(source) if isinstance(source, str) else \
+        mujoco.MjModel.from_xml_path(str(source))
+    peer.converge(m, {})
+    return m

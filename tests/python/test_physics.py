@@ -8,36 +8,17 @@ a batch gets controls of its own, so the batch is checked env by env. Also: the 
 `rltrain rollout` bit for bit; one forward pass against mj_forward within the peer's 1e-6 relative;
 mocap poses driven from Python; keyframe resets; threads; float precision; errors.
 """
-import importlib
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import rltrain
-from conftest import SOURCE_DIR
+from conftest import SOURCE_DIR, mujoco_model
 
 MJCF = SOURCE_DIR / "tests" / "data" / "mjcf"
 GO1 = SOURCE_DIR / "envs" / "assets" / "go1" / "scene_mjx_feetonly_flat_terrain.xml"
 FACTOR, ATOL = 10.0, 1e-6  # tools/mujoco_peer.py's defaults (tests/CMakeLists.txt keeps them)
-
-
-@pytest.fixture(scope="module")
-def peer():
-    mujoco = pytest.importorskip("mujoco", reason="the mujoco wheel (pip install mujoco==3.17.0) is not installed")
-    if not mujoco.__version__.startswith("3."):
-        pytest.skip(f"mujoco {mujoco.__version__} is not MuJoCo 3")
-    sys.path.insert(0, str(SOURCE_DIR / "tools"))
-    return importlib.import_module("mujoco_peer")
-
-
-def mujoco_model(peer, path):
-    import mujoco
-
-    m = mujoco.MjModel.from_xml_path(str(path))
-    peer.converge(m, {})
-    return m
 
 
 def states(phys):

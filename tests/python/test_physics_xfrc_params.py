@@ -8,14 +8,12 @@ through the run, and one MjModel per env carrying that env's parameters (then mj
 rltrain recomputes the inverse weights). Also: env independence bit for bit, errors.
 """
 import copy
-import importlib
-import sys
 
 import numpy as np
 import pytest
 
 import rltrain
-from conftest import SOURCE_DIR
+from conftest import SOURCE_DIR, mujoco_model
 
 ASSETS = SOURCE_DIR / "envs" / "assets"
 GO1 = ASSETS / "go1" / "scene_mjx_feetonly_flat_terrain.xml"
@@ -28,24 +26,6 @@ FACTOR, ATOL = 10.0, 1e-6  # tools/mujoco_peer.py's defaults
 FREE_BOX = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>
 <body name="box" pos="0 0 0.3"><freejoint/><inertial pos="0.03 -0.02 0.01" mass="1.3" diaginertia="0.01 0.02 0.015"/>
 <geom type="box" size="0.08 0.06 0.04" contype="1" conaffinity="1"/></body></worldbody></mujoco>"""
-
-
-@pytest.fixture(scope="module")
-def peer():
-    mujoco = pytest.importorskip("mujoco", reason="the mujoco wheel (pip install mujoco==3.17.0) is not installed")
-    if not mujoco.__version__.startswith("3."):
-        pytest.skip(f"mujoco {mujoco.__version__} is not MuJoCo 3")
-    sys.path.insert(0, str(SOURCE_DIR / "tools"))
-    return importlib.import_module("mujoco_peer")
-
-
-def mujoco_model(peer, source):
-    import mujoco
-
-    m = mujoco.MjModel.from_xml_string(source) if isinstance(source, str) else \
-        mujoco.MjModel.from_xml_path(str(source))
-    peer.converge(m, {})
-    return m
 
 
 def states(phys):
