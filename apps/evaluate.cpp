@@ -44,7 +44,8 @@ EvalResult evaluate(const EvalOptions& opts) {
     const Config other = load_config(opts.config_path);
     check_checkpoint_env(ckpt, path, other.env.name, opts.config_path);
     cfg.env = other.env;
-    cfg.policy = other.policy;  // a different policy shape is caught as a checkpoint mismatch
+    // The policy (its shape, activation, squash) is the checkpoint's: a [policy] section in the
+    // other file cannot change how the trained weights act.
     cfg.source = other.source;
   }
   cfg.env.num_envs = opts.episodes;  // one env per episode

@@ -113,7 +113,10 @@ onnx::ModelProto build_model(const PolicySpec& spec, const ObsNormalization& nor
     add_initializer(g, p + ".weight", {s.layer_in(l), s.layer_out(l)}, params.data() + s.weight_offset(l));
     add_initializer(g, p + ".bias", {s.layer_out(l)}, params.data() + s.bias_offset(l));
     const bool last = l + 1 == s.num_layers();
-    const std::string z = last ? (spec.discrete ? std::string("logits") : std::string("action")) : p + ".linear";
+    const std::string z = last ? (spec.discrete       ? std::string("logits")
+                                  : spec.squashed() ? std::string("mean")
+                                                    : std::string("action"))
+                               : p + ".linear";
     add_node(g, "Gemm", {x, p + ".weight", p + ".bias"}, z);
     x = z;
     if (last) break;
@@ -130,6 +133,14 @@ onnx::ModelProto build_model(const PolicySpec& spec, const ObsNormalization& nor
         break;
     }
     x = h;
+  }
+  if (spec.squashed()) {  // Policy's SampleAction: center + scale * tanh(mean)
+    const std::int64_t a = spec.act_dim;
+    add_initializer(g, "action_center", {a}, spec.squash_center.data());
+    add_initializer(g, "action_scale", {a}, spec.squash_scale.data());
+    add_node(g, "Tanh", {"mean"}, "mean_squashed");
+    add_node(g, "Mul", {"mean_squashed", "action_scale"}, "action_scaled");
+    add_node(g, "Add", {"action_scaled", "action_center"}, "action");
   }
   if (spec.discrete) {
     onnx::NodeProto* am = add_node(g, "ArgMax", {"logits"}, "action_index");
@@ -166,7 +177,9 @@ ExportResult export_onnx(const ExportOptions& opts) {
   add_meta(model, "env", cfg.env.name);
   add_meta(model, "obs_dim", std::to_string(spec.obs_dim));
   add_meta(model, "act_dim", std::to_string(spec.act_dim));
-  add_meta(model, "action", spec.discrete ? "discrete index (argmax)" : "continuous mean");
+  add_meta(model, "action", spec.discrete   ? "discrete index (argmax)"
+                           : spec.squashed() ? "continuous: center + scale * tanh(mean), in the action box"
+                                             : "continuous mean");
   add_meta(model, "checkpoint", path);
   try {
     onnx::checker::check_model(model);

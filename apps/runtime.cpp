@@ -136,6 +136,13 @@ void apply_env_params(const Config& cfg, VecEnv& env) {
   }
 }
 
+// The policy section against the env's spaces: a tanh-squashed policy needs a bounded continuous box.
+void check_policy_for_env(const Config& cfg, const EnvSpec& spec) {
+  if (cfg.policy.squash != "tanh") return;
+  const std::string why = squash_refusal(spec);
+  if (!why.empty()) throw ConfigError(cfg.source + ": policy.squash: \"tanh\" needs bounded continuous actions; " + why);
+}
+
 EnvCheck check_env_config(const Config& cfg) {
   EnvCheck c{std::make_unique<CpuExecutor>(1), nullptr};
   try {
@@ -144,6 +151,7 @@ EnvCheck check_env_config(const Config& cfg) {
     throw ConfigError(cfg.source + ": env.name: " + e.what());
   }
   apply_env_params(cfg, *c.env);
+  check_policy_for_env(cfg, c.env->spec());
   return c;
 }
 
@@ -155,6 +163,7 @@ std::unique_ptr<VecEnv> Runtime::make_env(const Config& cfg) const {
     throw ConfigError(cfg.source + ": env.name: " + e.what());
   }
   apply_env_params(cfg, *env);  // before placing: the parameters may change the env's spaces
+  check_policy_for_env(cfg, env->spec());
   return place(std::move(env));
 }
 

@@ -24,6 +24,11 @@ struct PolicySpec {
   std::vector<int> hidden;
   Activation act = Activation::kTanh;
   int critic_obs_dim = 0;  // > 0: the critic reads a privileged observation of this length
+  // policy.squash = "tanh" (continuous only): the env gets center + scale * tanh(u) for the Gaussian's
+  // sample u (center, scale: the action box's middle and half-width, act_dim each), and the entropy
+  // bonus carries tanh's log-Jacobian (brax's NormalTanhDistribution). Empty: u itself.
+  std::vector<float> squash_center, squash_scale;
+  bool squashed() const { return !squash_scale.empty(); }
   int head_dim() const { return discrete ? num_actions : act_dim; }
   bool asymmetric() const { return critic_obs_dim > 0; }
   int critic_in_dim() const { return asymmetric() ? critic_obs_dim : obs_dim; }
@@ -40,6 +45,11 @@ struct MinibatchView {
   const T* old_value;  // (rows)
   i64 rows;
   const T* critic_obs = nullptr;  // (rows x critic_obs_dim), normalized; asymmetric only (else obs)
+  // A tanh-squashed policy's entropy sample (PpoLossGrad) is keyed by these: one key per minibatch
+  // update, one row index per sample of the job.
+  u64 squash_seed = 0;
+  u32 squash_key = 0;
+  u32 squash_first_row = 0;
 };
 
 // A minibatch that is one process's share of a job's (rl/distributed.h; every process holds one of
@@ -207,7 +217,11 @@ class ActorCritic {
                      m_spec.discrete,
                      rows,
                      coefs,
-                     job != nullptr ? job->rows : 0};
+                     job != nullptr ? job->rows : 0,
+                     m_spec.squashed(),
+                     mb.squash_seed,
+                     mb.squash_key,
+                     mb.squash_first_row};
     parallel_for(exec, rows, f);
     m_actor.backward(exec, params, m_d_head.data(), grads);
     m_critic.backward(exec, params, m_d_value.data(), grads);

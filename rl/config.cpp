@@ -76,6 +76,8 @@ const std::vector<Field>& fields() {
       RLT_FIELD(policy, activation, (Rule{"one of tanh, elu, relu", -kInf, kInf, false, {"tanh", "elu", "relu"}}),
                 "tanh | elu | relu"),
       RLT_FIELD(policy, init_log_std, any_number(), "initial log std of the Gaussian head (continuous actions)"),
+      RLT_FIELD(policy, squash, (Rule{"one of none, tanh", -kInf, kInf, false, {"none", "tanh"}}),
+                "none (the Gaussian's sample, clamped by the env) | tanh (tanh-squashed into the action box, as brax)"),
 
       RLT_FIELD(ppo, num_steps, positive_int(), "rollout length per env per iteration"),
       RLT_FIELD(ppo, num_epochs, positive_int(), "passes over each rollout"),

@@ -28,6 +28,7 @@ struct PolicyConfig {
   std::vector<int> hidden = {64, 64};  // hidden layer widths, actor and critic alike
   std::string activation = "tanh";     // tanh | elu | relu
   double init_log_std = 0.0;           // initial log std of the Gaussian head (continuous actions)
+  std::string squash = "none";         // none | tanh: actions as sampled (the env clamps them) or tanh-squashed into the action box
 };
 
 struct PpoConfig {

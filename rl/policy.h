@@ -44,12 +44,14 @@ class Policy {
 };
 
 // Bytes a PolicyT for max_rows rows allocates in executor memory (its constructor): the actor's
-// scratch, the parameters, the normalizer, the normalized observations and the actions.
+// scratch, the parameters, the normalizer, the normalized observations and the actions (a squashed
+// policy's samples and action box besides).
 inline i64 policy_bytes(const PolicySpec& spec, i64 max_rows) {
   const ActorCriticLayout layout(spec);
   return mlp_scratch_bytes(layout.actor, max_rows, sizeof(float)) +
          static_cast<i64>(sizeof(float)) *
-             (layout.num_params + 2 * static_cast<i64>(spec.obs_dim) + max_rows * (spec.obs_dim + spec.act_dim));
+             (layout.num_params + 2 * static_cast<i64>(spec.obs_dim) + max_rows * (spec.obs_dim + spec.act_dim) +
+              (spec.squashed() ? (max_rows + 2) * static_cast<i64>(spec.act_dim) : 0));
 }
 
 template <class Exec>
@@ -71,6 +73,13 @@ class PolicyT final : public Policy {
     m_exec.fill(m_obs_var.data(), 1.0f, spec.obs_dim);
     m_norm_obs.resize(max_rows * spec.obs_dim);
     m_actions.resize(max_rows * spec.act_dim);
+    if (spec.squashed()) {
+      m_raw.resize(max_rows * spec.act_dim);
+      m_squash_center.resize(spec.act_dim);
+      m_squash_scale.resize(spec.act_dim);
+      m_exec.copy_from_host(m_squash_center.data(), spec.squash_center.data(), spec.act_dim);
+      m_exec.copy_from_host(m_squash_scale.data(), spec.squash_scale.data(), spec.act_dim);
+    }
   }
 
   const PolicySpec& spec() const override { return m_spec; }
@@ -82,9 +91,12 @@ class PolicyT final : public Policy {
                  NormalizeObs{obs, m_obs_mean.data(), m_obs_var.data(), m_norm_obs.data(), m_spec.obs_dim, m_norm.clip,
                               m_norm.enabled});
     const float* head = m_actor.forward(m_exec, m_params.data(), m_norm_obs.data(), rows);
+    const bool sq = m_spec.squashed();
     parallel_for(m_exec, rows,
-                 SampleAction{head, m_params.data() + m_layout.log_std_offset, m_actions.data(), nullptr,
-                              m_spec.head_dim(), m_spec.act_dim, m_spec.discrete, deterministic, m_seed, step_key});
+                 SampleAction{head, m_params.data() + m_layout.log_std_offset, sq ? m_raw.data() : m_actions.data(),
+                              nullptr, m_spec.head_dim(), m_spec.act_dim, m_spec.discrete, deterministic, m_seed,
+                              step_key, 0, m_squash_center.data(), m_squash_scale.data(),
+                              sq ? m_actions.data() : nullptr});
     return m_actions.data();
   }
 
@@ -116,6 +128,8 @@ class PolicyT final : public Policy {
   FBuf m_obs_mean, m_obs_var;  // (obs_dim) running observation moments
   FBuf m_norm_obs;             // (max_rows x obs_dim) scratch
   FBuf m_actions;              // (max_rows x act_dim) act()'s result
+  FBuf m_raw;                  // (max_rows x act_dim) a squashed policy's Gaussian samples (scratch)
+  FBuf m_squash_center, m_squash_scale;  // (act_dim) a squashed policy's action box (PolicySpec)
 };
 
 class CpuExecutor;

@@ -26,6 +26,20 @@ inline Activation parse_activation(const std::string& name) {
   throw std::invalid_argument("unknown activation '" + name + "' (tanh, elu, relu)");
 }
 
+// Why a tanh-squashed policy cannot act in env's action space ("" when it can): it needs continuous
+// actions bounded in every component.
+inline std::string squash_refusal(const EnvSpec& env) {
+  if (env.action.discrete) return "env '" + env.name + "' has discrete actions";
+  for (int k = 0; k < env.action.dim; ++k) {
+    const float lo = env.action.low.empty() ? -INFINITY : env.action.low[static_cast<size_t>(k)];
+    const float hi = env.action.high.empty() ? INFINITY : env.action.high[static_cast<size_t>(k)];
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo))
+      return "env '" + env.name + "' action " + std::to_string(k) + " is not bounded (" + std::to_string(lo) + ", " +
+             std::to_string(hi) + ")";
+  }
+  return "";
+}
+
 inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   PolicySpec s;
   s.obs_dim = env.observation.dim;
@@ -35,6 +49,17 @@ inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   s.hidden = cfg.hidden;
   s.act = parse_activation(cfg.activation);
   s.critic_obs_dim = env.critic_obs_dim;
+  if (cfg.squash == "tanh") {
+    const std::string why = squash_refusal(env);
+    if (!why.empty()) throw std::invalid_argument("policy.squash = \"tanh\": " + why);
+    for (int k = 0; k < env.action.dim; ++k) {
+      const float lo = env.action.low[static_cast<size_t>(k)], hi = env.action.high[static_cast<size_t>(k)];
+      s.squash_center.push_back(0.5f * (lo + hi));
+      s.squash_scale.push_back(0.5f * (hi - lo));
+    }
+  } else if (cfg.squash != "none") {
+    throw std::invalid_argument("policy.squash: unknown value '" + cfg.squash + "' (none, tanh)");
+  }
   return s;
 }
 
@@ -201,6 +226,7 @@ inline PpoMemory ppo_memory(const PolicySpec& spec, const Config& cfg, i64 num_e
               (obs + cobs) * f +                                                // the normalizers' scales
               n * f * (2 * obs + 1 + act + 2 * cobs) +                          // per-step scratch
               mb * f * (obs + cobs + act + 4) +                                 // minibatch gather
+              (spec.squashed() ? (n + 2) * act * f : 0) +                       // squashed actions, action box
               actor_critic_scratch_bytes(spec, std::max(n, mb), f);
   return m;
 }
@@ -306,6 +332,9 @@ class Ppo final : public Learner {
   // Per-step scratch (num_envs x ...).
   FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
   FBuf m_step_cobs, m_step_cfinal;  // (num_envs x critic_dim) normalized critic obs (asymmetric only)
+  // A tanh-squashed policy (PolicySpec::squashed()): the action box's middle and half-width (act_dim),
+  // and (num_envs x act_dim) the squashed actions the env steps with (m_actions keeps the samples).
+  FBuf m_squash_center, m_squash_scale, m_step_env_actions;
   // (IndexPermutation::domain_of(batch)) the epoch's minibatch order in [0, batch), the permutation
   // network's one pass over its whole domain behind it (permute_batch: PermutationTable, PermutationWalk).
   typename Exec::template Buffer<u32> m_perm_index;

@@ -313,6 +313,14 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_step_final.resize(n * m_obs_dim);
   m_next_value.resize(n);
   m_step_actions.resize(n * m_act_dim);
+  if (m_ac.spec().squashed()) {
+    const PolicySpec& ps = m_ac.spec();
+    m_squash_center.resize(m_act_dim);
+    m_squash_scale.resize(m_act_dim);
+    m_step_env_actions.resize(n * m_act_dim);
+    m_exec.copy_from_host(m_squash_center.data(), ps.squash_center.data(), m_act_dim);
+    m_exec.copy_from_host(m_squash_scale.data(), ps.squash_scale.data(), m_act_dim);
+  }
   m_perm_index.resize(static_cast<i64>(IndexPermutation::domain_of(static_cast<u64>(b))));
   m_obs_inv_std.resize(m_obs_dim);
   m_mb_obs.resize(mb * m_obs_dim);
@@ -386,8 +394,9 @@ const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
   parallel_for(
       m_exec, m_num_envs,
       SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
-                   ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key, m_first_row});
-  return m_step_actions.data();
+                   ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key, m_first_row,
+                   m_squash_center.data(), m_squash_scale.data(), ps.squashed() ? m_step_env_actions.data() : nullptr});
+  return ps.squashed() ? m_step_env_actions.data() : m_step_actions.data();
 }
 
 template <class Exec>
@@ -415,9 +424,10 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
     parallel_for(m_exec, n,
                  SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
                               m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key,
-                              m_first_row});
+                              m_first_row, m_squash_center.data(), m_squash_scale.data(),
+                              ps.squashed() ? m_step_env_actions.data() : nullptr});
     mark_phase(kPhasePolicy);
-    m_env.step(m_actions.data() + row * m_act_dim);
+    m_env.step(ps.squashed() ? m_step_env_actions.data() : m_actions.data() + row * m_act_dim);
     mark_phase(kPhaseEnvStep);
     if (asym) normalize_critic(m_env.final_critic_obs(), m_step_cfinal.data(), n);
     else normalize(m_env.final_obs(), m_step_final.data(), n);
@@ -510,9 +520,17 @@ int Ppo<Exec>::update(std::int64_t iteration) {
                      GatherCriticObs{rows, m_cobs.data(), m_critic_rms.mean.data(), m_critic_inv_std.data(),
                                      m_mb_cobs.data(), m_critic_dim, static_cast<float>(c.clip_obs), c.normalize_obs});
       mark_phase(kPhaseGather);
-      const MinibatchView<float> mb{
-          m_mb_obs.data(), m_mb_actions.data(), m_mb_logp.data(), m_mb_adv.data(),
-          m_mb_ret.data(), m_mb_val.data(),     m_minibatch,      m_critic_dim > 0 ? m_mb_cobs.data() : nullptr};
+      const MinibatchView<float> mb{m_mb_obs.data(),
+                                    m_mb_actions.data(),
+                                    m_mb_logp.data(),
+                                    m_mb_adv.data(),
+                                    m_mb_ret.data(),
+                                    m_mb_val.data(),
+                                    m_minibatch,
+                                    m_critic_dim > 0 ? m_mb_cobs.data() : nullptr,
+                                    m_seed,
+                                    static_cast<u32>(m_adam_step),
+                                    static_cast<u32>((m_first_row / static_cast<u32>(m_num_envs)) * m_minibatch)};
       if (m_comm == nullptr) {
         m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
       } else {  // several processes: the mean gradient and the summed loss terms of all, in one all-reduce

@@ -56,6 +56,20 @@ RLT_HD RLT_INLINE void gaussian(const T* mean, const T* log_std, const T* x, int
   entropy = h;
 }
 
+// log |d tanh(x)/dx| = log(1 - tanh(x)^2), without the cancellation near saturation:
+// 2 (log 2 - |x| - log(1 + e^{-2|x|})). Its derivative is -2 tanh(x).
+RLT_HD RLT_INLINE float tanh_log_jacobian(float x) {
+  const float a = fabsf(x);
+  return 2.0f * (0.69314718f - a - log1pf(expf(-2.0f * a)));
+}
+RLT_HD RLT_INLINE double tanh_log_jacobian(double x) {
+  const double a = ::fabs(x);
+  return 2.0 * (0.69314718055994530942 - a - ::log1p(::exp(-2.0 * a)));
+}
+
+// The Philox stream of the squashed policy's entropy sample (PpoLossGrad), after sim/philox.h's.
+constexpr RngStream kSquashEntropyStream = static_cast<RngStream>(7);
+
 // ---- rollout: sample actions from the policy head ----------------------------------------------
 
 // For row i: draws an action (or takes the mode when deterministic) and its log-prob.
@@ -72,6 +86,11 @@ struct SampleAction {
   u64 seed;
   u32 step;  // global step counter of the rollout (keys the stream)
   u32 first_row = 0;  // global index of row 0 (one of several processes' envs, rl/distributed.h): keys the stream
+  // A tanh-squashed policy (PolicySpec::squashed()): squashed[k] = squash_center[k] + squash_scale[k] *
+  // tanh(action[k]), what the env gets; action keeps the Gaussian's sample (the PPO ratio's). Null: none.
+  const float* squash_center = nullptr;
+  const float* squash_scale = nullptr;
+  float* squashed = nullptr;  // (rows x act_dim)
 
   RLT_HD void operator()(i64 i) const {
     const float* h = head + i * head_dim;
@@ -111,6 +130,10 @@ struct SampleAction {
       float lp, ent;
       gaussian<float>(h, log_std, x, act_dim, lp, ent, nullptr, nullptr);
       logp[i] = lp;
+    }
+    if (squashed != nullptr) {
+      float* y = squashed + i * act_dim;
+      for (int k = 0; k < act_dim; ++k) y[k] = squash_center[k] + squash_scale[k] * tanhf(x[k]);
     }
   }
 };
@@ -153,6 +176,14 @@ struct PpoLossGrad {
   i64 rows;
   PpoCoefs<T> c;
   i64 moment_rows = 0;  // rows that adv_moments sums over (0: rows; more when summed over several processes)
+  // A tanh-squashed policy: the entropy is the Gaussian's plus E[log |d tanh(x)/dx|], estimated at one
+  // reparameterized sample x = mean + std eps per row (brax's NormalTanhDistribution.entropy), eps from
+  // Philox (squash_seed, kSquashEntropyStream, squash_first_row + i, squash_key), so the gradient pulls
+  // saturated means back. The ratio needs no Jacobian: it is the same for the old and new policy.
+  bool squash = false;
+  u64 squash_seed = 0;
+  u32 squash_key = 0;
+  u32 squash_first_row = 0;
 
   RLT_HD void operator()(i64 i) const {
     const T inv_rows = T(1) / static_cast<T>(rows);
@@ -187,11 +218,30 @@ struct PpoLossGrad {
     const T ge = -c.ent_coef * inv_rows;  // scale of dentropy in dL
     if (discrete) {
       for (int j = 0; j < head_dim; ++j) dh[j] = gp * dlogp_local[j] + ge * dent_local[j];
-    } else {
+    } else if (!squash) {
       T* dls = d_log_std_rows + i * act_dim;
       for (int k = 0; k < act_dim; ++k) {
         dh[k] = gp * dh[k];
         dls[k] = gp * dls[k] + ge;  // dentropy/dlogstd = 1
+      }
+    } else {
+      T* dls = d_log_std_rows + i * act_dim;
+      const T* ls = log_std;
+      Philox rng(squash_seed, kSquashEntropyStream, squash_first_row + static_cast<u32>(i), squash_key);
+      for (int k = 0; k < act_dim; k += 4) {
+        const U32x4 r = rng.next4();
+        float z[4];
+        box_muller(r.v[0], r.v[1], z[0], z[1]);
+        box_muller(r.v[2], r.v[3], z[2], z[3]);
+        for (int q = 0; q < 4 && k + q < act_dim; ++q) {
+          const int j = k + q;
+          const T sd = m_exp(ls[j]), e = static_cast<T>(z[q]);
+          const T x = h[j] + sd * e;
+          ent += tanh_log_jacobian(x);
+          const T dj = T(-2) * m_tanh(x);  // d log|tanh'(x)| / dx
+          dh[j] = gp * dh[j] + ge * dj;
+          dls[j] = gp * dls[j] + ge * (T(1) + dj * sd * e);
+        }
       }
     }
     // Value term: 0.5 * (v - R)^2, optionally clipped around the old value.

@@ -10,7 +10,7 @@ them at 15x their spread, so that the normalizer's clip at +-10 is hit. onnxrunt
 match Policy::act(deterministic) (policy_actions act: the path rltrain eval --deterministic takes)
 within 1e-5 (discrete: the same index). Tasks: cartpole (discrete, no normalization), acrobot
 (discrete, normalized, ReLU), pendulum (continuous, normalized), ant (continuous, 27 -> 8, [64, 64]),
-quadruped (ELU, [128, 64]). The model's interface is checked too: input `obs` [N, obs_dim], output
+quadruped (ELU, [128, 64]), pendulum with policy.squash = "tanh" (the mean squashed into [-2, 2]). The model's interface is checked too: input `obs` [N, obs_dim], output
 `action` [N, act_dim], float32, any N (1 and 2000 rows).
 Controls (the test can fail): iteration 1's policy, and on the normalized tasks the same policy
 with the normalizer's clip or the whole normalizer switched off, must each differ from the model
@@ -34,6 +34,7 @@ TASKS = [
     ("pendulum", []),
     ("ant", ["env.num_envs=32", "ppo.num_minibatches=4"]),
     ("quadruped", ["env.num_envs=16", "ppo.num_minibatches=4"]),
+    ("pendulum:tanh", ["policy.squash=tanh"]),  # the tanh-squashed policy: center + scale * tanh(mean)
 ]
 
 failures = []
@@ -69,12 +70,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="rlt_onnx_")
     rng = np.random.default_rng(3)
     try:
-        for task, overrides in TASKS:
+        for label, overrides in TASKS:
+            config = label.split(":")[0]
+            task = label.replace(":", "_")
             run_dir = os.path.join(tmp, task)
             sets = []
             for o in overrides + ["train.checkpoint_every=1"]:
                 sets += ["--set", o]
-            run(rltrain, "train", "--config", os.path.join(REPO, "configs", f"{task}.toml"), "--run-dir", run_dir,
+            run(rltrain, "train", "--config", os.path.join(REPO, "configs", f"{config}.toml"), "--run-dir", run_dir,
                 "--iterations", "2", "--quiet", *sets)
             model = os.path.join(tmp, f"{task}.onnx")
             out = run(rltrain, "export", "--checkpoint", run_dir, "--out", model).stdout

@@ -196,6 +196,11 @@ TEST_F(CliBadInput, OutOfRangeValue) {
   bad_config("range2.toml", "[env]\nnum_envs = 0\n", {"env.num_envs", "expected a positive integer", "got 0"});
   bad_config("range3.toml", "[policy]\nactivation = \"sigmoid\"\n",
              {"policy.activation", "expected one of tanh, elu, relu", "sigmoid"});
+  bad_config("range5.toml", "[policy]\nsquash = \"sigmoid\"\n",
+             {"policy.squash", "expected one of none, tanh", "sigmoid"});
+  // A tanh-squashed policy needs a bounded continuous action box; CartPole (the default env) is discrete.
+  bad_config("squash.toml", "[policy]\nsquash = \"tanh\"\n", {"policy.squash", "discrete actions", "cartpole"});
+  bad_set("policy.squash=tanh", {"--set policy.squash=tanh", "discrete actions"});
   // Consistency: 16 envs x 128 steps (the defaults) is not divisible into 5 minibatches.
   bad_config("range4.toml", "[ppo]\nnum_minibatches = 5\n", {"ppo.num_minibatches", "expected a divisor", "got 5"});
 }
@@ -579,8 +584,19 @@ TEST(CliDivergence, NonFiniteUpdatesAreSkippedCountedAndStopTheRun) {
 TEST_F(CliBadInput, CheckpointOfAnotherShape) {
   bad_set("policy.hidden=[8]", {latest(), "tensor", "params", "policy.hidden"});
   bad_set("policy.hidden=[64, 64, 64]", {latest(), "tensor", "params"});
-  write_file(tmp("narrow.toml"), "[policy]\nhidden = [8]\n");
-  bad({"eval", "--checkpoint", run_dir(), "--config", tmp("narrow.toml")}, {latest(), "tensor", "params"});
+}
+
+// eval --config takes the env from the file and the policy (shape, activation, squash) from the
+// checkpoint: a [policy] section there does not change how the trained weights act.
+TEST_F(CliBadInput, EvalConfigKeepsTheCheckpointsPolicy) {
+  write_file(tmp("narrow.toml"), "[policy]\nhidden = [8]\nactivation = \"relu\"\n");
+  const Args plain = {"eval", "--checkpoint", run_dir(), "--episodes", "3", "--deterministic"};
+  Args other = plain;
+  other.insert(other.end(), {"--config", tmp("narrow.toml")});
+  const CliResult a = run_cli(plain, s_tmp->path()), b = run_cli(other, s_tmp->path());
+  ASSERT_EQ(a.exit_code, 0) << describe(plain, a);
+  ASSERT_EQ(b.exit_code, 0) << describe(other, b);
+  EXPECT_EQ(a.out, b.out);
 }
 
 // train.init_from names a file that is not there, or a checkpoint whose policy does not fit: one

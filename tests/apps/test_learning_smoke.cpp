@@ -10,6 +10,8 @@
 //   pendulum                81920 steps: -1340..-1130 -> -398..-221, improvement +740..+1103
 //   acrobot                 20480 steps:  -500..-437  -> -258..-113, improvement +179..+387
 //   mountaincar_continuous  20480 steps:   -7..+62    ->  +89..+92,  improvement  +30..+96
+//   pendulum, policy.squash = "tanh" (the tanh-squashed Gaussian, rl/ppo_math.h), 81920 steps:
+//                           -1312..-1129 -> -306..-215, improvement +866..+1091
 //   (MountainCarContinuous stops early at its target on some seeds; its first rows start high
 //   because the first episodes to end are the lucky ones that reach the goal before step 999.)
 // The test runs seed 1 only. Label "learning".
@@ -84,6 +86,7 @@ struct SmokeCase {
   const char* env;               // configs/<env>.toml
   std::int64_t total_env_steps;  // the reduced budget
   double margin;                 // required improvement of the mean return, last rows over first
+  const char* extra = nullptr;   // one more override (section.key=value)
 };
 
 void expect_learns(const SmokeCase& c) {
@@ -92,6 +95,7 @@ void expect_learns(const SmokeCase& c) {
   opts.config_path = std::string(RLT_SOURCE_DIR) + "/configs/" + c.env + ".toml";
   opts.seed = 1;
   opts.overrides = {"train.total_env_steps=" + std::to_string(c.total_env_steps)};
+  if (c.extra != nullptr) opts.overrides.push_back(c.extra);
   opts.run_dir = (fs::path(tmp.path()) / "run").string();
   opts.quiet = true;
   const TrainResult r = train(opts);
@@ -109,6 +113,8 @@ void expect_learns(const SmokeCase& c) {
 }
 
 TEST(LearningSmoke, Pendulum) { expect_learns({"pendulum", 81920, 400.0}); }
+
+TEST(LearningSmoke, PendulumTanhSquashed) { expect_learns({"pendulum", 81920, 400.0, "policy.squash=tanh"}); }
 
 TEST(LearningSmoke, Acrobot) { expect_learns({"acrobot", 20480, 100.0}); }
 

@@ -15,6 +15,7 @@ struct Case {
   PpoCoefs<double> coefs;
   Activation act;
   const char* what;
+  bool squash = false;  // a tanh-squashed Gaussian (the entropy's log-Jacobian sample)
 };
 
 class GradientCheck : public ::testing::TestWithParam<Case> {};
@@ -29,6 +30,7 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
   spec.num_actions = c.discrete ? 4 : 0;
   spec.hidden = {7, 6};
   spec.act = c.act;
+  if (c.squash) spec.squash_center = {0.0f, 0.5f, -1.0f}, spec.squash_scale = {1.0f, 0.25f, 2.0f};
   const i64 rows = 13;
   ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
   std::vector<double> params = ac.initial_params(3, -0.3);
@@ -65,6 +67,7 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
     }
   }
   MinibatchView<double> mb{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows};
+  mb.squash_seed = 17, mb.squash_key = 5, mb.squash_first_row = 3;
   auto loss = [&](const std::vector<double>& p, std::vector<double>* grad) {
     std::vector<double> g(static_cast<size_t>(ac.num_params()));
     std::vector<double> sums(kNumPpoStats);
@@ -107,7 +110,51 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{true, coefs(1, 0, true, false), Activation::kTanh, "clipped value loss"},
                       Case{false, coefs(0, 0, false, false), Activation::kTanh, "gaussian clipped surrogate"},
                       Case{false, coefs(0, 0.3, false, true), Activation::kElu, "gaussian surrogate + entropy"},
-                      Case{false, coefs(0.5, 0.01, true, true), Activation::kTanh, "gaussian full loss"}));
+                      Case{false, coefs(0.5, 0.01, true, true), Activation::kTanh, "gaussian full loss"},
+                      Case{false, coefs(0, 0.3, false, true), Activation::kElu, "tanh-squashed surrogate + entropy",
+                           true},
+                      Case{false, coefs(0, 1, false, false), Activation::kTanh, "tanh-squashed entropy", true},
+                      Case{false, coefs(0.5, 0.05, true, true), Activation::kTanh, "tanh-squashed full loss",
+                           true}));
+
+// The squashed entropy (brax's: the Gaussian's plus log|tanh'| at one reparameterized sample) is
+// what keeps a mean out of saturation: the bonus falls as the mean leaves 0 and its gradient points
+// back, where the Gaussian's own entropy does not see the mean at all.
+TEST(SquashedEntropy, PullsSaturatedMeansBack) {
+  CpuExecutor exec(1);
+  PolicySpec spec;
+  spec.obs_dim = 2;
+  spec.act_dim = 1;
+  spec.hidden = {};
+  spec.squash_center = {0.0f};
+  spec.squash_scale = {1.0f};
+  const i64 rows = 256;
+  ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
+  std::vector<double> params = ac.initial_params(1, -1.0);
+  // a linear actor: mean = w . obs + b; obs = (1, 0) makes the mean the first weight plus the bias
+  std::vector<double> obs(rows * 2), action(rows), zero(rows, 0.0);
+  for (i64 i = 0; i < rows; ++i) obs[2 * i] = 1.0, obs[2 * i + 1] = 0.0, action[i] = 0.0;
+  MinibatchView<double> mb{obs.data(), action.data(), zero.data(), zero.data(), zero.data(), zero.data(), rows};
+  const PpoCoefs<double> only_entropy{0.2, 0.0, 1.0, false, false};
+  double last_entropy = 1e300;
+  for (double mean : {0.0, 1.0, 2.0, 4.0}) {
+    params[0] = mean, params[2] = 0.0;  // weight of obs[0]; the bias (actor layer 0: 2 weights, then 1 bias)
+    std::vector<double> g(static_cast<size_t>(ac.num_params())), sums(kNumPpoStats);
+    ac.loss_and_grad(exec, params.data(), mb, only_entropy, g.data(), sums.data());
+    const double entropy = sums[kStatEntropy] / rows;
+    EXPECT_LT(entropy, last_entropy) << "mean " << mean;
+    last_entropy = entropy;
+    if (mean > 0) {
+      EXPECT_GT(g[0], 0.0) << "mean " << mean << ": descent must lower the mean";
+    }
+  }
+  spec.squash_center.clear(), spec.squash_scale.clear();  // the plain Gaussian: no pull
+  ActorCritic<double, CpuExecutor> plain(spec, rows, exec);
+  std::vector<double> g(static_cast<size_t>(plain.num_params())), sums(kNumPpoStats);
+  params[0] = 4.0;
+  plain.loss_and_grad(exec, params.data(), mb, only_entropy, g.data(), sums.data());
+  EXPECT_EQ(g[0], 0.0);
+}
 
 }  // namespace
 }  // namespace rlt

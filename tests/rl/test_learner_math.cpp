@@ -229,5 +229,32 @@ TEST(SampleAction, FrequenciesFollowTheDistribution) {
   EXPECT_TRUE(std::all_of(actions.begin(), actions.end(), [](float a) { return a == 1.0f; }));
 }
 
+// A tanh-squashed policy: the env gets center + scale * tanh(u), inside the box however far the
+// sample u goes, and u itself (the PPO ratio's) is the plain Gaussian's draw, same stream.
+TEST(SampleAction, SquashedActionsStayInTheBox) {
+  CpuExecutor exec(1);
+  const i64 n = 4096;
+  const int d = 2;
+  std::vector<float> mean(n * d), u(n * d), plain(n * d), y(n * d), logp(n), plain_logp(n);
+  for (i64 i = 0; i < n; ++i) mean[i * d] = 6.0f * static_cast<float>(i % 7 - 3), mean[i * d + 1] = 0.3f;
+  const float log_std[2] = {0.5f, -1.0f}, center[2] = {0.0f, 1.0f}, scale[2] = {1.0f, 0.5f};
+  parallel_for(exec, n, SampleAction{mean.data(), log_std, u.data(), logp.data(), d, d, false, false, 5, 2, 0,
+                                     center, scale, y.data()});
+  parallel_for(exec, n, SampleAction{mean.data(), log_std, plain.data(), plain_logp.data(), d, d, false, false, 5, 2});
+  EXPECT_EQ(u, plain);
+  EXPECT_EQ(logp, plain_logp);
+  for (i64 i = 0; i < n; ++i)
+    for (int k = 0; k < d; ++k) {
+      const float v = y[i * d + k];
+      ASSERT_GE(v, center[k] - scale[k]) << i;
+      ASSERT_LE(v, center[k] + scale[k]) << i;
+      ASSERT_EQ(v, center[k] + scale[k] * tanhf(u[i * d + k])) << i;
+    }
+  // Deterministic: the squashed mean.
+  parallel_for(exec, n, SampleAction{mean.data(), log_std, u.data(), nullptr, d, d, false, true, 5, 2, 0, center, scale,
+                                     y.data()});
+  for (i64 i = 0; i < n; ++i) ASSERT_EQ(y[i * d + 1], 1.0f + 0.5f * tanhf(0.3f)) << i;
+}
+
 }  // namespace
 }  // namespace rlt
