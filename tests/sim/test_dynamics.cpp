@@ -873,8 +873,11 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
 // (dof_treestart) instead of following the parent links; the ancestor entries must come out with
 // the bits of the link-following elimination (the same operations per entry, in the same order),
 // and the entries between them, zero when loaded, must stay zero (so the span never carries
-// garbage). Checked on M + h diag(damping) along random-control runs of a model with three trees
-// (a branching free body, a free box, a hinge chain on the world) and of the G1, in float and double.
+// garbage). It also eliminates runs of consecutive parent-child dofs together (kLtdlRun): the free
+// joints' six dofs (runs of 4 and 2), the hinge-then-ball chain (a run of 4 across two bodies), the
+// hinge-and-slide body, the G1's limbs; they must give the same bits too. Checked on M + h
+// diag(damping) along random-control runs of a model with three trees (a branching free body, a
+// free box, a hinge chain on the world) and of the G1, in float and double.
 // The same for the spans of tree_ltdl_solve's L^T pass and of the Newton line search's M x.
 template <class T>
 void check_span_factor_matches_parent_links(const std::string& path, int substeps) {
