@@ -168,6 +168,7 @@ namespace rlt {
   X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   X(efc_Zind, nefc_z* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")               \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
+  X(crb_cdof, 6 * nv, mass_matrix, "each dof's crb_(its body) cdof, component-major (6 x nv): CRBA's columns")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
     "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a), "    \
@@ -799,23 +800,58 @@ RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
 
 // CRBA: qM(i, j) = cdof_i . (composite inertia of body(i)) cdof_j for j ancestor-or-self of i,
 // mirrored to (j, i); armature added on the diagonal; the other entries are zero (needs com_position).
+// Column by column: the i with j an ancestor-or-self of i are j's subtree, j..dof_subtreeend[j]
+// (contiguous in tree order, and every one of them in M's pattern), so with f_i = crb cdof_i kept
+// component-major (crb_cdof) column j is one vectorized pass over them, where the row-by-row walk up
+// each dof's parent links (MuJoCo's mj_crb) made one short scalar 6-product per pair (the G1: 341
+// pairs). Each entry is dot(f_i, cdof_j)'s products summed in dot's order: the same bits.
+namespace dynamics_detail {
+// out[i] = dot(f_i, c) for i in j..end, f_i the columns of f (component-major, 6 x nv), in dot's
+// order. (__restrict__: out, f and c share the data row, and GCC's run-time overlap checks for seven
+// pointers cost more than the loop on the short columns.)
+template <class T>
+RLT_HD RLT_INLINE void crba_column(T* __restrict__ out, const T* __restrict__ f, const T* __restrict__ c, int nv,
+                                   int j, int end) {
+  const T *f0 = f, *f1 = f + nv, *f2 = f + 2 * nv, *f3 = f + 3 * nv, *f4 = f + 4 * nv, *f5 = f + 5 * nv;
+  const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5];
+  for (int i = j; i <= end; ++i)
+    out[i] = (f0[i] * c0 + f1[i] * c1 + f2[i] * c2) + (f3[i] * c3 + f4[i] * c4 + f5[i] * c5);
+}
+}  // namespace dynamics_detail
 template <class T>
 RLT_HD void mass_matrix(const ModelView<T>& m, const DataView<T>& d) {
   for (int k = 0; k < m.nv * m.nv; ++k) d.qM[k] = T(0);
   for (int k = 0; k < 10 * m.nbody; ++k) d.crb[k] = d.cinert[k];
+  // Each body's composite inertia into its parent's, from the leaves up. Down a chain (the parent
+  // is the body just before: its first child, so the last to add) the sum stays in registers
+  // instead of going through memory body after body; the same additions in the same order.
+  T cur[10] = {};  // crb of body b, when `held`
+  bool held = false;
   for (int b = m.nbody - 1; b > 0; --b) {
     const int parent = m.body_parentid[b];
-    if (parent > 0) add_inertia(d.crb + 10 * parent, d.crb + 10 * b);
+    if (!held)
+      for (int k = 0; k < 10; ++k) cur[k] = d.crb[10 * b + k];
+    held = parent > 0 && parent == b - 1;
+    if (held) {
+      for (int k = 0; k < 10; ++k) cur[k] = d.crb[10 * parent + k] + cur[k];
+      for (int k = 0; k < 10; ++k) d.crb[10 * parent + k] = cur[k];
+    } else if (parent > 0) {
+      add_inertia(d.crb + 10 * parent, static_cast<const T*>(cur));
+    }
   }
   const int nv = m.nv;
+  T* const f = d.crb_cdof;
   for (int i = 0; i < nv; ++i) {
-    const SVec<T> f = Inertia<T>::load(d.crb + 10 * m.dof_bodyid[i]) * SVec<T>::load(d.cdof + 6 * i);
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
-      const T mij = dot(f, SVec<T>::load(d.cdof + 6 * j));
-      d.qM[i * nv + j] = mij;
-      d.qM[j * nv + i] = mij;
-    }
-    d.qM[i * nv + i] += m.dof_armature[i];
+    const SVec<T> fi = Inertia<T>::load(d.crb + 10 * m.dof_bodyid[i]) * SVec<T>::load(d.cdof + 6 * i);
+    f[i] = fi.ang.x, f[nv + i] = fi.ang.y, f[2 * nv + i] = fi.ang.z;
+    f[3 * nv + i] = fi.lin.x, f[4 * nv + i] = fi.lin.y, f[5 * nv + i] = fi.lin.z;
+  }
+  for (int j = 0; j < nv; ++j) {
+    const int end = m.dof_subtreeend[j];
+    T* mj = d.qM + j * nv;  // row j from the diagonal: column j mirrored
+    dynamics_detail::crba_column(mj, static_cast<const T*>(f), static_cast<const T*>(d.cdof + 6 * j), nv, j, end);
+    mj[j] += m.dof_armature[j];
+    for (int i = j + 1; i <= end; ++i) d.qM[i * nv + j] = mj[i];
   }
 }
 

@@ -251,6 +251,8 @@
   /* the dof tree (sim/dynamics.h tree_ltdl_factor) */                                                                \
   X(int, dof_treestart, nv, required,                                                                                \
     "the first dof of dof i's tree (the root of its chain, no parent): a chain lies in dof_treestart[i]..i")          \
+  X(int, dof_subtreeend, nv, required,                                                                               \
+    "the last dof of dof i's subtree: its descendants are i+1..dof_subtreeend[i] (dofs in tree order; CRBA's columns)") \
   /* implicitfast (sim/physics_step.h) */                                                                            \
   X(int, dof_simple, nv, required,                                                                                   \
     "1 for a dof of a MuJoCo \"simple\" body (body_simple, model_body_simple): implicitfast keeps only its diagonal") \

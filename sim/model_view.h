@@ -867,6 +867,12 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
     const int p = model.dof_parentid[static_cast<size_t>(i)];
     m_ints[static_cast<size_t>(o.dof_treestart + i)] = p < 0 ? i : m_ints[static_cast<size_t>(o.dof_treestart + p)];
   }
+  // each dof's subtree's last dof (a subtree is contiguous in tree order: the dof, then its descendants)
+  for (int i = 0; i < model.nv; ++i) m_ints[static_cast<size_t>(o.dof_subtreeend + i)] = i;
+  for (int i = model.nv - 1; i >= 0; --i) {
+    const int p = model.dof_parentid[static_cast<size_t>(i)], end = m_ints[static_cast<size_t>(o.dof_subtreeend + i)];
+    if (p >= 0 && end > m_ints[static_cast<size_t>(o.dof_subtreeend + p)]) m_ints[static_cast<size_t>(o.dof_subtreeend + p)] = end;
+  }
   // implicitfast's constants (sim/physics_step.h): MuJoCo's simple dofs and standalone free bodies
   for (int i = 0; i < model.nv; ++i)
     m_ints[static_cast<size_t>(o.dof_simple + i)] =
