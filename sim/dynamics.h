@@ -411,7 +411,10 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
         const T* q = d.qpos + m.jnt_qposadr[j];
         const Vec3<T> local_axis = Vec3<T>::load(m.jnt_axis + 3 * j), local_pos = Vec3<T>::load(m.jnt_pos + 3 * j);
         const Vec3<T> axis = quat_rotate(quat, local_axis);
-        const Vec3<T> anchor = pos + quat_rotate(quat, local_pos);
+        // A joint at the body's origin (most robots' hinges): a unit quaternion rotates (+0, +0, +0)
+        // to (+0, +0, +0) exactly, so pos + that and anchor - that are pos + 0 and anchor themselves.
+        const bool at_origin = m.jnt_at_origin[j] != 0;
+        const Vec3<T> anchor = pos + (at_origin ? Vec3<T>::zero() : quat_rotate(quat, local_pos));
         if (type == kJointSlide) {
           pos += (q[0] - m.qpos0[m.jnt_qposadr[j]]) * axis;
         } else {
@@ -419,7 +422,7 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
           const Quat<T> local = type == kJointBall ? quat_normalize(Quat<T>::load(q))
                                                    : quat_from_axis_angle(local_axis, q[0] - m.qpos0[m.jnt_qposadr[j]]);
           quat = quat_mul(quat, local);
-          pos = anchor - quat_rotate(quat, local_pos);
+          pos = at_origin ? anchor : anchor - quat_rotate(quat, local_pos);
         }
         anchor.store(d.xanchor + 3 * j);
         axis.store(d.xaxis + 3 * j);
