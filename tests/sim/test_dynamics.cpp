@@ -1050,7 +1050,7 @@ void check_crba_and_kinematics_shortcuts(const std::string& path, int substeps) 
 
 TEST(TreeFactors, CrbaColumnsAndKinematicsShortcutsGiveThePlainBits) {
   const std::string dir = std::string(RLT_SOURCE_DIR);
-  for (const std::string path : {dir + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml",
+  for (const std::string& path : {dir + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml",
                                  dir + "/envs/assets/humanoid.xml", dir + "/tests/data/mjcf/dyn_ball_chain.xml",
                                  dir + "/tests/data/mjcf/dyn_slide_hinge.xml"}) {
     check_crba_and_kinematics_shortcuts<float>(path, 100);
