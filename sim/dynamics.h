@@ -168,6 +168,7 @@ namespace rlt {
   X(efc, kEfcStride* nefc_max, constraint_rows, "per row: aref, R, A_rr + R, force, owner, ... (sim/constraints.h)") \
   X(efc_Zind, nefc_z* nv, constraint_rows, "the dofs of efc_Z's nonzero entries, ascending (integers)")               \
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
+  X(crb_cdof, 6 * nv, mass_matrix, "each dof's crb_(its body) cdof, component-major (6 x nv): CRBA's columns")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
     "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a), "    \
@@ -410,7 +411,10 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
         const T* q = d.qpos + m.jnt_qposadr[j];
         const Vec3<T> local_axis = Vec3<T>::load(m.jnt_axis + 3 * j), local_pos = Vec3<T>::load(m.jnt_pos + 3 * j);
         const Vec3<T> axis = quat_rotate(quat, local_axis);
-        const Vec3<T> anchor = pos + quat_rotate(quat, local_pos);
+        // A joint at the body's origin (most robots' hinges): a unit quaternion rotates (+0, +0, +0)
+        // to (+0, +0, +0) exactly, so pos + that and anchor - that are pos + 0 and anchor themselves.
+        const bool at_origin = m.jnt_at_origin[j] != 0;
+        const Vec3<T> anchor = pos + (at_origin ? Vec3<T>::zero() : quat_rotate(quat, local_pos));
         if (type == kJointSlide) {
           pos += (q[0] - m.qpos0[m.jnt_qposadr[j]]) * axis;
         } else {
@@ -418,7 +422,7 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
           const Quat<T> local = type == kJointBall ? quat_normalize(Quat<T>::load(q))
                                                    : quat_from_axis_angle(local_axis, q[0] - m.qpos0[m.jnt_qposadr[j]]);
           quat = quat_mul(quat, local);
-          pos = anchor - quat_rotate(quat, local_pos);
+          pos = at_origin ? anchor : anchor - quat_rotate(quat, local_pos);
         }
         anchor.store(d.xanchor + 3 * j);
         axis.store(d.xaxis + 3 * j);
@@ -799,23 +803,58 @@ RLT_HD void passive_forces(const ModelView<T>& m, const DataView<T>& d) {
 
 // CRBA: qM(i, j) = cdof_i . (composite inertia of body(i)) cdof_j for j ancestor-or-self of i,
 // mirrored to (j, i); armature added on the diagonal; the other entries are zero (needs com_position).
+// Column by column: the i with j an ancestor-or-self of i are j's subtree, j..dof_subtreeend[j]
+// (contiguous in tree order, and every one of them in M's pattern), so with f_i = crb cdof_i kept
+// component-major (crb_cdof) column j is one vectorized pass over them, where the row-by-row walk up
+// each dof's parent links (MuJoCo's mj_crb) made one short scalar 6-product per pair (the G1: 341
+// pairs). Each entry is dot(f_i, cdof_j)'s products summed in dot's order: the same bits.
+namespace dynamics_detail {
+// out[i] = dot(f_i, c) for i in j..end, f_i the columns of f (component-major, 6 x nv), in dot's
+// order. (__restrict__: out, f and c share the data row, and GCC's run-time overlap checks for seven
+// pointers cost more than the loop on the short columns.)
+template <class T>
+RLT_HD RLT_INLINE void crba_column(T* __restrict__ out, const T* __restrict__ f, const T* __restrict__ c, int nv,
+                                   int j, int end) {
+  const T *f0 = f, *f1 = f + nv, *f2 = f + 2 * nv, *f3 = f + 3 * nv, *f4 = f + 4 * nv, *f5 = f + 5 * nv;
+  const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5];
+  for (int i = j; i <= end; ++i)
+    out[i] = (f0[i] * c0 + f1[i] * c1 + f2[i] * c2) + (f3[i] * c3 + f4[i] * c4 + f5[i] * c5);
+}
+}  // namespace dynamics_detail
 template <class T>
 RLT_HD void mass_matrix(const ModelView<T>& m, const DataView<T>& d) {
   for (int k = 0; k < m.nv * m.nv; ++k) d.qM[k] = T(0);
   for (int k = 0; k < 10 * m.nbody; ++k) d.crb[k] = d.cinert[k];
+  // Each body's composite inertia into its parent's, from the leaves up. Down a chain (the parent
+  // is the body just before: its first child, so the last to add) the sum stays in registers
+  // instead of going through memory body after body; the same additions in the same order.
+  T cur[10] = {};  // crb of body b, when `held`
+  bool held = false;
   for (int b = m.nbody - 1; b > 0; --b) {
     const int parent = m.body_parentid[b];
-    if (parent > 0) add_inertia(d.crb + 10 * parent, d.crb + 10 * b);
+    if (!held)
+      for (int k = 0; k < 10; ++k) cur[k] = d.crb[10 * b + k];
+    held = parent > 0 && parent == b - 1;
+    if (held) {
+      for (int k = 0; k < 10; ++k) cur[k] = d.crb[10 * parent + k] + cur[k];
+      for (int k = 0; k < 10; ++k) d.crb[10 * parent + k] = cur[k];
+    } else if (parent > 0) {
+      add_inertia(d.crb + 10 * parent, static_cast<const T*>(cur));
+    }
   }
   const int nv = m.nv;
+  T* const f = d.crb_cdof;
   for (int i = 0; i < nv; ++i) {
-    const SVec<T> f = Inertia<T>::load(d.crb + 10 * m.dof_bodyid[i]) * SVec<T>::load(d.cdof + 6 * i);
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) {
-      const T mij = dot(f, SVec<T>::load(d.cdof + 6 * j));
-      d.qM[i * nv + j] = mij;
-      d.qM[j * nv + i] = mij;
-    }
-    d.qM[i * nv + i] += m.dof_armature[i];
+    const SVec<T> fi = Inertia<T>::load(d.crb + 10 * m.dof_bodyid[i]) * SVec<T>::load(d.cdof + 6 * i);
+    f[i] = fi.ang.x, f[nv + i] = fi.ang.y, f[2 * nv + i] = fi.ang.z;
+    f[3 * nv + i] = fi.lin.x, f[4 * nv + i] = fi.lin.y, f[5 * nv + i] = fi.lin.z;
+  }
+  for (int j = 0; j < nv; ++j) {
+    const int end = m.dof_subtreeend[j];
+    T* mj = d.qM + j * nv;  // row j from the diagonal: column j mirrored
+    dynamics_detail::crba_column(mj, static_cast<const T*>(f), static_cast<const T*>(d.cdof + 6 * j), nv, j, end);
+    mj[j] += m.dof_armature[j];
+    for (int i = j + 1; i <= end; ++i) d.qM[i * nv + j] = mj[i];
   }
 }
 
@@ -843,25 +882,90 @@ RLT_HD void factor_mass_load(const ModelView<T>& m, const DataView<T>& d, T h) {
 // G1, tools/stage_times). The entries between the ancestors take the same arithmetic with row k's
 // entries there and are never read; the loaders keep them zero (qM's, factor_mass_load,
 // newton_hessian), where they stay zero (a non-ancestor of i below i is no ancestor of k either),
-// so no garbage (subnormals) slows the loop. Each ancestor entry gets the same operations in the
-// same order as along the links: the same bits.
+// so no garbage (subnormals) slows the loop.
+//
+// Chains of dofs are eliminated together: a run k, k-1, .., k-s+1 (s <= kLtdlRun) in which each
+// dof is the parent of the one after it (a free joint's six dofs, a ball's three, a limb of
+// single-hinge bodies: most of a robot) is eliminated onto its own rows first (row r takes the
+// updates of the run's rows below it, in one pass over its span), then onto each common ancestor
+// row i in one pass: li[j] - lk[j] a_k - l(k-1)[j] a_(k-1) - .., so that each ancestor row is
+// loaded and stored once per run, not once per dof (the loop setup per (dof, ancestor) pair, not the
+// multiply-adds, was the cost: 306 pairs on the G1). Each entry gets the same operations in the same
+// order as eliminating one dof at a time along the links (nothing else touches these rows between
+// the run's eliminations: its dofs are consecutive, and every other descendant of the run's top
+// dof comes after it, so it was eliminated before): the same bits.
+constexpr int kLtdlRun = 4;  // the longest run eliminated together (measured: 4 beats 6 and 8; the
+                             // switches in tree_ltdl_factor and ltdl_run_row go up to it)
+namespace dynamics_detail {
+// li[first..i] -= ls[0][j] a[0], then ls[1][j] a[1], .. (S rows at once, in that order).
+template <int S, class T>
+RLT_HD RLT_INLINE void ltdl_run_update(T* li, T* const* ls, const T* a, int first, int i) {
+  const T* l[S];
+  T b[S];
+  for (int t = 0; t < S; ++t) l[t] = ls[t], b[t] = a[t];
+  for (int j = first; j <= i; ++j) {
+    T v = li[j];
+    for (int t = 0; t < S; ++t) v = v - l[t][j] * b[t];
+    li[j] = v;
+  }
+}
+template <int S, class T>
+RLT_HD RLT_INLINE void ltdl_run_rows(T* li, T* const* ls, const T* a, int first, int i) {
+  if (first == 0) {  // (one tree, or the first: GCC's vector loop from a literal 0 is 10% faster)
+    ltdl_run_update<S>(li, ls, a, 0, i);
+  } else {
+    ltdl_run_update<S>(li, ls, a, first, i);
+  }
+}
+// Row i (span first..i) takes the updates of the run's rows ls[0..s-1] (deepest first), with the
+// coefficients a; s in 1..kLtdlRun.
+template <class T>
+RLT_HD RLT_INLINE void ltdl_run_row(T* li, T* const* ls, const T* a, int first, int i, int s) {
+  switch (s) {
+    case 4: ltdl_run_rows<4>(li, ls, a, first, i); break;
+    case 3: ltdl_run_rows<3>(li, ls, a, first, i); break;
+    case 2: ltdl_run_rows<2>(li, ls, a, first, i); break;
+    default: ltdl_run_rows<1>(li, ls, a, first, i); break;
+  }
+}
+// Each ancestor row of the run's top dof `top` takes the S rows' updates.
+template <int S, class T>
+RLT_HD RLT_INLINE void ltdl_run_ancestors(const ModelView<T>& m, T* ld, T* const* ls, const T* inv, int top) {
+  for (int i = m.dof_parentid[top]; i >= 0; i = m.dof_parentid[i]) {
+    T a[S];
+    for (int u = 0; u < S; ++u) a[u] = ls[u][i] * inv[u];
+    ltdl_run_rows<S>(ld + i * m.nv, ls, a, m.dof_treestart[i], i);
+    for (int u = 0; u < S; ++u) ls[u][i] = a[u];
+  }
+}
+}  // namespace dynamics_detail
 template <class T>
 RLT_HD void tree_ltdl_factor(const ModelView<T>& m, T* ld) {
   const int nv = m.nv;
-  for (int k = nv - 1; k >= 0; --k) {
-    T* lk = ld + k * nv;
-    const T inv_dkk = T(1) / lk[k];
-    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
-      const T a = lk[i] * inv_dkk;
-      T* li = ld + i * nv;
-      const int first = m.dof_treestart[i];
-      if (first == 0) {  // (one tree, or the first: GCC's vector loop from a literal 0 is 10% faster)
-        for (int j = 0; j <= i; ++j) li[j] -= lk[j] * a;
-      } else {
-        for (int j = first; j <= i; ++j) li[j] -= lk[j] * a;
-      }
-      lk[i] = a;
+  for (int k = nv - 1; k >= 0;) {
+    int s = 1;  // the run k, k-1, .., k-s+1
+    while (s < kLtdlRun && k - s >= 0 && m.dof_parentid[k - s + 1] == k - s) ++s;
+    T* ls[kLtdlRun];    // the run's rows, deepest first
+    T inv[kLtdlRun];    // 1 / their pivots
+    T a[kLtdlRun];      // their coefficients on the row being updated
+    ls[0] = ld + k * nv;
+    inv[0] = T(1) / ls[0][k];
+    for (int t = 1; t < s; ++t) {  // within the run: row k - t takes the t rows below it
+      const int r = k - t;
+      T* lr = ld + r * nv;
+      for (int u = 0; u < t; ++u) a[u] = ls[u][r] * inv[u];
+      dynamics_detail::ltdl_run_row(lr, ls, a, m.dof_treestart[r], r, t);
+      for (int u = 0; u < t; ++u) ls[u][r] = a[u];
+      ls[t] = lr;
+      inv[t] = T(1) / lr[r];
     }
+    switch (s) {  // then the run's common ancestors
+      case 4: dynamics_detail::ltdl_run_ancestors<4>(m, ld, ls, inv, k - s + 1); break;
+      case 3: dynamics_detail::ltdl_run_ancestors<3>(m, ld, ls, inv, k - s + 1); break;
+      case 2: dynamics_detail::ltdl_run_ancestors<2>(m, ld, ls, inv, k - s + 1); break;
+      default: dynamics_detail::ltdl_run_ancestors<1>(m, ld, ls, inv, k - s + 1); break;
+    }
+    k -= s;
   }
 }
 // The factors ld of H (tree_ltdl_factor: H = L^T D L) become those of H + c w w^T, for a w that is

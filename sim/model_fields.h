@@ -251,6 +251,10 @@
   /* the dof tree (sim/dynamics.h tree_ltdl_factor) */                                                                \
   X(int, dof_treestart, nv, required,                                                                                \
     "the first dof of dof i's tree (the root of its chain, no parent): a chain lies in dof_treestart[i]..i")          \
+  X(int, jnt_at_origin, njnt, required,                                                                              \
+    "1 where jnt_pos is (+0, +0, +0) (the joint at its body's origin): kinematics skips its anchor's rotations")      \
+  X(int, dof_subtreeend, nv, required,                                                                               \
+    "the last dof of dof i's subtree: its descendants are i+1..dof_subtreeend[i] (dofs in tree order; CRBA's columns)") \
   /* implicitfast (sim/physics_step.h) */                                                                            \
   X(int, dof_simple, nv, required,                                                                                   \
     "1 for a dof of a MuJoCo \"simple\" body (body_simple, model_body_simple): implicitfast keeps only its diagonal") \

@@ -873,8 +873,11 @@ TEST(PhysicsBatch, StepEulerEnvsMatchesOneByOne) {
 // (dof_treestart) instead of following the parent links; the ancestor entries must come out with
 // the bits of the link-following elimination (the same operations per entry, in the same order),
 // and the entries between them, zero when loaded, must stay zero (so the span never carries
-// garbage). Checked on M + h diag(damping) along random-control runs of a model with three trees
-// (a branching free body, a free box, a hinge chain on the world) and of the G1, in float and double.
+// garbage). It also eliminates runs of consecutive parent-child dofs together (kLtdlRun): the free
+// joints' six dofs (runs of 4 and 2), the hinge-then-ball chain (a run of 4 across two bodies), the
+// hinge-and-slide body, the G1's limbs; they must give the same bits too. Checked on M + h
+// diag(damping) along random-control runs of a model with three trees (a branching free body, a
+// free box, a hinge chain on the world) and of the G1, in float and double.
 // The same for the spans of tree_ltdl_solve's L^T pass and of the Newton line search's M x.
 template <class T>
 void check_span_factor_matches_parent_links(const std::string& path, int substeps) {
@@ -956,6 +959,102 @@ void check_span_factor_matches_parent_links(const std::string& path, int substep
   EXPECT_GT(compared, 0);
   if (path.find("three_trees") != std::string::npos) {
     EXPECT_EQ(trees, 3);
+  }
+}
+
+// mass_matrix fills M column by column over each dof's subtree (dof_subtreeend, crb_cdof) and
+// carries composite inertias down chains in registers; kinematics skips the anchor rotations of
+// joints at their body's origin (jnt_at_origin). Each must give the bits of the plain loops they
+// replaced: MuJoCo's row-by-row CRBA along the parent links (composite inertias added in memory,
+// leaves first) and the joint loop with every rotation, written out here. Along random-control runs,
+// in float and double. dof_subtreeend is checked against its definition (the last dof whose chain
+// passes through i).
+template <class T>
+void check_crba_and_kinematics_shortcuts(const std::string& path, int substeps) {
+  const Model model = load_mjcf(path);
+  Sim<T> s(model);
+  const ModelView<T>& m = s.m();
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i) {
+    int last = i;
+    for (int k = i + 1; k < nv; ++k)
+      for (int a = k; a >= 0; a = m.dof_parentid[a])
+        if (a == i) last = k;
+    ASSERT_EQ(m.dof_subtreeend[i], last) << path << " dof " << i;
+  }
+  int at_origin = 0;
+  for (int j = 0; j < m.njnt; ++j) at_origin += m.jnt_at_origin[j];
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> ctrl(static_cast<size_t>(m.nu) + 1), crb(static_cast<size_t>(10 * m.nbody)),
+      qm(static_cast<size_t>(nv * nv));
+  int compared = 0;
+  for (int step = 0; step < substeps; ++step) {
+    for (int k = 0; k < m.nu; ++k) ctrl[static_cast<size_t>(k)] = static_cast<T>(u(rng));
+    physics_substep(m, s.d, ctrl.data());
+    kinematics(m, s.d);
+    com_position(m, s.d);
+    mass_matrix(m, s.d);
+    // CRBA, row by row along the parent links
+    for (int k = 0; k < 10 * m.nbody; ++k) crb[static_cast<size_t>(k)] = s.d.cinert[k];
+    for (int b = m.nbody - 1; b > 0; --b)
+      if (m.body_parentid[b] > 0) add_inertia(crb.data() + 10 * m.body_parentid[b], crb.data() + 10 * b);
+    for (auto& v : qm) v = T(0);
+    for (int i = 0; i < nv; ++i) {
+      const SVec<T> f = Inertia<T>::load(crb.data() + 10 * m.dof_bodyid[i]) * SVec<T>::load(s.d.cdof + 6 * i);
+      for (int j = i; j >= 0; j = m.dof_parentid[j])
+        qm[static_cast<size_t>(i * nv + j)] = qm[static_cast<size_t>(j * nv + i)] =
+            dot(f, SVec<T>::load(s.d.cdof + 6 * j));
+      qm[static_cast<size_t>(i * nv + i)] += m.dof_armature[i];
+    }
+    ASSERT_EQ(std::memcmp(crb.data(), s.d.crb, sizeof(T) * crb.size()), 0) << path << " substep " << step << ": crb";
+    for (int k = 0; k < nv * nv; ++k)
+      ASSERT_EQ(std::memcmp(&qm[static_cast<size_t>(k)], &s.d.qM[k], sizeof(T)), 0)
+          << path << " substep " << step << " qM(" << k / nv << ", " << k % nv << "): " << s.d.qM[k] << " vs "
+          << qm[static_cast<size_t>(k)];
+    // kinematics' joints with every rotation (bodies with hinge, slide or ball joints)
+    for (int b = 1; b < m.nbody; ++b) {
+      const int jadr = m.body_jntadr[b], jnum = m.body_jntnum[b], parent = m.body_parentid[b];
+      if (jnum == 0 || m.jnt_type[jadr] == kJointFree) continue;
+      Vec3<T> pos = Vec3<T>::load(s.d.xpos + 3 * parent) +
+                    Mat3<T>::load(s.d.xmat + 9 * parent) * Vec3<T>::load(m.body_pos + 3 * b);
+      Quat<T> quat = quat_mul(Quat<T>::load(s.d.xquat + 4 * parent), Quat<T>::load(m.body_quat + 4 * b));
+      for (int j = jadr; j < jadr + jnum; ++j) {
+        const T* q = s.d.qpos + m.jnt_qposadr[j];
+        const T angle = q[0] - m.qpos0[m.jnt_qposadr[j]];
+        const Vec3<T> local_axis = Vec3<T>::load(m.jnt_axis + 3 * j), local_pos = Vec3<T>::load(m.jnt_pos + 3 * j);
+        const Vec3<T> anchor = pos + quat_rotate(quat, local_pos);
+        if (m.jnt_type[j] == kJointSlide) {
+          pos += angle * quat_rotate(quat, local_axis);
+        } else {
+          quat = quat_mul(quat, m.jnt_type[j] == kJointBall ? quat_normalize(Quat<T>::load(q))
+                                                            : quat_from_axis_angle(local_axis, angle));
+          pos = anchor - quat_rotate(quat, local_pos);
+        }
+        T got[3], want[3];
+        anchor.store(want);
+        for (int k = 0; k < 3; ++k) got[k] = s.d.xanchor[3 * j + k];
+        ASSERT_EQ(std::memcmp(got, want, sizeof(got)), 0) << path << " substep " << step << " joint " << j << " anchor";
+      }
+      T got[7], want[7];
+      pos.store(want), quat_normalize(quat).store(want + 3);
+      for (int k = 0; k < 3; ++k) got[k] = s.d.xpos[3 * b + k];
+      for (int k = 0; k < 4; ++k) got[3 + k] = s.d.xquat[4 * b + k];
+      ASSERT_EQ(std::memcmp(got, want, sizeof(got)), 0) << path << " substep " << step << " body " << b;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+  EXPECT_GT(at_origin, 0) << path;
+}
+
+TEST(TreeFactors, CrbaColumnsAndKinematicsShortcutsGiveThePlainBits) {
+  const std::string dir = std::string(RLT_SOURCE_DIR);
+  for (const std::string& path : {dir + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml",
+                                 dir + "/envs/assets/humanoid.xml", dir + "/tests/data/mjcf/dyn_ball_chain.xml",
+                                 dir + "/tests/data/mjcf/dyn_slide_hinge.xml"}) {
+    check_crba_and_kinematics_shortcuts<float>(path, 100);
+    check_crba_and_kinematics_shortcuts<double>(path, 100);
   }
 }
 
