@@ -239,6 +239,9 @@ void init_policy_from(const Config& cfg, const Checkpoint& ckpt, Learner& learne
     if (ckpt.config.policy.activation != cfg.policy.activation)
       throw CheckpointError(ckpt.file.source + ": its policy.activation is \"" + ckpt.config.policy.activation +
                             "\", this run's is \"" + cfg.policy.activation + "\"");
+    if (ckpt.config.policy.squash != cfg.policy.squash)
+      throw CheckpointError(ckpt.file.source + ": its policy.squash is \"" + ckpt.config.policy.squash +
+                            "\", this run's is \"" + cfg.policy.squash + "\"");
     restore_checkpoint(ckpt, learner, LearnerLoad::kModel, nullptr, nullptr);
   } catch (const CheckpointError& e) {
     throw CheckpointError(cfg.source + ": train.init_from: " + e.what());

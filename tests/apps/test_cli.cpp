@@ -421,6 +421,11 @@ TEST_F(CliBadInput, CheckpointOfAnotherEnv) {
       {"env", "'pendulum'", "'cartpole'", cartpole_config()});
   const std::string file = tmp("pend") + "/checkpoints/latest.safetensors";
   bad({"eval", "--checkpoint", file, "--config", cartpole_config()}, {file, "env", "'pendulum'", "'cartpole'"});
+  // Same shapes, another function: a Gaussian policy's weights as the start of a tanh-squashed run.
+  bad({"train", "--config", cartpole_config(), "--quiet", "--set", "env.name=pendulum", "--set", "policy.squash=tanh",
+       "--set", "train.init_from=" + file, "--run-dir", tmp("pend_squash")},
+      {"train.init_from", file, "policy.squash"});
+  EXPECT_FALSE(fs::exists(tmp("pend_squash")));
 
   // A CartPole run whose checkpoint is Pendulum's cannot be resumed; the run is left as it was.
   const std::string swapped = copy_of_run("swapped");
