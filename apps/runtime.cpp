@@ -138,9 +138,17 @@ void apply_env_params(const Config& cfg, VecEnv& env) {
 
 // The policy section against the env's spaces: a tanh-squashed policy needs a bounded continuous box.
 void check_policy_for_env(const Config& cfg, const EnvSpec& spec) {
-  if (cfg.policy.squash != "tanh") return;
-  const std::string why = squash_refusal(spec);
-  if (!why.empty()) throw ConfigError(cfg.source + ": policy.squash: \"tanh\" needs bounded continuous actions; " + why);
+  if (cfg.policy.squash == "tanh") {
+    const std::string why = squash_refusal(spec);
+    if (!why.empty())
+      throw ConfigError(cfg.source + ": policy.squash: \"tanh\" needs bounded continuous actions; " + why);
+  }
+  if (cfg.ppo.bounds_loss_coef > 0) {
+    const std::string why = bounds_loss_refusal(spec, cfg.policy.squash);
+    if (!why.empty())
+      throw ConfigError(cfg.source + ": ppo.bounds_loss_coef: needs a Gaussian policy with bounded continuous actions; " +
+                        why);
+  }
 }
 
 EnvCheck check_env_config(const Config& cfg) {

@@ -261,8 +261,10 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
     cfg = load_config(opts.config_path);
   }
   bool env_checked = false;
-  // policy.squash is checked against the env's action space with it
-  const auto env_bound = [](const std::string& o) { return o.rfind("env.", 0) == 0 || o.rfind("policy.squash", 0) == 0; };
+  // policy.squash and ppo.bounds_loss_coef are checked against the env's action space with it
+  const auto env_bound = [](const std::string& o) {
+    return o.rfind("env.", 0) == 0 || o.rfind("policy.squash", 0) == 0 || o.rfind("ppo.bounds_loss_coef", 0) == 0;
+  };
   for (const auto& o : opts.overrides) {
     // An env name or parameter is checked against the env right away, so a bad one is blamed
     // on the --set that introduced it rather than on the config file; and the file's own [env]

@@ -50,6 +50,9 @@ struct MinibatchView {
   u64 squash_seed = 0;
   u32 squash_key = 0;
   u32 squash_first_row = 0;
+  // The action box (act_dim: middle, half-width) for the bounds loss (PpoCoefs::bounds_coef > 0).
+  const float* box_center = nullptr;
+  const float* box_scale = nullptr;
 };
 
 // A minibatch that is one process's share of a job's (rl/distributed.h; every process holds one of
@@ -221,7 +224,11 @@ class ActorCritic {
                      m_spec.squashed(),
                      mb.squash_seed,
                      mb.squash_key,
-                     mb.squash_first_row};
+                     mb.squash_first_row,
+                     mb.box_center,
+                     mb.box_scale};
+    if (coefs.bounds_coef > T(0) && (m_spec.discrete || m_spec.squashed() || mb.box_center == nullptr))
+      throw std::invalid_argument("loss_and_grad: the bounds loss needs a Gaussian policy and the action box");
     parallel_for(exec, rows, f);
     m_actor.backward(exec, params, m_d_head.data(), grads);
     m_critic.backward(exec, params, m_d_value.data(), grads);

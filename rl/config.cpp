@@ -94,6 +94,10 @@ const std::vector<Field>& fields() {
       RLT_FIELD(ppo, clip_value_loss, boolean(), "clip the value loss around the old value"),
       RLT_FIELD(ppo, vf_coef, non_negative_number(), "value loss weight"),
       RLT_FIELD(ppo, ent_coef, non_negative_number(), "entropy bonus weight"),
+      RLT_FIELD(ppo, bounds_loss_coef, non_negative_number(),
+                "weight of the penalty on a Gaussian policy's means beyond 1.1 half-widths of the action box, "
+                "squared (rl_games' bounds loss; 0 = off): brings back means the env's clamp hides from the policy "
+                "gradient"),
       RLT_FIELD(ppo, max_grad_norm, non_negative_number(), "global gradient-norm clip (0 disables)"),
       RLT_FIELD(ppo, normalize_advantages, boolean(), "per-minibatch advantage normalization"),
       RLT_FIELD(ppo, normalize_obs, boolean(), "running mean/std observation normalization"),

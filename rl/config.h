@@ -44,6 +44,7 @@ struct PpoConfig {
   bool clip_value_loss = true;         // clip the value loss around the old value
   double vf_coef = 0.5;                // value loss weight
   double ent_coef = 0.0;               // entropy bonus weight
+  double bounds_loss_coef = 0.0;       // weight of rl_games' bounds loss on Gaussian means past 1.1 box half-widths (0 = off)
   double max_grad_norm = 0.5;          // global gradient-norm clip (0 disables)
   bool normalize_advantages = true;    // per-minibatch advantage normalization
   bool normalize_obs = true;           // running mean/std observation normalization

@@ -40,6 +40,13 @@ inline std::string squash_refusal(const EnvSpec& env) {
   return "";
 }
 
+// Why ppo.bounds_loss_coef > 0 cannot apply to this env and policy ("" when it can): the bounds loss
+// pulls a Gaussian's means back into a bounded continuous action box.
+inline std::string bounds_loss_refusal(const EnvSpec& env, const std::string& squash) {
+  if (squash == "tanh") return "policy.squash = \"tanh\" keeps its actions in the box (its entropy term pulls means back)";
+  return squash_refusal(env);
+}
+
 inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   PolicySpec s;
   s.obs_dim = env.observation.dim;
@@ -227,6 +234,7 @@ inline PpoMemory ppo_memory(const PolicySpec& spec, const Config& cfg, i64 num_e
               n * f * (2 * obs + 1 + act + 2 * cobs) +                          // per-step scratch
               mb * f * (obs + cobs + act + 4) +                                 // minibatch gather
               (spec.squashed() ? (n + 2) * act * f : 0) +                       // squashed actions, action box
+              (!spec.squashed() && cfg.ppo.bounds_loss_coef > 0 ? 2 * act * f : 0) +  // the bounds loss's box
               actor_critic_scratch_bytes(spec, std::max(n, mb), f);
   return m;
 }
@@ -332,9 +340,10 @@ class Ppo final : public Learner {
   // Per-step scratch (num_envs x ...).
   FBuf m_step_obs, m_step_final, m_next_value, m_step_actions;
   FBuf m_step_cobs, m_step_cfinal;  // (num_envs x critic_dim) normalized critic obs (asymmetric only)
-  // A tanh-squashed policy (PolicySpec::squashed()): the action box's middle and half-width (act_dim),
-  // and (num_envs x act_dim) the squashed actions the env steps with (m_actions keeps the samples).
-  FBuf m_squash_center, m_squash_scale, m_step_env_actions;
+  // The action box's middle and half-width (act_dim), for a tanh-squashed policy (PolicySpec::squashed())
+  // and for the bounds loss (ppo.bounds_loss_coef > 0); and (num_envs x act_dim) the squashed actions
+  // the env steps with (m_actions keeps the samples).
+  FBuf m_box_center, m_box_scale, m_step_env_actions;
   // (IndexPermutation::domain_of(batch)) the epoch's minibatch order in [0, batch), the permutation
   // network's one pass over its whole domain behind it (permute_batch: PermutationTable, PermutationWalk).
   typename Exec::template Buffer<u32> m_perm_index;

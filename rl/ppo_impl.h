@@ -315,11 +315,24 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   m_step_actions.resize(n * m_act_dim);
   if (m_ac.spec().squashed()) {
     const PolicySpec& ps = m_ac.spec();
-    m_squash_center.resize(m_act_dim);
-    m_squash_scale.resize(m_act_dim);
+    m_box_center.resize(m_act_dim);
+    m_box_scale.resize(m_act_dim);
     m_step_env_actions.resize(n * m_act_dim);
-    m_exec.copy_from_host(m_squash_center.data(), ps.squash_center.data(), m_act_dim);
-    m_exec.copy_from_host(m_squash_scale.data(), ps.squash_scale.data(), m_act_dim);
+    m_exec.copy_from_host(m_box_center.data(), ps.squash_center.data(), m_act_dim);
+    m_exec.copy_from_host(m_box_scale.data(), ps.squash_scale.data(), m_act_dim);
+  } else if (cfg.ppo.bounds_loss_coef > 0) {
+    const EnvSpec& es = m_env.spec();
+    const std::string why = bounds_loss_refusal(es, cfg.policy.squash);
+    if (!why.empty()) throw std::invalid_argument("ppo.bounds_loss_coef: " + why);
+    std::vector<float> center(static_cast<size_t>(m_act_dim)), scale(static_cast<size_t>(m_act_dim));
+    for (size_t k = 0; k < center.size(); ++k) {
+      center[k] = 0.5f * (es.action.low[k] + es.action.high[k]);
+      scale[k] = 0.5f * (es.action.high[k] - es.action.low[k]);
+    }
+    m_box_center.resize(m_act_dim);
+    m_box_scale.resize(m_act_dim);
+    m_exec.copy_from_host(m_box_center.data(), center.data(), m_act_dim);
+    m_exec.copy_from_host(m_box_scale.data(), scale.data(), m_act_dim);
   }
   m_perm_index.resize(static_cast<i64>(IndexPermutation::domain_of(static_cast<u64>(b))));
   m_obs_inv_std.resize(m_obs_dim);
@@ -395,7 +408,7 @@ const float* Ppo<Exec>::act(bool deterministic, std::uint32_t step_key) {
       m_exec, m_num_envs,
       SampleAction{head, m_params.data() + m_ac.log_std_offset(), m_step_actions.data(), nullptr, ps.head_dim(),
                    ps.act_dim, ps.discrete, deterministic, policy_sample_seed(m_seed), step_key, m_first_row,
-                   m_squash_center.data(), m_squash_scale.data(), ps.squashed() ? m_step_env_actions.data() : nullptr});
+                   m_box_center.data(), m_box_scale.data(), ps.squashed() ? m_step_env_actions.data() : nullptr});
   return ps.squashed() ? m_step_env_actions.data() : m_step_actions.data();
 }
 
@@ -424,7 +437,7 @@ void Ppo<Exec>::collect_rollout(std::int64_t iteration) {
     parallel_for(m_exec, n,
                  SampleAction{head, params + m_ac.log_std_offset(), m_actions.data() + row * m_act_dim,
                               m_logp.data() + row, ps.head_dim(), ps.act_dim, ps.discrete, false, m_seed, step_key,
-                              m_first_row, m_squash_center.data(), m_squash_scale.data(),
+                              m_first_row, m_box_center.data(), m_box_scale.data(),
                               ps.squashed() ? m_step_env_actions.data() : nullptr});
     mark_phase(kPhasePolicy);
     m_env.step(ps.squashed() ? m_step_env_actions.data() : m_actions.data() + row * m_act_dim);
@@ -466,8 +479,9 @@ void Ppo<Exec>::permute_batch(std::int64_t iteration, int epoch) {
 template <class Exec>
 int Ppo<Exec>::update(std::int64_t iteration) {
   const auto& c = m_cfg.ppo;
-  const PpoCoefs<float> coefs{static_cast<float>(c.clip_coef), static_cast<float>(c.vf_coef),
-                              static_cast<float>(c.ent_coef), c.clip_value_loss, c.normalize_advantages};
+  const PpoCoefs<float> coefs{static_cast<float>(c.clip_coef),         static_cast<float>(c.vf_coef),
+                              static_cast<float>(c.ent_coef),          c.clip_value_loss,
+                              c.normalize_advantages,                  static_cast<float>(c.bounds_loss_coef)};
   const i64 p = m_ac.num_params();
   const PolicySpec& ps = m_ac.spec();
   int epochs = 0;
@@ -530,7 +544,9 @@ int Ppo<Exec>::update(std::int64_t iteration) {
                                     m_critic_dim > 0 ? m_mb_cobs.data() : nullptr,
                                     m_seed,
                                     static_cast<u32>(m_adam_step),
-                                    static_cast<u32>((m_first_row / static_cast<u32>(m_num_envs)) * m_minibatch)};
+                                    static_cast<u32>((m_first_row / static_cast<u32>(m_num_envs)) * m_minibatch),
+                                    m_box_center.data(),
+                                    m_box_scale.data()};
       if (m_comm == nullptr) {
         m_ac.loss_and_grad(m_exec, m_params.data(), mb, coefs, m_grads.data(), m_stat_sums.data());
       } else {  // several processes: the mean gradient and the summed loss terms of all, in one all-reduce

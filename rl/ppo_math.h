@@ -149,11 +149,19 @@ struct PpoCoefs {
   T ent_coef;
   bool clip_value_loss;
   bool normalize_advantages;
+  // rl_games' bounds loss on a Gaussian's means (ppo.bounds_loss_coef; continuous, squash none):
+  // bounds_coef * sum_k max(|m_k - center_k| / scale_k - kBoundsSoftLimit, 0)^2 per row, mean over rows,
+  // with the action box's middle and half-width from PpoLossGrad::box_center/box_scale.
+  T bounds_coef = T(0);
 };
+
+// How far past the action box's edge (in half-widths) a Gaussian mean goes before the bounds loss
+// pulls it back: rl_games' soft bound of 1.1 on a [-1, 1] box.
+constexpr double kBoundsSoftLimit = 1.1;
 
 // For minibatch row i: the loss terms (into stats, rows x kNumPpoStats, unscaled per-sample
 // values) and the gradient of the minibatch-mean total loss
-//   L = mean(pg) + vf_coef * mean(v_loss) - ent_coef * mean(entropy)
+//   L = mean(pg) + vf_coef * mean(v_loss) - ent_coef * mean(entropy) [+ bounds_coef * mean(bounds)]
 // with respect to the head row, the value, and (continuous) the log-std (per row, summed later).
 template <class T>
 struct PpoLossGrad {
@@ -184,6 +192,9 @@ struct PpoLossGrad {
   u64 squash_seed = 0;
   u32 squash_key = 0;
   u32 squash_first_row = 0;
+  // The action box (act_dim: middle, half-width) of the bounds loss (c.bounds_coef > 0, Gaussian only).
+  const float* box_center = nullptr;
+  const float* box_scale = nullptr;
 
   RLT_HD void operator()(i64 i) const {
     const T inv_rows = T(1) / static_cast<T>(rows);
@@ -223,6 +234,16 @@ struct PpoLossGrad {
       for (int k = 0; k < act_dim; ++k) {
         dh[k] = gp * dh[k];
         dls[k] = gp * dls[k] + ge;  // dentropy/dlogstd = 1
+      }
+      if (c.bounds_coef > T(0)) {
+        // A mean the env clamps away has no policy gradient to bring it back (every sample lands on
+        // the bound): this pulls it to the soft limit, without touching means inside it.
+        for (int k = 0; k < act_dim; ++k) {
+          const T inv_scale = T(1) / static_cast<T>(box_scale[k]);
+          const T d = (h[k] - static_cast<T>(box_center[k])) * inv_scale;
+          const T excess = (d < T(0) ? -d : d) - static_cast<T>(kBoundsSoftLimit);
+          if (excess > T(0)) dh[k] += c.bounds_coef * inv_rows * T(2) * excess * (d < T(0) ? -inv_scale : inv_scale);
+        }
       }
     } else {
       T* dls = d_log_std_rows + i * act_dim;

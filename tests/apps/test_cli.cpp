@@ -201,6 +201,14 @@ TEST_F(CliBadInput, OutOfRangeValue) {
   // A tanh-squashed policy needs a bounded continuous action box; CartPole (the default env) is discrete.
   bad_config("squash.toml", "[policy]\nsquash = \"tanh\"\n", {"policy.squash", "discrete actions", "cartpole"});
   bad_set("policy.squash=tanh", {"--set policy.squash=tanh", "discrete actions"});
+  // The bounds loss pulls a Gaussian's means back into a bounded continuous box: not CartPole's actions,
+  // nor a tanh-squashed policy's (its entropy term does that).
+  bad_config("bounds.toml", "[ppo]\nbounds_loss_coef = 0.01\n", {"ppo.bounds_loss_coef", "discrete actions", "cartpole"});
+  bad_set("ppo.bounds_loss_coef=0.01", {"--set ppo.bounds_loss_coef=0.01", "discrete actions"});
+  bad_config("bounds_tanh.toml",
+             "[env]\nname = \"pendulum\"\n[policy]\nsquash = \"tanh\"\n[ppo]\nbounds_loss_coef = 0.01\n",
+             {"ppo.bounds_loss_coef", "policy.squash = \"tanh\" keeps its actions in the box"});
+  bad_config("bounds_neg.toml", "[ppo]\nbounds_loss_coef = -1\n", {"ppo.bounds_loss_coef", "got -1"});
   // Consistency: 16 envs x 128 steps (the defaults) is not divisible into 5 minibatches.
   bad_config("range4.toml", "[ppo]\nnum_minibatches = 5\n", {"ppo.num_minibatches", "expected a divisor", "got 5"});
 }

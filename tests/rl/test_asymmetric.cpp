@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -66,7 +67,7 @@ class HiddenBias final : public VecEnv {
     log_cobs.insert(log_cobs.end(), m_cobs.begin(), m_cobs.end());
     for (i64 i = 0; i < m_n; ++i) {
       const float a = actions[i];
-      const float r = 0.5f * m_h[i] - (a - m_x[i]) * (a - m_x[i]);
+      const float r = 0.5f * m_h[i] - action_weight * (a - m_x[i]) * (a - m_x[i]);
       m_reward[i] = r;
       m_ret[i] += r;
       m_t[i] += 1;
@@ -114,6 +115,8 @@ class HiddenBias final : public VecEnv {
   }
 
   float hidden(i64 i) const { return m_h[static_cast<size_t>(i)]; }
+
+  float action_weight = 1.0f;  // 0: the reward does not depend on the action (no policy gradient to the means)
 
   std::vector<float> log_cobs, log_final_cobs;  // (steps x num_envs x 3)
   std::vector<std::uint8_t> log_trunc;          // (steps x num_envs)
@@ -355,6 +358,36 @@ TEST(AsymmetricActorCritic, RejectsAnEnvWithoutCriticObs) {
   Config cfg = small_config();
   cfg.env.num_envs = 4;
   EXPECT_THROW(Ppo<CpuExecutor>(cfg, env, exec), std::invalid_argument);
+}
+
+// ---- the bounds loss in the update ---------------------------------------------------------------
+
+// ppo.bounds_loss_coef reaches the update: two learners alike but for it, started from a policy whose
+// mean lies far past the action box (output bias 10 in [-2, 2]) on a task whose reward ignores the
+// action (as for a mean the env's clamp hides: no policy gradient pulls it back). With the bounds
+// loss the mean comes back towards the box; without it, it stays where it was.
+TEST(BoundsLoss, TheUpdatePullsAMeanPastTheBoxBack) {
+  CpuExecutor exec(2);
+  auto bias_after = [&](double coef) {
+    Config cfg = small_config();
+    cfg.ppo.bounds_loss_coef = coef;
+    HiddenBias env(cfg.env.num_envs, false);
+    env.action_weight = 0.0f;
+    env.reset(cfg.train.seed);
+    Ppo<CpuExecutor> ppo(cfg, env, exec);
+    ppo.start(cfg.train.seed);
+    std::vector<NamedArray> arrays = ppo.save();
+    const i64 bias = ActorCriticLayout(ppo.policy_spec()).log_std_offset - 1;  // the mean's output bias
+    for (auto& a : arrays)
+      if (a.name == "params") a.f32[static_cast<size_t>(bias)] = 10.0f;
+    ppo.load(arrays, LearnerLoad::kAll);
+    for (int it = 1; it <= 2; ++it) ppo.iterate(it, 100);
+    return find_array(ppo.save(), "params").f32[static_cast<size_t>(bias)];
+  };
+  const float plain = bias_after(0.0), bounded = bias_after(0.1);
+  std::printf("output bias after 2 iterations: %.4f without the bounds loss, %.4f with it\n", plain, bounded);
+  EXPECT_NEAR(plain, 10.0f, 0.03f);
+  EXPECT_LT(bounded, 10.0f - 0.05f);
 }
 
 // ---- launch and collect ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ struct Case {
   Activation act;
   const char* what;
   bool squash = false;  // a tanh-squashed Gaussian (the entropy's log-Jacobian sample)
+  bool bounds = false;  // a narrow action box, so that most means lie past its soft limit (bounds loss)
 };
 
 class GradientCheck : public ::testing::TestWithParam<Case> {};
@@ -68,12 +69,29 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
   }
   MinibatchView<double> mb{obs.data(), action.data(), old_logp.data(), adv.data(), ret.data(), old_value.data(), rows};
   mb.squash_seed = 17, mb.squash_key = 5, mb.squash_first_row = 3;
+  const std::vector<float> box_center = {0.0f, 0.05f, -0.1f}, box_scale = {0.02f, 0.05f, 0.1f};
+  if (c.bounds) mb.box_center = box_center.data(), mb.box_scale = box_scale.data();
+  int beyond = 0;  // rows x dims past the soft limit, at the checked parameters
+  // The bounds loss has no stat of its own: recomputed here from the means.
+  auto bounds_sum = [&](const std::vector<double>& p, bool count) {
+    if (!c.bounds) return 0.0;
+    const double* head = ac.actor_forward(exec, p.data(), obs.data(), rows);
+    double sum = 0;
+    for (i64 i = 0; i < rows; ++i)
+      for (int k = 0; k < spec.act_dim; ++k) {
+        const double d = (head[i * spec.act_dim + k] - box_center[static_cast<size_t>(k)]) / box_scale[static_cast<size_t>(k)];
+        const double excess = std::abs(d) - kBoundsSoftLimit;
+        if (excess > 0) sum += excess * excess, beyond += count ? 1 : 0;
+      }
+    return sum;
+  };
   auto loss = [&](const std::vector<double>& p, std::vector<double>* grad) {
     std::vector<double> g(static_cast<size_t>(ac.num_params()));
     std::vector<double> sums(kNumPpoStats);
     ac.loss_and_grad(exec, p.data(), mb, c.coefs, g.data(), sums.data());
     if (grad) *grad = g;
-    return (sums[kStatPolicyLoss] + c.coefs.vf_coef * sums[kStatValueLoss] - c.coefs.ent_coef * sums[kStatEntropy]) /
+    return (sums[kStatPolicyLoss] + c.coefs.vf_coef * sums[kStatValueLoss] - c.coefs.ent_coef * sums[kStatEntropy] +
+            c.coefs.bounds_coef * bounds_sum(p, grad != nullptr)) /
            static_cast<double>(rows);
   };
   std::vector<double> grad;
@@ -95,10 +113,14 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
   }
   EXPECT_LE(worst, 1.0) << c.what << ": worst parameter " << worst_i << " analytic " << grad[worst_i];
   EXPECT_GT(nonzero, checked / 4) << c.what << ": the term must touch most parameters";
+  if (c.bounds) {
+    EXPECT_GT(beyond, rows * spec.act_dim / 4) << c.what << ": most means must lie past the soft limit";
+    EXPECT_LT(beyond, rows * spec.act_dim) << c.what << ": some means must lie inside it";
+  }
 }
 
-PpoCoefs<double> coefs(double vf, double ent, bool clip_v, bool norm_adv) {
-  return PpoCoefs<double>{0.2, vf, ent, clip_v, norm_adv};
+PpoCoefs<double> coefs(double vf, double ent, bool clip_v, bool norm_adv, double bounds = 0) {
+  return PpoCoefs<double>{0.2, vf, ent, clip_v, norm_adv, bounds};
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -115,7 +137,10 @@ INSTANTIATE_TEST_SUITE_P(
                            true},
                       Case{false, coefs(0, 1, false, false), Activation::kTanh, "tanh-squashed entropy", true},
                       Case{false, coefs(0.5, 0.05, true, true), Activation::kTanh, "tanh-squashed full loss",
-                           true}));
+                           true},
+                      Case{false, coefs(0, 0, false, false, 0.7), Activation::kElu, "bounds loss alone", false, true},
+                      Case{false, coefs(0.5, 0.01, true, true, 0.05), Activation::kTanh, "gaussian full loss + bounds",
+                           false, true}));
 
 // The squashed entropy (brax's: the Gaussian's plus log|tanh'| at one reparameterized sample) is
 // what keeps a mean out of saturation: the bonus falls as the mean leaves 0 and its gradient points
@@ -154,6 +179,43 @@ TEST(SquashedEntropy, PullsSaturatedMeansBack) {
   params[0] = 4.0;
   plain.loss_and_grad(exec, params.data(), mb, only_entropy, g.data(), sums.data());
   EXPECT_EQ(g[0], 0.0);
+}
+
+// The bounds loss (rl_games'): a Gaussian mean past 1.1 half-widths of the action box is pulled back,
+// in proportion to how far; a mean inside that soft limit feels nothing. Without it nothing in the
+// loss sees a mean the env's clamp hides (the Gaussian's own entropy does not depend on the mean).
+TEST(BoundsLoss, PullsMeansBackToTheBox) {
+  CpuExecutor exec(1);
+  PolicySpec spec;
+  spec.obs_dim = 2;
+  spec.act_dim = 1;
+  spec.hidden = {};
+  const i64 rows = 8;
+  ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
+  std::vector<double> params = ac.initial_params(1, -1.0);
+  std::vector<double> obs(rows * 2), action(rows), zero(rows, 0.0);
+  for (i64 i = 0; i < rows; ++i) obs[2 * i] = 1.0, obs[2 * i + 1] = 0.0, action[i] = 0.0;
+  MinibatchView<double> mb{obs.data(), action.data(), zero.data(), zero.data(), zero.data(), zero.data(), rows};
+  const std::vector<float> center = {1.0f}, scale = {2.0f};  // the box [-1, 3]; soft limit [-1.2, 3.2]
+  mb.box_center = center.data(), mb.box_scale = scale.data();
+  const PpoCoefs<double> only_bounds{0.2, 0.0, 0.0, false, false, 0.5};
+  auto mean_gradient = [&](double mean) {
+    params[0] = mean, params[2] = 0.0;  // a linear actor: the mean is obs[0]'s weight plus the bias
+    std::vector<double> g(static_cast<size_t>(ac.num_params())), sums(kNumPpoStats);
+    ac.loss_and_grad(exec, params.data(), mb, only_bounds, g.data(), sums.data());
+    return g[2];  // d loss / d bias = d loss / d mean
+  };
+  for (double inside : {-1.19, 1.0, 3.0, 3.19}) EXPECT_EQ(mean_gradient(inside), 0.0) << "mean " << inside;
+  // past the limit: 0.5 * 2 * (|d| - 1.1) / scale, d = (mean - 1) / 2
+  EXPECT_NEAR(mean_gradient(5.0), 0.5 * 2 * (2.0 - 1.1) / 2, 1e-12);
+  EXPECT_NEAR(mean_gradient(-21.0), -0.5 * 2 * (11.0 - 1.1) / 2, 1e-12);
+  EXPECT_GT(mean_gradient(41.0), mean_gradient(5.0));
+  // The squashed policy refuses it: its entropy term already keeps means in check.
+  spec.squash_center = {1.0f}, spec.squash_scale = {2.0f};
+  ActorCritic<double, CpuExecutor> squashed(spec, rows, exec);
+  std::vector<double> g(static_cast<size_t>(squashed.num_params())), sums(kNumPpoStats);
+  EXPECT_THROW(squashed.loss_and_grad(exec, params.data(), mb, only_bounds, g.data(), sums.data()),
+               std::invalid_argument);
 }
 
 }  // namespace
