@@ -280,6 +280,20 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
       check_env_config(probe);
     }
   }
+  if (!opts.resume_dir.empty()) {
+    // A resumed run keeps its network's function: another activation or squash would load the same
+    // weights and silently compute something else (another width or depth fails the checkpoint's
+    // shape check instead, naming the tensor).
+    const Config saved = load_config((fs::path(opts.resume_dir) / "config.toml").string());
+    const auto keep = [&](const char* key, const std::string& now, const std::string& was) {
+      if (now != was)
+        throw ConfigError("--resume " + opts.resume_dir + ": " + key + ": the run's policy has \"" + was +
+                          "\"; a resumed run keeps its network (start a new run, with train.init_from for its "
+                          "weights where the shapes and functions agree)");
+    };
+    keep("policy.activation", cfg.policy.activation, saved.policy.activation);
+    keep("policy.squash", cfg.policy.squash, saved.policy.squash);
+  }
   if (opts.seed) cfg.train.seed = *opts.seed;
   // Checked before validate(): a bad flag is the flag's fault, not the config file's. --device
   // places env and learner alike (the config's env_device and learner_device give way to it).

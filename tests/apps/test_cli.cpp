@@ -258,6 +258,16 @@ TEST_F(CliBadInput, SetWrongTypeOrRange) {
   bad_set("policy.hidden=[8, 0]", {"--set policy.hidden=[8, 0]", "expected an array of integers in [1, 4096]"});
 }
 
+// A resumed run keeps its network's function: another activation or squash would load the same
+// weights into another function (another width fails the checkpoint's shape check:
+// CheckpointOfAnotherShape).
+TEST_F(CliBadInput, ResumeKeepsThePolicy) {
+  bad_set("policy.activation=relu",
+          {"--resume " + run_dir(), "policy.activation", "has \"tanh\"", "keeps its network"});
+  bad({"train", "--resume", run_dir(), "--set", "env.name=pendulum", "--set", "policy.squash=tanh"},
+      {"--resume " + run_dir(), "policy.squash", "has \"none\""});
+}
+
 TEST_F(CliBadInput, MissingConfigFile) {
   bad({"train", "--config", tmp("nope.toml"), "--run-dir", run_dir()}, {tmp("nope.toml"), "cannot open"});
   bad({"train", "--config", tmp("run"), "--run-dir", tmp("other")}, {tmp("run"), "cannot open"});
