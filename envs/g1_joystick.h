@@ -440,7 +440,7 @@ struct G1JoystickT {
       const bool filt = contact[f] || s.last_contact[f] > 0.0f;
       first[f] = s.air_time[f] > 0.0f && filt;
       s.air_time[f] += c.dt;
-      s.swing_peak[f] = fmaxf(s.swing_peak[f], c.d.site_xpos[3 * foot_site(f) + 2]);
+      s.swing_peak[f] = joystick::max_of(s.swing_peak[f], c.d.site_xpos[3 * foot_site(f) + 2]);
     }
     // what this step's observation shows (Playground builds it here, before the updates below)
     for (int j = 0; j < kNj; ++j) s.obs_last_act[j] = s.last_act[j];
@@ -482,7 +482,7 @@ struct G1JoystickT {
       pose += e * e;
       float lo, hi;
       soft_limits(p, b.m, j, lo, hi);
-      limits += -fminf(qj[j] - lo, 0.0f) + fmaxf(qj[j] - hi, 0.0f);
+      limits += -joystick::min_of(qj[j] - lo, 0.0f) + joystick::max_of(qj[j] - hi, 0.0f);
       tau1 += fabsf(tau[j]);
       energy += fabsf(qd[j]) * fabsf(tau[j]);
       const float da = a[j] - s.last_act[j];
@@ -499,12 +499,12 @@ struct G1JoystickT {
       const float* fv = sensor(c, kFeetLinvel + f);
       const float fz = c.d.site_xpos[3 * foot_site(f) + 2];
       clearance += fabsf(fz - p.max_foot_height) * sqrtf(sqrtf(fv[0] * fv[0] + fv[1] * fv[1]));
-      air += fminf(((s.air_time[f] - 0.2f) * (first[f] ? 1.0f : 0.0f)), 0.5f - 0.2f);
+      air += joystick::min_of(((s.air_time[f] - 0.2f) * (first[f] ? 1.0f : 0.0f)), 0.5f - 0.2f);
       const float e = s.swing_peak[f] / p.max_foot_height - 1.0f;
       if (first[f]) height += e * e;
       const float r = fz - gait_rz(s.phase[f], p.max_foot_height);
       phase_err += r * r;
-      force += fmaxf(fabsf(sensor(c, kFootForce + f)[2]) - p.max_contact_force, 0.0f);
+      force += joystick::max_of(fabsf(sensor(c, kFootForce + f)[2]) - p.max_contact_force, 0.0f);
       in_contact += contact[f] ? 1.0f : 0.0f;
     }
     tm[kFeetClearance] = clearance;

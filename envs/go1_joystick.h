@@ -413,7 +413,7 @@ struct Go1JoystickT {
       const bool filt = contact[f] || s.last_contact[f] > 0.0f;
       first[f] = s.air_time[f] > 0.0f && filt;
       s.air_time[f] += c.dt;
-      s.swing_peak[f] = fmaxf(s.swing_peak[f], c.d.site_xpos[3 * foot_site(f) + 2]);
+      s.swing_peak[f] = joystick::max_of(s.swing_peak[f], c.d.site_xpos[3 * foot_site(f) + 2]);
     }
     // what this step's observation shows (Playground builds it here, before the updates below)
     for (int j = 0; j < 12; ++j) s.obs_last_act[j] = s.last_act[j];
@@ -445,7 +445,7 @@ struct Go1JoystickT {
       pose += e * e * (j % 3 == 2 ? 0.1f : 1.0f);
       const float lo = c.m.jnt_range[2 * (j + 1)] * p.soft_joint_pos_limit_factor;
       const float hi = c.m.jnt_range[2 * (j + 1) + 1] * p.soft_joint_pos_limit_factor;
-      limits += -fminf(qj[j] - lo, 0.0f) + fmaxf(qj[j] - hi, 0.0f);
+      limits += -joystick::min_of(qj[j] - lo, 0.0f) + joystick::max_of(qj[j] - hi, 0.0f);
       tau2 += tau[j] * tau[j];
       tau1 += fabsf(tau[j]);
       energy += fabsf(qd[j]) * fabsf(tau[j]);
@@ -475,7 +475,7 @@ struct Go1JoystickT {
     tm[kDofPosLimits] = limits;
     float r = 0.0f;
     for (int k = 0; k < kNumTerms; ++k) r += p.w[k] * tm[k];
-    reward = fminf(fmaxf(r * c.dt, 0.0f), 10000.0f);
+    reward = joystick::min_of(joystick::max_of(r * c.dt, 0.0f), 10000.0f);
     terminated = done;
 
     for (int j = 0; j < 12; ++j) s.last_act[j] = a[j];

@@ -17,6 +17,28 @@ RLT_HD inline float unit(Philox& rng) {
 }
 RLT_HD inline float uniform(Philox& rng, float lo, float hi) { return lo + (hi - lo) * unit(rng); }
 
+// fmaxf and fminf with the values glibc's x86-64 versions give (maxss / minss: b when a == b, so
+// max(-0, +0) = +0 and max(+0, -0) = -0; the other operand when one is NaN), inline on the host.
+// GCC keeps fmaxf / fminf as calls into libm (it inlines them only under -ffinite-math-only, which
+// the build does not use), and in the Go1's step, right after the physics, its ~30 calls took ~6% of the
+// control step (perf: the calls and the instruction after each return; why they stall there was not
+// found, a loop of the same calls costs 2 ns each). Inline: ~8% more Go1 steps per CPU-second, the
+// same bits (tests/envs/test_go1_joystick.cpp). CUDA's fmaxf / fminf are single instructions already.
+RLT_HD RLT_INLINE float max_of(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return fmaxf(a, b);
+#else
+  return (a > b || b != b) ? a : b;
+#endif
+}
+RLT_HD RLT_INLINE float min_of(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return fminf(a, b);
+#else
+  return (a < b || b != b) ? a : b;
+#endif
+}
+
 // Playground's reset of the floating base: x, y + U(-0.5, 0.5) m, the given height, turned by
 // yaw ~ U(-3.14, 3.14) about z (qpos[0..6]: position, quaternion w x y z).
 RLT_HD inline void planar_start(float* qpos, float height, Philox& rng) {

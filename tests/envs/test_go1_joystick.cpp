@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -380,6 +382,40 @@ TYPED_TEST(Go1Both, ResetOneRestartsOnlyThatEnv) {
   EXPECT_EQ(std::vector<float>(m.env->obs() + 48, m.env->obs() + 96), other);
   EXPECT_NEAR(m.data(0).qpos[2], TypeParam::kHomeHeight, 1e-6);
   for (int k = 33; k < 45; ++k) EXPECT_EQ(m.env->obs()[k], 0.0f);
+}
+
+// joystick::max_of / min_of (envs/joystick.h), the tasks' inline fmaxf / fminf: the same bits as
+// libm's on every pair of a set with signed zeros, infinities, subnormals, NaN and ordinary values
+// (both NaN: a NaN). libm is called through volatile pointers so the compiler cannot fold the calls.
+TEST(Joystick, MaxOfMinOfAreLibmFmaxfFminf) {
+  float (*volatile libm_max)(float, float) = fmaxf;
+  float (*volatile libm_min)(float, float) = fminf;
+  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 1e-40f, -1e-40f, 3.4e38f, -3.4e38f,
+                          INFINITY, -INFINITY, NAN, -NAN};
+  Philox rng(7, RngStream::kBench, 0, 0);
+  for (int k = 0; k < 64; ++k) {
+    float u[4];
+    uniform4(rng, -4.0f, 4.0f, u, 4);
+    v.insert(v.end(), u, u + 4);
+  }
+  auto bits = [](float x) {
+    std::uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  int pairs = 0;
+  for (float a : v)
+    for (float b : v) {
+      const float mx = joystick::max_of(a, b), mn = joystick::min_of(a, b);
+      if (std::isnan(a) && std::isnan(b)) {
+        EXPECT_TRUE(std::isnan(mx) && std::isnan(mn));
+        continue;
+      }
+      ASSERT_EQ(bits(mx), bits(libm_max(a, b))) << "max_of(" << a << ", " << b << ")";
+      ASSERT_EQ(bits(mn), bits(libm_min(a, b))) << "min_of(" << a << ", " << b << ")";
+      ++pairs;
+    }
+  EXPECT_GT(pairs, 70000);
 }
 
 }  // namespace
