@@ -3,7 +3,7 @@
 // wheel is found at configure time (RLTRAIN_MUJOCO3_DIR; CMakeLists.txt).
 //
 //   stage_times MODEL.xml [--control-dt 0.02] [--envs 16] [--steps 40] [--rounds 5] [--seed 7]
-//               [--newton-stops]
+//               [--keyframe NAME [--ctrl-noise F] [--warmup N]] [--newton-stops]
 //
 // --newton-stops: instead of the times, the Newton solver's stopping rule on the same states (its
 // line searches and its answers' distance from converged ones; newton_stops below).
@@ -11,6 +11,12 @@
 // States: `envs` trajectories of MuJoCo from qpos0 at rest, controls uniform in ctrlrange from
 // rltrain's random_ctrl (Philox: seed, env, control step), held for control_dt / timestep substeps,
 // `steps` control steps: as `rltrain bench --model` and tools/bench_mujoco3.py drive their batches.
+// Random controls leave a legged robot lying on the floor (few contacts), not the states a task
+// trains on. --keyframe NAME: every trajectory starts from that keyframe (qpos, qvel, act, ctrl) and
+// holds the keyframe's ctrl (position actuators: the robot stands on its feet), plus, with
+// --ctrl-noise F, F x the random control's offset from the middle of the ctrlrange (clamped to it),
+// so the feet shift and the contacts change as in a walk; --warmup N control steps are stepped and
+// not recorded (the drop onto the floor from the keyframe's height).
 // Every substep's MuJoCo state (mjSTATE_INTEGRATION: qpos, qvel, act, ctrl, warm start, ...) is
 // recorded; each round then steps every recorded state once in MuJoCo and once in rltrain (its
 // qpos, qvel, act and ctrl rounded to float), alternating, so both see the same load.
@@ -455,7 +461,7 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: stage_times MODEL.xml [--control-dt S] [--envs N] [--steps N] [--rounds N] [--seed N] "
-               "[--newton-stops]\n");
+               "[--keyframe NAME [--ctrl-noise F] [--warmup N]] [--newton-stops]\n");
   std::exit(2);
 }
 
@@ -467,6 +473,9 @@ int main(int argc, char** argv) {
   int num_envs = 16, num_steps = 40, rounds = 5;
   unsigned seed = 7;
   bool newton_stops_only = false;  // --newton-stops: the stopping-rule measurement instead of the times
+  std::string keyframe;            // --keyframe: start there and hold its ctrl (empty: qpos0, random controls)
+  double ctrl_noise = 0;           // --ctrl-noise: with --keyframe, this fraction of the random control's offset
+  int warmup = 0;                  // --warmup: control steps stepped before the recorded ones
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -479,10 +488,14 @@ int main(int argc, char** argv) {
     else if (a == "--rounds") rounds = std::atoi(next());
     else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(next()));
     else if (a == "--newton-stops") newton_stops_only = true;
+    else if (a == "--keyframe") keyframe = next();
+    else if (a == "--ctrl-noise") ctrl_noise = std::atof(next());
+    else if (a == "--warmup") warmup = std::atoi(next());
     else if (!a.empty() && a[0] != '-' && path.empty()) path = a;
     else usage();
   }
-  if (path.empty() || num_envs < 1 || num_steps < 1 || rounds < 1) usage();
+  if (path.empty() || num_envs < 1 || num_steps < 1 || rounds < 1 || warmup < 0 || ctrl_noise < 0) usage();
+  if (keyframe.empty() && (ctrl_noise > 0 || warmup > 0)) usage();
 
   // ---- both models from the same file --------------------------------------------------------------
   const rlt::Model model = rlt::load_mjcf(path);
@@ -518,19 +531,38 @@ int main(int argc, char** argv) {
     range[2 * u] = limited ? mm->actuator_ctrlrange[2 * u] : -1.0;
     range[2 * u + 1] = limited ? mm->actuator_ctrlrange[2 * u + 1] : 1.0;
   }
+  int key = -1;
+  if (!keyframe.empty()) {
+    key = mj_name2id(mm, mjOBJ_KEY, keyframe.c_str());
+    if (key < 0) {
+      std::fprintf(stderr, "stage_times: %s: no keyframe named \"%s\"\n", path.c_str(), keyframe.c_str());
+      return 2;
+    }
+  }
   const int num_states = num_envs * num_steps * substeps;
   std::vector<mjtNum> states(static_cast<size_t>(num_states) * state_size);
   std::vector<char> last_substep(static_cast<size_t>(num_states));
   {
     int k = 0;
     for (int e = 0; e < num_envs; ++e) {
-      mj_resetData(mm, d);
-      for (int c = 0; c < num_steps; ++c) {
+      if (key >= 0) mj_resetDataKeyframe(mm, d, key);
+      else mj_resetData(mm, d);
+      for (int c = 0; c < warmup + num_steps; ++c) {
         rlt::random_ctrl(range.data(), m.nu, seed, static_cast<rlt::u32>(e), static_cast<rlt::u32>(c), d->ctrl);
-        for (int s = 0; s < substeps; ++s, ++k) {
+        for (int u = 0; u < m.nu && key >= 0; ++u) {  // the keyframe's ctrl plus a fraction of the offset
+          const double lo = range[2 * u], hi = range[2 * u + 1];
+          const double c0 = mm->key_ctrl[static_cast<size_t>(key) * m.nu + u];
+          d->ctrl[u] = std::min(hi, std::max(lo, c0 + ctrl_noise * (d->ctrl[u] - 0.5 * (lo + hi))));
+        }
+        for (int s = 0; s < substeps; ++s) {
+          if (c < warmup) {
+            mj_step(mm, d);
+            continue;
+          }
           mj_getState(mm, d, states.data() + static_cast<size_t>(k) * state_size, sig);
           last_substep[static_cast<size_t>(k)] = s == substeps - 1;
           mj_step(mm, d);
+          ++k;
         }
       }
     }
@@ -629,6 +661,9 @@ int main(int argc, char** argv) {
   }
   const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast"};
   const char* solvers[] = {"PGS", "CG", "Newton"};
+  if (key >= 0)
+    std::printf("states: from keyframe \"%s\", its ctrl held + %g x the random offset, %d warm-up control steps\n",
+                keyframe.c_str(), ctrl_noise, warmup);
   std::printf("%s\n  nq %d nv %d nbody %d ngeom %d nu %d; timestep %g, %s, %d substeps per control step; %d envs x %d "
               "control steps = %d substeps; %d rounds, least per state\n",
               path.c_str(), m.nq, m.nv, m.nbody, m.ngeom, m.nu, mm->opt.timestep,
