@@ -480,17 +480,22 @@ RLT_HD T rows_dot(const DataView<T>& d, int nv, int r, int s) {
 
 // Fills the row quantities of row r from its Jacobian (already in efc_J; M factored without the
 // implicit damping, qLDiagSqrtInv set): z (factor_row), A_rr, aref, R. dist = pos - margin (< 0:
-// violated); friction: a friction-loss row (no stiffness).
+// violated); friction: a friction-loss row (no stiffness). unit_dof >= 0: J is +-e_unit_dof (a dof's
+// friction loss, a joint's limit), and J qvel is that entry's term alone: the sum over every dof
+// from +0 adds the others' terms, zeros (for a finite qvel), which leave it as it is (the running
+// sum is never -0), so the bits are the same, without 2 nv loads and a chain of nv additions per row.
 template <class T>
 RLT_HD void finish_row(const ModelView<T>& m, const DataView<T>& d, int r, T dist, T diag_approx, T owner,
-                       const SolParams<T>& sp, bool friction, T imp_dist) {
+                       const SolParams<T>& sp, bool friction, T imp_dist, int unit_dof = -1) {
   const int nv = m.nv;
   const T* J = d.efc_J + r * nv;
   T A = T(0);  // (z only for Gauss-Seidel and noslip)
   if (needs_z(m)) A = factor_row(m, d, r);
   else d.efc[r * kEfcStride + kEfcNnz] = T(0);
   T vel = T(0);
-  for (int i = 0; i < nv; ++i) vel += J[i] * d.qvel[i];
+  if (unit_dof >= 0) vel += J[unit_dof] * d.qvel[unit_dof];
+  else
+    for (int i = 0; i < nv; ++i) vel += J[i] * d.qvel[i];
   const T dimp = impedance(sp.imp, imp_dist);  // imp_dist: dist, or a connect's norm over its rows
   const T dmax = sp.imp[1];
   // standard: K = 1 / (dmax^2 tc^2 dampratio^2), B = 2 / (dmax tc); direct: K = -ref0 / dmax^2, B = -ref1 / dmax
@@ -774,7 +779,7 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
     for (int i = 0; i < nv; ++i) J[i] = T(0);
     J[dof] = T(1);
     const SolParams<T> sp = sol_params(m, m.dof_solref + 2 * dof, m.dof_solimp + 5 * dof, h);
-    finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true, T(0));
+    finish_row(m, d, nr, T(0), m.dof_invweight0[dof], T(-2 - dof), sp, true, T(0), dof);
     ++nr;
   }
   for (int t = 0; t < m.ntendon; ++t) {  // tendon friction loss (after the dofs', as MuJoCo)
@@ -798,7 +803,7 @@ RLT_HD int constraint_rows(const ModelView<T>& m, const DataView<T>& d, T h) {
       J[dof] = side == 0 ? T(1) : T(-1);
       const SolParams<T> sp = sol_params(m, m.jnt_solref + 2 * j, m.jnt_solimp + 5 * j, h);
       const T r = margin == T(0) ? dist : dist - margin;
-      finish_row(m, d, nr, r, m.dof_invweight0[dof], T(-1), sp, false, r);
+      finish_row(m, d, nr, r, m.dof_invweight0[dof], T(-1), sp, false, r, dof);
       ++nr;
     }
   }
@@ -1527,6 +1532,10 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       const T* con = d.contact + kContactStride * owner;
       row_support(m, d.efc_J + r * nv, n, last_dof(m, m.geom_bodyid[static_cast<int>(con[kConGeom1])]),
                   last_dof(m, m.geom_bodyid[static_cast<int>(con[kConGeom2])]), w0);
+    } else if (friction_dof(static_cast<double>(owner)) >= 0) {  // J = e_dof: row_support's answer
+      const T dof = T(friction_dof(static_cast<double>(owner)));
+      w0[kNewtonDeep] = w0[kNewtonTop] = dof;
+      w0[kNewtonDeepA] = w0[kNewtonDeepB] = w0[kNewtonTopB] = T(-1);
     } else {
       row_support(m, d.efc_J + r * nv, n, -2, -2, w0);
     }
