@@ -175,8 +175,9 @@ namespace rlt {
     "and a scalar row's constants for the line search (1 / R, kind, friction loss)")                                 \
   X(newton_H, nv_newton* nv_newton, constraint_solve,                                                                \
     "Newton: the Hessian M + J^T D J, then its factors (qM's pattern; its envelope while a row couples two branches)") \
-  X(newton_vec, 5 * nv_newton, constraint_solve,                                                                     \
-    "Newton: the gradient, the search direction, M times it, M (a - a0), each factor row's first column")             \
+  X(newton_vec, 9 * nv_newton, constraint_solve,                                                                     \
+    "Newton: the gradient, the search direction, M times it, M (a - a0), each factor row's first column, "            \
+    "H_tree^-1 J^T of up to 4 cross-branch rows (newton_low_rank_solve)")                                              \
   X(noslip_tree, nbody_noslip, noslip_solve, "noslip: each body's union-find parent among the tree roots (islands)") \
   X(qDeriv, nv_deriv* nv_deriv, velocity_derivative,                                                                 \
     "implicitfast: d(qfrc_actuator + qfrc_passive) / d qvel, dense, only (i, j) with j an ancestor-or-self of i "    \
