@@ -256,7 +256,8 @@ Model newton_scene(bool stack) {
 }
 
 // H = M + J^T h J assembled the sparse way (qM's ancestor pairs; dense while a cross-branch row
-// pushes) equals the plain dense sum over the rows, at the pieces of the last solve.
+// pushes) equals the plain dense sum over the rows, at the pieces of the last solve; the sparse way
+// leaves the cross-branch rows out (H_tree: newton_low_rank_solve takes them).
 void check_newton_hessian(bool stack) {
   using namespace constraint_detail;
   Env<double> env(newton_scene(stack));
@@ -266,8 +267,8 @@ void check_newton_hessian(bool stack) {
   const int nv = m.nv, nr = static_cast<int>(d.nefc[0]);
   ASSERT_GT(nr, 0);
   // the plain sum: qM + sum_r h_r J_r^T J_r (an elliptic block's h from row_forces; none here)
-  std::vector<double> plain(static_cast<size_t>(nv * nv));
-  for (int k = 0; k < nv * nv; ++k) plain[static_cast<size_t>(k)] = d.qM[k];
+  std::vector<double> plain(static_cast<size_t>(nv * nv)), plain_tree(plain.size());  // (tree: no cross rows)
+  for (int k = 0; k < nv * nv; ++k) plain[static_cast<size_t>(k)] = plain_tree[static_cast<size_t>(k)] = d.qM[k];
   int cross_active = 0, chain_rows = 0;
   for (int r = 0; r < nr; ++r) {
     const double* w = d.efc_newton + r * kNewtonStride;
@@ -275,8 +276,11 @@ void check_newton_hessian(bool stack) {
     if (w[kNewtonDeep] == kCrossBranch && h != 0) ++cross_active;
     if (w[kNewtonDeep] >= 0) ++chain_rows;
     for (int p = 0; p < nv; ++p)
-      for (int q = 0; q < nv; ++q)
-        plain[static_cast<size_t>(p * nv + q)] += h * d.efc_J[r * nv + p] * d.efc_J[r * nv + q];
+      for (int q = 0; q < nv; ++q) {
+        const double v = h * d.efc_J[r * nv + p] * d.efc_J[r * nv + q];
+        plain[static_cast<size_t>(p * nv + q)] += v;
+        if (w[kNewtonDeep] != kCrossBranch) plain_tree[static_cast<size_t>(p * nv + q)] += v;
+      }
   }
   EXPECT_GT(chain_rows, 0);
   auto ancestor = [&](int i, int j) {  // j ancestor-or-self of i
@@ -291,10 +295,11 @@ void check_newton_hessian(bool stack) {
     std::fill(H.begin(), H.end(), 0.0);
     newton_hessian(m, d, nr, dense, H.data());
     double worst = 0;
+    const std::vector<double>& ref = dense ? plain : plain_tree;
     for (int i = 0; i < nv; ++i)
       for (int j = 0; j <= i; ++j)
         if (dense || ancestor(i, j))
-          worst = std::fmax(worst, std::fabs(H[static_cast<size_t>(i * nv + j)] - plain[static_cast<size_t>(i * nv + j)]));
+          worst = std::fmax(worst, std::fabs(H[static_cast<size_t>(i * nv + j)] - ref[static_cast<size_t>(i * nv + j)]));
     EXPECT_LT(worst, 1e-13 * scale) << (dense ? "dense" : "sparse") << " Hessian, stack " << stack;
   }
   // Off qM's pattern the plain sum is zero without cross-branch rows (the sparse Hessian is all
@@ -598,8 +603,12 @@ TEST(SoftConstraintsNewton, IncrementalFactorsEqualFreshOnesG1) {
 // The solver's answer with rank-one updates of H's factors (newton_solve's default) is the one with
 // H factored afresh at every iteration: from the same rows at states along a random-control run,
 // qacc relative to the largest |qacc - qacc_smooth|.
+// key >= 0: from that keyframe, its ctrl held plus noise x U(-1, 1) (a robot on its feet), else
+// from the first keyframe (if any) under controls U(-1, 1). Also counts the states where a
+// cross-branch row pushes (the low-rank path: newton_low_rank_solve).
 template <class T>
-void check_incremental_solve(const std::string& path, int steps, double tol) {
+void check_incremental_solve(const std::string& path, int steps, double tol, int key = -1, double noise = 0,
+                             int* cross_states = nullptr) {
   using namespace constraint_detail;
   const Model model = load_mjcf(path);
   HostModel<T> host(model);
@@ -609,24 +618,36 @@ void check_incremental_solve(const std::string& path, int steps, double tol) {
     DataView<T> d;
   } env{data_view(m, row.data())}, other{data_view(m, row_other.data())};
   reset_data(m, env.d);
+  const size_t k0 = static_cast<size_t>(key < 0 ? 0 : key);
   if (model.nkey > 0)
-    for (int i = 0; i < model.nq; ++i) env.d.qpos[i] = static_cast<T>(model.key_qpos[static_cast<size_t>(i)]);
+    for (int i = 0; i < model.nq; ++i) env.d.qpos[i] = static_cast<T>(model.key_qpos[k0 * model.nq + i]);
   ASSERT_TRUE(solves_by_newton(m));
   std::mt19937 rng(9);
   std::uniform_real_distribution<T> u(-1, 1);
   std::vector<T> ctrl(static_cast<size_t>(m.nu));
-  int compared = 0, differ = 0, iters_inc = 0, iters_fresh = 0;
+  int compared = 0, differ = 0, iters_inc = 0, iters_fresh = 0, crossing = 0, cross_steps_differ = 0;
   double worst = 0;
   for (int s = 0; s < steps; ++s) {
-    for (auto& c : ctrl) c = u(rng);
+    for (int i = 0; i < m.nu; ++i)
+      ctrl[static_cast<size_t>(i)] =
+          key < 0 ? u(rng) : static_cast<T>(model.key_ctrl[k0 * model.nu + i] + noise * u(rng));
     physics_substep(m, env.d, ctrl.data());
     const int nr = static_cast<int>(env.d.nefc[0]);
-    if (s % 5 != 4 || nr == 0) continue;
+    if ((key < 0 && s % 5 != 4) || nr == 0) continue;
     // the rows of this state (physics_substep left them), M's factors in qLD, in both copies
     factor_mass(m, env.d, T(0));
     row_other = row;  // (the row and its workspace)
-    iters_inc += newton_solve(m, env.d, nr, true);
-    iters_fresh += newton_solve(m, other.d, nr, false);
+    const int it_inc = newton_solve(m, env.d, nr, true), it_fresh = newton_solve(m, other.d, nr, false);
+    iters_inc += it_inc, iters_fresh += it_fresh;
+    bool cross = false;
+    for (int r = 0; r < nr; ++r) {
+      const T* w = env.d.efc_newton + r * kNewtonStride;
+      cross = cross || (w[kNewtonDeep] == T(kCrossBranch) && w[kNewtonState] == T(kRowQuadratic));
+    }
+    crossing += cross ? 1 : 0;
+    // (a wrong direction still converges, the line search is exact, but in more steps: the same
+    // directions take the same steps)
+    cross_steps_differ += cross && it_inc != it_fresh ? 1 : 0;
     double scale = 1e-6, err = 0;
     for (int i = 0; i < m.nv; ++i) {
       scale = std::fmax(scale, std::fabs(static_cast<double>(other.d.qacc[i] - other.d.qacc_smooth[i])));
@@ -639,9 +660,12 @@ void check_incremental_solve(const std::string& path, int steps, double tol) {
   EXPECT_GT(compared, steps / 10) << path;
   EXPECT_GT(differ, 0) << path << ": the updates were never taken (the answers are bit-identical)";
   EXPECT_LT(worst, tol) << path << ": qacc, rank-one updates against fresh factorizations";
-  std::printf("%s (%s): %d states, worst relative difference %.2e; %.2f / %.2f iterations per solve\n", path.c_str(),
-              sizeof(T) == sizeof(float) ? "float" : "double", compared, worst, iters_inc / double(compared),
-              iters_fresh / double(compared));
+  std::printf("%s (%s): %d states (%d with a cross-branch row pushing), worst relative difference %.2e; %.2f / %.2f "
+              "iterations per solve\n",
+              path.c_str(), sizeof(T) == sizeof(float) ? "float" : "double", compared, crossing, worst,
+              iters_inc / double(compared), iters_fresh / double(compared));
+  EXPECT_LE(cross_steps_differ, crossing / 4) << path << ": line searches where a cross-branch row pushes";
+  if (cross_states) *cross_states = crossing;
 }
 // (tolerances: both converge to rounding, measured 1.5e-14 in double and 1e-5 in float at worst)
 TEST(SoftConstraintsNewton, IncrementalSolveAnswersAsFreshAnt) {
@@ -656,6 +680,23 @@ TEST(SoftConstraintsNewton, IncrementalSolveAnswersAsFreshG1) {
   const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
   check_incremental_solve<double>(g1, 200, 1e-11);
   check_incremental_solve<float>(g1, 200, 1e-4);
+}
+// The G1 on its feet (keyframe knees_bent, its ctrl held plus noise), where a hand meets a thigh:
+// those cross-branch rows by Woodbury's identity on the tree factors (newton_low_rank_solve) against
+// H's envelope factored afresh (tolerances: as above; measured 2.5e-14 in double, 2.0e-5 in float over
+// 1500 substeps, 22 and 18 of them with a hand on a thigh)
+TEST(SoftConstraintsNewton, LowRankCrossRowsAnswerAsEnvelopeG1) {
+  const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
+  const Model model = load_mjcf(g1);
+  int key = -1;
+  for (int k = 0; k < model.nkey; ++k)
+    if (model.key_name[static_cast<size_t>(k)] == "knees_bent") key = k;
+  ASSERT_GE(key, 0);
+  int cross_d = 0, cross_f = 0;
+  check_incremental_solve<double>(g1, 1500, 1e-11, key, 0.6, &cross_d);
+  check_incremental_solve<float>(g1, 1500, 1e-4, key, 0.6, &cross_f);
+  EXPECT_GE(cross_d, 10) << "too few states with a hand on a thigh to test the low-rank path";
+  EXPECT_GE(cross_f, 10) << "too few states with a hand on a thigh to test the low-rank path";
 }
 
 // The float solver is Newton where the tree factorization of its Hessian is cheap (every shipped
