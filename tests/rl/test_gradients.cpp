@@ -142,24 +142,37 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{false, coefs(0.5, 0.01, true, true, 0.05), Activation::kTanh, "gaussian full loss + bounds",
                            false, true}));
 
+// A one-action linear actor (mean = w . obs + b) and its minibatch: every row's obs is (1, 0) and its
+// action, old log-prob, advantage, return and old value 0, so the mean is the first weight plus the
+// bias (params[0] and params[2]: actor layer 0 holds 2 weights, then 1 bias).
+struct LinearActorBatch {
+  PolicySpec spec;
+  std::vector<double> obs, zero;
+  explicit LinearActorBatch(i64 rows) : obs(static_cast<size_t>(rows * 2), 0.0), zero(static_cast<size_t>(rows), 0.0) {
+    spec.obs_dim = 2;
+    spec.act_dim = 1;
+    spec.hidden = {};
+    for (i64 i = 0; i < rows; ++i) obs[static_cast<size_t>(2 * i)] = 1.0;
+  }
+  MinibatchView<double> view() const {
+    const i64 rows = static_cast<i64>(zero.size());
+    return MinibatchView<double>{obs.data(), zero.data(), zero.data(), zero.data(), zero.data(), zero.data(), rows};
+  }
+};
+
 // The squashed entropy (brax's: the Gaussian's plus log|tanh'| at one reparameterized sample) is
 // what keeps a mean out of saturation: the bonus falls as the mean leaves 0 and its gradient points
 // back, where the Gaussian's own entropy does not see the mean at all.
 TEST(SquashedEntropy, PullsSaturatedMeansBack) {
   CpuExecutor exec(1);
-  PolicySpec spec;
-  spec.obs_dim = 2;
-  spec.act_dim = 1;
-  spec.hidden = {};
+  const i64 rows = 256;
+  LinearActorBatch batch(rows);
+  PolicySpec spec = batch.spec;
   spec.squash_center = {0.0f};
   spec.squash_scale = {1.0f};
-  const i64 rows = 256;
   ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
   std::vector<double> params = ac.initial_params(1, -1.0);
-  // a linear actor: mean = w . obs + b; obs = (1, 0) makes the mean the first weight plus the bias
-  std::vector<double> obs(rows * 2), action(rows), zero(rows, 0.0);
-  for (i64 i = 0; i < rows; ++i) obs[2 * i] = 1.0, obs[2 * i + 1] = 0.0, action[i] = 0.0;
-  MinibatchView<double> mb{obs.data(), action.data(), zero.data(), zero.data(), zero.data(), zero.data(), rows};
+  const MinibatchView<double> mb = batch.view();
   const PpoCoefs<double> only_entropy{0.2, 0.0, 1.0, false, false};
   double last_entropy = 1e300;
   for (double mean : {0.0, 1.0, 2.0, 4.0}) {
@@ -186,21 +199,17 @@ TEST(SquashedEntropy, PullsSaturatedMeansBack) {
 // loss sees a mean the env's clamp hides (the Gaussian's own entropy does not depend on the mean).
 TEST(BoundsLoss, PullsMeansBackToTheBox) {
   CpuExecutor exec(1);
-  PolicySpec spec;
-  spec.obs_dim = 2;
-  spec.act_dim = 1;
-  spec.hidden = {};
   const i64 rows = 8;
+  LinearActorBatch batch(rows);
+  PolicySpec spec = batch.spec;
   ActorCritic<double, CpuExecutor> ac(spec, rows, exec);
   std::vector<double> params = ac.initial_params(1, -1.0);
-  std::vector<double> obs(rows * 2), action(rows), zero(rows, 0.0);
-  for (i64 i = 0; i < rows; ++i) obs[2 * i] = 1.0, obs[2 * i + 1] = 0.0, action[i] = 0.0;
-  MinibatchView<double> mb{obs.data(), action.data(), zero.data(), zero.data(), zero.data(), zero.data(), rows};
+  MinibatchView<double> mb = batch.view();
   const std::vector<float> center = {1.0f}, scale = {2.0f};  // the box [-1, 3]; soft limit [-1.2, 3.2]
   mb.box_center = center.data(), mb.box_scale = scale.data();
   const PpoCoefs<double> only_bounds{0.2, 0.0, 0.0, false, false, 0.5};
   auto mean_gradient = [&](double mean) {
-    params[0] = mean, params[2] = 0.0;  // a linear actor: the mean is obs[0]'s weight plus the bias
+    params[0] = mean, params[2] = 0.0;
     std::vector<double> g(static_cast<size_t>(ac.num_params())), sums(kNumPpoStats);
     ac.loss_and_grad(exec, params.data(), mb, only_bounds, g.data(), sums.data());
     return g[2];  // d loss / d bias = d loss / d mean
