@@ -533,7 +533,7 @@ TEST(Override, UnknownSectionOrKey) {
   EXPECT_EQ(override_error("ppo.lr=1"),
             "--set ppo.lr=1: unknown key (keys of [ppo]: num_steps, num_epochs, num_minibatches, "
             "learning_rate, lr_schedule, desired_kl, gamma, gae_lambda, clip_coef, clip_value_loss, "
-            "vf_coef, ent_coef, max_grad_norm, normalize_advantages, normalize_obs, "
+            "vf_coef, ent_coef, bounds_loss_coef, max_grad_norm, normalize_advantages, normalize_obs, "
             "normalize_reward, clip_obs, adam_eps, target_kl, gemm_precision, tf32)");
   EXPECT_EQ(override_error("train.devce=cpu"), "--set train.devce=cpu: unknown key (did you mean train.device?)");
 }
