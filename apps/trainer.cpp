@@ -260,6 +260,7 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
   } else {
     cfg = load_config(opts.config_path);
   }
+  const Config before_overrides = cfg;
   bool env_checked = false;
   // policy.squash and ppo.bounds_loss_coef are checked against the env's action space with it
   const auto env_bound = [](const std::string& o) {
@@ -284,7 +285,7 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
     // A resumed run keeps its network's function: another activation or squash would load the same
     // weights and silently compute something else (another width or depth fails the checkpoint's
     // shape check instead, naming the tensor).
-    const Config saved = load_config((fs::path(opts.resume_dir) / "config.toml").string());
+    const Config& saved = before_overrides;
     const auto keep = [&](const char* key, const std::string& now, const std::string& was) {
       if (now != was)
         throw ConfigError("--resume " + opts.resume_dir + ": " + key + ": the run's policy has \"" + was +

@@ -47,6 +47,17 @@ inline std::string bounds_loss_refusal(const EnvSpec& env, const std::string& sq
   return squash_refusal(env);
 }
 
+// The env's action box as middle and half-width per component (a bounded continuous box: the
+// squashed policy's and the bounds loss's refusals check that first).
+inline void action_box(const EnvSpec& env, std::vector<float>& center, std::vector<float>& scale) {
+  center.clear(), scale.clear();
+  for (int k = 0; k < env.action.dim; ++k) {
+    const float lo = env.action.low[static_cast<size_t>(k)], hi = env.action.high[static_cast<size_t>(k)];
+    center.push_back(0.5f * (lo + hi));
+    scale.push_back(0.5f * (hi - lo));
+  }
+}
+
 inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   PolicySpec s;
   s.obs_dim = env.observation.dim;
@@ -59,11 +70,7 @@ inline PolicySpec policy_spec_for(const EnvSpec& env, const PolicyConfig& cfg) {
   if (cfg.squash == "tanh") {
     const std::string why = squash_refusal(env);
     if (!why.empty()) throw std::invalid_argument("policy.squash = \"tanh\": " + why);
-    for (int k = 0; k < env.action.dim; ++k) {
-      const float lo = env.action.low[static_cast<size_t>(k)], hi = env.action.high[static_cast<size_t>(k)];
-      s.squash_center.push_back(0.5f * (lo + hi));
-      s.squash_scale.push_back(0.5f * (hi - lo));
-    }
+    action_box(env, s.squash_center, s.squash_scale);
   } else if (cfg.squash != "none") {
     throw std::invalid_argument("policy.squash: unknown value '" + cfg.squash + "' (none, tanh)");
   }

@@ -324,11 +324,8 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
     const EnvSpec& es = m_env.spec();
     const std::string why = bounds_loss_refusal(es, cfg.policy.squash);
     if (!why.empty()) throw std::invalid_argument("ppo.bounds_loss_coef: " + why);
-    std::vector<float> center(static_cast<size_t>(m_act_dim)), scale(static_cast<size_t>(m_act_dim));
-    for (size_t k = 0; k < center.size(); ++k) {
-      center[k] = 0.5f * (es.action.low[k] + es.action.high[k]);
-      scale[k] = 0.5f * (es.action.high[k] - es.action.low[k]);
-    }
+    std::vector<float> center, scale;
+    action_box(es, center, scale);
     m_box_center.resize(m_act_dim);
     m_box_scale.resize(m_act_dim);
     m_exec.copy_from_host(m_box_center.data(), center.data(), m_act_dim);
