@@ -555,13 +555,38 @@ class RobotWorld {
   }
   void load(const Exec& exec, const std::vector<StateBlob>& blobs) {
     buffer_unblob<float>(exec, find_state_blob(blobs, "critic_obs"), m_critic_obs);
-    buffer_unblob<float>(exec, find_state_blob(blobs, "physics"), m_data);
+    load_physics(exec, find_state_blob(blobs, "physics"));
     buffer_unblob<float>(exec, find_state_blob(blobs, "randomization"), m_dr);
+  }
+  // The physics rows; those of a checkpoint written before the solver's warm start (the row's last
+  // field, qacc_warmstart, where m.newton_warmstart) load in front of each row, the warm start zeroed
+  // as after reset_data.
+  void load_physics(const Exec& exec, const StateBlob& b) {
+    const i64 n = m_layout.row > 0 ? static_cast<i64>(m_data.size()) / m_layout.row : 0;
+    if (m_host.view().newton_warmstart) {
+      ModelView<float> old = m_host.view();
+      old.newton_warmstart = 0;
+      const size_t old_row = static_cast<size_t>(data_layout(old).row), row = static_cast<size_t>(m_layout.row);
+      if (old_row != row && b.bytes.size() == sizeof(float) * old_row * static_cast<size_t>(n)) {
+        std::vector<float> rows(row * static_cast<size_t>(n), 0.0f);
+        for (i64 e = 0; e < n; ++e) {
+          float* dst = rows.data() + static_cast<size_t>(e) * row;
+          std::memcpy(dst, b.bytes.data() + sizeof(float) * old_row * static_cast<size_t>(e), sizeof(float) * old_row);
+          std::fill(dst + m_layout.qacc_warmstart, dst + m_layout.qacc_warmstart + m_model.nv, 0.0f);
+        }
+        exec.copy_from_host(m_data.data(), rows.data(), rows.size());
+        return;
+      }
+    }
+    buffer_unblob<float>(exec, b, m_data);
   }
 
   // For tests and tools: the compiled model, its views, row layouts and rows (executor memory).
   const Model& model() const { return m_model; }
   const ModelView<float>& model_view() const { return m_view; }  // executor memory
+  // For tools and tests: the float Newton solve run to convergence from qacc_smooth, as in double (the
+  // scene's iterations budget and the warm start off; the rows keep the warm start's field).
+  void solve_to_convergence() { m_view.newton_iterations = kNewtonMaxIter, m_view.newton_warmstart = 0; }
   const ModelView<float>& host_model_view() const { return m_host.view(); }
   const DataLayout& layout() const { return m_layout; }
   const DrLayout& randomization_layout() const { return m_drl; }

@@ -1486,10 +1486,6 @@ RLT_HD void newton_low_rank_solve(const ModelView<T>& m, const DataView<T>& d, c
   }
 }
 
-// The most Newton iterations (line searches; MuJoCo's default iterations is 100; measured on the
-// robots and the corpus: 1-6, elliptic cones up to ~15).
-constexpr int kNewtonMaxIter = 50;
-
 // newton_solve's record of its passes, for measuring stopping rules (tools/stage_times
 // --newton-stops; null in the pipeline). Pass k is the iterate after k line searches, where the
 // solver computes the forces and the gradient and tests whether to stop.
@@ -1575,8 +1571,9 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
   T* a = d.qacc;
   const T* a0 = d.qacc_smooth;
   const T eps = sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15);
-  // The start: a0. (MuJoCo's warm start, the last substep's acceleration where its cost is below
-  // a0's, was measured twice and is slower on the five robots: docs/ARCHITECTURE.md, Solver.)
+  // The start: a0, or with m.newton_warmstart (a float model with an iterations budget) MuJoCo's warm
+  // start below. (Where the solve runs to convergence the warm start was measured twice and is slower
+  // on the five robots: docs/ARCHITECTURE.md, Solver.)
   for (int i = 0; i < nv; ++i) a[i] = a0[i], Ma[i] = T(0);
   // each row's chain or paths (an elliptic contact's rows share their block's), and J a0 - aref
   for (int r = 0; r < nr;) {
@@ -1604,6 +1601,30 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
     }
     if (n == 1) scalar_row_constants(m, d, r);  // (the line search's)
     r += n;
+  }
+  // MuJoCo's warm start (warmstart() in its engine_forward.c): the last substep's acceleration aw
+  // unless its cost, 1/2 (aw - a0)^T M (aw - a0) + sum_r cost_r(J_r aw - aref_r), is above a0's.
+  if (m.newton_warmstart && nr > 0) {
+    const T* aw = d.qacc_warmstart;
+    for (int i = 0; i < nv; ++i) dir[i] = aw[i] - a0[i];
+    mass_product(m, d, dir, Mdir);
+    T dcost = T(0);
+    for (int i = 0; i < nv; ++i) dcost += T(0.5) * dir[i] * Mdir[i];
+    for (int r = 0; r < nr;) {
+      const int n = row_block(m, d, r, nr);
+      T x0[6], dx[6];
+      for (int j = 0; j < n; ++j) {
+        T* w = d.efc_newton + (r + j) * kNewtonStride;
+        x0[j] = w[kNewtonJar];
+        dx[j] = w[kNewtonJv] = support_dot(m, d.efc_J + (r + j) * nv, w, dir);
+      }
+      dcost += row_cost_change(m, d, r, n, x0, dx);
+      r += n;
+    }
+    if (dcost <= T(0)) {
+      for (int i = 0; i < nv; ++i) a[i] = aw[i], Ma[i] = Mdir[i];
+      for (int r = 0; r < nr; ++r) d.efc_newton[r * kNewtonStride + kNewtonJar] += d.efc_newton[r * kNewtonStride + kNewtonJv];
+    }
   }
   // the stopping test's scale (MuJoCo 3.17's, per island; here the one problem's: every dof)
   T trace_m = T(0);
@@ -1668,7 +1689,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       }
       r += n;
     }
-    if (nr == 0 || stalled || iter >= kNewtonMaxIter) {
+    if (nr == 0 || stalled || iter >= m.newton_iterations) {
       if (trace) trace->stopped_by = nr == 0 ? kStopNoRows : stalled ? kStopRounding : kStopMaxIter;
       break;
     }
@@ -2084,6 +2105,9 @@ RLT_HD void soft_constraint_acceleration(const ModelView<T>& m, const DataView<T
   d.solver_niter[0] = T(constraint_solve(m, d, nr));
   if (m.noslip_iterations > 0) noslip_solve(m, d, nr);
   constraint_contact_forces(m, d, nr);
+  // The solver's answer, before the implicit damping below: a step (physics_substep) keeps it as the
+  // next substep's warm start, as MuJoCo's mj_advance keeps d->qacc; a forward pass alone does not.
+  for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i) d.qacc_solver[i] = d.qacc[i];
   // The acceleration sensors read this qacc (MuJoCo's d->qacc: the solver's, without the implicit
   // damping below), kept before the damped solve replaces d.qacc (sim/sensors.h rne_post_constraint).
   for (int i = 0; i < m.nv && m.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];

@@ -60,7 +60,8 @@ namespace rlt {
 // else 0), nefc_newton and nv_newton (nefc_max and nv where the Newton solver runs: m.use_newton, or
 // double; else 0), nefc_z (nefc_max where Gauss-Seidel or noslip runs, else 0), ngeom_bound (ngeom where
 // some geom pair may collide, m.ncollide > 0, else 0), nbody_xfrc and nv_xfrc (nbody and nv where
-// body wrenches are on, m.nbody_xfrc > 0, else 0)) written by `stage`. From this list come DataView's pointers,
+// body wrenches are on, m.nbody_xfrc > 0, else 0), nv_warm (nv where m.newton_warmstart, else 0))
+// written by `stage`. From this list come DataView's pointers,
 // DataLayout's offsets, the row layout (data_layout: the fields in this order, so keep new ones at
 // the end) and data_view.
 #define RLT_DATA_FIELDS(X)                                                                                           \
@@ -154,7 +155,12 @@ namespace rlt {
     "Cartesian force (3) then torque (3) on each body at its centre of mass, world (MuJoCo's xfrc_applied)")          \
   X(qfrc_user, nv_xfrc, input,                                                                                       \
     "the caller's generalized forces where body wrenches are on: physics_forward sets qfrc_applied to them plus "    \
-    "J^T xfrc_applied every substep (MuJoCo's qfrc_applied, with mj_xfrcAccumulate's term)")
+    "J^T xfrc_applied every substep (MuJoCo's qfrc_applied, with mj_xfrcAccumulate's term)")                        \
+  /* the Newton solver's warm start (m.newton_warmstart: a float model with an iterations budget; else empty) */    \
+  X(qacc_warmstart, nv_warm, physics_step,                                                                           \
+    "the last substep's acceleration from the solver, before Euler's implicit damping (MuJoCo's qacc_warmstart; 0 " \
+    "after reset_data; a forward pass alone leaves it); newton_solve starts there where it costs less than "          \
+    "qacc_smooth")
 
 
 // The constraint rows' workspace: written and read only inside one physics step (constraint_rows
@@ -170,6 +176,9 @@ namespace rlt {
   X(qLDiagSqrtInv, nv, constraint_rows, "1 / sqrt(D) of qLD without implicit damping (MuJoCo's qLDiagSqrtInv)")     \
   X(crb_cdof, 6 * nv, mass_matrix, "each dof's crb_(its body) cdof, component-major (6 x nv): CRBA's columns")     \
   X(efc_Zf, nv, constraint_solve, "sum over rows of force times z: the forces in the factor's coordinates")         \
+  X(qacc_solver, nv_warm, soft_constraint_acceleration,                                                              \
+    "this substep's acceleration from the solver, before Euler's implicit damping (physics_substep keeps it in "    \
+    "qacc_warmstart)")                                                                                               \
   X(efc_newton, kNewtonStride* nefc_newton, constraint_solve,                                                        \
     "Newton (sim/constraints.h newton_solve): per row J a - aref, J dir, its dof chain, state, d force / d(J a), "    \
     "and a scalar row's constants for the line search (1 / R, kind, friction loss)")                                 \
@@ -234,6 +243,7 @@ RLT_HD inline DataLayout data_layout(const ModelView<T>& m) {
   const int nv_deriv = velocity_implicit(m.integrator) ? m.nv : 0, nv_rne = m.integrator == kIntImplicit ? m.nv : 0;
   const int nclock = m.nclock, nenergy_lag = m.nenergy_lag, nmocap = m.nmocap;
   const int nbody_xfrc = m.nbody_xfrc, nv_xfrc = m.nbody_xfrc > 0 ? nv : 0;
+  const int nv_warm = m.newton_warmstart ? nv : 0;
   // the Newton solver's workspace, and the rows' z (Gauss-Seidel's and noslip's): sim/model_view.h
   const bool newton = solves_by_newton(m);
   const int nefc_newton = newton ? nefc_max : 0, nv_newton = newton ? nv : 0;
@@ -342,6 +352,7 @@ RLT_HD void reset_data(const ModelView<T>& m, const DataView<T>& d) {
   for (int i = 0; i < 6 * m.nbody_xfrc; ++i) d.xfrc_applied[i] = T(0);
   for (int i = 0; m.nbody_xfrc > 0 && i < m.nv; ++i) d.qfrc_user[i] = T(0);
   d.ncon[0] = d.nefc[0] = d.solver_niter[0] = T(0);
+  for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i) d.qacc_warmstart[i] = T(0);  // (as mj_resetData)
   if (m.nmocap > 0) {  // MuJoCo's mj_resetData: each mocap body where the model puts it
     for (int b = 1; b < m.nbody; ++b) {
       const int id = m.body_mocapid[b];

@@ -39,14 +39,20 @@ void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
 
 // The solver: MuJoCo's Newton, CG and PGS all minimize the same strictly convex problem; rltrain
 // solves it by its own choice of Newton or projected Gauss-Seidel (sim/constraints.h,
-// ModelView::use_newton), whatever `solver` names, so `solver`, `iterations`, `ls_iterations` and
-// `ls_tolerance` are read (checked) and the converged answer is the same; `tolerance` is Newton's
-// stopping tolerance, as MuJoCo's (Model::tolerance). What would change the answer is refused.
+// ModelView::use_newton), whatever `solver` names, so `solver`, `ls_iterations` and `ls_tolerance`
+// are read (checked) and the converged answer is the same; `tolerance` is Newton's stopping
+// tolerance, as MuJoCo's (Model::tolerance), and `iterations` its budget where it is below what
+// convergence takes (Model::iterations, ModelView::newton_iterations: MuJoCo Playground's Go1 and G1
+// scenes stop MuJoCo after 1 and 3). What would change the answer is refused.
 // noslip_iterations and noslip_tolerance run MuJoCo's noslip post-pass (sim/noslip.h).
 void MjcfCompiler::read_option_constraints(Attrs& a) {
-  a.keyword("solver", {"PGS", "CG", "Newton"});
+  const int solver = a.keyword("solver", {"PGS", "CG", "Newton"});
   int n = 0;
-  if (a.integer("iterations", &n) && n < 0) a.fail("attribute \"iterations\" must be non-negative");
+  const bool has_iterations = a.integer("iterations", &n);
+  if (has_iterations && n < 0) a.fail("attribute \"iterations\" must be non-negative");
+  // A budget of Newton iterations where MuJoCo runs Newton (its default); PGS's sweeps and CG's
+  // iterations buy less than Newton's, so those files are solved to convergence.
+  if (has_iterations && (solver < 0 || solver == 2)) m.iterations = n;
   if (a.integer("ls_iterations", &n) && n < 0) a.fail("attribute \"ls_iterations\" must be non-negative");
   double x = 0;
   if (a.number("tolerance", &m.tolerance) && !(m.tolerance >= 0))
@@ -105,10 +111,11 @@ void MjcfCompiler::read_flags(const XMLElement* option) {
     flag("clampctrl", &m.clampctrl);
     flag("filterparent", &m.filterparent);
     flag("sensor", &m.sensor);
-    // No effect on the converged answer, or on nothing this subset has: warmstart and island (the
-    // solver's path, not its answer), midphase, autoreset, and the diagnostics energy, fwdinv,
-    // invdiscrete.
-    for (const char* n : {"warmstart", "island", "midphase", "autoreset", "fwdinv", "invdiscrete"}) flag(n, nullptr);
+    // warmstart: where the file's iterations can stop the solver (ModelView::newton_warmstart)
+    flag("warmstart", &m.warmstart);
+    // No effect on the converged answer, or on nothing this subset has: island (the solver's path,
+    // not its answer), midphase, autoreset, and the diagnostics energy, fwdinv, invdiscrete.
+    for (const char* n : {"island", "midphase", "autoreset", "fwdinv", "invdiscrete"}) flag(n, nullptr);
     flag("energy", &m_flags.energy);  // (read by the e_kinetic sensor's compiler check)
     // Not supported away from MuJoCo's default. nativeccd and multiccd: the convex pairs follow
     // MuJoCo's nativeccd and its multicontact (sim/mjccd.h, sim/multiccd.h); MuJoCo's libccd path

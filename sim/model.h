@@ -208,6 +208,12 @@ struct Model {
   // gradient and Newton decrement (sim/constraints.h newton_solve, MuJoCo's mj_solNewton); 0: run
   // until rounding stops it
   double tolerance = 1e-8;
+  // MJCF option/iterations: the most iterations (line searches) of MuJoCo's solver; the float Newton
+  // solve stops there where it is below kNewtonMaxIter (sim/model_view.h; MuJoCo's default 100)
+  int iterations = 100;
+  // MJCF flag warmstart (disable: false): the float Newton solve of a model with such a budget starts
+  // from the last substep's acceleration where that costs less than qacc_smooth (MuJoCo's warm start)
+  bool warmstart = true;
 
   // The arrays the dynamics read (sim/model_fields.h: name, shape, doc), as std::vector<double> or
   // std::vector<int>.

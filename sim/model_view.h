@@ -114,6 +114,16 @@ struct ModelView {
   int ccd_iterations;             // MuJoCo's nativeccd (sim/mjccd.h): GJK's and EPA's most iterations
   Real ccd_tolerance;             // ... and their tolerance
   Real tolerance;                 // MuJoCo's option tolerance: newton_solve's stopping test (Model::tolerance)
+  // newton_solve's most iterations (line searches): in float where Newton solves, the model's
+  // `iterations` where it is below kNewtonMaxIter (MuJoCo Playground's scenes: Go1 1, G1 3), else
+  // kNewtonMaxIter, which convergence never reaches; in double (the MuJoCo comparisons, run
+  // converged) kNewtonMaxIter
+  int newton_iterations;
+  // 0/1: newton_solve starts from d.qacc_warmstart where its cost is below qacc_smooth's (MuJoCo's
+  // warm start): in float where newton_iterations is the model's budget and its warmstart flag is
+  // on. Where the solve runs to convergence the start changes only the path, and qacc_smooth was
+  // measured faster (docs/ARCHITECTURE.md, Solver).
+  int newton_warmstart;
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -140,6 +150,10 @@ struct ModelView {
 #undef RLT_BIND_FIELD
   }
 };
+
+// The most Newton iterations (line searches) of a solve run to convergence (measured on the robots and
+// the corpus: 1-6, elliptic cones up to ~15; MuJoCo's default `iterations` is 100).
+constexpr int kNewtonMaxIter = 50;
 
 // Whether the model's constraints are solved by Newton (sim/constraints.h newton_solve):
 // m.use_newton's models, and in double every model (the MuJoCo comparisons' precision). The others
@@ -795,6 +809,9 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   m_view.ccd_iterations = model.ccd_iterations;
   m_view.ccd_tolerance = static_cast<T>(model.ccd_tolerance);
   m_view.tolerance = static_cast<T>(model.tolerance);
+  const bool budget = sizeof(T) == sizeof(float) && m_view.use_newton && model.iterations < kNewtonMaxIter;
+  m_view.newton_iterations = budget ? model.iterations : kNewtonMaxIter;
+  m_view.newton_warmstart = budget && model.warmstart ? 1 : 0;
   m_view.has_gravcomp = 0;
   for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
   m_view.nu = model.nu;

@@ -302,6 +302,9 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
   for (int i = 0; i < nq; ++i) d.qpos[i] = d.rk_qpos[i];
   for (int i = 0; i < nv; ++i) d.qvel[i] = d.rk_qvel[i];
   for (int i = 0; i < nu; ++i) d.act[i] = d.rk_act[i];
+  // the next step's solver warm start: the last stage's, as MuJoCo's mj_advance (every stage's solve
+  // started from the step's)
+  for (int i = 0; i < (m.newton_warmstart ? nv : 0); ++i) d.qacc_warmstart[i] = d.qacc_solver[i];
   advance_state(m, d, d.rk_dact, d.rk_dacc, static_cast<const T*>(d.rk_dvel));
 }
 
@@ -329,6 +332,9 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
     }
     if (m.integrator == kIntImplicit) implicit_acceleration(m, d, ctrl);
     else if (m.integrator == kIntImplicitFast) implicitfast_acceleration(m, d, ctrl);
+    // the next substep's solver warm start: this one's answer (before the implicit damping or
+    // implicitfast's velocity derivatives), as MuJoCo's mj_advance
+    for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i) d.qacc_warmstart[i] = d.qacc_solver[i];
     advance_state(m, d, d.act_dot, d.qacc, static_cast<const T*>(nullptr));
   }
   if (m.nclock > 0) d.time[0] += m.timestep;

@@ -347,8 +347,8 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
   }
   const rlt::HostModel<double> host_d(model);
   const ModelView<double>& md0 = host_d.view();  // (double runs to rounding whatever the tolerance)
-  ModelView<float> m0 = m;
-  m0.tolerance = 0;
+  ModelView<float> m0 = m;  // converged: no tolerance, no budget, from qacc_smooth
+  m0.tolerance = 0, m0.newton_iterations = rlt::kNewtonMaxIter, m0.newton_warmstart = 0;
   const int nv = m.nv;
   std::vector<float> row(static_cast<size_t>(rlt::data_size(m))), saved(row.size());
   std::vector<double> row_d(static_cast<size_t>(rlt::data_size(md0)));
@@ -362,7 +362,9 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
   std::vector<float> tq(static_cast<size_t>(Trace::kPasses) * nv), tq0(tq.size()), qa(static_cast<size_t>(nv)),
       qf(static_cast<size_t>(nv));
   tr.qacc = tq.data(), tr0.qacc = tq0.data();
-  Dist mj_own;
+  Dist mj_own, mj_file, new_file, conv_file;  // (the *_file: against MuJoCo at the file's own settings)
+  mjData* mjd_file = mj_makeData(mm);
+  double mj_file_iter = 0;
   // MuJoCo's own distance: its Newton at its tolerance against tolerance 0 (1000 iterations), from
   // the same recorded state (its warm start included)
   mjModel* mm_newton = mj_copyModel(nullptr, mm);
@@ -398,7 +400,14 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
       mj_forward(mm_newton, mjd);
       mm_newton->opt.tolerance = tol, mm_newton->opt.iterations = std::max(100, mm->opt.iterations);
       if (mjd->nefc > 0) mj_own.add(rel_dist(mj_qacc.data(), mjd->qacc, nv));
+      // MuJoCo as the file sets it (solver, iterations, tolerance, its warm start from the state)
+      mj_setState(mm, mjd_file, states.data() + static_cast<size_t>(k) * state_size, sig);
+      mj_forward(mm, mjd_file);
+      mj_file_iter += mjd_file->solver_niter[0];
+      if (mjd->nefc > 0) mj_file.add(rel_dist(mjd_file->qacc, mjd->qacc, nv));
     }
+    if (m.newton_warmstart)  // (the state's warm start: MuJoCo's, the previous step's qacc)
+      for (int i = 0; i < nv; ++i) d.qacc_warmstart[i] = static_cast<float>(probe->qacc_warmstart[i]);
     const int nr = forward_to_rows(m, d, ctrl.data(), tm);
     const int nr_d = forward_to_rows(md0, dd, ctrl_d.data(), tm);
     if (nr == 0) continue;
@@ -420,6 +429,8 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
       conv_d.add(rel_dist(qf.data(), dd.qacc, nv));
     }
     new_f.add(rel_dist(qa.data(), qf.data(), nv));
+    new_file.add(rel_dist(qa.data(), mjd_file->qacc, nv));
+    conv_file.add(rel_dist(qf.data(), mjd_file->qacc, nv));
     // the rules read off the tolerance-0 trace: pass p is the iterate after p line searches
     int p_exact = -1, p_mj = -1;
     for (int p = 1; p < tr0.passes; ++p) {
@@ -460,6 +471,13 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
   std::printf("  MuJoCo's Newton at its tolerance (iterations at least 100; %.2f a substep), against its tolerance 0:\n"
               "    %s\n",
               mj_iter / num_states, mj_own.str().c_str());
+  std::printf("  MuJoCo as the file sets it (solver %d, iterations %d, tolerance %g, warm start; %.2f iterations a "
+              "substep), against its converged answer:\n    %s\n",
+              mm->opt.solver, mm->opt.iterations, mm->opt.tolerance, mj_file_iter / num_states, mj_file.str().c_str());
+  std::printf("  against MuJoCo as the file sets it: the pipeline (budget %d, warm start %d):\n    %s\n  float "
+              "converged:\n    %s\n",
+              m.newton_iterations, m.newton_warmstart, new_file.str().c_str(), conv_file.str().c_str());
+  mj_deleteData(mjd_file);
   mj_deleteData(mjd);
   mj_deleteModel(mm_newton);
   mj_deleteData(probe);
@@ -636,6 +654,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < m.nv; ++i) x.qvel[i] = static_cast<float>(probe->qvel[i]);
         for (int u = 0; u < m.nu; ++u)  // rltrain's act has one per actuator, MuJoCo's one per stateful one
           x.act[u] = mm->actuator_actadr[u] >= 0 ? static_cast<float>(probe->act[mm->actuator_actadr[u]]) : 0.0f;
+        for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i)  // (the solver's warm start, MuJoCo's)
+          x.qacc_warmstart[i] = static_cast<float>(probe->qacc_warmstart[i]);
       };
       const bool sensors = m.nsensor > 0 && last_substep[static_cast<size_t>(k)];
       load(rd);

@@ -144,8 +144,11 @@ class Physics:
     """``num_envs`` copies of the MJCF model ``model`` (a file path; ``Physics.from_xml_string`` for text).
 
     device: ``cpu`` (``auto`` means cpu; the CUDA executor is not offered here yet); num_threads: CPU
-    threads stepping the envs (0: one per core); precision: ``double`` (MuJoCo's, the default: results
-    agree with MuJoCo's to its own sensitivity) or ``float`` (rltrain's envs' precision, faster).
+    threads stepping the envs (0: one per core); precision: ``double`` (MuJoCo's, the default: the
+    constraint solver runs to convergence and results agree with MuJoCo's, run converged, to its own
+    sensitivity) or ``float`` (rltrain's envs' precision, faster; where the file sets a solver budget,
+    option ``iterations`` below 50 as MuJoCo Playground's scenes do, the solve stops there from
+    MuJoCo's warm start, as MuJoCo run as the file says: docs/MJCF.md).
     Every env starts at the model's qpos0 at rest (``reset()``).
     """
 

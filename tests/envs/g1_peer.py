@@ -15,8 +15,9 @@ starts in the air). Playground's reset sets ctrl to the start joint angles (ctrl
 starts at (0, pi) and its per-step advance is read off EnvPool's second observation.
 
 What can and cannot agree: Playground's G1 scene runs MuJoCo's Newton solver with iterations=3,
-ls_iterations=5; rltrain solves to convergence (sim/constraints.h), so the lockstep with EnvPool is
-printed, not asserted (as in go1_peer.py). The checks:
+ls_iterations=5, from its warm start; rltrain's env does the same but with an exact line search
+(sim/constraints.h; see go1_peer.py), so the lockstep with EnvPool is printed, not asserted, and
+checks 3 run joystick_trace with "converged" against MuJoCo converged. The checks:
  1. EnvPool's start privileged state (a forward pass) against ours, to 1e-4, all but the
     accelerometer (the solver's acceleration) and the world-frame vectors the yaw turns (compared as
     |xy| and z);
@@ -280,7 +281,7 @@ def main():
             failures.append(f"episode {ep}: EnvPool ended after {len(peer)} step(s)")
             continue
         phase_dt = float(np.arctan2(peer[1][1][101], peer[1][1][99]))  # the left clock, one advance from 0
-        req = {"task": "g1_joystick_rough" if rough else "g1_joystick", "qpos": qpos, "qvel": qvel,
+        req = {"converged": True, "task": "g1_joystick_rough" if rough else "g1_joystick", "qpos": qpos, "qvel": qvel,
                "ctrl0": list(qj), "phase": [0.0, np.pi], "phase_dt": phase_dt,
                "commands": [p[0].tolist() for p in peer], "actions": acts[:len(peer)].tolist()}
         out = json.loads(subprocess.run([trace], input=json.dumps(req), capture_output=True, text=True,
@@ -302,7 +303,7 @@ def main():
         one = []
         ph = np.array([0.0, np.pi])
         for t, (_, _, _, _, start) in enumerate(ref):
-            one.append({"task": req["task"], "qpos": start[0].tolist(), "qvel": start[1].tolist(),
+            one.append({"converged": True, "task": req["task"], "qpos": start[0].tolist(), "qvel": start[1].tolist(),
                         "ctrl0": list(qj) if t == 0 else list(Q0 + 0.5 * np.array(req["actions"][t - 1])),
                         "phase": ph.tolist(), "phase_dt": phase_dt,
                         "commands": [req["commands"][t]], "actions": [req["actions"][t]]})

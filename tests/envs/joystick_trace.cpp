@@ -8,6 +8,10 @@
 //                          "g1_joystick_rough"
 //   qpos, qvel             the start state (7 + nu, 6 + nu values; the task's other state as after a
 //                          reset: no previous action, contact or air time)
+//   qacc_warmstart         optional: the solver's warm start (6 + nu values, MuJoCo's qacc_warmstart;
+//                          default 0, as after a reset)
+//   converged              optional, default false: solve the constraints to convergence from
+//                          qacc_smooth instead of the scene's iterations budget (MuJoCo's warm start)
 //   ctrl0                  optional: the controls of the start state's forward pass (default: the
 //                          default pose; Playground's G1 reset uses the start joint angles)
 //   phase, phase_dt        G1 only: the gait clock at the start (2) and its advance per step
@@ -54,6 +58,7 @@ json run(const json& req) {
   env->set_param("push_enable", 0.0);  // G1's pushes (Go1's kicks are off by default)
   env->reset(1);
   auto& world = v->world();
+  if (req.value("converged", false)) world.solve_to_convergence();
   DataView<float> d = BatchRows<float>{world.layout(), world.physics_rows(), {}}.env(0);
   const auto qpos = req.at("qpos").get<std::vector<float>>();
   const auto qvel = req.at("qvel").get<std::vector<float>>();
@@ -61,6 +66,12 @@ json run(const json& req) {
     throw std::runtime_error("qpos needs " + std::to_string(nq) + " values, qvel " + std::to_string(nv));
   for (int k = 0; k < nq; ++k) d.qpos[k] = qpos[static_cast<size_t>(k)];
   for (int k = 0; k < nv; ++k) d.qvel[k] = qvel[static_cast<size_t>(k)];
+  if (req.contains("qacc_warmstart")) {  // (else 0, as after a reset)
+    const auto w = req.at("qacc_warmstart").get<std::vector<float>>();
+    if (w.size() != nv || !world.model_view().newton_warmstart)
+      throw std::runtime_error("qacc_warmstart needs " + std::to_string(nv) + " values and a scene with an iterations budget");
+    for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = w[static_cast<size_t>(k)];
+  }
   typename Task::State& s = v->states()[0];
   if constexpr (Task::kActDim == G1Joystick::kActDim) set_clock<Task::kIsRough>(s, req);
   const auto commands = req.at("commands").get<std::vector<std::vector<float>>>();

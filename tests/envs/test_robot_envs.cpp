@@ -468,6 +468,54 @@ TEST_P(RobotEnv, CheckpointResumesBitForBit) {
   EXPECT_THROW(c.env->load_state(saved), std::runtime_error);
 }
 
+// A checkpoint written before the Newton solver's warm start (the physics row's last field,
+// qacc_warmstart, on the joystick tasks whose scenes set an iterations budget) resumes: its rows
+// load in front of the new ones, the warm start zeroed as after reset_data; a blob of any other size
+// is still refused.
+TEST(RobotEnvCheckpoint, RowsWithoutTheWarmStartLoad) {
+  for (const std::string name : {"go1_joystick", "g1_joystick"}) {
+    const i64 n = 3;
+    Made a(name, n);
+    ASSERT_EQ(a.v.view->newton_warmstart, 1) << name;
+    a.env->reset(kSeed);
+    std::vector<float> act;
+    for (int t = 0; t < 10; ++t) actions_for(a.env->spec(), n, t, act), a.env->step(act.data());
+    std::vector<StateBlob> old = a.env->save_state();
+    ModelView<float> old_view = *a.v.view;
+    old_view.newton_warmstart = 0;
+    const size_t row = static_cast<size_t>(a.v.layout.row), old_row = static_cast<size_t>(data_layout(old_view).row);
+    ASSERT_LT(old_row, row) << name;
+    const int nv = a.v.model->nv;
+    bool nonzero = false;
+    for (auto& b : old) {
+      if (b.name != "physics") continue;
+      ASSERT_EQ(b.bytes.size(), sizeof(float) * row * n);
+      std::vector<std::uint8_t> bytes(sizeof(float) * old_row * n);
+      for (i64 e = 0; e < n; ++e) {
+        std::memcpy(bytes.data() + sizeof(float) * old_row * e, b.bytes.data() + sizeof(float) * row * e,
+                    sizeof(float) * old_row);
+        for (int i = 0; i < nv; ++i) nonzero = nonzero || a.row(e)[a.v.layout.qacc_warmstart + i] != 0.0f;
+      }
+      b.bytes = bytes;
+    }
+    EXPECT_TRUE(nonzero) << name << ": the steps left no warm start";
+    Made b(name, n);
+    b.env->reset(kSeed + 1);
+    b.env->load_state(old);
+    for (i64 e = 0; e < n; ++e)
+      for (size_t k = 0; k < row; ++k) {
+        const bool warm = k >= static_cast<size_t>(b.v.layout.qacc_warmstart) &&
+                          k < static_cast<size_t>(b.v.layout.qacc_warmstart + nv);
+        ASSERT_EQ(b.row(e)[k], warm ? 0.0f : a.row(e)[k]) << name << " env " << e << " scalar " << k;
+      }
+    for (int t = 10; t < 20; ++t) actions_for(b.env->spec(), n, t, act), b.env->step(act.data());
+    EXPECT_TRUE(all_finite(b.env->obs(), n * b.env->spec().observation.dim)) << name;
+    for (auto& blob : old)
+      if (blob.name == "physics") blob.bytes.resize(blob.bytes.size() - sizeof(float));
+    EXPECT_THROW(b.env->load_state(old), std::runtime_error) << name;
+  }
+}
+
 TEST_P(RobotEnv, DrawGeomsAndPoses) {
   Made m(GetParam(), 3);
   m.env->reset(kSeed);

@@ -446,6 +446,7 @@ void check_newton_against_gauss_seidel(const std::string& path, int steps, doubl
   HostModel<float> host_f(model);
   ModelView<float> gs = host_f.view(), nt = host_f.view();
   gs.use_newton = 0, nt.use_newton = 1;
+  nt.newton_iterations = kNewtonMaxIter, nt.newton_warmstart = 0;  // (converged: not the G1 file's budget)
   std::vector<float> row_gs(static_cast<size_t>(data_size(gs))), row_nt(static_cast<size_t>(data_size(nt)));
   const DataView<float> dg = data_view(gs, row_gs.data()), dn = data_view(nt, row_nt.data());
   reset_data(gs, dg);
@@ -748,11 +749,13 @@ double newton_cost(const ModelView<T>& m, const DataView<T>& d, int nr, const T*
 
 // States along a random-control run of a model, each with its rows and M's factors as
 // soft_constraint_acceleration hands them to the solver; calls f(m, d, nr, restore) with d a scratch
-// copy, which restore() copies afresh.
+// copy, which restore() copies afresh. The run and m: the model without its iterations budget (solves
+// run to convergence from qacc_smooth: what the stopping tests measure).
 template <class T, class F>
 void for_newton_states(const Model& model, int steps, F&& f) {
   HostModel<T> host(model);
-  const ModelView<T> m = host.view();
+  ModelView<T> m = host.view();
+  m.newton_iterations = kNewtonMaxIter, m.newton_warmstart = 0;
   std::vector<T> row(static_cast<size_t>(data_size(m))), scratch(row.size());
   const DataView<T> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
   reset_data(m, d);
@@ -907,6 +910,136 @@ TEST(SoftConstraintsNewton, StopsOnMuJoCosTestHumanoid) {
 TEST(SoftConstraintsNewton, StopsOnMuJoCosTestElliptic) {
   check_newton_stops<float>("elliptic_scene", elliptic_scene(), 2e-4);
   check_newton_stops<double>("elliptic_scene", elliptic_scene(), 0);
+}
+
+// MuJoCo Playground's Go1 and G1 scenes stop MuJoCo's Newton after 1 and 3 iterations (MJCF option
+// iterations), from its warm start. In float (the training path) newton_solve does the same: at most
+// the budget's line searches, from the last substep's acceleration where that costs no more than
+// qacc_smooth (MuJoCo's rule); double (the MuJoCo comparisons) runs to convergence from qacc_smooth.
+// Checked on the robots on their feet (keyframe, its ctrl plus noise): the budget holds; the start is
+// the cheaper of the two (the cost in double, from the solver's rows); a warm start at the converged
+// answer stays there; one far away is not taken (the cold solve's bits); a forward pass alone leaves
+// the warm start, a step replaces it. (How close this comes to MuJoCo's own answer at the file's
+// settings, where the converged one is 25% away on the Go1: tools/stage_times --newton-stops,
+// docs/ARCHITECTURE.md.)
+TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
+  using namespace constraint_detail;
+  const std::string dir = std::string(RLT_SOURCE_DIR) + "/envs/assets/";
+  const struct {
+    std::string path, key;
+    int budget;
+  } scenes[] = {{dir + "go1/scene_mjx_feetonly_flat_terrain.xml", "home", 1},
+                {dir + "g1/scene_mjx_feetonly_flat_terrain.xml", "knees_bent", 3}};
+  for (const auto& sc : scenes) {
+    const Model model = load_mjcf(sc.path);
+    EXPECT_EQ(model.iterations, sc.budget) << sc.path;
+    EXPECT_TRUE(model.warmstart) << sc.path;
+    HostModel<float> host(model);
+    const ModelView<float>& m = host.view();
+    ASSERT_EQ(m.newton_iterations, sc.budget) << sc.path;
+    ASSERT_EQ(m.newton_warmstart, 1) << sc.path;
+    EXPECT_EQ(HostModel<double>(model).view().newton_iterations, kNewtonMaxIter) << sc.path;
+    EXPECT_EQ(HostModel<double>(model).view().newton_warmstart, 0) << sc.path;
+    ModelView<float> mc = m, mcold = m;  // converged; the budget from qacc_smooth
+    mc.newton_iterations = kNewtonMaxIter, mc.newton_warmstart = 0;
+    mcold.newton_warmstart = 0;
+    int key = -1;
+    for (int k = 0; k < model.nkey; ++k)
+      if (model.key_name[static_cast<size_t>(k)] == sc.key) key = k;
+    ASSERT_GE(key, 0) << sc.path;
+    std::vector<float> row(static_cast<size_t>(data_size(m))), scratch(row.size());
+    const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
+    reset_data(m, d);
+    for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<float> ctrl(static_cast<size_t>(m.nu));
+    auto dist = [&](const std::vector<float>& a, const std::vector<float>& b) {
+      double num = 0, den = 0;
+      for (int i = 0; i < m.nv; ++i)
+        num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
+      return std::sqrt(num / std::fmax(den, 1e-24));
+    };
+    int solves = 0, took_warm = 0;
+    double at_optimum = 0;
+    for (int s = 0; s < 400; ++s) {
+      for (int i = 0; i < m.nu; ++i)
+        ctrl[static_cast<size_t>(i)] =
+            static_cast<float>(model.key_ctrl[static_cast<size_t>(key) * model.nu + i] + 0.3 * u(rng));
+      // (the warm start this substep's solve reads: the last one's answer; a forward pass leaves it)
+      const std::vector<float> aw(d.qacc_warmstart, d.qacc_warmstart + m.nv);
+      if (s == 200) {
+        scratch = row;
+        physics_forward(m, ds, ctrl.data(), 0.0f);
+        for (int i = 0; i < m.nv; ++i) ASSERT_EQ(ds.qacc_warmstart[i], aw[static_cast<size_t>(i)]) << sc.path;
+      }
+      physics_substep(m, d, ctrl.data());
+      const int nr = static_cast<int>(d.nefc[0]);
+      EXPECT_LE(d.solver_niter[0], float(sc.budget)) << sc.path;
+      if (s % 4 != 3 || nr == 0) continue;
+      factor_mass(m, d, 0.0f);  // (the rows are this state's; the step left M + h D in qLD)
+      for (int i = 0; i < m.nv; ++i) d.qLDiagSqrtInv[i] = 1.0f / m_sqrt(d.qLD[i * m.nv + i]);
+      for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = aw[static_cast<size_t>(i)];
+      auto solve = [&](const ModelView<float>& mv, const float* start, int* iters = nullptr) {
+        scratch = row;
+        if (start)
+          for (int i = 0; i < m.nv; ++i) ds.qacc_warmstart[i] = start[i];
+        const int it = newton_solve(mv, ds, nr);
+        if (iters) *iters = it;
+        return std::vector<float>(ds.qacc, ds.qacc + m.nv);
+      };
+      int it = 0;
+      const std::vector<float> conv = solve(mc, nullptr), warm = solve(m, nullptr, &it), cold = solve(mcold, nullptr);
+      EXPECT_LE(it, sc.budget) << sc.path;
+      // MuJoCo's rule: the warm start where its cost is no more than qacc_smooth's (a tie within float's
+      // rounding of the cost may go either way)
+      scratch = row;
+      const double c_warm = newton_cost(m, ds, nr, aw.data()), c_cold = newton_cost(m, ds, nr, ds.qacc_smooth);
+      const bool took = warm != cold;
+      took_warm += took;
+      const double slack = 1e-5 * (std::fabs(c_warm) + std::fabs(c_cold));
+      if (took) {
+        EXPECT_LE(c_warm, c_cold + slack) << sc.path << " substep " << s;
+      } else {
+        EXPECT_GE(c_warm, c_cold - slack) << sc.path << " substep " << s;
+      }
+      at_optimum = std::fmax(at_optimum, dist(solve(m, conv.data()), conv));
+      // a warm start far from the answer costs more than qacc_smooth: the cold solve, bit for bit
+      std::vector<float> start(static_cast<size_t>(m.nv));
+      for (int i = 0; i < m.nv; ++i) start[static_cast<size_t>(i)] = d.qacc_smooth[i] + 1e3f * float(1 + i % 3);
+      const std::vector<float> far = solve(m, start.data());
+      for (int i = 0; i < m.nv; ++i) ASSERT_EQ(far[static_cast<size_t>(i)], cold[static_cast<size_t>(i)]) << sc.path << " dof " << i;
+      ++solves;
+    }
+    ASSERT_GT(solves, 50) << sc.path;
+    EXPECT_GT(took_warm, solves / 2) << sc.path << ": the last substep's answer is rarely the cheaper start";
+    EXPECT_LT(at_optimum, 1e-4) << sc.path << ": from the converged answer the budget moved it";
+    std::printf("%s: %d solves, budget %d, from the warm start %d times; from the converged answer at most %.1e\n",
+                sc.path.c_str(), solves, sc.budget, took_warm, at_optimum);
+  }
+}
+
+// A budget of Newton iterations where the file runs MuJoCo's Newton (its default solver), below
+// kNewtonMaxIter; PGS's and CG's iterations are not Newton's (those solve to convergence); flag
+// warmstart="disable" keeps qacc_smooth as the start.
+TEST(SoftConstraintsNewton, IterationsBudgetFromTheFile) {
+  auto view = [](const std::string& option, const std::string& flag = "") {
+    const std::string xml = "<mujoco><option " + option + ">" + flag +
+                            "</option><worldbody><geom type='plane' size='1 1 0.1'/><body pos='0 0 0.2'><freejoint/>"
+                            "<geom type='sphere' size='0.1'/></body></worldbody></mujoco>";
+    return HostModel<float>(parse_mjcf(xml, "budget.xml")).view();
+  };
+  EXPECT_EQ(view("").newton_iterations, kNewtonMaxIter);
+  EXPECT_EQ(view("").newton_warmstart, 0);
+  EXPECT_EQ(view("iterations='100'").newton_iterations, kNewtonMaxIter);
+  EXPECT_EQ(view("iterations='4'").newton_iterations, 4);
+  EXPECT_EQ(view("iterations='4'").newton_warmstart, 1);
+  EXPECT_EQ(view("iterations='0' solver='Newton'").newton_iterations, 0);
+  EXPECT_EQ(view("iterations='4' solver='CG'").newton_iterations, kNewtonMaxIter);
+  EXPECT_EQ(view("iterations='4' solver='PGS'").newton_iterations, kNewtonMaxIter);
+  EXPECT_EQ(view("iterations='4'", "<flag warmstart='disable'/>").newton_iterations, 4);
+  EXPECT_EQ(view("iterations='4'", "<flag warmstart='disable'/>").newton_warmstart, 0);
+  EXPECT_THROW(view("iterations='-1'"), MjcfError);
 }
 
 // MJCF option tolerance is the solver's (MuJoCo's default 1e-8); a negative one is refused.

@@ -344,7 +344,7 @@ TEST(PhysicsModel, FieldTablesTileTheBlocksAndCopyEveryField) {
     const int nsensordata = v.nsensordata, nsubtree = v.nsubtree, nbody_acc = v.nbody_acc,
               nv_acc = v.nbody_acc ? nv : 0, nbody_noslip = v.noslip_iterations > 0 ? nbody : 0,
               nmoment = v.nmoment, nclock = v.nclock, nenergy_lag = v.nenergy_lag, nmocap = v.nmocap,
-              nbody_xfrc = v.nbody_xfrc, nv_xfrc = v.nbody_xfrc > 0 ? nv : 0;
+              nbody_xfrc = v.nbody_xfrc, nv_xfrc = v.nbody_xfrc > 0 ? nv : 0, nv_warm = v.newton_warmstart ? nv : 0;
     const int nv_deriv = velocity_implicit(v.integrator) ? nv : 0, nv_rne = v.integrator == kIntImplicit ? nv : 0;
     // the Newton solver's workspace (float: where use_newton) and Gauss-Seidel's z rows (the others, or noslip)
     const bool newton = v.use_newton != 0;
