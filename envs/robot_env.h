@@ -586,7 +586,7 @@ class RobotWorld {
   const ModelView<float>& model_view() const { return m_view; }  // executor memory
   // For tools and tests: the float Newton solve run to convergence from qacc_smooth, as in double (the
   // scene's iterations budget and the warm start off; the rows keep the warm start's field).
-  void solve_to_convergence() { m_view.newton_iterations = kNewtonMaxIter, m_view.newton_warmstart = 0; }
+  void solve_to_convergence() { m_view = without_newton_budget(m_view); }
   const ModelView<float>& host_model_view() const { return m_host.view(); }
   const DataLayout& layout() const { return m_layout; }
   const DrLayout& randomization_layout() const { return m_drl; }

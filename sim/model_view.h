@@ -155,6 +155,14 @@ struct ModelView {
 // the corpus: 1-6, elliptic cones up to ~15; MuJoCo's default `iterations` is 100).
 constexpr int kNewtonMaxIter = 50;
 
+// The view with its Newton solve run to convergence from qacc_smooth, as in double: no iterations
+// budget, no warm start (the rows keep the warm start's field; tools and tests compare with it).
+template <class T>
+ModelView<T> without_newton_budget(ModelView<T> m) {
+  m.newton_iterations = kNewtonMaxIter, m.newton_warmstart = 0;
+  return m;
+}
+
 // Whether the model's constraints are solved by Newton (sim/constraints.h newton_solve):
 // m.use_newton's models, and in double every model (the MuJoCo comparisons' precision). The others
 // run Gauss-Seidel. data_layout (sim/dynamics.h) sizes the solvers' workspaces from these two.

@@ -347,8 +347,8 @@ int newton_stops(const rlt::Model& model, const ModelView<float>& m, const mjMod
   }
   const rlt::HostModel<double> host_d(model);
   const ModelView<double>& md0 = host_d.view();  // (double runs to rounding whatever the tolerance)
-  ModelView<float> m0 = m;  // converged: no tolerance, no budget, from qacc_smooth
-  m0.tolerance = 0, m0.newton_iterations = rlt::kNewtonMaxIter, m0.newton_warmstart = 0;
+  ModelView<float> m0 = rlt::without_newton_budget(m);  // converged: no tolerance, no budget, from qacc_smooth
+  m0.tolerance = 0;
   const int nv = m.nv;
   std::vector<float> row(static_cast<size_t>(rlt::data_size(m))), saved(row.size());
   std::vector<double> row_d(static_cast<size_t>(rlt::data_size(md0)));

@@ -446,7 +446,7 @@ void check_newton_against_gauss_seidel(const std::string& path, int steps, doubl
   HostModel<float> host_f(model);
   ModelView<float> gs = host_f.view(), nt = host_f.view();
   gs.use_newton = 0, nt.use_newton = 1;
-  nt.newton_iterations = kNewtonMaxIter, nt.newton_warmstart = 0;  // (converged: not the G1 file's budget)
+  nt = without_newton_budget(nt);  // (converged: not the G1 file's budget)
   std::vector<float> row_gs(static_cast<size_t>(data_size(gs))), row_nt(static_cast<size_t>(data_size(nt)));
   const DataView<float> dg = data_view(gs, row_gs.data()), dn = data_view(nt, row_nt.data());
   reset_data(gs, dg);
@@ -754,8 +754,7 @@ double newton_cost(const ModelView<T>& m, const DataView<T>& d, int nr, const T*
 template <class T, class F>
 void for_newton_states(const Model& model, int steps, F&& f) {
   HostModel<T> host(model);
-  ModelView<T> m = host.view();
-  m.newton_iterations = kNewtonMaxIter, m.newton_warmstart = 0;
+  const ModelView<T> m = without_newton_budget(host.view());
   std::vector<T> row(static_cast<size_t>(data_size(m))), scratch(row.size());
   const DataView<T> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
   reset_data(m, d);
@@ -940,8 +939,8 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
     ASSERT_EQ(m.newton_warmstart, 1) << sc.path;
     EXPECT_EQ(HostModel<double>(model).view().newton_iterations, kNewtonMaxIter) << sc.path;
     EXPECT_EQ(HostModel<double>(model).view().newton_warmstart, 0) << sc.path;
-    ModelView<float> mc = m, mcold = m;  // converged; the budget from qacc_smooth
-    mc.newton_iterations = kNewtonMaxIter, mc.newton_warmstart = 0;
+    const ModelView<float> mc = without_newton_budget(m);  // converged
+    ModelView<float> mcold = m;  // the budget from qacc_smooth
     mcold.newton_warmstart = 0;
     int key = -1;
     for (int k = 0; k < model.nkey; ++k)
