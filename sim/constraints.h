@@ -1513,10 +1513,164 @@ enum NewtonStop : int {
   kStopExact = 6         // float: the last step was an exact Newton step (NewtonTrace::exact)
 };
 
+// A point of MuJoCo's line search: the step alpha along newton_solve's direction, the change of the
+// cost there since alpha = 0, and its first two derivatives (MuJoCo's mjPrimalPnt); `noise` bounds
+// the rounding of the slope (eps times the sum of its terms' magnitudes).
+template <class T>
+struct LinePoint {
+  T alpha, cost, slope, curv, noise;
+};
+
+// A single row's cost on piece s at x (row_cost's, from the constants scalar_row_force reads).
+template <class T>
+RLT_HD RLT_INLINE T scalar_row_cost(const T* w, T R, T x, int s) {
+  const T fl = w[kNewtonFl];
+  if (s == kRowQuadratic) return T(0.5) * w[kNewtonD] * x * x;
+  if (s == kRowFrictionPos) return -fl * x - T(0.5) * R * fl * fl;
+  if (s == kRowFrictionNeg) return fl * x - T(0.5) * R * fl * fl;
+  return T(0);
+}
+
+// row_cost_change of a single row going from piece s0 at x0 to piece s1 at x0 + dx: on one piece the
+// change itself, else the difference.
+template <class T>
+RLT_HD RLT_INLINE T scalar_row_cost_change(const T* w, T R, T x0, T dx, int s0, int s1) {
+  if (s0 != s1) return scalar_row_cost(w, R, x0 + dx, s1) - scalar_row_cost(w, R, x0, s0);
+  if (s0 == kRowQuadratic) return w[kNewtonD] * dx * (x0 + T(0.5) * dx);
+  if (s0 == kRowFrictionPos) return -w[kNewtonFl] * dx;
+  if (s0 == kRowFrictionNeg) return w[kNewtonFl] * dx;
+  return T(0);
+}
+
+// The cost along the direction at p->alpha (MuJoCo's PrimalEval): the quadratic's change, alpha dMa +
+// alpha^2 dMd / 2 with dMa = dir^T M (a - a0) and dMd = dir^T M dir, plus each row's from J a - aref
+// (kNewtonJar) along J dir (kNewtonJv); the slope less J dir . f, the curvature plus J dir . h J dir.
+template <class T>
+RLT_HD void line_point(const ModelView<T>& m, const DataView<T>& d, int nr, T dMa, T dMd, LinePoint<T>* p) {
+  const T alpha = p->alpha;
+  T cost = alpha * dMa + T(0.5) * alpha * alpha * dMd, slope = dMa + alpha * dMd, curv = dMd;
+  T terms = abs_(dMa) + abs_(alpha * dMd);
+  for (int r = 0; r < nr;) {
+    const int n = row_block(m, d, r, nr);
+    if (n == 1) {  // (from the row's constants, as the exact search)
+      const T* w = d.efc_newton + r * kNewtonStride;
+      const T R = d.efc[r * kEfcStride + kEfcR], jv = w[kNewtonJv], x0 = w[kNewtonJar], dx = alpha * jv;
+      T f, h;
+      const int state = scalar_row_force(w, R, x0 + dx, &f, &h);
+      slope -= jv * f, curv += jv * h * jv, terms += abs_(jv * f);
+      cost += scalar_row_cost_change(w, R, x0, dx, static_cast<int>(w[kNewtonState]), state);
+      ++r;
+      continue;
+    }
+    T x0[6], dx[6], x[6], jv[6], f[6], h[36];
+    for (int j = 0; j < n; ++j) {
+      const T* w = d.efc_newton + (r + j) * kNewtonStride;
+      jv[j] = w[kNewtonJv], x0[j] = w[kNewtonJar], dx[j] = alpha * jv[j], x[j] = x0[j] + dx[j];
+    }
+    row_forces(m, d, r, n, x, f, h);
+    for (int j = 0; j < n; ++j) {
+      slope -= jv[j] * f[j], terms += abs_(jv[j] * f[j]);
+      for (int k = 0; k < n; ++k) curv += jv[j] * h[j * n + k] * jv[k];
+    }
+    cost += row_cost_change(m, d, r, n, x0, dx);
+    r += n;
+  }
+  p->cost = cost, p->slope = slope;
+  p->curv = curv > T(0) ? curv : T(kMinVal);  // (MuJoCo's guard; the cost is convex)
+  p->noise = (sizeof(T) == sizeof(float) ? T(1e-6) : T(1e-15)) * terms;
+}
+
+// MuJoCo's bracket update (updateBracket): p moves to the candidate nearest the root on its side of it
+// (a smaller negative slope, or a smaller positive one); then the Newton point from there, evaluated.
+template <class T>
+RLT_HD bool line_bracket(const ModelView<T>& m, const DataView<T>& d, int nr, T dMa, T dMd, LinePoint<T>* p,
+                         const LinePoint<T>* candidates, LinePoint<T>* next, int* evals) {
+  bool moved = false;
+  for (int i = 0; i < 3; ++i) {
+    const LinePoint<T>& c = candidates[i];
+    const bool nearer = (p->slope < T(0) && c.slope < T(0) && p->slope < c.slope) ||
+                        (p->slope > T(0) && c.slope > T(0) && p->slope > c.slope);
+    if (nearer) *p = c, moved = true;
+  }
+  if (moved) {
+    next->alpha = p->alpha - p->slope / p->curv;
+    line_point(m, d, nr, dMa, dMd, next);
+    ++*evals;
+  }
+  return moved;
+}
+
+// MuJoCo's line search (engine_solver.c PrimalSearch), for a solve under the model's iterations budget,
+// whose answer depends on where each search stops: from alpha = 0 a Newton step on the cost (alpha ~ 1,
+// the step H was made for), then Newton steps while the slope keeps its sign, then a bracket of the
+// root shrunk by Newton points and midpoints; each stops where |slope| < gtol (and the cost went
+// down), or after ls_iterations evaluations of the cost (the first two included) with the last point
+// or the better end of the bracket. gtol = tolerance ls_tolerance |dir| / scale as MuJoCo's (scale =
+// 1 / trace(M)), or at a point the rounding of its slope where that is larger (LinePoint::noise:
+// float's slope at the minimum is rounding, ~1e-7 of its terms, far above MuJoCo's double gtol, and
+// MuJoCo's search stops at the first point within gtol: float's would go on to the last evaluation,
+// measured 2x the solver's time on the Go1). Returns alpha (0: no improvement; MuJoCo's solve then
+// ends) and *gain = cost(0) - cost(alpha).
+template <class T>
+RLT_HD T mujoco_line_search(const ModelView<T>& m, const DataView<T>& d, int nr, T dMa, T dMd, T gtol,
+                            T* gain) {
+  const int budget = m.newton_ls_iterations;
+  LinePoint<T> p0{}, p1{}, p2{}, pmid{}, p1next{}, p2next{};
+  line_point(m, d, nr, dMa, dMd, &p0);
+  p1.alpha = -p0.slope / p0.curv;
+  line_point(m, d, nr, dMa, dMd, &p1);
+  int evals = 2;
+  *gain = -p1.cost;
+  if (abs_(p1.slope) < max_(gtol, p1.noise) && (p1.alpha == T(0) || p1.cost < T(0))) return p1.alpha;
+  // one-sided: Newton steps while the slope keeps the sign it has at the first one
+  const T dir = p1.slope < T(0) ? T(1) : T(-1);
+  p2 = p0;
+  while (p1.slope * dir <= -max_(gtol, p1.noise) && evals < budget) {
+    p2 = p1;
+    p1.alpha -= p1.slope / p1.curv;
+    line_point(m, d, nr, dMa, dMd, &p1);
+    ++evals;
+    *gain = -p1.cost;
+    if (abs_(p1.slope) < max_(gtol, p1.noise) && p1.cost < T(0)) return p1.alpha;
+  }
+  if (evals >= budget) return p1.alpha;  // (MuJoCo: could not bracket)
+  // bracketed by p1 and p2: each round a midpoint and the two ends' Newton points
+  p2next = p1;
+  p1next.alpha = p1.alpha - p1.slope / p1.curv;
+  line_point(m, d, nr, dMa, dMd, &p1next);
+  ++evals;
+  while (evals < budget) {
+    pmid.alpha = T(0.5) * (p1.alpha + p2.alpha);
+    line_point(m, d, nr, dMa, dMd, &pmid);
+    ++evals;
+    const LinePoint<T> candidates[3] = {p1next, p2next, pmid};
+    int best = -1;
+    for (int i = 0; i < 3; ++i)
+      if (abs_(candidates[i].slope) < max_(gtol, candidates[i].noise) &&
+          (best < 0 || candidates[i].cost < candidates[best].cost))
+        best = i;
+    if (best >= 0) {
+      *gain = -candidates[best].cost;
+      return candidates[best].alpha;
+    }
+    const bool b1 = line_bracket(m, d, nr, dMa, dMd, &p1, candidates, &p1next, &evals);
+    const bool b2 = line_bracket(m, d, nr, dMa, dMd, &p2, candidates, &p2next, &evals);
+    if (!b1 && !b2) {  // (the bracket is at rounding: its midpoint)
+      *gain = -pmid.cost;
+      return pmid.alpha;
+    }
+  }
+  const LinePoint<T>& end = p1.cost <= p2.cost ? p1 : p2;  // the better end, where it improved
+  *gain = end.cost < T(0) ? -end.cost : T(0);
+  return end.cost < T(0) ? end.alpha : T(0);
+}
+
 // MuJoCo's Newton solver (mj_solNewton) on its primal problem: the acceleration a minimizing
 // 1/2 (a - a0)^T M (a - a0) + sum_r cost_r(J_r a - aref_r), from a = a0 (qacc_smooth). Each
 // iteration: the rows' forces f and h at a (row_forces), the gradient g = M (a - a0) - J^T f, the
-// Hessian H = M + J^T h J, a step dir = -H^-1 g and an exact line search along it.
+// Hessian H = M + J^T h J, a step dir = -H^-1 g and an exact line search along it (under the model's
+// iterations budget, where the answer depends on where each search stops, MuJoCo's own:
+// mujoco_line_search, with the file's ls_iterations and ls_tolerance).
 // Stopping (MuJoCo 3.17's test, mj_solNewton; scale = 1 / trace(M), the sum of M's diagonal at the
 // current state, which is MuJoCo 3.17's per island, measured on its stats: its older
 // 1 / (meaninertia nv) no longer enters): after a line search, when scale (cost before - cost
@@ -1809,98 +1963,111 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       T* w = d.efc_newton + r * kNewtonStride;
       w[kNewtonJv] = support_dot(m, d.efc_J + r * nv, w, dir);
     }
-    // phi' is piecewise linear (but on a cone's side), increasing: Newton's iteration on it from
-    // alpha = 1 (the Newton step), bracketed. A point reached by a Newton step from a point on the
-    // same pieces is the root (alpha = 1 itself when no row changes piece: the quadratic H was made
-    // for), so most searches take one or two evaluations; else until |phi'| is below rounding.
     if (!(slope0 < T(0))) break;  // (no descent left: rounding)
-    for (int r = 0; r < nr; ++r) d.efc_newton[r * kNewtonStride + kNewtonLs] = d.efc_newton[r * kNewtonStride + kNewtonState];
-    T lo = T(0), hi = T(-1), alpha = T(1);
-    bool newton_step = !cone;
-    exact = false;
-    bool kept = false;  // the last point's rows all on their pieces at a (phi' linear up to it)
-    bool ended = false;  // the search stopped at a point it evaluated (kNewtonLs: the pieces there)
-    T slope_end = T(0);
-    for (int ls = 0; ls < 50; ++ls) {
-      T slope = dMa + alpha * dMd, curv = dMd;
-      bool same = true, kept_here = !cone;
-      for (int r = 0; r < nr;) {
-        const int n = m.cone == kConeElliptic ? row_block(m, d, r, nr) : 1;
-        if (n == 1) {  // (the same arithmetic as the block's below, from the row's constants)
+    T alpha = T(1);
+    if (m.newton_ls_iterations >= 0) {  // under the model's budget: MuJoCo's search, where it stops
+      T snorm2 = T(0);
+      for (int i = 0; i < nv; ++i) snorm2 += dir[i] * dir[i];
+      const T gtol = m.newton_ls_tolerance * m_sqrt(snorm2) / scale;
+      T gain = T(0);
+      alpha = mujoco_line_search(m, d, nr, dMa, dMd, gtol, &gain);
+      if (!(alpha != T(0)) || !(abs_(alpha) * dmax < T(1e30))) break;  // (MuJoCo: no improvement, done)
+      improvement = scale * gain;
+      exact = false;
+    } else {
+      // phi' is piecewise linear (but on a cone's side), increasing: Newton's iteration on it from
+      // alpha = 1 (the Newton step), bracketed. A point reached by a Newton step from a point on the
+      // same pieces is the root (alpha = 1 itself when no row changes piece: the quadratic H was made
+      // for), so most searches take one or two evaluations; else until |phi'| is below rounding.
+      for (int r = 0; r < nr; ++r)
+        d.efc_newton[r * kNewtonStride + kNewtonLs] = d.efc_newton[r * kNewtonStride + kNewtonState];
+      T lo = T(0), hi = T(-1);
+      bool newton_step = !cone;
+      exact = false;
+      bool kept = false;  // the last point's rows all on their pieces at a (phi' linear up to it)
+      bool ended = false;  // the search stopped at a point it evaluated (kNewtonLs: the pieces there)
+      T slope_end = T(0);
+      for (int ls = 0; ls < 50; ++ls) {
+        T slope = dMa + alpha * dMd, curv = dMd;
+        bool same = true, kept_here = !cone;
+        for (int r = 0; r < nr;) {
+          const int n = m.cone == kConeElliptic ? row_block(m, d, r, nr) : 1;
+          if (n == 1) {  // (the same arithmetic as the block's below, from the row's constants)
+            T* w = d.efc_newton + r * kNewtonStride;
+            const T jv = w[kNewtonJv];
+            T f, h;
+            const int state = scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], w[kNewtonJar] + alpha * jv, &f, &h);
+            kept_here = kept_here && w[kNewtonState] == T(state);
+            if (w[kNewtonLs] != T(state)) same = false, w[kNewtonLs] = T(state);
+            slope -= jv * f;
+            curv += jv * h * jv;
+            ++r;
+            continue;
+          }
+          T x[6], jv[6], f[6], h[36];
+          for (int j = 0; j < n; ++j) {
+            const T* w = d.efc_newton + (r + j) * kNewtonStride;
+            jv[j] = w[kNewtonJv], x[j] = w[kNewtonJar] + alpha * jv[j];
+          }
+          const int state = row_forces(m, d, r, n, x, f, h);
           T* w = d.efc_newton + r * kNewtonStride;
-          const T jv = w[kNewtonJv];
-          T f, h;
-          const int state = scalar_row_force(w, d.efc[r * kEfcStride + kEfcR], w[kNewtonJar] + alpha * jv, &f, &h);
           kept_here = kept_here && w[kNewtonState] == T(state);
-          if (w[kNewtonLs] != T(state)) same = false, w[kNewtonLs] = T(state);
-          slope -= jv * f;
-          curv += jv * h * jv;
-          ++r;
-          continue;
-        }
-        T x[6], jv[6], f[6], h[36];
-        for (int j = 0; j < n; ++j) {
-          const T* w = d.efc_newton + (r + j) * kNewtonStride;
-          jv[j] = w[kNewtonJv], x[j] = w[kNewtonJar] + alpha * jv[j];
-        }
-        const int state = row_forces(m, d, r, n, x, f, h);
-        T* w = d.efc_newton + r * kNewtonStride;
-        kept_here = kept_here && w[kNewtonState] == T(state);
-        if (w[kNewtonLs] != T(state) || state == kRowCone) {
-          same = false;
-          for (int j = 0; j < n; ++j) w[j * kNewtonStride + kNewtonLs] = T(state);
-        }
-        for (int j = 0; j < n; ++j) {
-          slope -= jv[j] * f[j];
-          for (int k = 0; k < n; ++k) curv += jv[j] * h[j * n + k] * jv[k];
-        }
-        r += n;
-      }
-      exact = ls == 0 && same && newton_step;
-      if ((same && newton_step) || abs_(slope) <= eps * abs_(slope0)) {
-        kept = kept_here, slope_end = slope, ended = true;
-        break;
-      }
-      if (slope < T(0)) lo = alpha;
-      else hi = alpha;
-      T next = alpha - slope / curv;
-      newton_step = true;
-      if (hi < T(0)) {
-        if (!(next > alpha)) next = T(2) * alpha, newton_step = false;
-      } else if (!(next > lo && next < hi)) {
-        next = T(0.5) * (lo + hi), newton_step = false;
-      }
-      alpha = next;
-    }
-    if (!(abs_(alpha) * dmax < T(1e30))) break;
-    // the step's improvement, -(phi(alpha) - phi(0)): where no row left its piece (scalar rows' pieces
-    // are intervals of J a, so none left it in between) phi' is linear and the trapezoid is exact;
-    // else the quadratic's change and each row's, -dx (f0 - h dx / 2) on the piece it started on
-    // (f linear there, f0 and h at a), row_cost_change where it moved to another
-    if (kept) {
-      improvement = T(-0.5) * scale * alpha * (slope0 + slope_end);
-    } else if (tol > T(0) || trace) {
-      T dcost = alpha * dMa + T(0.5) * alpha * alpha * dMd;
-      for (int r = 0; r < nr;) {
-        const int n = row_block(m, d, r, nr);
-        const T* w = d.efc_newton + r * kNewtonStride;
-        if (ended && w[kNewtonLs] == w[kNewtonState] && w[kNewtonState] != T(kRowCone)) {
-          for (int j = 0; j < n; ++j) {
-            const T* wj = d.efc_newton + (r + j) * kNewtonStride;
-            const T dx = alpha * wj[kNewtonJv];
-            dcost -= dx * (d.efc[(r + j) * kEfcStride + kEfcForce] - T(0.5) * wj[kNewtonH] * dx);
+          if (w[kNewtonLs] != T(state) || state == kRowCone) {
+            same = false;
+            for (int j = 0; j < n; ++j) w[j * kNewtonStride + kNewtonLs] = T(state);
           }
-        } else {
-          T x0[6], dx[6];
           for (int j = 0; j < n; ++j) {
-            const T* wj = d.efc_newton + (r + j) * kNewtonStride;
-            x0[j] = wj[kNewtonJar], dx[j] = alpha * wj[kNewtonJv];
+            slope -= jv[j] * f[j];
+            for (int k = 0; k < n; ++k) curv += jv[j] * h[j * n + k] * jv[k];
           }
-          dcost += row_cost_change(m, d, r, n, x0, dx);
+          r += n;
         }
-        r += n;
+        exact = ls == 0 && same && newton_step;
+        if ((same && newton_step) || abs_(slope) <= eps * abs_(slope0)) {
+          kept = kept_here, slope_end = slope, ended = true;
+          break;
+        }
+        if (slope < T(0)) lo = alpha;
+        else hi = alpha;
+        T next = alpha - slope / curv;
+        newton_step = true;
+        if (hi < T(0)) {
+          if (!(next > alpha)) next = T(2) * alpha, newton_step = false;
+        } else if (!(next > lo && next < hi)) {
+          next = T(0.5) * (lo + hi), newton_step = false;
+        }
+        alpha = next;
       }
-      improvement = -scale * dcost;
+      if (!(abs_(alpha) * dmax < T(1e30))) break;
+      // the step's improvement, -(phi(alpha) - phi(0)): where no row left its piece (scalar rows' pieces
+      // are intervals of J a, so none left it in between) phi' is linear and the trapezoid is exact;
+      // else the quadratic's change and each row's, -dx (f0 - h dx / 2) on the piece it started on
+      // (f linear there, f0 and h at a), row_cost_change where it moved to another
+      if (kept) {
+        improvement = T(-0.5) * scale * alpha * (slope0 + slope_end);
+      } else if (tol > T(0) || trace) {
+        T dcost = alpha * dMa + T(0.5) * alpha * alpha * dMd;
+        for (int r = 0; r < nr;) {
+          const int n = row_block(m, d, r, nr);
+          const T* w = d.efc_newton + r * kNewtonStride;
+          if (ended && w[kNewtonLs] == w[kNewtonState] && w[kNewtonState] != T(kRowCone)) {
+            for (int j = 0; j < n; ++j) {
+              const T* wj = d.efc_newton + (r + j) * kNewtonStride;
+              const T dx = alpha * wj[kNewtonJv];
+              dcost -= dx * (d.efc[(r + j) * kEfcStride + kEfcForce] - T(0.5) * wj[kNewtonH] * dx);
+            }
+          } else {
+            T x0[6], dx[6];
+            for (int j = 0; j < n; ++j) {
+              const T* wj = d.efc_newton + (r + j) * kNewtonStride;
+              x0[j] = wj[kNewtonJar], dx[j] = alpha * wj[kNewtonJv];
+            }
+            dcost += row_cost_change(m, d, r, n, x0, dx);
+          }
+          r += n;
+        }
+        improvement = -scale * dcost;
+      }
     }
     ++iter;
     for (int i = 0; i < nv; ++i) a[i] += alpha * dir[i], Ma[i] += alpha * Mdir[i];

@@ -39,11 +39,12 @@ void MjcfCompiler::read_geom_constraint_attrs(Attrs& a, GeomSpec* g) {
 
 // The solver: MuJoCo's Newton, CG and PGS all minimize the same strictly convex problem; rltrain
 // solves it by its own choice of Newton or projected Gauss-Seidel (sim/constraints.h,
-// ModelView::use_newton), whatever `solver` names, so `solver`, `ls_iterations` and `ls_tolerance`
-// are read (checked) and the converged answer is the same; `tolerance` is Newton's stopping
-// tolerance, as MuJoCo's (Model::tolerance), and `iterations` its budget where it is below what
-// convergence takes (Model::iterations, ModelView::newton_iterations: MuJoCo Playground's Go1 and G1
-// scenes stop MuJoCo after 1 and 3). What would change the answer is refused.
+// ModelView::use_newton), whatever `solver` names, so `solver` is read (checked) and the converged
+// answer is the same; `tolerance` is Newton's stopping tolerance, as MuJoCo's (Model::tolerance), and
+// `iterations` its budget where it is below what convergence takes (Model::iterations,
+// ModelView::newton_iterations: MuJoCo Playground's Go1 and G1 scenes stop MuJoCo after 1 and 3);
+// under such a budget the line search is MuJoCo's, with `ls_iterations` and `ls_tolerance` (where the
+// solve converges, its own exact one). What would change the answer is refused.
 // noslip_iterations and noslip_tolerance run MuJoCo's noslip post-pass (sim/noslip.h).
 void MjcfCompiler::read_option_constraints(Attrs& a) {
   const int solver = a.keyword("solver", {"PGS", "CG", "Newton"});
@@ -53,11 +54,12 @@ void MjcfCompiler::read_option_constraints(Attrs& a) {
   // A budget of Newton iterations where MuJoCo runs Newton (its default); PGS's sweeps and CG's
   // iterations buy less than Newton's, so those files are solved to convergence.
   if (has_iterations && (solver < 0 || solver == 2)) m.iterations = n;
-  if (a.integer("ls_iterations", &n) && n < 0) a.fail("attribute \"ls_iterations\" must be non-negative");
-  double x = 0;
+  if (a.integer("ls_iterations", &m.ls_iterations) && m.ls_iterations < 0)
+    a.fail("attribute \"ls_iterations\" must be non-negative");
   if (a.number("tolerance", &m.tolerance) && !(m.tolerance >= 0))
     a.fail("attribute \"tolerance\" must be non-negative");
-  if (a.number("ls_tolerance", &x) && x < 0) a.fail("attribute \"ls_tolerance\" must be non-negative");
+  if (a.number("ls_tolerance", &m.ls_tolerance) && !(m.ls_tolerance >= 0))
+    a.fail("attribute \"ls_tolerance\" must be non-negative");
   // MuJoCo's noslip post-pass (sim/noslip.h): its sweeps and tolerance, as the file gives them
   if (a.number("noslip_tolerance", &m.noslip_tolerance) && m.noslip_tolerance < 0)
     a.fail("attribute \"noslip_tolerance\" must be non-negative");

@@ -211,6 +211,11 @@ struct Model {
   // MJCF option/iterations: the most iterations (line searches) of MuJoCo's solver; the float Newton
   // solve stops there where it is below kNewtonMaxIter (sim/model_view.h; MuJoCo's default 100)
   int iterations = 100;
+  // MJCF option/ls_iterations and ls_tolerance: MuJoCo's line search's most evaluations of the cost and
+  // its slope tolerance (relative to `tolerance`); the float Newton solve under such a budget searches
+  // as MuJoCo does with them (sim/constraints.h mujoco_line_search); MuJoCo's defaults
+  int ls_iterations = 50;
+  double ls_tolerance = 0.01;
   // MJCF flag warmstart (disable: false): the float Newton solve of a model with such a budget starts
   // from the last substep's acceleration where that costs less than qacc_smooth (MuJoCo's warm start)
   bool warmstart = true;

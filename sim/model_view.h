@@ -124,6 +124,11 @@ struct ModelView {
   // on. Where the solve runs to convergence the start changes only the path, and qacc_smooth was
   // measured faster (docs/ARCHITECTURE.md, Solver).
   int newton_warmstart;
+  // MuJoCo's line search (sim/constraints.h mujoco_line_search) where newton_iterations is the model's
+  // budget: its most evaluations (the model's ls_iterations) and its slope tolerance relative to the
+  // step (tolerance * ls_tolerance); newton_ls_iterations -1: the solve's own exact line search
+  int newton_ls_iterations;
+  Real newton_ls_tolerance;
   int has_gravcomp;               // 0/1: some body_gravcomp != 0 (sim/dynamics.h gravcomp_forces)
   int ncon_max;  // most contacts the model's geom pairs can make (contact_capacity), sizes DataView::contact
   int nefc_max;  // most soft-constraint rows (constraint_capacity), sizes DataView::efc_*
@@ -156,10 +161,10 @@ struct ModelView {
 constexpr int kNewtonMaxIter = 50;
 
 // The view with its Newton solve run to convergence from qacc_smooth, as in double: no iterations
-// budget, no warm start (the rows keep the warm start's field; tools and tests compare with it).
+// budget, no warm start, the exact line search (the rows keep the warm start's field; tools and tests compare with it).
 template <class T>
 ModelView<T> without_newton_budget(ModelView<T> m) {
-  m.newton_iterations = kNewtonMaxIter, m.newton_warmstart = 0;
+  m.newton_iterations = kNewtonMaxIter, m.newton_warmstart = 0, m.newton_ls_iterations = -1;
   return m;
 }
 
@@ -820,6 +825,8 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   const bool budget = sizeof(T) == sizeof(float) && m_view.use_newton && model.iterations < kNewtonMaxIter;
   m_view.newton_iterations = budget ? model.iterations : kNewtonMaxIter;
   m_view.newton_warmstart = budget && model.warmstart ? 1 : 0;
+  m_view.newton_ls_iterations = budget ? model.ls_iterations : -1;
+  m_view.newton_ls_tolerance = static_cast<T>(model.tolerance * model.ls_tolerance);
   m_view.has_gravcomp = 0;
   for (double g : model.body_gravcomp) m_view.has_gravcomp |= g != 0 ? 1 : 0;
   m_view.nu = model.nu;

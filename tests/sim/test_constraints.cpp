@@ -613,7 +613,9 @@ void check_incremental_solve(const std::string& path, int steps, double tol, int
   using namespace constraint_detail;
   const Model model = load_mjcf(path);
   HostModel<T> host(model);
-  const ModelView<T> m = host.view();
+  // (solved to convergence: under a scene's iterations budget MuJoCo's line search stops where the
+  // slope falls below its tolerance, so two directions a rounding apart can stop at points 1e-3 apart)
+  const ModelView<T> m = without_newton_budget(host.view());
   std::vector<T> row(static_cast<size_t>(data_size(m))), row_other(row.size());
   struct {
     DataView<T> d;
@@ -1018,6 +1020,72 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
   }
 }
 
+// Under the budget the line search is MuJoCo's, and where it stops is the answer: with many evaluations
+// allowed it finds the exact search's minimum along the step (to float's rounding), with two (the
+// start and the Newton point) the answer is the Newton point, no cheaper, and on substeps where the
+// first step moves rows to other pieces measurably elsewhere; the Go1 scene's five lie between.
+TEST(SoftConstraintsNewton, MuJoCosLineSearchUnderTheBudget) {
+  using namespace constraint_detail;
+  const Model model = load_mjcf(std::string(RLT_SOURCE_DIR) + "/envs/assets/go1/scene_mjx_feetonly_flat_terrain.xml");
+  EXPECT_EQ(model.ls_iterations, 5);
+  HostModel<float> host(model);
+  const ModelView<float>& m = host.view();
+  ASSERT_EQ(m.newton_iterations, 1);
+  ASSERT_EQ(m.newton_ls_iterations, 5);
+  EXPECT_FLOAT_EQ(m.newton_ls_tolerance, 1e-10f);  // (tolerance 1e-8 x ls_tolerance 0.01, MuJoCo's defaults)
+  ModelView<float> exact = m, many = m, two = m;
+  exact.newton_ls_iterations = -1, many.newton_ls_iterations = 50, two.newton_ls_iterations = 2;
+  int key = -1;
+  for (int k = 0; k < model.nkey; ++k)
+    if (model.key_name[static_cast<size_t>(k)] == "home") key = k;
+  ASSERT_GE(key, 0);
+  std::vector<float> row(static_cast<size_t>(data_size(m))), scratch(row.size());
+  const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
+  reset_data(m, d);
+  for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<float> ctrl(static_cast<size_t>(m.nu));
+  auto dist = [&](const std::vector<float>& a, const std::vector<float>& b) {
+    double num = 0, den = 0;
+    for (int i = 0; i < m.nv; ++i) num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
+    return std::sqrt(num / std::fmax(den, 1e-24));
+  };
+  int solves = 0, apart = 0;
+  double many_vs_exact = 0;
+  for (int s = 0; s < 400; ++s) {
+    for (int i = 0; i < m.nu; ++i)
+      ctrl[static_cast<size_t>(i)] = static_cast<float>(model.key_ctrl[static_cast<size_t>(key) * model.nu + i] + 0.5 * u(rng));
+    const std::vector<float> aw(d.qacc_warmstart, d.qacc_warmstart + m.nv);
+    physics_substep(m, d, ctrl.data());
+    const int nr = static_cast<int>(d.nefc[0]);
+    if (s % 4 != 3 || nr == 0) continue;
+    factor_mass(m, d, 0.0f);  // (this state's rows; the step left M + h D in qLD)
+    for (int i = 0; i < m.nv; ++i) d.qLDiagSqrtInv[i] = 1.0f / m_sqrt(d.qLD[i * m.nv + i]);
+    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = aw[static_cast<size_t>(i)];
+    auto solve = [&](const ModelView<float>& mv) {
+      scratch = row;
+      newton_solve(mv, ds, nr);
+      return std::vector<float>(ds.qacc, ds.qacc + m.nv);
+    };
+    const std::vector<float> a_exact = solve(exact), a_many = solve(many), a_two = solve(two), a_file = solve(m);
+    scratch = row;
+    const double c_exact = newton_cost(m, ds, nr, a_exact.data()), c_two = newton_cost(m, ds, nr, a_two.data());
+    const double c_file = newton_cost(m, ds, nr, a_file.data());
+    const double slack = 1e-5 * (std::fabs(c_exact) + 1e-6);
+    EXPECT_GE(c_two, c_exact - slack) << "substep " << s;   // (the exact search's point is the line's minimum)
+    EXPECT_GE(c_file, c_exact - slack) << "substep " << s;
+    many_vs_exact = std::fmax(many_vs_exact, dist(a_many, a_exact));
+    apart += dist(a_two, a_exact) > 1e-4;
+    ++solves;
+  }
+  ASSERT_GT(solves, 50);
+  EXPECT_LT(many_vs_exact, 1e-4) << "50 evaluations do not find the line's minimum";
+  EXPECT_GT(apart, 0) << "the Newton point was the line's minimum on every substep: nothing tested";
+  std::printf("Go1: %d solves; 50 evaluations vs the exact search at most %.1e; the Newton point alone apart on %d\n",
+              solves, many_vs_exact, apart);
+}
+
 // A budget of Newton iterations where the file runs MuJoCo's Newton (its default solver), below
 // kNewtonMaxIter; PGS's and CG's iterations are not Newton's (those solve to convergence); flag
 // warmstart="disable" keeps qacc_smooth as the start.
@@ -1039,6 +1107,16 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheFile) {
   EXPECT_EQ(view("iterations='4'", "<flag warmstart='disable'/>").newton_iterations, 4);
   EXPECT_EQ(view("iterations='4'", "<flag warmstart='disable'/>").newton_warmstart, 0);
   EXPECT_THROW(view("iterations='-1'"), MjcfError);
+  // MuJoCo's line search under the budget (its defaults: 50 evaluations, ls_tolerance 0.01), the exact
+  // one where the solve converges
+  EXPECT_EQ(view("").newton_ls_iterations, -1);
+  EXPECT_EQ(view("ls_iterations='5'").newton_ls_iterations, -1);
+  EXPECT_EQ(view("iterations='4'").newton_ls_iterations, 50);
+  EXPECT_EQ(view("iterations='4' ls_iterations='0'").newton_ls_iterations, 0);
+  EXPECT_FLOAT_EQ(view("iterations='4' tolerance='1e-6' ls_tolerance='0.1'").newton_ls_tolerance, 1e-7f);
+  EXPECT_EQ(HostModel<double>(parse_mjcf("<mujoco><option iterations='4'/></mujoco>", "d.xml")).view().newton_ls_iterations, -1);
+  EXPECT_THROW(view("ls_iterations='-1'"), MjcfError);
+  EXPECT_THROW(view("ls_tolerance='-0.5'"), MjcfError);
 }
 
 // MJCF option tolerance is the solver's (MuJoCo's default 1e-8); a negative one is refused.
@@ -1091,6 +1169,18 @@ void check_scalar_row_force() {
         ASSERT_EQ(s0, s1) << "row " << r << " x " << x;
         ASSERT_EQ(std::memcmp(&f0, &f1, sizeof(T)), 0) << "row " << r << " x " << x << ": " << f0 << " vs " << f1;
         ASSERT_EQ(std::memcmp(&h0, &h1, sizeof(T)), 0) << "row " << r << " x " << x << ": " << h0 << " vs " << h1;
+        // MuJoCo's line search's cost change from each other point, the same within rounding
+        for (const T x1 : xs) {
+          const T dx = x1 - x;
+          T f2, h2;
+          const int s2 = constraint_detail::scalar_row_force(w, R, x + dx, &f2, &h2);
+          const T a = constraint_detail::row_cost_change(m, env.d, r, 1, &x, &dx);
+          const T b = constraint_detail::scalar_row_cost_change(w, R, x, dx, s1, s2);
+          int st;
+          const double mag = std::fabs(double(constraint_detail::row_cost(m, env.d, r, 1, &x, &st))) +
+                             std::fabs(double(a)) + 1e-30;
+          ASSERT_LE(std::fabs(double(a) - double(b)), 1e-5 * mag) << "row " << r << " x " << x << " dx " << dx;
+        }
         ++compared;
       }
     }
