@@ -247,4 +247,10 @@ class ActorCritic {
   typename Exec::template Buffer<double> m_adv_moments;
 };
 
+// The host's one copy of each (rl/ppo_cpu.cpp; double: the gradient checks). Not for nvcc.
+#if !defined(__CUDACC__)
+extern template class ActorCritic<float, CpuExecutor>;
+extern template class ActorCritic<double, CpuExecutor>;
+#endif
+
 }  // namespace rlt

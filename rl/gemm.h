@@ -143,4 +143,13 @@ void gemm(const CpuExecutor& exec, bool trans_a, bool trans_b, i64 m, i64 n, i64
   gemm_detail::gemm_full(exec, trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }
 
+// The host's one copy of each (rl/ppo_cpu.cpp): a file that calls gemm does not compile Eigen's
+// products again (tests/CMakeLists.txt, RLTRAIN_TEST_OPT). nvcc's translation units keep their own.
+#if !defined(__CUDACC__)
+extern template void gemm<float>(const CpuExecutor&, bool, bool, i64, i64, i64, float, const float*, const float*,
+                                 float, float*);
+extern template void gemm<double>(const CpuExecutor&, bool, bool, i64, i64, i64, double, const double*,
+                                  const double*, double, double*);
+#endif
+
 }  // namespace rlt

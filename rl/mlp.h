@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "rl/ops.h"
+#if !defined(__CUDACC__)
+#include "sim/cpu_executor.h"  // (the extern instantiations at the end)
+#endif
 
 namespace rlt {
 
@@ -182,5 +185,11 @@ class Mlp {
   const T* m_input = nullptr;
   i64 m_rows = 0;
 };
+
+// The host's one copy of each (rl/ppo_cpu.cpp; double: the gradient checks). Not for nvcc.
+#if !defined(__CUDACC__)
+extern template class Mlp<float, CpuExecutor>;
+extern template class Mlp<double, CpuExecutor>;
+#endif
 
 }  // namespace rlt

@@ -743,4 +743,9 @@ void Ppo<Exec>::load(const std::vector<NamedArray>& arrays, LearnerLoad what) {
   }
 }
 
+// The host's one copy (rl/ppo_cpu.cpp), for the files that include this one. Not for nvcc.
+#if !defined(__CUDACC__)
+extern template class Ppo<CpuExecutor>;
+#endif
+
 }  // namespace rlt

@@ -15,7 +15,7 @@ dir=${1:-build-sanitize}
 san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only" -DRLTRAIN_TESTS=ON -DRLTRAIN_CUDA=OFF -DRLTRAIN_PYTHON=OFF \
-  -DRLTRAIN_VIEWER=OFF -DRLTRAIN_NATIVE=OFF -DRLTRAIN_FUZZ=ON -DRLTRAIN_FUZZ_RUNS="${RLTRAIN_FUZZ_RUNS:-20000}" \
+  -DRLTRAIN_VIEWER=OFF -DRLTRAIN_NATIVE=OFF -DRLTRAIN_TEST_OPT=-O0 -DRLTRAIN_FUZZ=ON -DRLTRAIN_FUZZ_RUNS="${RLTRAIN_FUZZ_RUNS:-20000}" \
   -DCMAKE_CXX_FLAGS="$san -fsanitize=fuzzer-no-link" -DCMAKE_C_FLAGS="$san" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 # One goal, rlt_sanitizer_set (tests/CMakeLists.txt: the binaries the tests below run), so make runs
