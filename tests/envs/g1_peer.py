@@ -16,8 +16,8 @@ starts at (0, pi) and its per-step advance is read off EnvPool's second observat
 
 What can and cannot agree: Playground's G1 scene runs MuJoCo's Newton solver with iterations=3,
 ls_iterations=5, from its warm start; rltrain's env does the same, MuJoCo's line search included
-(sim/constraints.h), but a Go1 run as the scene sets it left EnvPool's at its first step (see
-go1_peer.py), so the lockstep with EnvPool is printed, not asserted, and checks 3 run joystick_trace
+(sim/constraints.h), but on the Go1 MuJoCo 3.17 itself, run as the scene sets it, leaves EnvPool's at
+the first step (see go1_peer.py), so the lockstep with EnvPool is printed, not asserted, and checks 3 run joystick_trace
 with "converged" against MuJoCo converged. The checks:
  1. EnvPool's start privileged state (a forward pass) against ours, to 1e-4, all but the
     accelerometer (the solver's acceleration) and the world-frame vectors the yaw turns (compared as

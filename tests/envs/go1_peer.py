@@ -21,9 +21,11 @@ What can and cannot agree: Playground's scene runs MuJoCo's Newton solver with i
 ls_iterations=5, which stops before convergence, from MuJoCo's warm start. rltrain's env does the
 same (the budget, the warm start and MuJoCo's line search, sim/constraints.h): on MuJoCo's own states
 and warm starts within float's rounding of MuJoCo's answer (p99 ~1e-5; ctest newton_budget_peer).
-But run as the scene sets it from our rebuilt start (warm start zero), the first step's observation
-was already 0.03-0.6 from EnvPool's (8 episodes, twenty-third session); not explained yet: with one
-iteration the answer depends on the warm start, and EnvPool's after a reset is not exposed. So no
+But run as the scene sets it from our rebuilt start (warm start zero, as EnvPool's reset leaves it),
+the first step's observation was already 0.03-0.6 from EnvPool's (8 episodes, twenty-third session),
+and so was MuJoCo 3.17's own (the python package, iterations 1 and ls_iterations 5 as the file: 0.12-
+0.41 on 4 episodes, where converged MuJoCo is 1.1-2.0 from it): the gap is between MuJoCo 3.17 and
+EnvPool's build (its bundled MuJoCo's budgeted solve, or its model edits), not in our solver. So no
 lockstep with EnvPool can be tight; checks 1 and 3 run joystick_trace with "converged" (the solve to
 convergence, the task's code unchanged) against MuJoCo converged. The checks:
  1. EnvPool's start privileged state (a forward pass) against ours, to 1e-4, all but the
