@@ -601,6 +601,26 @@ TEST(SoftConstraintsNewton, IncrementalFactorsEqualFreshOnesG1) {
   check_incremental_factors<float>(g1, 200, 1e-3);
 }
 
+// The index of the model's keyframe `name`, -1 where it has none.
+int keyframe_index(const Model& model, const std::string& name) {
+  for (int k = 0; k < model.nkey; ++k)
+    if (model.key_name[static_cast<size_t>(k)] == name) return k;
+  return -1;
+}
+
+// A float row reset at keyframe `key`'s qpos.
+void reset_at_keyframe(const Model& model, int key, const ModelView<float>& m, const DataView<float>& d) {
+  reset_data(m, d);
+  for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
+}
+
+// |a - b| / |b| (two accelerations).
+double relative_distance(const std::vector<float>& a, const std::vector<float>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < b.size(); ++i) num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
+  return std::sqrt(num / std::fmax(den, 1e-24));
+}
+
 // The solver's answer with rank-one updates of H's factors (newton_solve's default) is the one with
 // H factored afresh at every iteration: from the same rows at states along a random-control run,
 // qacc relative to the largest |qacc - qacc_smooth|.
@@ -691,9 +711,7 @@ TEST(SoftConstraintsNewton, IncrementalSolveAnswersAsFreshG1) {
 TEST(SoftConstraintsNewton, LowRankCrossRowsAnswerAsEnvelopeG1) {
   const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
   const Model model = load_mjcf(g1);
-  int key = -1;
-  for (int k = 0; k < model.nkey; ++k)
-    if (model.key_name[static_cast<size_t>(k)] == "knees_bent") key = k;
+  const int key = keyframe_index(model, "knees_bent");
   ASSERT_GE(key, 0);
   int cross_d = 0, cross_f = 0;
   check_incremental_solve<double>(g1, 1500, 1e-11, key, 0.6, &cross_d);
@@ -944,23 +962,14 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
     const ModelView<float> mc = without_newton_budget(m);  // converged
     ModelView<float> mcold = m;  // the budget from qacc_smooth
     mcold.newton_warmstart = 0;
-    int key = -1;
-    for (int k = 0; k < model.nkey; ++k)
-      if (model.key_name[static_cast<size_t>(k)] == sc.key) key = k;
+    const int key = keyframe_index(model, sc.key);
     ASSERT_GE(key, 0) << sc.path;
     std::vector<float> row(static_cast<size_t>(data_size(m))), scratch(row.size());
     const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
-    reset_data(m, d);
-    for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
+    reset_at_keyframe(model, key, m, d);
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-1, 1);
     std::vector<float> ctrl(static_cast<size_t>(m.nu));
-    auto dist = [&](const std::vector<float>& a, const std::vector<float>& b) {
-      double num = 0, den = 0;
-      for (int i = 0; i < m.nv; ++i)
-        num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
-      return std::sqrt(num / std::fmax(den, 1e-24));
-    };
     int solves = 0, took_warm = 0;
     double at_optimum = 0;
     for (int s = 0; s < 400; ++s) {
@@ -1004,7 +1013,7 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
       } else {
         EXPECT_GE(c_warm, c_cold - slack) << sc.path << " substep " << s;
       }
-      at_optimum = std::fmax(at_optimum, dist(solve(m, conv.data()), conv));
+      at_optimum = std::fmax(at_optimum, relative_distance(solve(m, conv.data()), conv));
       // a warm start far from the answer costs more than qacc_smooth: the cold solve, bit for bit
       std::vector<float> start(static_cast<size_t>(m.nv));
       for (int i = 0; i < m.nv; ++i) start[static_cast<size_t>(i)] = d.qacc_smooth[i] + 1e3f * float(1 + i % 3);
@@ -1035,22 +1044,14 @@ TEST(SoftConstraintsNewton, MuJoCosLineSearchUnderTheBudget) {
   EXPECT_FLOAT_EQ(m.newton_ls_tolerance, 1e-10f);  // (tolerance 1e-8 x ls_tolerance 0.01, MuJoCo's defaults)
   ModelView<float> exact = m, many = m, two = m;
   exact.newton_ls_iterations = -1, many.newton_ls_iterations = 50, two.newton_ls_iterations = 2;
-  int key = -1;
-  for (int k = 0; k < model.nkey; ++k)
-    if (model.key_name[static_cast<size_t>(k)] == "home") key = k;
+  const int key = keyframe_index(model, "home");
   ASSERT_GE(key, 0);
   std::vector<float> row(static_cast<size_t>(data_size(m))), scratch(row.size());
   const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
-  reset_data(m, d);
-  for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
+  reset_at_keyframe(model, key, m, d);
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<float> ctrl(static_cast<size_t>(m.nu));
-  auto dist = [&](const std::vector<float>& a, const std::vector<float>& b) {
-    double num = 0, den = 0;
-    for (int i = 0; i < m.nv; ++i) num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
-    return std::sqrt(num / std::fmax(den, 1e-24));
-  };
   int solves = 0, apart = 0;
   double many_vs_exact = 0;
   for (int s = 0; s < 400; ++s) {
@@ -1075,8 +1076,8 @@ TEST(SoftConstraintsNewton, MuJoCosLineSearchUnderTheBudget) {
     const double slack = 1e-5 * (std::fabs(c_exact) + 1e-6);
     EXPECT_GE(c_two, c_exact - slack) << "substep " << s;   // (the exact search's point is the line's minimum)
     EXPECT_GE(c_file, c_exact - slack) << "substep " << s;
-    many_vs_exact = std::fmax(many_vs_exact, dist(a_many, a_exact));
-    apart += dist(a_two, a_exact) > 1e-4;
+    many_vs_exact = std::fmax(many_vs_exact, relative_distance(a_many, a_exact));
+    apart += relative_distance(a_two, a_exact) > 1e-4;
     ++solves;
   }
   ASSERT_GT(solves, 50);
