@@ -40,9 +40,11 @@ EvalResult evaluate(const EvalOptions& opts) {
   const std::string path = resolve_checkpoint_path(opts.checkpoint);
   const Checkpoint ckpt = read_checkpoint(path);
   Config cfg = ckpt.config;
+  if (opts.other_env && opts.config_path.empty())
+    throw ConfigError("--other-env: needs --config (the env to evaluate on)");
   if (!opts.config_path.empty()) {
     const Config other = load_config(opts.config_path);
-    check_checkpoint_env(ckpt, path, other.env.name, opts.config_path);
+    if (!opts.other_env) check_checkpoint_env(ckpt, path, other.env.name, opts.config_path);
     cfg.env = other.env;
     // The policy (its shape, activation, squash) is the checkpoint's: a [policy] section in the
     // other file cannot change how the trained weights act.

@@ -13,7 +13,11 @@ namespace rlt {
 
 struct EvalOptions {
   std::string checkpoint;   // a .safetensors file, or a run directory (its latest checkpoint)
-  std::string config_path;  // optional: evaluate on this config's env (must be the same env)
+  std::string config_path;  // optional: evaluate on this config's env (the checkpoint's env unless other_env)
+  // With config_path: its env may be another than the checkpoint's when the observation, critic
+  // observation and action sizes agree (a flat-terrain policy on rough terrain); the shapes are
+  // still checked, naming the checkpoint file.
+  bool other_env = false;
   std::int64_t episodes = 100;
   bool deterministic = false;  // the distribution's mode instead of samples
   std::uint64_t seed = 12345;

@@ -439,6 +439,10 @@ TEST_F(CliBadInput, CheckpointOfAnotherEnv) {
       {"env", "'pendulum'", "'cartpole'", cartpole_config()});
   const std::string file = tmp("pend") + "/checkpoints/latest.safetensors";
   bad({"eval", "--checkpoint", file, "--config", cartpole_config()}, {file, "env", "'pendulum'", "'cartpole'"});
+  // --other-env lets the env differ, not the shapes (Pendulum's 3 observations, CartPole's 4); it
+  // needs the --config it applies to.
+  bad({"eval", "--checkpoint", file, "--config", cartpole_config(), "--other-env"}, {file, "obs_dim", "3", "4"});
+  bad({"eval", "--checkpoint", file, "--other-env"}, {"--other-env", "--config"});
   // Same shapes, another function: a Gaussian policy's weights as the start of a tanh-squashed run.
   bad({"train", "--config", cartpole_config(), "--quiet", "--set", "env.name=pendulum", "--set", "policy.squash=tanh",
        "--set", "train.init_from=" + file, "--run-dir", tmp("pend_squash")},
@@ -620,6 +624,23 @@ TEST_F(CliBadInput, EvalConfigKeepsTheCheckpointsPolicy) {
   ASSERT_EQ(a.exit_code, 0) << describe(plain, a);
   ASSERT_EQ(b.exit_code, 0) << describe(other, b);
   EXPECT_EQ(a.out, b.out);
+}
+
+// eval --other-env: a policy on another env with its sizes, as a flat-terrain Go1 policy on the rough
+// terrain (Playground plays its flat policy there); without the flag the same call is refused.
+TEST_F(CliBadInput, EvalOtherEnvOfTheSameSizes) {
+  const Args flat = {"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick.toml", "--quiet", "--device", "cpu",
+                     "--set", "env.num_envs=2", "--set", "ppo.num_steps=4", "--set", "ppo.num_minibatches=1",
+                     "--set", "train.total_env_steps=8", "--run-dir", tmp("go1_flat")};
+  const CliResult t = run_cli(flat, s_tmp->path());
+  ASSERT_EQ(t.exit_code, 0) << describe(flat, t);
+  const std::string rough = std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick_rough.toml";
+  bad({"eval", "--checkpoint", tmp("go1_flat"), "--config", rough}, {"'go1_joystick'", "'go1_joystick_rough'", rough});
+  const Args other = {"eval", "--checkpoint", tmp("go1_flat"), "--config", rough, "--other-env", "--episodes", "2"};
+  const CliResult e = run_cli(other, s_tmp->path());
+  ASSERT_EQ(e.exit_code, 0) << describe(other, e);
+  EXPECT_EQ(e.out.rfind("go1_joystick_rough: 2 episodes", 0), 0u) << e.out;
+  EXPECT_NE(e.out.find("tracking RMS error"), std::string::npos) << e.out;
 }
 
 // train.init_from names a file that is not there, or a checkpoint whose policy does not fit: one
