@@ -151,6 +151,25 @@ TYPED_TEST(Go1Both, ObservationLayout) {
   EXPECT_GT(max_gyro, 0.01);
 }
 
+// env.converged_solve = 1: the scene's iterations budget and warm start off, the rows stepped as
+// world().solve_to_convergence() steps them (bit for bit), and not as the scene's budget does.
+TYPED_TEST(Go1Both, ConvergedSolveIgnoresTheScenesBudget) {
+  const i64 n = 4;
+  Made<TypeParam> a(n, {{"converged_solve", 1}}), b(n), budget(n);
+  b.q->world().solve_to_convergence();
+  ASSERT_EQ(budget.q->world().model_view().newton_iterations, 1);  // the scene's: iterations="1"
+  for (Made<TypeParam>* m : {&a, &b, &budget}) m->env->reset(kSeed);
+  const size_t bytes = sizeof(float) * static_cast<size_t>(n * a.q->world().layout().row);
+  bool budget_differs = false;
+  for (int t = 0; t < 30; ++t) {
+    const auto act = seeded_actions(n, t, 0.5f);
+    for (Made<TypeParam>* m : {&a, &b, &budget}) m->env->step(act.data());
+    ASSERT_EQ(std::memcmp(a.row(0), b.row(0), bytes), 0) << "step " << t;
+    budget_differs = budget_differs || std::memcmp(a.row(0), budget.row(0), bytes) != 0;
+  }
+  EXPECT_TRUE(budget_differs);
+}
+
 TEST(Go1Joystick, CommandsWithinRanges) {
   const i64 n = 32;
   Made<Go1Joystick> m(n, {{"cmd_resample_mean_s", 0.1}});
