@@ -250,7 +250,9 @@ Command add_eval(CLI::App& app) {
   e->add_option("--checkpoint", eval->checkpoint, "Checkpoint file or run directory")->required();
   e->add_option("--episodes", eval->episodes, "Episodes to play")->check(integer_in<std::int64_t>(1));
   e->add_flag("--deterministic", eval->deterministic, "Play the distribution's mode instead of sampling");
-  e->add_option("--config", eval->config_path, "Evaluate on this config's env (the checkpoint's env with other parameters, or see --other-env; the policy stays the checkpoint's)");
+  e->add_option("--config", eval->config_path,
+                "Evaluate on this config's env (the checkpoint's env with other parameters, or see --other-env; the "
+                "policy stays the checkpoint's)");
   e->add_flag("--other-env", eval->other_env,
               "With --config: evaluate on its env even where the checkpoint was trained on another one with the "
               "same observation and action sizes (a flat-terrain policy on rough terrain)");

@@ -629,12 +629,13 @@ TEST_F(CliBadInput, EvalConfigKeepsTheCheckpointsPolicy) {
 // eval --other-env: a policy on another env with its sizes, as a flat-terrain Go1 policy on the rough
 // terrain (Playground plays its flat policy there); without the flag the same call is refused.
 TEST_F(CliBadInput, EvalOtherEnvOfTheSameSizes) {
-  const Args flat = {"train", "--config", std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick.toml", "--quiet", "--device", "cpu",
+  const std::string configs = std::string(RLTRAIN_SOURCE_DIR) + "/configs/";
+  const Args flat = {"train", "--config", configs + "go1_joystick.toml", "--quiet", "--device", "cpu",
                      "--set", "env.num_envs=2", "--set", "ppo.num_steps=4", "--set", "ppo.num_minibatches=1",
                      "--set", "train.total_env_steps=8", "--run-dir", tmp("go1_flat")};
   const CliResult t = run_cli(flat, s_tmp->path());
   ASSERT_EQ(t.exit_code, 0) << describe(flat, t);
-  const std::string rough = std::string(RLTRAIN_SOURCE_DIR) + "/configs/go1_joystick_rough.toml";
+  const std::string rough = configs + "go1_joystick_rough.toml";
   bad({"eval", "--checkpoint", tmp("go1_flat"), "--config", rough}, {"'go1_joystick'", "'go1_joystick_rough'", rough});
   const Args other = {"eval", "--checkpoint", tmp("go1_flat"), "--config", rough, "--other-env", "--episodes", "2"};
   const CliResult e = run_cli(other, s_tmp->path());
