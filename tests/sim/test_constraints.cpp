@@ -614,6 +614,14 @@ void reset_at_keyframe(const Model& model, int key, const ModelView<float>& m, c
   for (int i = 0; i < model.nq; ++i) d.qpos[i] = static_cast<float>(model.key_qpos[static_cast<size_t>(key) * model.nq + i]);
 }
 
+// Keyframe `key`'s ctrl plus noise x U(-1, 1) per actuator: the robot on its feet, pulled at random.
+void noisy_keyframe_ctrl(const Model& model, int key, double noise, std::mt19937& rng, std::vector<float>& ctrl) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < model.nu; ++i)
+    ctrl[static_cast<size_t>(i)] =
+        static_cast<float>(model.key_ctrl[static_cast<size_t>(key) * model.nu + i] + noise * u(rng));
+}
+
 // |a - b| / |b| (two accelerations).
 double relative_distance(const std::vector<float>& a, const std::vector<float>& b) {
   double num = 0, den = 0;
@@ -968,14 +976,11 @@ TEST(SoftConstraintsNewton, IterationsBudgetFromTheWarmStart) {
     const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
     reset_at_keyframe(model, key, m, d);
     std::mt19937 rng(3);
-    std::uniform_real_distribution<double> u(-1, 1);
     std::vector<float> ctrl(static_cast<size_t>(m.nu));
     int solves = 0, took_warm = 0;
     double at_optimum = 0;
     for (int s = 0; s < 400; ++s) {
-      for (int i = 0; i < m.nu; ++i)
-        ctrl[static_cast<size_t>(i)] =
-            static_cast<float>(model.key_ctrl[static_cast<size_t>(key) * model.nu + i] + 0.3 * u(rng));
+      noisy_keyframe_ctrl(model, key, 0.3, rng, ctrl);
       // (the warm start this substep's solve reads: the last one's answer; a forward pass leaves it)
       const std::vector<float> aw(d.qacc_warmstart, d.qacc_warmstart + m.nv);
       if (s == 200) {
@@ -1050,13 +1055,11 @@ TEST(SoftConstraintsNewton, MuJoCosLineSearchUnderTheBudget) {
   const DataView<float> d = data_view(m, row.data()), ds = data_view(m, scratch.data());
   reset_at_keyframe(model, key, m, d);
   std::mt19937 rng(5);
-  std::uniform_real_distribution<double> u(-1, 1);
   std::vector<float> ctrl(static_cast<size_t>(m.nu));
   int solves = 0, apart = 0;
   double many_vs_exact = 0;
   for (int s = 0; s < 400; ++s) {
-    for (int i = 0; i < m.nu; ++i)
-      ctrl[static_cast<size_t>(i)] = static_cast<float>(model.key_ctrl[static_cast<size_t>(key) * model.nu + i] + 0.5 * u(rng));
+    noisy_keyframe_ctrl(model, key, 0.5, rng, ctrl);
     const std::vector<float> aw(d.qacc_warmstart, d.qacc_warmstart + m.nv);
     physics_substep(m, d, ctrl.data());
     const int nr = static_cast<int>(d.nefc[0]);
