@@ -1,6 +1,7 @@
 #include "apps/export.h"
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,20 @@
 #endif
 
 namespace rlt {
+
+namespace {
+
+// The spec of the checkpoint's policy, restored on one CPU env as eval would restore it:
+// CheckpointError when the checkpoint does not fit its env and policy.
+PolicySpec checked_policy_spec(const Checkpoint& ckpt) {
+  Config cfg = ckpt.config;
+  cfg.env.num_envs = 1;
+  const Runtime rt("cpu", 1);
+  const auto env = rt.make_env(cfg);
+  return make_checkpoint_policy(rt, cfg, ckpt, *env)->spec();
+}
+
+}  // namespace
 
 #if defined(RLTRAIN_HAVE_ONNX)
 
@@ -160,13 +175,8 @@ ExportResult export_onnx(const ExportOptions& opts) {
   if (opts.out.empty()) throw ConfigError("--out: a file name is required");
   const std::string path = resolve_checkpoint_path(opts.checkpoint);
   const Checkpoint ckpt = read_checkpoint(path);
-  Config cfg = ckpt.config;
-  cfg.env.num_envs = 1;
-  const Runtime rt("cpu", 1);
-  const auto env = rt.make_env(cfg);
-  // Restoring a Policy checks the checkpoint against the env and policy shape (CheckpointError).
-  const auto policy = make_checkpoint_policy(rt, cfg, ckpt, *env);
-  const PolicySpec& spec = policy->spec();
+  const Config& cfg = ckpt.config;
+  const PolicySpec spec = checked_policy_spec(ckpt);
   const std::vector<float> params = ckpt.file.values<float>("learner/params");
   const std::vector<float> obs_mean = ckpt.file.values<float>("learner/obs_mean");
   const std::vector<float> obs_var = ckpt.file.values<float>("learner/obs_var");
@@ -207,5 +217,31 @@ ExportResult export_onnx(const ExportOptions&) {
 }
 
 #endif
+
+ExportResult export_policy(const ExportOptions& opts) {
+  if (opts.out.empty()) throw ConfigError("--out: a file name is required");
+  const std::string path = resolve_checkpoint_path(opts.checkpoint);
+  const Checkpoint ckpt = read_checkpoint(path);
+  const PolicySpec spec = checked_policy_spec(ckpt);
+  try {
+    save_policy_file(ckpt, opts.out);
+  } catch (const std::runtime_error& e) {
+    // write_safetensors names opts.out; a tensor missing from the checkpoint names the checkpoint.
+    if (std::string(e.what()).rfind(opts.out, 0) == 0) throw ConfigError(std::string("--out ") + e.what());
+    throw;
+  }
+  return ExportResult{ckpt.config.env.name, spec.obs_dim, spec.act_dim, spec.discrete, path};
+}
+
+ExportResult export_checkpoint(const ExportOptions& opts) {
+  // Never over the checkpoint being read (a run directory's latest included).
+  std::error_code ec;
+  if (!opts.out.empty() && !opts.checkpoint.empty() &&
+      std::filesystem::equivalent(opts.out, resolve_checkpoint_path(opts.checkpoint), ec))
+    throw ConfigError("--out " + opts.out + ": is the checkpoint being exported (write to another file)");
+  if (opts.format == "onnx") return export_onnx(opts);
+  if (opts.format == "policy") return export_policy(opts);
+  throw ConfigError("--format: expected onnx or policy, got \"" + opts.format + "\"");
+}
 
 }  // namespace rlt

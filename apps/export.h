@@ -11,6 +11,11 @@
 // Built with Debian's libonnx-dev (the onnx protobuf API and its model checker); without it
 // `rltrain export` says how to get it. The model's metadata_props name the env, the dimensions and
 // the checkpoint.
+//
+// `--format policy` writes the checkpoint's policy file instead (rl/checkpoint.h save_policy_file):
+// safetensors, the weights and normalizers without the optimizer and env state, ~1% of the
+// checkpoint's size; every command that takes a checkpoint takes it, --resume excepted. Needs no
+// ONNX.
 #pragma once
 
 #include <string>
@@ -19,7 +24,8 @@ namespace rlt {
 
 struct ExportOptions {
   std::string checkpoint;  // a .safetensors file, or a run directory (its latest checkpoint)
-  std::string out;         // the .onnx file to write
+  std::string out;         // the file to write
+  std::string format = "onnx";  // "onnx" | "policy"
 };
 
 struct ExportResult {
@@ -36,5 +42,12 @@ bool onnx_export_available();
 // failure). CheckpointError for a bad checkpoint, ConfigError when out cannot be written or ONNX
 // export was not built.
 ExportResult export_onnx(const ExportOptions& opts);
+
+// The policy file of opts.checkpoint, written atomically to opts.out after restoring it as a Policy
+// (the checks eval makes). CheckpointError for a bad checkpoint, ConfigError when out cannot be written.
+ExportResult export_policy(const ExportOptions& opts);
+
+// export_onnx or export_policy as opts.format says; another format is a ConfigError naming --format.
+ExportResult export_checkpoint(const ExportOptions& opts);
 
 }  // namespace rlt

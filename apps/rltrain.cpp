@@ -287,15 +287,25 @@ Command add_eval(CLI::App& app) {
 
 Command add_export(CLI::App& app) {
   auto opts = std::make_shared<rlt::ExportOptions>();
-  auto* x = app.add_subcommand("export", "Write a checkpoint's deterministic policy as an ONNX model");
+  auto* x = app.add_subcommand(
+      "export", "Write a checkpoint's deterministic policy as an ONNX model, or its policy file (--format policy)");
   x->add_option("--checkpoint", opts->checkpoint, "Checkpoint file or run directory")->required();
-  x->add_option("--out", opts->out, "The .onnx file to write (input obs [N, obs_dim], output action [N, act_dim])")
+  x->add_option("--out", opts->out,
+                "The file to write: onnx, input obs [N, obs_dim] and output action [N, act_dim]; policy, a "
+                ".safetensors that eval, view, export and train.init_from take")
       ->required();
+  x->add_option("--format", opts->format,
+                "onnx (default) | policy: the weights and normalizers without the optimizer and env state "
+                "(~1% of a checkpoint; not for --resume)");
   return {x, [opts]() {
-            const rlt::ExportResult r = rlt::export_onnx(*opts);
-            std::printf("%s: %s policy (obs %d -> action %d, %s) written to %s\n", r.checkpoint.c_str(), r.env.c_str(),
-                        r.obs_dim, r.act_dim, r.discrete ? "argmax of the logits" : "the Gaussian's mean",
-                        opts->out.c_str());
+            const rlt::ExportResult r = rlt::export_checkpoint(*opts);
+            if (opts->format == "policy")
+              std::printf("%s: %s policy file (obs %d -> action %d) written to %s\n", r.checkpoint.c_str(),
+                          r.env.c_str(), r.obs_dim, r.act_dim, opts->out.c_str());
+            else
+              std::printf("%s: %s policy (obs %d -> action %d, %s) written to %s\n", r.checkpoint.c_str(),
+                          r.env.c_str(), r.obs_dim, r.act_dim,
+                          r.discrete ? "argmax of the logits" : "the Gaussian's mean", opts->out.c_str());
             return 0;
           }};
 }

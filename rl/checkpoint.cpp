@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 namespace rlt {
@@ -212,6 +213,37 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Learner& 
   write_safetensors(path, f);
 }
 
+bool is_policy_file(const Checkpoint& ckpt) {
+  const auto it = ckpt.file.metadata.find("contents");
+  return it != ckpt.file.metadata.end() && it->second == kPolicyContents;
+}
+
+void save_policy_file(const Checkpoint& ckpt, const std::string& path) {
+  // LearnerLoad::kModel's arrays (rl/ppo_impl.h Ppo::load); the critic's normalizer only where the
+  // learner is asymmetric.
+  static const char* const kModelArrays[] = {"params",          "obs_mean",        "obs_var",
+                                             "ret_mean",        "ret_var",         "counts",
+                                             "critic_obs_mean", "critic_obs_var",  "critic_obs_count"};
+  TensorFile f;
+  f.metadata = ckpt.file.metadata;
+  for (auto it = f.metadata.begin(); it != f.metadata.end();)
+    it = it->first.rfind("crc32:", 0) == 0 ? f.metadata.erase(it) : std::next(it);
+  f.metadata["contents"] = kPolicyContents;
+  f.metadata.erase("world_size");
+  const bool asymmetric = ckpt.file.find("learner/critic_obs_mean") != nullptr;
+  for (const char* name : kModelArrays) {
+    const std::string key = std::string("learner/") + name;
+    const Tensor* t = ckpt.file.find(key);
+    if (t == nullptr) {
+      if (!asymmetric && key.rfind("learner/critic_obs", 0) == 0) continue;
+      throw CheckpointError(ckpt.file.source + ": tensor \"" + key + "\" is missing (not a trained learner's checkpoint?)");
+    }
+    f.tensors.push_back(*t);
+  }
+  for (const Tensor& t : f.tensors) f.metadata["crc32:" + t.name] = tensor_crc(t);
+  write_safetensors(path, f);
+}
+
 Checkpoint read_checkpoint(const std::string& path) {
   Checkpoint c;
   c.file = read_safetensors(path);
@@ -294,6 +326,9 @@ void restore_policy(const Checkpoint& ckpt, Policy& policy) {
 void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, LearnerLoad what, VecEnv* env,
                         TrainProgress* progress) {
   const std::string& src = ckpt.file.source;
+  if (what == LearnerLoad::kAll && is_policy_file(ckpt))
+    throw CheckpointError(src + ": metadata \"contents\": a policy file (rltrain export --format policy) has no "
+                          "optimizer or env state to resume; start a run from it with train.init_from");
   const std::vector<NamedArray> arrays = learner_arrays(ckpt, learner.policy_spec(), env);
   try {
     learner.load(arrays, what);

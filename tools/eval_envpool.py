@@ -2,7 +2,7 @@
 """Plays an rltrain go1_joystick policy in EnvPool's C++ port of MuJoCo Playground's task
 (sim-to-sim validation, as tools/eval_gymnasium.py does for the Gymnasium tasks).
 
-    tools/eval_envpool.py RUN_OR_CHECKPOINT [--rltrain build/rltrain] [--episodes 20] [--seed 0]
+    tools/eval_envpool.py RUN_CHECKPOINT_OR_POLICY_FILE [--rltrain build/rltrain] [--episodes 20] [--seed 0]
 
 The checkpoint's deterministic policy is exported with `rltrain export` (ONNX: the observation
 normalizer folded in, the action clipped to [-1, 1]) and run with onnxruntime on EnvPool's
@@ -21,6 +21,7 @@ SKIP line and exits 77.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -44,9 +45,20 @@ TASKS = {
 }
 
 
-def config_of(run: Path) -> tuple[Path, str]:
-    cfg = run / "config.toml" if run.is_dir() else run.parent.parent / "config.toml"
-    text = cfg.read_text()
+def config_text(run: Path) -> str:
+    """The resolved config a checkpoint was trained with: a run directory's config.toml, else the
+    "config" metadata of the checkpoint or policy file (rl/checkpoint.cpp save_checkpoint)."""
+    if run.is_dir():
+        return (run / "config.toml").read_text()
+    with run.open("rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        return json.loads(f.read(n))["__metadata__"]["config"]
+
+
+def config_of(run: Path, tmp: Path) -> tuple[Path, str]:
+    text = config_text(run)
+    cfg = tmp / "train.toml"
+    cfg.write_text(text)
     name = re.search(r'^name\s*=\s*"([^"]+)"', text, re.M).group(1)
     return cfg, name
 
@@ -59,12 +71,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     run = Path(a.checkpoint)
-    cfg, task = config_of(run)
-    if task not in TASKS:
-        print(f"eval_envpool: {cfg}: env.name = {task}: only go1_joystick is supported", file=sys.stderr)
-        return 2
-    peer_name, cmd_at, vel_at, yaw_at = TASKS[task]
     with tempfile.TemporaryDirectory() as tmp:
+        cfg, task = config_of(run, Path(tmp))
+        if task not in TASKS:
+            print(f"eval_envpool: {run}: env.name = {task}: only go1_joystick is supported", file=sys.stderr)
+            return 2
+        peer_name, cmd_at, vel_at, yaw_at = TASKS[task]
         onnx = Path(tmp) / "policy.onnx"
         subprocess.run([a.rltrain, "export", "--checkpoint", str(run), "--out", str(onnx)], check=True)
         sess = ort.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])

@@ -39,6 +39,9 @@ long_runs+='|LowRankCrossRowsAnswerAsEnvelopeG1|G1Both.IdentityRandomizationIsNo
 long_runs+='|PhysicsAnalytic.DoublePendulumEnergyDrift|PhysicsAnalytic.FreeBodyTorqueFreePrecession|TreeFactors.SpanElimination'
 long_runs+='|TreeFactors.CrbaColumnsAndKinematicsShortcuts|StopsOnMuJoCosTestG1|IncrementalFactorsEqualFreshOnesG1'
 long_runs+='|IncrementalSolveAnswersAsFreshG1'
+# Twenty-fifth session: the shipped Go1 policy's 16 episodes (its subject is the walking, not memory;
+# the eval path runs here in CliEvalTracking's and CliExport's shorter runs).
+long_runs+='|CliEvalTracking.ShippedGo1PolicyStillWalks'
 # Twenty-third session (the tests' own code at -O0 here, RLTRAIN_TEST_OPT; CI at 30.8 min): five more
 # numeric sweeps, 6-15 s each under ASan, whose siblings run here (the Humanoid's and Ant's stopping
 # and improvement tests, GemmTwin's error bound, Precision's bit patterns, IndexPermutation's bijection).
