@@ -49,6 +49,22 @@ def test_sampled_policy_replays_rltrain_eval(cartpole_run, rltrain_bin):
     assert f"{returns.mean():.3f}" == f"{cli_mean:.3f}", (returns.mean(), out)
 
 
+def test_shipped_policy_file_acts_as_its_run(cartpole_run, rltrain_bin, tmp_path):
+    """A policy file (`rltrain export --format policy`) loads as its run does and acts the same; the
+    Go1 policy the repository ships loads with its task's sizes."""
+    pf = tmp_path / "cartpole.safetensors"
+    subprocess.run([rltrain_bin, "export", "--checkpoint", str(cartpole_run), "--format", "policy", "--out", str(pf)],
+                   check=True, capture_output=True, timeout=60)
+    obs = np.random.default_rng(1).normal(size=(64, 4)).astype(np.float32)
+    assert np.array_equal(rltrain.load_policy(pf)(obs), rltrain.load_policy(cartpole_run)(obs))
+    go1 = rltrain.load_policy(SOURCE_DIR / "configs" / "policies" / "go1_joystick.safetensors")
+    assert (go1.env, go1.obs_dim, go1.discrete) == ("go1_joystick", 48, False)
+    env = rltrain.make_vec("go1_joystick", num_envs=2, seed=0)
+    obs, _ = env.reset()
+    act = go1(obs)
+    assert act.shape == (2, 12) and np.isfinite(act).all()
+
+
 def test_train_from_python_releases_the_gil(tmp_path):
     result = {}
     worker = threading.Thread(target=lambda: result.update(r=rltrain.train(
