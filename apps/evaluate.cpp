@@ -12,12 +12,18 @@ namespace rlt {
 
 std::string resolve_checkpoint_path(const std::string& path) {
   namespace fs = std::filesystem;
-  if (fs::is_directory(path)) {
+  // The error_code overloads: a path the machine cannot look at (permissions, a loop of links, a
+  // name too long) is a CheckpointError naming it, not a filesystem_error.
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw CheckpointError(path + ": cannot look at it (" + ec.message() + ")");
+  if (fs::is_directory(st)) {
     const fs::path latest = fs::path(path) / "checkpoints" / "latest.safetensors";
-    if (fs::exists(latest)) return latest.string();
+    if (fs::exists(latest, ec)) return latest.string();
     throw CheckpointError(path + ": a directory without checkpoints/latest.safetensors");
   }
-  if (!fs::exists(path)) throw CheckpointError(path + ": no such checkpoint file");
+  if (!fs::exists(st)) throw CheckpointError(path + ": no such checkpoint file");
   return path;
 }
 

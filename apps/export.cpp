@@ -29,6 +29,39 @@ PolicySpec checked_policy_spec(const Checkpoint& ckpt) {
   return make_checkpoint_policy(rt, cfg, ckpt, *env)->spec();
 }
 
+// The checkpoint (resolved: a run directory's latest) and --out, checked as bad input before
+// anything is read or written: --out's directory exists; --out is not a directory, not the
+// checkpoint being read, and not a training checkpoint (its optimizer and env state would be lost).
+// A failed write after these checks is the machine's refusal (IoError, exit 5).
+std::string checked_paths(const ExportOptions& opts) {
+  namespace fs = std::filesystem;
+  if (opts.out.empty()) throw ConfigError("--out: a file name is required");
+  const std::string path = resolve_checkpoint_path(opts.checkpoint);
+  const fs::path out(opts.out);
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ConfigError("--out " + opts.out + ": no directory " + dir.string());
+  const fs::file_status st = fs::status(out, ec);
+  if (fs::is_directory(st)) throw ConfigError("--out " + opts.out + ": is a directory (name a file)");
+  if (fs::equivalent(out, path, ec))
+    throw ConfigError("--out " + opts.out + ": is the checkpoint being exported (write to another file)");
+  if (fs::is_regular_file(st)) {
+    TensorFile existing;
+    try {
+      existing = read_safetensors(opts.out);
+    } catch (const std::runtime_error&) {
+      return path;  // not a safetensors file: replaced as any output file is
+    }
+    const auto format = existing.metadata.find("format");
+    const auto contents = existing.metadata.find("contents");
+    if (format != existing.metadata.end() && format->second == kCheckpointFormat &&
+        (contents == existing.metadata.end() || contents->second != kPolicyContents))
+      throw ConfigError("--out " + opts.out +
+                        ": is a training checkpoint (its optimizer and env state would be lost; write to another file)");
+  }
+  return path;
+}
+
 }  // namespace
 
 #if defined(RLTRAIN_HAVE_ONNX)
@@ -172,8 +205,7 @@ onnx::ModelProto build_model(const PolicySpec& spec, const ObsNormalization& nor
 bool onnx_export_available() { return true; }
 
 ExportResult export_onnx(const ExportOptions& opts) {
-  if (opts.out.empty()) throw ConfigError("--out: a file name is required");
-  const std::string path = resolve_checkpoint_path(opts.checkpoint);
+  const std::string path = checked_paths(opts);
   const Checkpoint ckpt = read_checkpoint(path);
   const Config& cfg = ckpt.config;
   const PolicySpec spec = checked_policy_spec(ckpt);
@@ -198,11 +230,7 @@ ExportResult export_onnx(const ExportOptions& opts) {
   }
   std::string bytes;
   if (!model.SerializeToString(&bytes)) throw std::runtime_error("rltrain export: cannot serialize the ONNX model");
-  try {
-    write_text_atomic(opts.out, bytes);
-  } catch (const std::runtime_error& e) {
-    throw ConfigError(std::string("--out ") + e.what());
-  }
+  write_text_atomic(opts.out, bytes);  // IoError: the machine refused (checked_paths took the bad paths)
   return ExportResult{cfg.env.name, spec.obs_dim, spec.act_dim, spec.discrete, path};
 }
 
@@ -219,26 +247,14 @@ ExportResult export_onnx(const ExportOptions&) {
 #endif
 
 ExportResult export_policy(const ExportOptions& opts) {
-  if (opts.out.empty()) throw ConfigError("--out: a file name is required");
-  const std::string path = resolve_checkpoint_path(opts.checkpoint);
+  const std::string path = checked_paths(opts);
   const Checkpoint ckpt = read_checkpoint(path);
   const PolicySpec spec = checked_policy_spec(ckpt);
-  try {
-    save_policy_file(ckpt, opts.out);
-  } catch (const std::runtime_error& e) {
-    // write_safetensors names opts.out; a tensor missing from the checkpoint names the checkpoint.
-    if (std::string(e.what()).rfind(opts.out, 0) == 0) throw ConfigError(std::string("--out ") + e.what());
-    throw;
-  }
+  save_policy_file(ckpt, opts.out);
   return ExportResult{ckpt.config.env.name, spec.obs_dim, spec.act_dim, spec.discrete, path};
 }
 
 ExportResult export_checkpoint(const ExportOptions& opts) {
-  // Never over the checkpoint being read (a run directory's latest included).
-  std::error_code ec;
-  if (!opts.out.empty() && !opts.checkpoint.empty() &&
-      std::filesystem::equivalent(opts.out, resolve_checkpoint_path(opts.checkpoint), ec))
-    throw ConfigError("--out " + opts.out + ": is the checkpoint being exported (write to another file)");
   if (opts.format == "onnx") return export_onnx(opts);
   if (opts.format == "policy") return export_policy(opts);
   throw ConfigError("--format: expected onnx or policy, got \"" + opts.format + "\"");

@@ -296,7 +296,7 @@ Command add_export(CLI::App& app) {
       ->required();
   x->add_option("--format", opts->format,
                 "onnx (default) | policy: the weights and normalizers without the optimizer and env state "
-                "(~1% of a checkpoint; not for --resume)");
+                "(165 KB for the Go1 against its 1024-env checkpoint's 16.5 MB; not for --resume)");
   return {x, [opts]() {
             const rlt::ExportResult r = rlt::export_checkpoint(*opts);
             if (opts->format == "policy")

@@ -578,6 +578,7 @@ TrainResult train(const TrainOptions& opts) {
     learner->set_communicator(comm);
     if (resuming) {
       ckpt = read_checkpoint(ckpt_path);
+      check_resumable(*ckpt);  // before its (absent) world_size could send a job to one process
       const int saved = checkpoint_world_size(*ckpt);
       if (saved != world_size)
         throw CheckpointError(ckpt_path + ": metadata \"world_size\": the run was trained by " + std::to_string(saved) +

@@ -218,6 +218,12 @@ bool is_policy_file(const Checkpoint& ckpt) {
   return it != ckpt.file.metadata.end() && it->second == kPolicyContents;
 }
 
+void check_resumable(const Checkpoint& ckpt) {
+  if (is_policy_file(ckpt))
+    throw CheckpointError(ckpt.file.source + ": metadata \"contents\": a policy file (rltrain export --format "
+                          "policy) has no optimizer or env state to resume; start a run from it with train.init_from");
+}
+
 void save_policy_file(const Checkpoint& ckpt, const std::string& path) {
   // LearnerLoad::kModel's arrays (rl/ppo_impl.h Ppo::load); the critic's normalizer only where the
   // learner is asymmetric.
@@ -230,13 +236,18 @@ void save_policy_file(const Checkpoint& ckpt, const std::string& path) {
     it = it->first.rfind("crc32:", 0) == 0 ? f.metadata.erase(it) : std::next(it);
   f.metadata["contents"] = kPolicyContents;
   f.metadata.erase("world_size");
-  const bool asymmetric = ckpt.file.find("learner/critic_obs_mean") != nullptr;
+  // Asymmetric as the metadata says (learner_arrays checks it against the policy on every load).
+  const auto cd = ckpt.file.metadata.find("critic_obs_dim");
+  const bool asymmetric =
+      cd != ckpt.file.metadata.end() && meta_int(ckpt.file.source, "critic_obs_dim", cd->second) > 0;
   for (const char* name : kModelArrays) {
     const std::string key = std::string("learner/") + name;
+    const bool critic = key.rfind("learner/critic_obs", 0) == 0;
+    if (critic && !asymmetric) continue;
     const Tensor* t = ckpt.file.find(key);
     if (t == nullptr) {
-      if (!asymmetric && key.rfind("learner/critic_obs", 0) == 0) continue;
-      throw CheckpointError(ckpt.file.source + ": tensor \"" + key + "\" is missing (not a trained learner's checkpoint?)");
+      throw CheckpointError(ckpt.file.source + ": tensor \"" + key +
+                            "\" is missing (not a trained learner's checkpoint?)");
     }
     f.tensors.push_back(*t);
   }
@@ -326,9 +337,7 @@ void restore_policy(const Checkpoint& ckpt, Policy& policy) {
 void restore_checkpoint(const Checkpoint& ckpt, Learner& learner, LearnerLoad what, VecEnv* env,
                         TrainProgress* progress) {
   const std::string& src = ckpt.file.source;
-  if (what == LearnerLoad::kAll && is_policy_file(ckpt))
-    throw CheckpointError(src + ": metadata \"contents\": a policy file (rltrain export --format policy) has no "
-                          "optimizer or env state to resume; start a run from it with train.init_from");
+  if (what == LearnerLoad::kAll) check_resumable(ckpt);
   const std::vector<NamedArray> arrays = learner_arrays(ckpt, learner.policy_spec(), env);
   try {
     learner.load(arrays, what);

@@ -51,14 +51,17 @@ struct Checkpoint {
 Checkpoint read_checkpoint(const std::string& path);
 
 // A policy file: what a trained policy needs to act and to seed another run, without the optimizer,
-// env and progress state that only --resume reads (~1% of a checkpoint: 160 KB for the Go1 against
-// 16.5 MB). The learner arrays of LearnerLoad::kModel (weights; observation, critic-observation and
-// return normalizers with their counts) and the checkpoint's metadata (config, env, sizes) under the
-// same format, with metadata "contents" = kPolicyContents. eval, view, export, the Python module and
-// train.init_from read it as they read a checkpoint; restore_checkpoint with LearnerLoad::kAll (a
-// resume) refuses it naming the file and the key.
+// env and progress state that only --resume reads (165 KB for a Go1 policy whose 1024-env
+// checkpoint is 16.5 MB). The learner arrays of LearnerLoad::kModel (weights; observation,
+// critic-observation and return normalizers with their counts) and the checkpoint's metadata
+// (config, env, sizes) under the same format, with metadata "contents" = kPolicyContents. eval,
+// view, export, the Python module and train.init_from read it as they read a checkpoint;
+// restore_checkpoint with LearnerLoad::kAll (a resume) refuses it naming the file and the key.
 constexpr const char* kPolicyContents = "policy";
 bool is_policy_file(const Checkpoint& ckpt);
+// CheckpointError naming the file and metadata "contents" when ckpt is a policy file: --resume
+// needs the optimizer, env and progress state it does not carry (restore_checkpoint with kAll calls it).
+void check_resumable(const Checkpoint& ckpt);
 // Writes ckpt's policy file to `path` atomically (CheckpointError naming ckpt's file when it lacks a
 // learner array of kModel).
 void save_policy_file(const Checkpoint& ckpt, const std::string& path);

@@ -50,9 +50,14 @@ def config_text(run: Path) -> str:
     "config" metadata of the checkpoint or policy file (rl/checkpoint.cpp save_checkpoint)."""
     if run.is_dir():
         return (run / "config.toml").read_text()
-    with run.open("rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        return json.loads(f.read(n))["__metadata__"]["config"]
+    try:
+        with run.open("rb") as f:
+            n = int.from_bytes(f.read(8), "little")
+            return json.loads(f.read(min(n, 100_000_000)))["__metadata__"]["config"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"eval_envpool: {run}: not an rltrain checkpoint or policy file ({type(e).__name__}: {e})",
+              file=sys.stderr)
+        sys.exit(2)
 
 
 def config_of(run: Path, tmp: Path) -> tuple[Path, str]:

@@ -1302,13 +1302,18 @@ TEST(CliExport, PolicyFileActsAndSeedsRunsAsTheCheckpoint) {
   expect_bad_input(resume, run_cli(resume, tmp.path()), {"latest.safetensors", "\"contents\"", "train.init_from"});
   EXPECT_EQ(diff_snapshots(pf_before, snapshot(tmp / "pf")), "");
 
-  // Bad input leaves the run as it was.
+  // Bad input leaves the run as it was, and a training checkpoint is never overwritten.
+  fs::copy_file(latest, tmp / "other_run.safetensors");
   const Snapshot before = snapshot(run);
   const std::vector<std::pair<Args, Args>> bad = {
       {{"export", "--checkpoint", run, "--format", "pt", "--out", tmp / "a.pt"}, {"--format", "\"pt\""}},
       {{"export", "--checkpoint", run, "--format", "policy", "--out", latest}, {"--out", latest}},
       {{"export", "--checkpoint", latest, "--format", "policy", "--out", latest}, {"--out", latest}},
       {{"export", "--checkpoint", run, "--format", "policy", "--out", tmp / "no_dir/a.safetensors"}, {"no_dir"}},
+      {{"export", "--checkpoint", run, "--format", "policy", "--out", tmp / "other_run.safetensors"},
+       {"other_run.safetensors", "training checkpoint"}},
+      {{"export", "--checkpoint", run, "--out", tmp / "other_run.safetensors"},
+       {onnx_export_available() ? "other_run.safetensors" : "ONNX"}},
       {{"export", "--checkpoint", run + "/config.toml", "--format", "policy", "--out", tmp / "b.safetensors"},
        {"config.toml"}},
   };
@@ -1316,6 +1321,11 @@ TEST(CliExport, PolicyFileActsAndSeedsRunsAsTheCheckpoint) {
   EXPECT_EQ(diff_snapshots(before, snapshot(run)), "");
   EXPECT_FALSE(fs::exists(tmp / "a.pt"));
   EXPECT_FALSE(fs::exists(tmp / "b.safetensors"));
+  EXPECT_EQ(read_file(tmp / "other_run.safetensors"), read_file(latest));
+  // A policy file is replaced by a new export (the same bytes again here).
+  const std::string first = read_file(file);
+  ASSERT_EQ(run_cli(args, tmp.path()).exit_code, 0);
+  EXPECT_EQ(read_file(file), first);
 }
 
 // ---- 5. eval -----------------------------------------------------------------------------------
