@@ -38,13 +38,14 @@ struct ExportResult {
 // Whether this rltrain was built with ONNX export.
 bool onnx_export_available();
 
-// Writes opts.out atomically (a temporary file in its directory, renamed; nothing is left on
-// failure). CheckpointError for a bad checkpoint, ConfigError when out cannot be written or ONNX
-// export was not built.
+// Both write opts.out atomically (a temporary file in its directory, renamed; nothing is left on
+// failure) after checking it as input: CheckpointError for a bad checkpoint; ConfigError for an
+// --out whose directory is missing, that is a directory, the checkpoint read, or a training
+// checkpoint (never overwritten), and for ONNX export where it was not built; IoError when the
+// write itself fails (the machine's refusal: exit 5).
 ExportResult export_onnx(const ExportOptions& opts);
-
-// The policy file of opts.checkpoint, written atomically to opts.out after restoring it as a Policy
-// (the checks eval makes). CheckpointError for a bad checkpoint, ConfigError when out cannot be written.
+// The policy file of opts.checkpoint (rl/checkpoint.h save_policy_file), after restoring it as a
+// Policy (the checks eval makes).
 ExportResult export_policy(const ExportOptions& opts);
 
 // export_onnx or export_policy as opts.format says; another format is a ConfigError naming --format.
