@@ -391,9 +391,11 @@ RLT_HD void local_to_global(const DataView<T>& d, int b, const ModelReal<T>* pos
 
 // World poses of bodies (frame and inertia), joints (anchor, axis), geoms and sites from qpos, and
 // a mocap body's frame from mocap_pos and mocap_quat (normalized here, as MuJoCo's mj_kinematics; the
-// input is left as it is) in place of body_pos and body_quat.
+// input is left as it is) in place of body_pos and body_quat. all_poses false (physics_step's inner
+// substeps): of the geoms and sites only those a substep reads (ModelView::geom_substep, site_substep),
+// each as with all_poses; the others keep their last values until a substep with all_poses.
 template <class T>
-RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
+RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d, bool all_poses = true) {
   Vec3<T>::zero().store(d.xpos), Quat<T>::identity().store(d.xquat), quat_to_mat(Quat<T>::identity()).store(d.xmat);
   Vec3<T>::zero().store(d.xipos), quat_to_mat(Quat<T>::identity()).store(d.ximat);
   for (int b = 1; b < m.nbody; ++b) {
@@ -445,12 +447,17 @@ RLT_HD void kinematics(const ModelView<T>& m, const DataView<T>& d) {
     local_to_global(d, b, m.body_ipos + 3 * b, m.body_iquat + 4 * b, m.body_sameframe[b], d.xipos + 3 * b,
                     d.ximat + 9 * b);
   }
-  for (int g = 0; g < m.ngeom; ++g)
+  const int ngeom = all_poses ? m.ngeom : m.ngeom_substep, nsite = all_poses ? m.nsite : m.nsite_substep;
+  for (int k = 0; k < ngeom; ++k) {
+    const int g = all_poses ? k : m.geom_substep[k];
     local_to_global(d, m.geom_bodyid[g], m.geom_pos + 3 * g, m.geom_quat + 4 * g, m.geom_sameframe[g],
                     d.geom_xpos + 3 * g, d.geom_xmat + 9 * g);
-  for (int s = 0; s < m.nsite; ++s)
+  }
+  for (int k = 0; k < nsite; ++k) {
+    const int s = all_poses ? k : m.site_substep[k];
     local_to_global(d, m.site_bodyid[s], m.site_pos + 3 * s, m.site_quat + 4 * s, m.site_sameframe[s],
                     d.site_xpos + 3 * s, d.site_xmat + 9 * s);
+  }
 }
 
 // Body inertias and dof motion subspaces about each tree's reference point (needs kinematics).
@@ -1050,10 +1057,11 @@ RLT_HD void solve_mass(const ModelView<T>& m, const DataView<T>& d, T* x) {
 
 // ---- forward dynamics and integration --------------------------------------------------------------
 
-// The smooth (constraint-free) quantities: kinematics, com quantities, qfrc_bias, qfrc_passive, qM.
+// The smooth (constraint-free) quantities: kinematics (all_poses: see there), com quantities,
+// qfrc_bias, qfrc_passive, qM.
 template <class T>
-RLT_HD void smooth_forces(const ModelView<T>& m, const DataView<T>& d) {
-  kinematics(m, d);
+RLT_HD void smooth_forces(const ModelView<T>& m, const DataView<T>& d, bool all_poses = true) {
+  kinematics(m, d, all_poses);
   com_position(m, d);
   com_velocity(m, d);
   rne(m, d, static_cast<const T*>(nullptr), d.qfrc_bias);

@@ -245,6 +245,12 @@
     "in the order of the loop over geom ids i < j; the first ncollide used")                                          \
   X(int, geom_collider, ngeom, required,                                                                             \
     "the geoms of geom_collide's pairs, ascending, each once (geom_bounds computes their bounds); the first ncollider") \
+  X(int, geom_substep, ngeom, required,                                                                              \
+    "the geoms whose pose a substep reads (colliders, tendon wrapping geoms), ascending; the first ngeom_substep "    \
+    "(kinematics' inner substeps place these alone)")                                                                 \
+  X(int, site_substep, nsite, required,                                                                              \
+    "the sites whose pose a substep reads (tendon paths, site and slider-crank transmissions, site equalities), "     \
+    "ascending; the first nsite_substep")                                                                             \
   /* tendons (sim/tendon.h) */                                                                                       \
   X(real, tendon_length0, ntendon, required, "tendon length at qpos0 (tendon equality constraints)")                 \
   X(real, tendon_invweight0, ntendon, required, "J M^-1 J^T of the tendon at qpos0 (its rows' diagApprox)") \

@@ -136,6 +136,10 @@ struct ModelView {
   // model fact, so detect_contacts does not run the filters over all ngeom^2 / 2 pairs every substep
   int ncollide;
   int ncollider;  // the geoms of those pairs (geom_collider): detect_contacts' per-geom bounds are theirs alone
+  // the geoms and sites whose poses a substep itself reads (geom_substep, site_substep); the others
+  // (visual geoms, sensor and marker sites) only sensors, env code and the viewer read, after a
+  // control step, so physics_step places them in its last substep alone (kinematics' all_poses)
+  int ngeom_substep, nsite_substep;
 
   // The arrays (sim/model_fields.h: shape and meaning of each), then the constants HostModel
   // computes (body_rootid, body_invweight0, dof_invweight0).
@@ -890,6 +894,38 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   m_view.ncollider = 0;
   for (int g = 0; g < model.ngeom; ++g)
     if (collider[static_cast<size_t>(g)]) m_ints[static_cast<size_t>(o.geom_collider + m_view.ncollider++)] = g;
+  // the geoms and sites a substep reads: colliders; tendon wrapping geoms, their side sites and the
+  // path's sites; site and slider-crank transmissions' sites; site equalities' sites
+  {
+    std::vector<char> site_used(static_cast<size_t>(model.nsite), 0);
+    auto use_site = [&](int s) {
+      if (s >= 0 && s < model.nsite) site_used[static_cast<size_t>(s)] = 1;
+    };
+    for (size_t w = 0; w < model.wrap_type.size(); ++w) {
+      const int type = model.wrap_type[w], id = model.wrap_objid[w];
+      if (type == kWrapSite) use_site(id);
+      if ((type == kWrapSphere || type == kWrapCylinder) && id >= 0 && id < model.ngeom) {
+        collider[static_cast<size_t>(id)] = 1;
+        use_site(static_cast<int>(model.wrap_prm[w]));
+      }
+    }
+    for (int a = 0; a < model.nu; ++a) {
+      const size_t ia = static_cast<size_t>(a);
+      const int trn = model.actuator_trntype.empty() ? kTrnJoint : model.actuator_trntype[ia];
+      if (trn == kTrnSite || trn == kTrnSliderCrank) {
+        use_site(model.actuator_trnid[ia]);
+        if (!model.actuator_trnid2.empty()) use_site(model.actuator_trnid2[ia]);
+      }
+    }
+    for (int e = 0; e < model.neq; ++e)
+      if (!model.eq_objtype.empty() && model.eq_objtype[static_cast<size_t>(e)] == kEqObjSite)
+        use_site(model.eq_obj1id[static_cast<size_t>(e)]), use_site(model.eq_obj2id[static_cast<size_t>(e)]);
+    m_view.ngeom_substep = m_view.nsite_substep = 0;
+    for (int g = 0; g < model.ngeom; ++g)
+      if (collider[static_cast<size_t>(g)]) m_ints[static_cast<size_t>(o.geom_substep + m_view.ngeom_substep++)] = g;
+    for (int s = 0; s < model.nsite; ++s)
+      if (site_used[static_cast<size_t>(s)]) m_ints[static_cast<size_t>(o.site_substep + m_view.nsite_substep++)] = s;
+  }
   m_view.noslip_iterations = model.noslip_iterations;  // (data_layout reads it: before set_invweight0)
   m_view.noslip_tolerance = static_cast<T>(model.noslip_tolerance);
   m_view.ncon_max = contact_capacity(m_view);

@@ -16,13 +16,13 @@ namespace rlt {
 template class HostModel<float>;
 template class HostModel<double>;
 
-template void physics_forward<float>(const ModelView<float>&, const DataView<float>&, const float*, float);
+template void physics_forward<float>(const ModelView<float>&, const DataView<float>&, const float*, float, bool);
 template void step_rk4<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
-template void physics_substep<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
+template void physics_substep<float>(const ModelView<float>&, const DataView<float>&, const float*, bool, bool);
 template void physics_step<float>(const ModelView<float>&, const DataView<float>&, const float*, int, int*);
-template void physics_forward<double>(const ModelView<double>&, const DataView<double>&, const double*, double);
+template void physics_forward<double>(const ModelView<double>&, const DataView<double>&, const double*, double, bool);
 template void step_rk4<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
-template void physics_substep<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
+template void physics_substep<double>(const ModelView<double>&, const DataView<double>&, const double*, bool, bool);
 template void physics_step<double>(const ModelView<double>&, const DataView<double>&, const double*, int, int*);
 template void detect_contacts<float>(const ModelView<float>&, const DataView<float>&);
 template void detect_contacts<double>(const ModelView<double>&, const DataView<double>&);

@@ -57,10 +57,12 @@ RLT_HD void xfrc_forces(const ModelView<T>& m, const DataView<T>& d) {
 // MuJoCo's mj_forward for one substep with ctrl held: smooth forces, actuators (actuator_force,
 // act_dot, qfrc_actuator), contacts and the constrained acceleration d.qacc (hd > 0: with joint
 // damping implicit over hd, MuJoCo's Euler with eulerdamp; sim/constraints.h). With body wrenches
-// on, qfrc_applied is rewritten from qfrc_user and xfrc_applied first (xfrc_forces).
+// on, qfrc_applied is rewritten from qfrc_user and xfrc_applied first (xfrc_forces). all_poses false:
+// the poses of the geoms and sites that only sensors, env code and the viewer read are left as they
+// were (kinematics; physics_step's inner substeps).
 template <class T>
-RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd) {
-  smooth_forces(m, d);
+RLT_HD void physics_forward(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, T hd, bool all_poses = true) {
+  smooth_forces(m, d, all_poses);
   if (m.nbody_xfrc > 0) xfrc_forces(m, d);
   tendon_forward(m, d);  // lengths, moments, tendon springs and dampers (sim/tendon.h)
   if (m.ncon_max > 0) {  // (before the transmissions: a body's moment comes from its contacts)
@@ -318,11 +320,13 @@ RLT_HD void step_rk4(const ModelView<T>& m, const DataView<T>& d, const T* ctrl,
 // velocity stage; the current one after reset_data), Euler and implicitfast only (the compiler
 // refuses RK4, whose stages would each leave theirs).
 template <class T>
-RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors = false) {
+RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, bool sensors = false,
+                            bool all_poses = true) {
   if (m.integrator == kIntRK4) {
     step_rk4(m, d, ctrl, sensors);
   } else {
-    physics_forward(m, d, ctrl, velocity_implicit(m.integrator) ? T(0) : m.implicit_damping ? m.timestep : T(0));
+    physics_forward(m, d, ctrl, velocity_implicit(m.integrator) ? T(0) : m.implicit_damping ? m.timestep : T(0),
+                    all_poses || sensors);
     if (m.nenergy_lag > 0) {
       const T ke = kinetic_energy(m, d);
       if (sensors) compute_sensors(m, d);
@@ -347,7 +351,9 @@ RLT_HD void physics_substep(const ModelView<T>& m, const DataView<T>& d, const T
 // last substep also computes d.sensordata (sim/sensors.h), as MuJoCo's mj_step does.
 template <class T>
 RLT_HD void physics_step(const ModelView<T>& m, const DataView<T>& d, const T* ctrl, int substeps, int* num_contacts) {
-  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl, m.nsensor > 0 && s == substeps - 1);
+  // (the inner substeps place only the geoms and sites a substep reads: the last places them all, so
+  // after the step every pose is what a full forward pass at the last substep's state gives)
+  for (int s = 0; s < substeps; ++s) physics_substep(m, d, ctrl, m.nsensor > 0 && s == substeps - 1, s == substeps - 1);
   if (substeps > 0) {
     contact_external_forces(m, d, m.timestep);
   } else {
@@ -397,13 +403,13 @@ struct GatherGeomPoses {
 
 #ifndef __CUDACC__
 // Compiled once for the host, in sim/physics_instances.cpp (nvcc's translation units make their own).
-extern template void physics_forward<float>(const ModelView<float>&, const DataView<float>&, const float*, float);
+extern template void physics_forward<float>(const ModelView<float>&, const DataView<float>&, const float*, float, bool);
 extern template void step_rk4<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
-extern template void physics_substep<float>(const ModelView<float>&, const DataView<float>&, const float*, bool);
+extern template void physics_substep<float>(const ModelView<float>&, const DataView<float>&, const float*, bool, bool);
 extern template void physics_step<float>(const ModelView<float>&, const DataView<float>&, const float*, int, int*);
-extern template void physics_forward<double>(const ModelView<double>&, const DataView<double>&, const double*, double);
+extern template void physics_forward<double>(const ModelView<double>&, const DataView<double>&, const double*, double, bool);
 extern template void step_rk4<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
-extern template void physics_substep<double>(const ModelView<double>&, const DataView<double>&, const double*, bool);
+extern template void physics_substep<double>(const ModelView<double>&, const DataView<double>&, const double*, bool, bool);
 extern template void physics_step<double>(const ModelView<double>&, const DataView<double>&, const double*, int, int*);
 #endif
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -1080,6 +1081,93 @@ TEST(TreeFactors, SpanEliminationGivesTheParentLinkBits) {
   const std::string g1 = std::string(RLT_SOURCE_DIR) + "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml";
   check_span_factor_matches_parent_links<float>(g1, 200);
   check_span_factor_matches_parent_links<double>(g1, 200);
+}
+
+
+// physics_step's inner substeps place only the geoms and sites a substep reads (ModelView::geom_substep,
+// site_substep; the last substep places them all): the rows end bit for bit as those of substeps that
+// place every pose, on models whose substeps read geoms and sites (tendons wrapping on geoms with side
+// sites, site and slider-crank transmissions, site welds) and on the Playground scenes, whose visual
+// geoms and sensor sites the inner substeps skip.
+template <class T>
+void check_inner_substep_poses(const std::string& path, int substeps, int steps) {
+  const Model model = load_mjcf(path);
+  const HostModel<T> host(model);
+  const ModelView<T>& m = host.view();
+  std::vector<T> row_a(static_cast<size_t>(data_size(m)), T(0)), row_b = row_a;
+  const DataView<T> a = data_view(m, row_a.data()), b = data_view(m, row_b.data());
+  reset_data(m, a), reset_data(m, b);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<T> ctrl(static_cast<size_t>(m.nu) + 1, T(0));
+  for (int step = 0; step < steps; ++step) {
+    for (int k = 0; k < m.nu; ++k) {
+      const double lo = m.actuator_ctrllimited[k] ? static_cast<double>(m.actuator_ctrlrange[2 * k]) : -1.0;
+      const double hi = m.actuator_ctrllimited[k] ? static_cast<double>(m.actuator_ctrlrange[2 * k + 1]) : 1.0;
+      ctrl[static_cast<size_t>(k)] = static_cast<T>(lo + (hi - lo) * u(rng));
+    }
+    physics_step(m, a, ctrl.data(), substeps, static_cast<int*>(nullptr));
+    for (int s = 0; s < substeps; ++s) physics_substep(m, b, ctrl.data(), m.nsensor > 0 && s == substeps - 1, true);
+    contact_external_forces(m, b, m.timestep);
+    ASSERT_EQ(std::memcmp(row_a.data(), row_b.data(), row_a.size() * sizeof(T)), 0) << path << " step " << step;
+  }
+}
+
+TEST(InnerSubstepPoses, StepsEndAsWithEveryPosePlaced) {
+  const std::string dir = std::string(RLT_SOURCE_DIR);
+  for (const char* f : {"/tests/data/mjcf/tendon_spatial.xml", "/tests/data/mjcf/trn/site.xml",
+                        "/tests/data/mjcf/trn/slidercrank_implicitfast.xml", "/tests/data/mjcf/misc/equality_weld.xml",
+                        "/tests/data/mjcf/mujoco3/sensors_camera_modes.xml", "/envs/assets/ant.xml",
+                        "/envs/assets/go1/scene_mjx_feetonly_flat_terrain.xml",
+                        "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml"}) {
+    check_inner_substep_poses<float>(dir + f, 4, 30);
+    check_inner_substep_poses<double>(dir + f, 3, 20);
+  }
+}
+
+TEST(InnerSubstepPoses, ListsHoldWhatASubstepReads) {
+  const std::string dir = std::string(RLT_SOURCE_DIR);
+  auto lists = [](const ModelView<float>& m) {
+    std::vector<int> g(m.geom_substep, m.geom_substep + m.ngeom_substep);
+    std::vector<int> s(m.site_substep, m.site_substep + m.nsite_substep);
+    return std::make_pair(g, s);
+  };
+  {  // the Go1 scene: the floor and the four feet; no site (the sites are the sensors')
+    const HostModel<float> host(load_mjcf(dir + "/envs/assets/go1/scene_mjx_feetonly_flat_terrain.xml"));
+    const auto [g, s] = lists(host.view());
+    EXPECT_EQ(g, std::vector<int>(host.view().geom_collider, host.view().geom_collider + host.view().ncollider));
+    EXPECT_EQ(g.size(), 5u);
+    EXPECT_LT(host.view().ngeom_substep, host.view().ngeom);
+    EXPECT_TRUE(s.empty());
+  }
+  for (const char* f : {"/tests/data/mjcf/tendon_spatial.xml", "/tests/data/mjcf/trn/site.xml",
+                        "/tests/data/mjcf/trn/slidercrank.xml", "/tests/data/mjcf/misc/equality_weld.xml"}) {
+    const Model model = load_mjcf(dir + f);
+    const HostModel<float> host(model);
+    const auto [g, s] = lists(host.view());
+    std::vector<int> want_g(host.view().geom_collider, host.view().geom_collider + host.view().ncollider), want_s;
+    auto add = [](std::vector<int>& v, int id) {
+      if (id >= 0 && std::find(v.begin(), v.end(), id) == v.end()) v.push_back(id);
+    };
+    for (size_t w = 0; w < model.wrap_type.size(); ++w) {
+      if (model.wrap_type[w] == kWrapSite) add(want_s, model.wrap_objid[w]);
+      if (model.wrap_type[w] == kWrapSphere || model.wrap_type[w] == kWrapCylinder)
+        add(want_g, model.wrap_objid[w]), add(want_s, static_cast<int>(model.wrap_prm[w]));
+    }
+    for (size_t k = 0; k < static_cast<size_t>(model.nu); ++k)
+      if (!model.actuator_trntype.empty() &&
+          (model.actuator_trntype[k] == kTrnSite || model.actuator_trntype[k] == kTrnSliderCrank)) {
+        add(want_s, model.actuator_trnid[k]);
+        if (!model.actuator_trnid2.empty()) add(want_s, model.actuator_trnid2[k]);
+      }
+    for (size_t e = 0; e < static_cast<size_t>(model.neq); ++e)
+      if (!model.eq_objtype.empty() && model.eq_objtype[e] == kEqObjSite)
+        add(want_s, model.eq_obj1id[e]), add(want_s, model.eq_obj2id[e]);
+    std::sort(want_g.begin(), want_g.end()), std::sort(want_s.begin(), want_s.end());
+    EXPECT_EQ(g, want_g) << f;
+    EXPECT_EQ(s, want_s) << f;
+    EXPECT_FALSE(s.empty()) << f << ": a model whose substeps read sites";
+  }
 }
 
 }  // namespace
