@@ -1819,8 +1819,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
           if (state == kRowCone || w[kNewtonState] == T(kRowCone)) {
             update_cost = -1;
           } else if (w[kNewtonDeep] >= T(0)) {  // (kCrossBranch rows change h only across a dense H)
-            long depth = 0;
-            for (int k = static_cast<int>(w[kNewtonDeep]); k >= 0; k = m.dof_parentid[k]) ++depth;
+            const long depth = m.dof_depth[static_cast<int>(w[kNewtonDeep])];
             update_cost += n * depth * depth;
           }
         }
@@ -1907,8 +1906,7 @@ RLT_HD int newton_solve(const ModelView<T>& m, const DataView<T>& d, int nr, boo
       if (factor_cost < 0) {
         factor_cost = 0;
         for (int i = 0; i < nv; ++i) {
-          long a = 0;
-          for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) ++a;
+          const long a = m.dof_depth[i] - 1;  // (ancestors)
           factor_cost += a * (a + 1) / 2;
         }
       }

@@ -261,6 +261,8 @@
     "1 where jnt_pos is (+0, +0, +0) (the joint at its body's origin): kinematics skips its anchor's rotations")      \
   X(int, dof_subtreeend, nv, required,                                                                               \
     "the last dof of dof i's subtree: its descendants are i+1..dof_subtreeend[i] (dofs in tree order; CRBA's columns)") \
+  X(int, dof_depth, nv, required,                                                                                    \
+    "dof i's chain length, i and its ancestors (newton_solve's costs of a rank-one update along it and of a factorization)") \
   /* implicitfast (sim/physics_step.h) */                                                                            \
   X(int, dof_simple, nv, required,                                                                                   \
     "1 for a dof of a MuJoCo \"simple\" body (body_simple, model_body_simple): implicitfast keeps only its diagonal") \

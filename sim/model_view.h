@@ -944,6 +944,11 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
     }
     m_ints[static_cast<size_t>(o.jnt_at_origin + j)] = at_origin ? 1 : 0;
   }
+  // each dof's chain length (its parent's plus one: a parent comes first)
+  for (int i = 0; i < model.nv; ++i) {
+    const int p = model.dof_parentid[static_cast<size_t>(i)];
+    m_ints[static_cast<size_t>(o.dof_depth + i)] = p < 0 ? 1 : m_ints[static_cast<size_t>(o.dof_depth + p)] + 1;
+  }
   // each dof's subtree's last dof (a subtree is contiguous in tree order: the dof, then its descendants)
   for (int i = 0; i < model.nv; ++i) m_ints[static_cast<size_t>(o.dof_subtreeend + i)] = i;
   for (int i = model.nv - 1; i >= 0; --i) {

@@ -1170,5 +1170,19 @@ TEST(InnerSubstepPoses, ListsHoldWhatASubstepReads) {
   }
 }
 
+TEST(TreeFactors, DofDepthIsTheChainLength) {
+  const std::string dir = std::string(RLT_SOURCE_DIR);
+  for (const char* f : {"/envs/assets/humanoid.xml", "/envs/assets/g1/scene_mjx_feetonly_flat_terrain.xml",
+                        "/tests/data/mjcf/dyn_ball_chain.xml"}) {
+    const HostModel<float> host(load_mjcf(dir + f));
+    const ModelView<float>& m = host.view();
+    for (int i = 0; i < m.nv; ++i) {
+      int chain = 0;
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) ++chain;
+      EXPECT_EQ(m.dof_depth[i], chain) << f << " dof " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rlt
