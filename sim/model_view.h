@@ -897,7 +897,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
   // the geoms and sites a substep reads: colliders; tendon wrapping geoms, their side sites and the
   // path's sites; site and slider-crank transmissions' sites; site equalities' sites
   {
-    std::vector<char> site_used(static_cast<size_t>(model.nsite), 0);
+    std::vector<char> geom_used = collider, site_used(static_cast<size_t>(model.nsite), 0);
     auto use_site = [&](int s) {
       if (s >= 0 && s < model.nsite) site_used[static_cast<size_t>(s)] = 1;
     };
@@ -905,7 +905,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
       const int type = model.wrap_type[w], id = model.wrap_objid[w];
       if (type == kWrapSite) use_site(id);
       if ((type == kWrapSphere || type == kWrapCylinder) && id >= 0 && id < model.ngeom) {
-        collider[static_cast<size_t>(id)] = 1;
+        geom_used[static_cast<size_t>(id)] = 1;
         use_site(static_cast<int>(model.wrap_prm[w]));
       }
     }
@@ -922,7 +922,7 @@ HostModel<T>::HostModel(const Model& model, bool implicit_damping) {
         use_site(model.eq_obj1id[static_cast<size_t>(e)]), use_site(model.eq_obj2id[static_cast<size_t>(e)]);
     m_view.ngeom_substep = m_view.nsite_substep = 0;
     for (int g = 0; g < model.ngeom; ++g)
-      if (collider[static_cast<size_t>(g)]) m_ints[static_cast<size_t>(o.geom_substep + m_view.ngeom_substep++)] = g;
+      if (geom_used[static_cast<size_t>(g)]) m_ints[static_cast<size_t>(o.geom_substep + m_view.ngeom_substep++)] = g;
     for (int s = 0; s < model.nsite; ++s)
       if (site_used[static_cast<size_t>(s)]) m_ints[static_cast<size_t>(o.site_substep + m_view.nsite_substep++)] = s;
   }
