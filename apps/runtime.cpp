@@ -143,6 +143,8 @@ void check_policy_for_env(const Config& cfg, const EnvSpec& spec) {
     if (!why.empty())
       throw ConfigError(cfg.source + ": policy.squash: \"tanh\" needs bounded continuous actions; " + why);
   }
+  const std::string why_log_std = log_std_bounds_refusal(spec, cfg.policy);
+  if (!why_log_std.empty()) throw ConfigError(cfg.source + ": " + why_log_std);
   if (cfg.ppo.bounds_loss_coef > 0) {
     const std::string why = bounds_loss_refusal(spec, cfg.policy.squash);
     if (!why.empty())

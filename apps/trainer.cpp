@@ -262,9 +262,11 @@ Config resolve_train_config(const TrainOptions& opts, std::string& ckpt_path) {
   }
   const Config before_overrides = cfg;
   bool env_checked = false;
-  // policy.squash and ppo.bounds_loss_coef are checked against the env's action space with it
+  // policy.squash, the log-std bounds and ppo.bounds_loss_coef are checked against the env's action space with it
   const auto env_bound = [](const std::string& o) {
-    return o.rfind("env.", 0) == 0 || o.rfind("policy.squash", 0) == 0 || o.rfind("ppo.bounds_loss_coef", 0) == 0;
+    for (const char* key : {"env.", "policy.squash", "policy.min_log_std", "policy.max_log_std", "ppo.bounds_loss_coef"})
+      if (o.rfind(key, 0) == 0) return true;
+    return false;
   };
   for (const auto& o : opts.overrides) {
     // An env name or parameter is checked against the env right away, so a bad one is blamed

@@ -35,6 +35,7 @@ struct Rule {
   bool lo_open = false;  // lo itself is excluded
   std::vector<const char*> choices = {};
   bool non_empty = false;  // strings: "" is rejected
+  bool allow_inf = false;  // doubles: inf and -inf are values (NaN never is)
 };
 
 Rule positive_int() { return {"a positive integer", 1}; }
@@ -45,6 +46,7 @@ Rule unit_interval() { return {"a number in [0, 1]", 0, 1}; }
 Rule any_number() { return {"a finite number"}; }
 Rule boolean() { return {"a boolean (true or false)"}; }
 Rule any_uint64() { return {"a non-negative integer"}; }
+Rule bound_or_inf() { return {"a number, or -inf / inf (no bound)", -kInf, kInf, false, {}, false, true}; }
 
 using FieldRef = std::variant<int*, std::int64_t*, std::uint64_t*, double*, bool*, std::string*, std::vector<int>*>;
 
@@ -78,6 +80,12 @@ const std::vector<Field>& fields() {
       RLT_FIELD(policy, init_log_std, any_number(), "initial log std of the Gaussian head (continuous actions)"),
       RLT_FIELD(policy, squash, (Rule{"one of none, tanh", -kInf, kInf, false, {"none", "tanh"}}),
                 "none (the Gaussian's sample, clamped by the env) | tanh (tanh-squashed into the action box, as brax)"),
+      RLT_FIELD(policy, min_log_std, bound_or_inf(),
+                "lower bound of the Gaussian's log std (continuous actions; -inf = none): clamped into "
+                "[min_log_std, max_log_std] after every optimizer step and before each rollout"),
+      RLT_FIELD(policy, max_log_std, bound_or_inf(),
+                "upper bound of the Gaussian's log std (inf = none): keeps an entropy bonus from growing the "
+                "noise without limit"),
 
       RLT_FIELD(ppo, num_steps, positive_int(), "rollout length per env per iteration"),
       RLT_FIELD(ppo, num_epochs, positive_int(), "passes over each rollout"),
@@ -326,7 +334,7 @@ std::string rule_violation(const Rule& rule, const FieldRef& ref) {
   } else if (std::get_if<std::uint64_t*>(&ref)) {
     // every uint64 is a valid seed
   } else if (auto p = std::get_if<double*>(&ref)) {
-    if (!std::isfinite(**p) || out_of_range(**p)) return format_double(**p);
+    if (std::isnan(**p) || (!rule.allow_inf && std::isinf(**p)) || out_of_range(**p)) return format_double(**p);
   } else if (std::get_if<bool*>(&ref)) {
   } else if (auto p = std::get_if<std::string*>(&ref)) {
     const std::string& s = **p;
@@ -614,6 +622,12 @@ void validate(const Config& cfg_in) {
     if (!bad.empty()) fail_expected(file + ": " + f.section + "." + f.key, f.rule, bad);
   }
   if (cfg.ppo.tf32 && cfg.ppo.gemm_precision != "tf32") fail(file + ": ppo.tf32", tf32_conflict(cfg.ppo));
+  if (cfg.policy.min_log_std == kInf) fail(file + ": policy.min_log_std", "expected a number or -inf, got inf");
+  if (cfg.policy.max_log_std == -kInf) fail(file + ": policy.max_log_std", "expected a number or inf, got -inf");
+  if (!(cfg.policy.min_log_std <= cfg.policy.max_log_std))
+    fail(file + ": policy.max_log_std", "expected at least policy.min_log_std = " +
+                                             format_double(cfg.policy.min_log_std) + ", got " +
+                                             format_double(cfg.policy.max_log_std));
   for (const auto& [key, value] : cfg.env.params) {
     if (!std::isfinite(value))
       fail(file + ": env." + key_text(key),

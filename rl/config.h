@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,10 @@ struct PolicyConfig {
   std::string activation = "tanh";     // tanh | elu | relu
   double init_log_std = 0.0;           // initial log std of the Gaussian head (continuous actions)
   std::string squash = "none";         // none | tanh: actions as sampled (the env clamps them) or tanh-squashed into the action box
+  // Bounds on the Gaussian's log std (continuous actions; -inf / inf = none): the log std is clamped
+  // into them after every optimizer step and before each rollout (so a resumed or init_from policy too).
+  double min_log_std = -std::numeric_limits<double>::infinity();
+  double max_log_std = std::numeric_limits<double>::infinity();
 };
 
 struct PpoConfig {

@@ -47,6 +47,17 @@ inline std::string bounds_loss_refusal(const EnvSpec& env, const std::string& sq
   return squash_refusal(env);
 }
 
+// Why policy.min_log_std / max_log_std cannot apply to this env ("" when they can, or are unset):
+// "policy.KEY: reason". Only a Gaussian over continuous actions has a log std.
+inline std::string log_std_bounds_refusal(const EnvSpec& env, const PolicyConfig& p) {
+  if (!env.action.discrete) return "";
+  const char* key = std::isfinite(p.max_log_std)   ? "policy.max_log_std"
+                    : std::isfinite(p.min_log_std) ? "policy.min_log_std"
+                                                   : nullptr;
+  if (key == nullptr) return "";
+  return std::string(key) + ": env '" + env.name + "' has discrete actions (its policy has no log std)";
+}
+
 // The env's action box as middle and half-width per component (a bounded continuous box: the
 // squashed policy's and the bounds loss's refusals check that first).
 inline void action_box(const EnvSpec& env, std::vector<float>& center, std::vector<float>& scale) {
@@ -351,6 +362,9 @@ class Ppo final : public Learner {
   // and for the bounds loss (ppo.bounds_loss_coef > 0); and (num_envs x act_dim) the squashed actions
   // the env steps with (m_actions keeps the samples).
   FBuf m_box_center, m_box_scale, m_step_env_actions;
+  // policy.min_log_std / max_log_std as the learner clamps the log std (m_log_std_bounded: either finite).
+  bool m_log_std_bounded = false;
+  float m_log_std_lo = 0.0f, m_log_std_hi = 0.0f;
   // (IndexPermutation::domain_of(batch)) the epoch's minibatch order in [0, batch), the permutation
   // network's one pass over its whole domain behind it (permute_batch: PermutationTable, PermutationWalk).
   typename Exec::template Buffer<u32> m_perm_index;

@@ -292,6 +292,11 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
   if (m_critic_dim < 0 || (m_critic_dim > 0 && (env.critic_obs() == nullptr || env.final_critic_obs() == nullptr)))
     throw std::invalid_argument("env '" + env.spec().name + "' declares critic_obs_dim " +
                                 std::to_string(m_critic_dim) + " but provides no critic observations");
+  const std::string why_log_std = log_std_bounds_refusal(env.spec(), cfg.policy);
+  if (!why_log_std.empty()) throw std::invalid_argument(why_log_std);
+  m_log_std_bounded = !m_ac.spec().discrete && (std::isfinite(cfg.policy.min_log_std) || std::isfinite(cfg.policy.max_log_std));
+  m_log_std_lo = static_cast<float>(cfg.policy.min_log_std);
+  m_log_std_hi = static_cast<float>(cfg.policy.max_log_std);
   const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;
   for (FBuf* buf : {&m_params, &m_adam_m, &m_adam_v}) buf->resize(p);
   m_grads.resize(p + kNumPpoStats);
@@ -566,12 +571,14 @@ int Ppo<Exec>::update(std::int64_t iteration) {
       parallel_for(m_exec, 1, CountSkippedUpdates{m_grad_sq.data(), skip_slot, m_skip_run.data()});
       ++m_adam_step;
       const float b1 = 0.9f, b2 = 0.999f;
+      const i64 clamp_begin = m_ac.log_std_offset(), clamp_end = m_log_std_bounded ? clamp_begin + m_act_dim : clamp_begin;
       parallel_for(
           m_exec, p,
           AdamStep<float>{m_params.data(), m_grads.data(), m_adam_m.data(), m_adam_v.data(), m_grad_sq.data(),
                           m_lr.data(), b1, b2, static_cast<float>(c.adam_eps), static_cast<float>(c.max_grad_norm),
                           static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(m_adam_step))),
-                          static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step)))});
+                          static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(m_adam_step))), clamp_begin,
+                          clamp_end, m_log_std_lo, m_log_std_hi});
       mark_phase(kPhaseAdam);
     }
     ++epochs;
@@ -596,6 +603,9 @@ void Ppo<Exec>::launch(std::int64_t iteration, std::int64_t num_iterations) {
     m_exec.fill(m_lr.data(), static_cast<float>(c.learning_rate), 1);
   }
   start_phases();
+  // A policy resumed, loaded or started outside the log-std bounds acts inside them from its first rollout.
+  if (m_log_std_bounded)
+    parallel_for(m_exec, m_act_dim, ClampParams{m_params.data() + m_ac.log_std_offset(), m_log_std_lo, m_log_std_hi});
   collect_rollout(iteration);
   compute_advantages();
   m_exec.fill(m_block.data(), 0.0, m_block.size());

@@ -339,6 +339,10 @@ struct AdamStep {
   const T* lr;            // device scalar
   T beta1, beta2, eps, max_grad_norm;
   T bias1, bias2;  // 1 - beta^t, computed on the host from the step count
+  // Parameters [clamp_begin, clamp_end) are projected into [clamp_lo, clamp_hi] after the step (the
+  // log std under policy.min_log_std / max_log_std; an empty range when unbounded).
+  i64 clamp_begin = 0, clamp_end = 0;
+  T clamp_lo = T(0), clamp_hi = T(0);
   RLT_HD void operator()(i64 i) const {
     // A non-finite gradient (a NaN or an infinity anywhere makes the sum of squares one) skips the
     // step: parameters and moments stay as they were (CountSkippedUpdates counts it).
@@ -353,7 +357,20 @@ struct AdamStep {
     m[i] = mi;
     v[i] = vi;
     const T mhat = mi / bias1, vhat = vi / bias2;
-    params[i] -= *lr * mhat / (m_sqrt(vhat) + eps);
+    T p = params[i] - *lr * mhat / (m_sqrt(vhat) + eps);
+    if (i >= clamp_begin && i < clamp_end) p = p < clamp_lo ? clamp_lo : (p > clamp_hi ? clamp_hi : p);
+    params[i] = p;
+  }
+};
+
+// Projects params[begin + i] into [lo, hi] (the log std under policy.min_log_std / max_log_std, before
+// a rollout: a resumed or loaded policy may lie outside). NaN stays NaN.
+struct ClampParams {
+  float* params;
+  float lo, hi;
+  RLT_HD void operator()(i64 i) const {
+    const float p = params[i];
+    params[i] = p < lo ? lo : (p > hi ? hi : p);
   }
 };
 

@@ -208,6 +208,9 @@ TEST_F(CliBadInput, OutOfRangeValue) {
   bad_config("bounds_tanh.toml",
              "[env]\nname = \"pendulum\"\n[policy]\nsquash = \"tanh\"\n[ppo]\nbounds_loss_coef = 0.01\n",
              {"ppo.bounds_loss_coef", "policy.squash = \"tanh\" keeps its actions in the box"});
+  // Log-std bounds need a Gaussian policy: CartPole's actions are discrete.
+  bad_config("log_std.toml", "[policy]\nmax_log_std = 0.5\n", {"policy.max_log_std", "discrete actions", "cartpole"});
+  bad_set("policy.min_log_std=-2", {"--set policy.min_log_std=-2", "policy.min_log_std", "discrete actions"});
   bad_config("bounds_neg.toml", "[ppo]\nbounds_loss_coef = -1\n", {"ppo.bounds_loss_coef", "got -1"});
   // Consistency: 16 envs x 128 steps (the defaults) is not divisible into 5 minibatches.
   bad_config("range4.toml", "[ppo]\nnum_minibatches = 5\n", {"ppo.num_minibatches", "expected a divisor", "got 5"});

@@ -390,6 +390,72 @@ TEST(BoundsLoss, TheUpdatePullsAMeanPastTheBoxBack) {
   EXPECT_LT(bounded, 10.0f - 0.05f);
 }
 
+// ---- log-std bounds -------------------------------------------------------------------------------
+
+// policy.max_log_std holds the log std that an entropy bonus grows (on a task whose reward ignores the
+// action, nothing else moves it): without the bound it rises past it, with it it ends exactly on it.
+TEST(LogStdBounds, AnEntropyBonusStopsAtTheUpperBound) {
+  CpuExecutor exec(2);
+  auto log_std_after = [&](double max_log_std) {
+    Config cfg = small_config();
+    cfg.ppo.ent_coef = 0.5;
+    cfg.policy.max_log_std = max_log_std;
+    HiddenBias env(cfg.env.num_envs, false);
+    env.action_weight = 0.0f;
+    env.reset(cfg.train.seed);
+    Ppo<CpuExecutor> ppo(cfg, env, exec);
+    ppo.start(cfg.train.seed);
+    for (int it = 1; it <= 3; ++it) ppo.iterate(it, 100);
+    const i64 k = ActorCriticLayout(ppo.policy_spec()).log_std_offset;
+    return find_array(ppo.save(), "params").f32[static_cast<size_t>(k)];
+  };
+  const float free = log_std_after(INFINITY), bounded = log_std_after(0.05);
+  std::printf("log std after 3 iterations: %.4f unbounded, %.4f under max_log_std = 0.05\n", free, bounded);
+  EXPECT_GT(free, 0.1f);
+  EXPECT_EQ(bounded, 0.05f);
+}
+
+// A policy loaded below policy.min_log_std acts at the bound from its first rollout (a resumed run
+// with a bound added): every minibatch's entropy is the Gaussian's at log std -1, none at -3.
+TEST(LogStdBounds, ALoadedPolicyIsClampedBeforeItsFirstRollout) {
+  CpuExecutor exec(2);
+  auto entropy_of_first_iteration = [&](double min_log_std) {
+    Config cfg = small_config();
+    cfg.policy.min_log_std = min_log_std;
+    HiddenBias env(cfg.env.num_envs, false);
+    env.reset(cfg.train.seed);
+    Ppo<CpuExecutor> ppo(cfg, env, exec);
+    ppo.start(cfg.train.seed);
+    std::vector<NamedArray> arrays = ppo.save();
+    const i64 k = ActorCriticLayout(ppo.policy_spec()).log_std_offset;
+    for (auto& a : arrays)
+      if (a.name == "params") a.f32[static_cast<size_t>(k)] = -3.0f;
+    ppo.load(arrays, LearnerLoad::kAll);
+    const IterationStats st = ppo.iterate(1, 100);
+    EXPECT_GE(find_array(ppo.save(), "params").f32[static_cast<size_t>(k)], static_cast<float>(min_log_std));
+    return st.entropy;
+  };
+  const double gaussian = 0.5 * std::log(2 * M_PI * M_E);  // a unit Gaussian's entropy
+  EXPECT_NEAR(entropy_of_first_iteration(-1.0), gaussian - 1.0, 0.1);
+  EXPECT_NEAR(entropy_of_first_iteration(-INFINITY), gaussian - 3.0, 0.1);
+}
+
+// Only a Gaussian has a log std: a bound with discrete actions is refused, naming the key.
+TEST(LogStdBounds, DiscreteActionsRefuseABound) {
+  EnvSpec spec;
+  spec.name = "cartpole";
+  spec.action = Space{1, true, 2, {}, {}};
+  PolicyConfig p;
+  EXPECT_EQ(log_std_bounds_refusal(spec, p), "");
+  p.max_log_std = 0.5;
+  EXPECT_EQ(log_std_bounds_refusal(spec, p), "policy.max_log_std: env 'cartpole' has discrete actions (its policy has no log std)");
+  p.max_log_std = INFINITY;
+  p.min_log_std = -2;
+  EXPECT_NE(log_std_bounds_refusal(spec, p).find("policy.min_log_std"), std::string::npos);
+  spec.action = Space{1, false, 0, {-1.0f}, {1.0f}};
+  EXPECT_EQ(log_std_bounds_refusal(spec, p), "");
+}
+
 // ---- launch and collect ---------------------------------------------------------------------------
 
 // Two iterations launched before either is collected (the trainer's lagged readback) give each its

@@ -55,6 +55,9 @@ void expect_same(const Config& a, const Config& b) {
   EXPECT_EQ(a.policy.hidden, b.policy.hidden);
   EXPECT_EQ(a.policy.activation, b.policy.activation);
   EXPECT_TRUE(same_double(a.policy.init_log_std, b.policy.init_log_std));
+  EXPECT_EQ(a.policy.squash, b.policy.squash);
+  EXPECT_TRUE(same_double(a.policy.min_log_std, b.policy.min_log_std));
+  EXPECT_TRUE(same_double(a.policy.max_log_std, b.policy.max_log_std));
   const PpoConfig& p = a.ppo;
   const PpoConfig& q = b.ppo;
   EXPECT_EQ(p.num_steps, q.num_steps);
@@ -221,6 +224,7 @@ TEST(Config, AwkwardValuesRoundTripExactly) {
   c.env.params["needs quotes"] = 2.5;
   c.policy.hidden = {};  // linear policy
   c.policy.init_log_std = -0.0;
+  c.policy.max_log_std = 0.1 + 0.2;  // min_log_std stays -inf
   c.ppo.learning_rate = 0.1 + 0.2;  // 0.30000000000000004
   c.ppo.gamma = std::nextafter(1.0, 0.0);
   c.ppo.adam_eps = 3e-4;
@@ -233,6 +237,8 @@ TEST(Config, AwkwardValuesRoundTripExactly) {
   EXPECT_CONTAINS(text, "learning_rate = 0.30000000000000004");
   EXPECT_CONTAINS(text, "max_episode_steps = 500");
   EXPECT_CONTAINS(text, "hidden = []");
+  EXPECT_CONTAINS(text, "min_log_std = -inf");
+  EXPECT_CONTAINS(text, "max_log_std = 0.30000000000000004");
   EXPECT_CONTAINS(text, "seed = \"18446744073709551615\"");
   // A seed that fits int64 stays a TOML integer.
   c.train.seed = (1ull << 63) - 1;
@@ -420,6 +426,11 @@ TEST(Config, OutOfRange) {
       {"[policy]\nactivation = \"sigmoid\"",
        "r.toml: policy.activation: expected one of tanh, elu, relu, got \"sigmoid\""},
       {"[policy]\ninit_log_std = nan", "r.toml: policy.init_log_std: expected a finite number, got nan"},
+      {"[policy]\nmax_log_std = nan", "r.toml: policy.max_log_std: expected a number, or -inf / inf (no bound), got nan"},
+      {"[policy]\nmin_log_std = inf", "r.toml: policy.min_log_std: expected a number or -inf, got inf"},
+      {"[policy]\nmax_log_std = -inf", "r.toml: policy.max_log_std: expected a number or inf, got -inf"},
+      {"[policy]\nmin_log_std = 0.5\nmax_log_std = -0.5",
+       "r.toml: policy.max_log_std: expected at least policy.min_log_std = 0.5, got -0.5"},
       {"[ppo]\nnum_steps = 0", "r.toml: ppo.num_steps: expected a positive integer, got 0"},
       {"[ppo]\nnum_epochs = -1", "r.toml: ppo.num_epochs: expected a positive integer, got -1"},
       {"[ppo]\nnum_minibatches = 0", "r.toml: ppo.num_minibatches: expected a positive integer, got 0"},
@@ -456,6 +467,13 @@ TEST(Config, RangeEdgesAccepted) {
       "edges.toml");
   EXPECT_EQ(c.ppo.gamma, 0.0);
   EXPECT_EQ(c.policy.hidden, (std::vector<int>{1, 4096}));
+  // Equal log-std bounds fix the noise; --set takes TOML's inf.
+  Config b = parse_config("[policy]\nmin_log_std = -1.5\nmax_log_std = -1.5\n", "fixed.toml");
+  EXPECT_EQ(b.policy.min_log_std, -1.5);
+  EXPECT_EQ(b.policy.max_log_std, -1.5);
+  apply_override(b, "policy.max_log_std=inf");
+  EXPECT_EQ(b.policy.max_log_std, INFINITY);
+  validate(b);
 }
 
 TEST(Config, NonDividingMinibatches) {
