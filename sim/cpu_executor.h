@@ -132,17 +132,23 @@ class CpuExecutor {
   }
   void synchronize() const {}
 
+  // Tasks a loop is cut into per thread (at most; each of at least `grain` items). Threads claim
+  // tasks as they finish, so more tasks leave less idle time at the end of a loop whose items
+  // differ in cost; each claim takes the pool's lock. Costly items (an env's physics step, its
+  // contacts and solver iterations varying from env to env) take more.
+  static constexpr int kTasksPerThread = 4;
+  static constexpr int kCostlyTasksPerThread = 32;
+
   // Runs body(begin, end) over [0, n) split into contiguous ranges.
   template <class Body>
-  void for_ranges(i64 n, i64 grain, const Body& body) const {
+  void for_ranges(i64 n, i64 grain, const Body& body, int tasks_per_thread = kTasksPerThread) const {
     if (n <= 0) return;
     const int threads = m_pool->num_threads();
     if (threads == 1 || n <= grain) {
       body(i64{0}, n);
       return;
     }
-    // A few tasks per thread balance uneven work without much overhead.
-    i64 num_tasks = std::min<i64>((n + grain - 1) / grain, static_cast<i64>(threads) * 4);
+    i64 num_tasks = std::min<i64>((n + grain - 1) / grain, static_cast<i64>(threads) * tasks_per_thread);
     const i64 per_task = (n + num_tasks - 1) / num_tasks;
     num_tasks = (n + per_task - 1) / per_task;
     m_pool->run(static_cast<int>(num_tasks), [&](int t) {
@@ -161,10 +167,14 @@ class CpuExecutor {
 // scalars, which it would then reload every iteration and not vectorize (AdamStep's clip, say).
 template <class F>
 void parallel_for(const CpuExecutor& exec, i64 n, const F& f, Items items = Items::kCheap) {
-  exec.for_ranges(n, items == Items::kCostly ? 1 : CpuExecutor::kMinGrain, [&](i64 b, i64 e) {
-    const F local = f;
-    for (i64 i = b; i < e; ++i) local(i);
-  });
+  const bool costly = items == Items::kCostly;
+  exec.for_ranges(
+      n, costly ? 1 : CpuExecutor::kMinGrain,
+      [&](i64 b, i64 e) {
+        const F local = f;
+        for (i64 i = b; i < e; ++i) local(i);
+      },
+      costly ? CpuExecutor::kCostlyTasksPerThread : CpuExecutor::kTasksPerThread);
 }
 
 #if defined(RLT_LANES)
