@@ -254,9 +254,12 @@ class ModelBatchT final : public ModelBatch {
 
   template <class F>
   void for_envs(i64 n, const F& f) {
-    m_exec.for_ranges(n, 1, [&](i64 b, i64 e) {
-      for (i64 i = b; i < e; ++i) f(i);
-    });
+    m_exec.for_ranges(
+        n, 1,
+        [&](i64 b, i64 e) {
+          for (i64 i = b; i < e; ++i) f(i);
+        },
+        CpuExecutor::kCostlyTasksPerThread);
   }
 
   void forward_env(i64 env) {

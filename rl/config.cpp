@@ -46,7 +46,8 @@ Rule unit_interval() { return {"a number in [0, 1]", 0, 1}; }
 Rule any_number() { return {"a finite number"}; }
 Rule boolean() { return {"a boolean (true or false)"}; }
 Rule any_uint64() { return {"a non-negative integer"}; }
-Rule bound_or_inf() { return {"a number, or -inf / inf (no bound)", -kInf, kInf, false, {}, false, true}; }
+// (A log std: e^20 is 5e8, and float holds every bound in the range.)
+Rule log_std_bound() { return {"a number in [-20, 20], or -inf / inf (no bound)", -20, 20, false, {}, false, true}; }
 
 using FieldRef = std::variant<int*, std::int64_t*, std::uint64_t*, double*, bool*, std::string*, std::vector<int>*>;
 
@@ -80,10 +81,10 @@ const std::vector<Field>& fields() {
       RLT_FIELD(policy, init_log_std, any_number(), "initial log std of the Gaussian head (continuous actions)"),
       RLT_FIELD(policy, squash, (Rule{"one of none, tanh", -kInf, kInf, false, {"none", "tanh"}}),
                 "none (the Gaussian's sample, clamped by the env) | tanh (tanh-squashed into the action box, as brax)"),
-      RLT_FIELD(policy, min_log_std, bound_or_inf(),
+      RLT_FIELD(policy, min_log_std, log_std_bound(),
                 "lower bound of the Gaussian's log std (continuous actions; -inf = none): clamped into "
                 "[min_log_std, max_log_std] after every optimizer step and before each rollout"),
-      RLT_FIELD(policy, max_log_std, bound_or_inf(),
+      RLT_FIELD(policy, max_log_std, log_std_bound(),
                 "upper bound of the Gaussian's log std (inf = none): keeps an entropy bonus from growing the "
                 "noise without limit"),
 
@@ -334,7 +335,8 @@ std::string rule_violation(const Rule& rule, const FieldRef& ref) {
   } else if (std::get_if<std::uint64_t*>(&ref)) {
     // every uint64 is a valid seed
   } else if (auto p = std::get_if<double*>(&ref)) {
-    if (std::isnan(**p) || (!rule.allow_inf && std::isinf(**p)) || out_of_range(**p)) return format_double(**p);
+    const double x = **p;
+    if (std::isnan(x) || (std::isinf(x) ? !rule.allow_inf : out_of_range(x))) return format_double(x);
   } else if (std::get_if<bool*>(&ref)) {
   } else if (auto p = std::get_if<std::string*>(&ref)) {
     const std::string& s = **p;

@@ -63,6 +63,9 @@ struct AdamState {
 struct AdamHyper {
   float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-5f, max_grad_norm = 0.5f;
   std::int64_t step = 1;  // Adam's t (1-based): the bias corrections are computed from it as in Ppo
+  // AdamStep's projection (the log std's bounds): parameters [clamp_begin, clamp_end) into [lo, hi]
+  i64 clamp_begin = 0, clamp_end = 0;
+  float clamp_lo = 0.0f, clamp_hi = 0.0f;
 };
 
 // One Adam step as Ppo::update takes it: the squared gradient norm by reduce_sum on the executor,
@@ -78,7 +81,8 @@ double run_adam(const Exec& exec, const std::vector<float>& grads, const AdamHyp
       exec, p,
       AdamStep<float>{params.data(), g.data(), m.data(), v.data(), grad_sq.data(), lr.data(), h.beta1, h.beta2, h.eps,
                       h.max_grad_norm, static_cast<float>(1.0 - std::pow(0.9, static_cast<double>(h.step))),
-                      static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step)))});
+                      static_cast<float>(1.0 - std::pow(0.999, static_cast<double>(h.step))), h.clamp_begin,
+                      h.clamp_end, h.clamp_lo, h.clamp_hi});
   s.params = download(exec, params.data(), p);
   s.m = download(exec, m.data(), p);
   s.v = download(exec, v.data(), p);

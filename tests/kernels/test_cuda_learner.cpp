@@ -124,6 +124,8 @@ TEST(CudaLearnerTwins, AdamStepWithClippingMatchesTheCpu) {
       twins::AdamHyper h;
       h.max_grad_norm = max_norm;
       h.step = step;
+      // A log-std slice projected into [-0.5, 0.5]: about 60% of its normal(0, 1) parameters bind.
+      h.clamp_begin = 1000, h.clamp_end = 3000, h.clamp_lo = -0.5f, h.clamp_hi = 0.5f;
       twins::AdamState ref = start, got = start;
       if (step == 1) {  // Adam's first step starts from zero moments
         std::fill(ref.m.begin(), ref.m.end(), 0.0f), std::fill(ref.v.begin(), ref.v.end(), 0.0f);
@@ -147,6 +149,10 @@ TEST(CudaLearnerTwins, AdamStepWithClippingMatchesTheCpu) {
       // ulp of itself (~1e-9); the subtraction from |p| ~ 1 then rounds to 1 ulp of p on each side:
       // 2 ulp of p (2.4e-7) plus 1e-9 absolute for parameters near zero.
       EXPECT_TRUE(all_close("params", got.params.data(), ref.params.data(), ref.params.size(), 1e-9, 2.5e-7));
+      for (i64 i = h.clamp_begin; i < h.clamp_end; ++i) {
+        ASSERT_GE(got.params[static_cast<size_t>(i)], h.clamp_lo) << i;
+        ASSERT_LE(got.params[static_cast<size_t>(i)], h.clamp_hi) << i;
+      }
     }
   }
 }

@@ -416,11 +416,15 @@ TEST(LogStdBounds, AnEntropyBonusStopsAtTheUpperBound) {
 }
 
 // A policy loaded below policy.min_log_std acts at the bound from its first rollout (a resumed run
-// with a bound added): every minibatch's entropy is the Gaussian's at log std -1, none at -3.
+// with a bound added): one epoch of one minibatch, so the update's only loss evaluation sees the
+// parameters the rollout acted with. Its entropy is the Gaussian's at log std -1, and the rollout's
+// log-probs are the update's (approx_kl 0, no clipping); sampled at -3 they would not be.
 TEST(LogStdBounds, ALoadedPolicyIsClampedBeforeItsFirstRollout) {
   CpuExecutor exec(2);
   auto entropy_of_first_iteration = [&](double min_log_std) {
     Config cfg = small_config();
+    cfg.ppo.num_epochs = 1;
+    cfg.ppo.num_minibatches = 1;
     cfg.policy.min_log_std = min_log_std;
     HiddenBias env(cfg.env.num_envs, false);
     env.reset(cfg.train.seed);
@@ -433,11 +437,13 @@ TEST(LogStdBounds, ALoadedPolicyIsClampedBeforeItsFirstRollout) {
     ppo.load(arrays, LearnerLoad::kAll);
     const IterationStats st = ppo.iterate(1, 100);
     EXPECT_GE(find_array(ppo.save(), "params").f32[static_cast<size_t>(k)], static_cast<float>(min_log_std));
+    EXPECT_LT(st.approx_kl, 1e-6);
+    EXPECT_EQ(st.clip_frac, 0.0);
     return st.entropy;
   };
   const double gaussian = 0.5 * std::log(2 * M_PI * M_E);  // a unit Gaussian's entropy
-  EXPECT_NEAR(entropy_of_first_iteration(-1.0), gaussian - 1.0, 0.1);
-  EXPECT_NEAR(entropy_of_first_iteration(-INFINITY), gaussian - 3.0, 0.1);
+  EXPECT_NEAR(entropy_of_first_iteration(-1.0), gaussian - 1.0, 1e-5);
+  EXPECT_NEAR(entropy_of_first_iteration(-INFINITY), gaussian - 3.0, 1e-5);
 }
 
 // Only a Gaussian has a log std: a bound with discrete actions is refused, naming the key.

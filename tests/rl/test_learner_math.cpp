@@ -72,6 +72,30 @@ TEST(Adam, MatchesHandComputationWithGradientClipping) {
   }
 }
 
+// The clamp range of AdamStep (policy.min_log_std / max_log_std on the log-std slice): parameters
+// inside [clamp_begin, clamp_end) end in [clamp_lo, clamp_hi], both bounds binding; the neighbours
+// take the plain step, however far it goes.
+TEST(Adam, ClampRangeProjectsOnlyItsParameters) {
+  const double lr = 0.5, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  std::vector<double> p = {0.0, 0.0, 0.0, 0.0, 0.0}, m(5, 0.0), v(5, 0.0), plain = p, pm = m, pv = v;
+  const std::vector<double> g = {1.0, 1.0, -1.0, 0.0, -1.0};  // steps of -lr, -lr, +lr, 0, +lr
+  double sq = 4.0;
+  CpuExecutor exec(1);
+  AdamStep<double> step{p.data(), g.data(), m.data(), v.data(), &sq, &lr, b1, b2, eps, 0.0, 1 - b1, 1 - b2};
+  step.clamp_begin = 1, step.clamp_end = 4, step.clamp_lo = -0.25, step.clamp_hi = 0.125;
+  parallel_for(exec, 5, step);
+  parallel_for(exec, 5, AdamStep<double>{plain.data(), g.data(), pm.data(), pv.data(), &sq, &lr, b1, b2, eps, 0.0,
+                                         1 - b1, 1 - b2});
+  EXPECT_NEAR(plain[0], -0.5, 1e-6);
+  EXPECT_EQ(p[0], plain[0]);  // before the range
+  EXPECT_EQ(p[1], -0.25);     // the lower bound
+  EXPECT_EQ(p[2], 0.125);     // the upper bound
+  EXPECT_EQ(p[3], 0.0);       // inside: untouched
+  EXPECT_EQ(p[4], plain[4]);  // after the range
+  EXPECT_EQ(m, pm);           // the moments are the plain step's
+  EXPECT_EQ(v, pv);
+}
+
 TEST(Normalizer, MergingBatchesEqualsTheWholeBatch) {
   CpuExecutor exec(2);
   const int dim = 3;
