@@ -294,7 +294,7 @@ Ppo<Exec>::Ppo(const Config& cfg, VecEnv& env, const Exec& exec)
                                 std::to_string(m_critic_dim) + " but provides no critic observations");
   const std::string why_log_std = log_std_bounds_refusal(env.spec(), cfg.policy);
   if (!why_log_std.empty()) throw std::invalid_argument(why_log_std);
-  m_log_std_bounded = !m_ac.spec().discrete && (std::isfinite(cfg.policy.min_log_std) || std::isfinite(cfg.policy.max_log_std));
+  m_log_std_bounded = std::isfinite(cfg.policy.min_log_std) || std::isfinite(cfg.policy.max_log_std);  // (continuous: refused above)
   m_log_std_lo = static_cast<float>(cfg.policy.min_log_std);
   m_log_std_hi = static_cast<float>(cfg.policy.max_log_std);
   const i64 p = m_ac.num_params(), b = m_batch, n = m_num_envs, mb = m_minibatch;

@@ -358,7 +358,7 @@ struct AdamStep {
     v[i] = vi;
     const T mhat = mi / bias1, vhat = vi / bias2;
     T p = params[i] - *lr * mhat / (m_sqrt(vhat) + eps);
-    if (i >= clamp_begin && i < clamp_end) p = p < clamp_lo ? clamp_lo : (p > clamp_hi ? clamp_hi : p);
+    if (i >= clamp_begin && i < clamp_end) p = clamp(p, clamp_lo, clamp_hi);
     params[i] = p;
   }
 };
@@ -368,10 +368,7 @@ struct AdamStep {
 struct ClampParams {
   float* params;
   float lo, hi;
-  RLT_HD void operator()(i64 i) const {
-    const float p = params[i];
-    params[i] = p < lo ? lo : (p > hi ? hi : p);
-  }
+  RLT_HD void operator()(i64 i) const { params[i] = clamp(params[i], lo, hi); }
 };
 
 // After a minibatch's gradient: counts a skipped (non-finite) update into the iteration's block slot
