@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 
 #include "sim/mjcf_compiler.h"
 
@@ -38,10 +37,10 @@ struct ReadError {
 std::vector<unsigned char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReadError{"no such file or not readable"};
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = stream_bytes(in);
   if (in.bad()) throw ReadError{"read error"};
-  if (bytes.empty()) throw ReadError{"empty file"};
-  return bytes;
+  if (text.empty()) throw ReadError{"empty file"};
+  return std::vector<unsigned char>(text.begin(), text.end());
 }
 
 struct PngSource {

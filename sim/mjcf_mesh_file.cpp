@@ -25,7 +25,6 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <unordered_map>
 
 #include "sim/mjcf_compiler.h"
 
@@ -64,19 +63,25 @@ void read_stl(const std::string& bytes, std::vector<float>* vert, std::vector<in
       scene->mMeshes[0]->mNumVertices != 3 * static_cast<unsigned>(nface))
     cannot("assimp did not return the file's " + std::to_string(nface) + " triangles");
   const aiMesh* m = scene->mMeshes[0];
-  // bit patterns -> vertex id, numbered in order of first appearance, as stl_decoder (a hash map:
-  // the ids do not depend on the container's order, and an ordered map was a quarter of the compile
-  // of a mesh-heavy model)
-  struct KeyHash {
-    size_t operator()(const std::array<std::uint32_t, 3>& k) const {
-      std::uint64_t h = k[0] * 0x9E3779B97F4A7C15ull;
-      h = (h ^ (h >> 29) ^ k[1]) * 0xBF58476D1CE4E5B9ull;
-      h = (h ^ (h >> 31) ^ k[2]) * 0x94D049BB133111EBull;
-      return static_cast<size_t>(h ^ (h >> 32));
-    }
+  // bit patterns -> vertex id, numbered in order of first appearance, as stl_decoder: an
+  // open-addressing table of (bits, id) slots, linear probing (the ids do not depend on the table;
+  // std::map was a quarter of the compile of a mesh-heavy model, std::unordered_map's node per
+  // vertex a quarter of the G1's mesh loading under the sanitizers)
+  struct Slot {
+    std::array<std::uint32_t, 3> key;
+    int id = -1;
   };
-  std::unordered_map<std::array<std::uint32_t, 3>, int, KeyHash> ids;
-  ids.reserve(3 * static_cast<size_t>(nface));
+  size_t cap = 16;
+  while (cap < 6 * static_cast<size_t>(nface)) cap *= 2;  // at most 3 nface keys: load <= 1/2
+  std::vector<Slot> table(cap);
+  const auto hash = [](const std::array<std::uint32_t, 3>& k) {
+    std::uint64_t h = k[0] * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (h >> 29) ^ k[1]) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 31) ^ k[2]) * 0x94D049BB133111EBull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  };
+  vert->reserve(vert->size() + 3 * static_cast<size_t>(nface));  // closed meshes: about nface / 2 vertices
+  face->reserve(face->size() + 3 * static_cast<size_t>(nface));
   constexpr float kBound = 1073741824.0f;  // 2^30
   for (unsigned i = 0; i < m->mNumFaces; ++i) {
     if (m->mFaces[i].mNumIndices != 3) cannot("assimp returned a face that is not a triangle");
@@ -87,9 +92,13 @@ void read_stl(const std::string& bytes, std::vector<float>* vert, std::vector<in
         if (std::fabs(x) > kBound) cannot("a vertex exceeds the bounds (2^30)");
       std::array<std::uint32_t, 3> key;
       std::memcpy(key.data(), v, 12);
-      const auto [it, inserted] = ids.emplace(key, static_cast<int>(vert->size() / 3));
-      if (inserted) vert->insert(vert->end(), v, v + 3);
-      face->push_back(it->second);
+      size_t k = hash(key) & (cap - 1);
+      while (table[k].id >= 0 && table[k].key != key) k = (k + 1) & (cap - 1);
+      if (table[k].id < 0) {
+        table[k] = {key, static_cast<int>(vert->size() / 3)};
+        for (float x : v) vert->push_back(x);
+      }
+      face->push_back(table[k].id);
     }
   }
 }
@@ -165,7 +174,7 @@ void MjcfCompiler::load_mesh_file(MeshAsset* mesh) {
     cannot("unknown mesh format " + quoted(ext) + " (STL, OBJ and MSH are supported)");
   std::ifstream in(path, std::ios::binary);
   if (!in) cannot(std::strerror(errno));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = stream_bytes(in);
   if (in.bad()) cannot("read error");
   if (ext == ".stl") {
     read_stl(bytes, &mesh->vert, &mesh->face, cannot);
