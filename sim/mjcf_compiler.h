@@ -58,7 +58,7 @@ enum class Tri { kAuto, kFalse, kTrue };  // limited / ctrllimited / forcelimite
 inline std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // The rest of an open binary stream, in blocks (mesh and height-field files: an istreambuf_iterator
-// copy went byte by byte, 34% of loading the G1's 36 STL meshes under the sanitizers). in.bad()
+// copy went byte by byte, 34% of loading the G1's 35 STL meshes under the sanitizers). in.bad()
 // after it says whether reading failed.
 inline std::string stream_bytes(std::istream& in) {
   std::string bytes;

@@ -2,8 +2,8 @@
 // (configs/<env>.toml), through the C++ API (apps/trainer.h), on the CPU; label "learning".
 //
 // RobotLearning.ReacherReachesTarget: configs/reacher.toml, unchanged but for a cap on
-// total_env_steps (and one thread, as every run here), reaches its target (stop_at_target) of a mean return over the last 100 episodes
-// >= kReacherTarget.
+// total_env_steps (and one thread, as every run here), reaches its target (stop_at_target) of a
+// mean return over the last 100 episodes >= kReacherTarget.
 // RobotLearningSmoke.*: a short run of each other task's config (seed 1, reduced total_env_steps)
 // must raise the mean return (metrics.csv column mean_return) of the last kRows rows over the first
 // kRows rows that have one by `margin`. Budgets, margins and the measured figures are listed at
