@@ -6,7 +6,7 @@
 //
 //   bench_physics_lanes [--envs 1024] [--rounds 5] [--reps 20] [MODEL.xml ...]
 //
-// Without models: envs/assets/ant.xml, humanoid.xml and go1/scene_mjx_feetonly_flat_terrain.xml.
+// Without models: envs/assets/ant.xml, humanoid.xml, go1/ and g1/scene_mjx_feetonly_flat_terrain.xml.
 // States: qpos0 with noise, then 100 substeps of physics_step under random controls (on the floor,
 // in contact), the same for both runs. Each round times `reps` smooth steps of every env, scalar
 // then lanes, from those states; the best round of each is printed (a shared machine). Totals are
@@ -17,6 +17,12 @@
 //
 // The hybrid line: the cost of moving the smooth stages' fields (the row from qpos to qLD) of every
 // env into lanes and back (gather_lanes, scatter_lanes), timed alone, added to the lanes' time.
+//
+// The solver in slots (sim/newton_lanes.h; models solved under MuJoCo's iterations budget whose
+// rows fit slots): from the warmed-up states, one forward pass per env, then newton_solve (and the
+// forces' J^T f) one env at a time against slot_newton_solve over kLanes envs at once, on the same
+// rows, `reps` solves each, best of `rounds`; the rows are put into slots once per group, untimed
+// (a batch stepped in lanes would make them there).
 //
 // The solver's side: over the warm-up substeps, for groups of kLanes consecutive envs, the mean
 // over lanes of each env's constraint rows and solver iterations against the group's largest (the
@@ -42,6 +48,7 @@
 #include "sim/lanes.h"
 #include "sim/mjcf.h"
 #include "sim/model_view.h"
+#include "sim/newton_lanes.h"
 #include "sim/physics_lanes.h"
 #include "sim/physics_step.h"
 
@@ -167,6 +174,86 @@ void usage() {
                "usage: bench_physics_lanes [--envs N (a multiple of %d)] [--rounds R] [--reps K] [MODEL.xml ...]\n",
                rlt::kLanes);
   std::exit(2);
+}
+
+// The solver one env at a time (newton_solve) against the slots in lanes (slot_newton_solve): ns
+// per env-solve each, from the forward pass's rows of every env of `states`.
+void bench_solver(const ModelView<float>& m, const std::vector<float>& states, int num_envs, int rounds, int reps,
+                  double full_ns) {
+  const ModelView<LaneFloat> lm = rlt::lane_model_view(m);
+  const int n = rlt::data_size(m), kL = rlt::kLanes, blocks = num_envs / kL;
+  if (m.newton_ls_iterations < 0) {
+    std::printf("  solver in slots: not measured (the model is solved to convergence, not under MuJoCo's budget)\n");
+    return;
+  }
+  std::vector<float> rows = states;
+  std::vector<float> ctrl(static_cast<size_t>(m.nu) + 1, 0.0f);
+  const float hd = rlt::velocity_implicit(m.integrator) ? 0.0f
+                   : m.implicit_damping                 ? static_cast<float>(m.timestep)
+                                                        : 0.0f;
+  std::vector<int> nr(static_cast<size_t>(num_envs));
+  for (int e = 0; e < num_envs; ++e) {
+    const DataView<float> d = rlt::data_view(m, rows.data() + static_cast<size_t>(e) * n);
+    rlt::physics_forward(m, d, ctrl.data(), hd, true);
+    nr[static_cast<size_t>(e)] = static_cast<int>(d.nefc[0]);
+  }
+  // the groups whose rows fit slots (a G1 with a hand on a thigh: a row on two branches, left out)
+  std::vector<rlt::SlotRowsHost> slots;
+  std::vector<int> groups;
+  std::vector<LaneFloat> lanes;
+  double slot_sum = 0, row_sum = 0;
+  std::string why;
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<DataView<float>> views;
+    std::vector<const float*> ptrs;
+    for (int l = 0; l < kL; ++l) {
+      float* p = rows.data() + static_cast<size_t>(b * kL + l) * n;
+      views.push_back(rlt::data_view(m, p)), ptrs.push_back(p);
+    }
+    rlt::SlotRowsHost group;
+    if (!rlt::slot_rows_from_envs(m, views.data(), nr.data() + b * kL, &group, &why)) continue;
+    for (int l = 0; l < kL; ++l) row_sum += nr[static_cast<size_t>(b * kL + l)];
+    slot_sum += static_cast<double>(group.deep.size());
+    slots.push_back(std::move(group)), groups.push_back(b);
+    lanes.resize(lanes.size() + static_cast<size_t>(n));
+    rlt::gather_lanes(lanes.data() + lanes.size() - static_cast<size_t>(n), ptrs.data(), n);
+  }
+  const int fit = static_cast<int>(groups.size());
+  if (fit == 0) {
+    std::printf("  solver in slots: not measured (%s, in every group)\n", why.c_str());
+    return;
+  }
+  double scalar_s = 1e30, lanes_s = 1e30;
+  std::vector<LaneFloat> scratch;
+  for (int r = 0; r < rounds; ++r) {
+    double t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k)
+      for (int b : groups)
+        for (int e = b * kL; e < (b + 1) * kL; ++e) {
+          const DataView<float> d = rlt::data_view(m, rows.data() + static_cast<size_t>(e) * n);
+          rlt::constraint_detail::newton_solve(m, d, nr[static_cast<size_t>(e)]);
+          rlt::constraint_detail::newton_constraint_force(m, d, nr[static_cast<size_t>(e)]);
+        }
+    scalar_s = std::min(scalar_s, thread_seconds() - t0);
+    t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k)
+      for (int b = 0; b < fit; ++b) {
+        const rlt::SlotRows<LaneFloat> v = slots[static_cast<size_t>(b)].view();
+        const size_t need = static_cast<size_t>(rlt::slot_newton_scratch(m.nv, v.n));
+        if (scratch.size() < need) scratch.resize(need);
+        rlt::slot_newton_solve(lm, rlt::data_view(lm, lanes.data() + static_cast<size_t>(b) * n), v, scratch.data());
+      }
+    lanes_s = std::min(lanes_s, thread_seconds() - t0);
+  }
+  const double solves = static_cast<double>(fit) * kL * reps;
+  const double sn = 1e9 * scalar_s / solves, ln = 1e9 * lanes_s / solves;
+  std::printf(
+      "  solver (newton_solve + J^T f) %.1f ns per env-solve, in slots and lanes %.1f ns: %.2fx; %.0f%% of a "
+      "substep; rows per env %.1f, slots per group of %d %.1f (lane occupancy %.0f%%); %d of %d groups fit "
+      "slots%s%s\n",
+      sn, ln, sn / ln, 100.0 * sn / full_ns, row_sum / (fit * kL), kL, slot_sum / fit,
+      100.0 * row_sum / (fit * kL) / (slot_sum / fit), fit, blocks, fit < blocks ? ": the others " : "",
+      fit < blocks ? why.c_str() : "");
 }
 
 void bench_model(const std::string& path, int num_envs, int rounds, int reps) {
@@ -315,6 +402,7 @@ void bench_model(const std::string& path, int num_envs, int rounds, int reps) {
       kL, 100.0 * rows_sum / rows_max, 100.0 * iter_sum / iter_max, 100.0 * work_sum / work_max,
       rows_sum / (static_cast<double>(num_envs / kL * kL) * (warm_substeps - warm_substeps / 2)),
       iter_sum / (static_cast<double>(num_envs / kL * kL) * (warm_substeps - warm_substeps / 2)));
+  bench_solver(m, states, num_envs, rounds, reps, full_ns);
 }
 
 }  // namespace
@@ -340,7 +428,8 @@ int main(int argc, char** argv) {
   if (num_envs % rlt::kLanes != 0) usage();
   if (models.empty()) {
     const std::string dir = std::string(RLT_SOURCE_DIR) + "/envs/assets/";
-    models = {dir + "ant.xml", dir + "humanoid.xml", dir + "go1/scene_mjx_feetonly_flat_terrain.xml"};
+    models = {dir + "ant.xml", dir + "humanoid.xml", dir + "go1/scene_mjx_feetonly_flat_terrain.xml",
+              dir + "g1/scene_mjx_feetonly_flat_terrain.xml"};
   }
   std::printf("bench_physics_lanes: %d lanes (LaneFloat, sim/lanes.h), one thread\n", rlt::kLanes);
   for (const std::string& path : models) {

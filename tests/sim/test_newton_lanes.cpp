@@ -1,0 +1,224 @@
+// sim/newton_lanes.h: MuJoCo's Newton solve on constraint rows in slots. In SIMD lanes each lane
+// computes the bits that the one-env (float) instance computes for its env on the same slots; both
+// land where sim/constraints.h's newton_solve lands, up to float rounding; models whose rows do not
+// fit slots are refused with the reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/actuators.h"
+#include "sim/mjcf.h"
+#include "sim/model_view.h"
+#include "sim/newton_lanes.h"
+#include "sim/physics_lanes.h"
+#include "sim/physics_step.h"
+
+#if defined(RLT_LANES)
+namespace rlt {
+namespace {
+
+std::string asset(const std::string& rel) { return std::string(RLT_SOURCE_DIR) + "/envs/assets/" + rel; }
+
+// kLanes envs of a model: qpos0 with noise, `substeps` substeps under random controls (the robots
+// land and stand or fall on the floor), then one forward pass each: newton_solve's answer
+// (qacc_solver, qfrc_constraint) and the rows in each block's workspace.
+struct Envs {
+  Model model;
+  HostModel<float> host;
+  std::vector<std::vector<float>> blocks;
+  int nr[kLanes] = {};
+
+  Envs(Model mdl, int substeps, std::uint32_t seed) : model(std::move(mdl)), host(model) {
+    const ModelView<float>& m = host.view();
+    const int n = data_size(m);
+    std::vector<float> range(2 * static_cast<size_t>(m.nu) + 2), ctrl(static_cast<size_t>(m.nu) + 1, 0.0f);
+    for (int u = 0; u < m.nu; ++u) {
+      const bool limited = model.actuator_ctrllimited[static_cast<size_t>(u)] != 0;
+      range[2 * static_cast<size_t>(u)] =
+          limited ? static_cast<float>(model.actuator_ctrlrange[2 * static_cast<size_t>(u)]) : -1.0f;
+      range[2 * static_cast<size_t>(u) + 1] =
+          limited ? static_cast<float>(model.actuator_ctrlrange[2 * static_cast<size_t>(u) + 1]) : 1.0f;
+    }
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> noise(-0.05f, 0.05f);
+    const float hd = velocity_implicit(m.integrator) ? 0.0f
+                     : m.implicit_damping            ? static_cast<float>(m.timestep)
+                                                     : 0.0f;
+    for (int l = 0; l < kLanes; ++l) {
+      blocks.emplace_back(static_cast<size_t>(n), 0.0f);
+      const DataView<float> d = data_view(m, blocks.back().data());
+      reset_data(m, d);
+      for (int i = 0; i < m.nq; ++i) d.qpos[i] += noise(rng);
+      for (int s = 0; s < substeps; ++s) {
+        random_ctrl(range.data(), m.nu, seed, static_cast<u32>(l), static_cast<u32>(s / 5), ctrl.data());
+        physics_step(m, d, ctrl.data(), 1, nullptr);
+      }
+      physics_forward(m, d, ctrl.data(), hd, true);
+      nr[l] = static_cast<int>(d.nefc[0]);
+    }
+  }
+  DataView<float> env(int l) { return data_view(host.view(), blocks[static_cast<size_t>(l)].data()); }
+};
+
+// The eight envs' rows in slots and their blocks in lanes: the lanes' solve, and each lane's float
+// solve on its own block with the same slots.
+struct Solved {
+  SlotRowsHost slots;
+  std::vector<LaneFloat> lanes_block;
+  std::vector<std::vector<float>> alone;  // per lane: its block after the float solve
+  std::vector<std::vector<float>> alone_force;
+  SlotNewtonStats stats{};
+};
+
+Solved solve_both(Envs& e) {
+  const ModelView<float>& m = e.host.view();
+  const ModelView<LaneFloat> lm = lane_model_view(m);
+  const int n = data_size(m);
+  Solved out;
+  std::vector<DataView<float>> views;
+  std::vector<const float*> rows;
+  for (int l = 0; l < kLanes; ++l) views.push_back(e.env(l)), rows.push_back(e.blocks[static_cast<size_t>(l)].data());
+  std::string why;
+  EXPECT_TRUE(slot_rows_from_envs(m, views.data(), e.nr, &out.slots, &why)) << why;
+  out.lanes_block.assign(static_cast<size_t>(n), LaneFloat(0.0f));
+  gather_lanes(out.lanes_block.data(), rows.data(), n);
+  const SlotRows<LaneFloat> lrows = out.slots.view();
+  std::vector<LaneFloat> scratch(static_cast<size_t>(slot_newton_scratch(m.nv, lrows.n)));
+  slot_newton_solve(lm, data_view(lm, out.lanes_block.data()), lrows, scratch.data(), &out.stats);
+  for (int l = 0; l < kLanes; ++l) {
+    std::vector<float> block = e.blocks[static_cast<size_t>(l)];
+    const SlotRows<float> frows = out.slots.lane_view(l);
+    std::vector<float> fscratch(static_cast<size_t>(slot_newton_scratch(m.nv, frows.n)));
+    slot_newton_solve(m, data_view(m, block.data()), frows, fscratch.data());
+    out.alone.push_back(block);
+    out.alone_force.push_back(out.slots.lforce);
+  }
+  return out;
+}
+
+// Two free spheres stacked on a plane: the contact between them is a row on two chains.
+const char* const kStackedSpheres = R"(<mujoco><option iterations="2" ls_iterations="5"/><worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body pos="0 0 .1"><freejoint/><geom type="sphere" size=".1"/></body>
+    <body pos="0 0 .29"><freejoint/><geom type="sphere" size=".1"/></body>
+    </worldbody></mujoco>)";
+
+struct Scene {
+  const char* file;  // under envs/assets, or (xml) the model's text
+  int substeps;
+  bool xml = false;
+};
+const Scene kScenes[] = {{"go1/scene_mjx_feetonly_flat_terrain.xml", 150},
+                         {"go1/scene_mjx_feetonly_rough_terrain.xml", 150},
+                         {"g1/scene_mjx_feetonly_flat_terrain.xml", 120},
+                         {kStackedSpheres, 30, true}};
+// Each scene compiled once for the whole binary (the G1's meshes take seconds under the sanitizers).
+Model load(const Scene& sc) {
+  static std::map<std::string, Model> compiled;
+  auto it = compiled.find(sc.file);
+  if (it == compiled.end())
+    it = compiled.emplace(sc.file, sc.xml ? parse_mjcf(sc.file, "stacked_spheres.xml") : load_mjcf(asset(sc.file)))
+             .first;
+  return it->second;
+}
+const char* name(const Scene& sc) { return sc.xml ? "stacked spheres" : sc.file; }
+int two_chain_slots(const SlotRowsHost& s) {
+  int k = 0;
+  for (int b : s.deep_b) k += b >= 0;
+  return k;
+}
+
+TEST(SlotNewton, EachLaneIsItsEnvSolvedAlone) {
+  for (const Scene& sc : kScenes) {
+    int cross = 0;
+    for (std::uint32_t seed : {1u, 2u}) {
+      Envs e(load(sc), sc.substeps, seed);
+      const ModelView<float>& m = e.host.view();
+      Solved s = solve_both(e);
+      cross += two_chain_slots(s.slots);
+      const DataView<LaneFloat> ld = data_view(lane_model_view(m), s.lanes_block.data());
+      int rows_in_some_lane = 0;
+      for (int l = 0; l < kLanes; ++l) rows_in_some_lane += e.nr[l];
+      ASSERT_GT(rows_in_some_lane, 0) << name(sc) << ": no constraint rows to solve";
+      for (int l = 0; l < kLanes; ++l) {
+        const DataView<float> d = data_view(m, s.alone[static_cast<size_t>(l)].data());
+        for (int i = 0; i < m.nv; ++i) {
+          const float a = ld.qacc[i].lane(l), b = d.qacc[i], fa = ld.qfrc_constraint[i].lane(l),
+                      fb = d.qfrc_constraint[i];
+          ASSERT_EQ(0, std::memcmp(&a, &b, sizeof a))
+              << name(sc) << " seed " << seed << " lane " << l << " qacc[" << i << "]";
+          ASSERT_EQ(0, std::memcmp(&fa, &fb, sizeof fa))
+              << name(sc) << " lane " << l << " qfrc_constraint[" << i << "]";
+        }
+        for (size_t k = 0; k < s.slots.force.size(); ++k) {
+          const float fa = s.slots.force[k].lane(l), fb = s.alone_force[static_cast<size_t>(l)][k];
+          ASSERT_EQ(0, std::memcmp(&fa, &fb, sizeof fa)) << name(sc) << " lane " << l << " slot " << k;
+        }
+      }
+    }
+    // (the G1's hands meet its thighs under random controls: Woodbury's path runs)
+    if (sc.xml || std::string(sc.file).rfind("g1/", 0) == 0)
+      EXPECT_GT(cross, 0) << name(sc) << ": no slot on two chains";
+  }
+}
+
+// Against newton_solve (the forward pass's answer, qacc_solver) on the same rows: the same iterations
+// budget and line search, H factored afresh instead of updated, sums in another order. The bound:
+// |a - a_ref| <= 1e-3 (1 + |a_ref|) per dof (measured worst below, in the test's output).
+TEST(SlotNewton, LandsWhereNewtonSolveLands) {
+  for (const Scene& sc : kScenes) {
+    Envs e(load(sc), sc.substeps, 3u);
+    const ModelView<float>& m = e.host.view();
+    ASSERT_TRUE(m.newton_warmstart) << name(sc) << ": the scenes solve under MuJoCo's budget";
+    Solved s = solve_both(e);
+    const DataView<LaneFloat> ld = data_view(lane_model_view(m), s.lanes_block.data());
+    double worst = 0;
+    for (int l = 0; l < kLanes; ++l) {
+      const DataView<float> ref = e.env(l);
+      EXPECT_GE(s.stats.iterations[l], e.nr[l] > 0 ? 1 : 0) << name(sc) << " lane " << l;
+      for (int i = 0; i < m.nv; ++i) {
+        const double a = ld.qacc[i].lane(l), r = ref.qacc_solver[i];
+        const double err = std::fabs(a - r) / (1.0 + std::fabs(r));
+        worst = std::max(worst, err);
+        EXPECT_LE(err, 1e-3) << name(sc) << " lane " << l << " qacc[" << i << "]: " << a << " against " << r;
+      }
+    }
+    std::printf("  %s: worst |a - a_newton_solve| / (1 + |a|) %.2e over %d lanes, %d slots on two chains\n", name(sc),
+                worst, kLanes, two_chain_slots(s.slots));
+  }
+}
+
+// Rows that do not fit slots are refused with the reason: a tendon limit over three limbs' joints (J on
+// three branches), an elliptic cone's contact.
+TEST(SlotNewton, RowsThatDoNotFitAreRefusedWithTheReason) {
+  const char* three = R"(<mujoco><option iterations="2" ls_iterations="5"/><worldbody>
+    <body><joint name="a" type="hinge"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/></body>
+    <body><joint name="b" type="hinge"/><geom type="capsule" fromto="0 0 0 0 .3 0" size=".05"/></body>
+    <body><joint name="c" type="hinge"/><geom type="capsule" fromto="0 0 0 0 -.3 0" size=".05"/></body>
+    </worldbody><tendon><fixed limited="true" range="0.5 1"><joint joint="a" coef="1"/><joint joint="b" coef="1"/>
+    <joint joint="c" coef="1"/></fixed></tendon></mujoco>)";
+  std::string elliptic = kStackedSpheres;
+  elliptic.replace(elliptic.find("<option "), 8, "<option cone=\"elliptic\" ");
+  const std::pair<std::string, std::string> cases[] = {{three, "three branches"}, {elliptic, "elliptic"}};
+  for (const auto& c : cases) {
+    Envs e(parse_mjcf(c.first, "refused.xml"), 5, 1u);
+    const ModelView<float>& m = e.host.view();
+    std::vector<DataView<float>> views;
+    for (int l = 0; l < kLanes; ++l) views.push_back(e.env(l));
+    ASSERT_GT(e.nr[0], 0) << c.second << ": no rows";
+    SlotRowsHost slots;
+    std::string why;
+    EXPECT_FALSE(slot_rows_from_envs(m, views.data(), e.nr, &slots, &why)) << c.second;
+    EXPECT_NE(why.find(c.second), std::string::npos) << why;
+  }
+}
+
+}  // namespace
+}  // namespace rlt
+#endif
