@@ -81,7 +81,7 @@ struct SlotRows {
 constexpr int kSlotMaxCross = 16;
 // Scratch of slot_newton_solve: values of F.
 RLT_HD RLT_INLINE int slot_newton_scratch(int nv, int n) {
-  return 5 * n + 4 * nv + nv * nv + kSlotMaxCross * nv + kSlotMaxCross * kSlotMaxCross + kSlotMaxCross;
+  return 6 * n + 4 * nv + nv * nv + kSlotMaxCross * nv + kSlotMaxCross * kSlotMaxCross + kSlotMaxCross;
 }
 
 // What the solve did per lane (tests, the bench): Newton iterations (line searches) and line-search points.
@@ -295,6 +295,7 @@ RLT_HD int slot_newton_solve(const ModelView<F>& m, const DataView<F>& d, const 
   F* Z = H + nv * nv;             // per two-chain slot: H_tree^-1 u, u = sqrt(h) J
   F* S = Z + kSlotMaxCross * nv;  // I + U^T H_tree^-1 U, then its factors
   F* c = S + kSlotMaxCross * kSlotMaxCross;
+  F* hprev = c + kSlotMaxCross;  // each slot's h where H was last factored
   int cross[kSlotMaxCross];
   int ncross = 0;
   for (int s = 0; s < n; ++s)
@@ -359,40 +360,39 @@ RLT_HD int slot_newton_solve(const ModelView<F>& m, const DataView<F>& d, const 
       any_active = any_active || active[l];
     }
     if (!any_active) break;
-    // H = M + J^T h J on qM's pattern, factored; dir = -H^-1 g
-    for (int i = 0; i < nv; ++i)
-      for (int j = m.dof_treestart[i]; j <= i; ++j) H[i * nv + j] = d.qM[i * nv + j];
-    for (int s = 0; s < n; ++s) {
-      if (rows.deep_b[s] >= 0) continue;  // (two chains: by Woodbury's identity below)
-      const F* J = rows.J + s * nv;
-      const F hs = h[s];
-      for (int p = rows.deep[s]; p >= rows.top[s]; p = m.dof_parentid[p]) {
-        const F v = hs * J[p];
-        for (int q = p; q >= rows.top[s]; q = m.dof_parentid[q]) H[p * nv + q] += v * J[q];
+    // H = M + J^T h J on qM's pattern, factored (again only where some lane's h changed since: the
+    // same H, the same factors); dir = -H^-1 g
+    bool refactor = iter == 0;
+    for (int s = 0; s < n && !refactor; ++s) refactor = any(h[s] != hprev[s]);
+    if (refactor) {
+      for (int s = 0; s < n; ++s) hprev[s] = h[s];
+      for (int i = 0; i < nv; ++i)
+        for (int j = m.dof_treestart[i]; j <= i; ++j) H[i * nv + j] = d.qM[i * nv + j];
+      for (int s = 0; s < n; ++s) {
+        if (rows.deep_b[s] >= 0) continue;  // (two chains: by Woodbury's identity below)
+        const F* J = rows.J + s * nv;
+        const F hs = h[s];
+        for (int p = rows.deep[s]; p >= rows.top[s]; p = m.dof_parentid[p]) {
+          const F v = hs * J[p];
+          for (int q = p; q >= rows.top[s]; q = m.dof_parentid[q]) H[p * nv + q] += v * J[q];
+        }
       }
-    }
-    tree_ltdl_factor(m, H);
-    for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-    tree_ltdl_solve(m, static_cast<const F*>(H), dir);
-    if (ncross > 0) {
+      tree_ltdl_factor(m, H);
       // H = H_tree + U U^T, U's columns u_k = sqrt(h_k) J_k: H^-1 y = H_tree^-1 y - Z S^-1 U^T H_tree^-1 y
       // with Z = H_tree^-1 U and S = I + U^T Z (positive definite; a lane where a slot does not push
-      // has u_k = 0 there, and that row and column of S are the identity's)
+      // has u_k = 0 there, and that row and column of S are the identity's), S = L D L^T
       for (int k = 0; k < ncross; ++k) {
-        const int s = cross[k];
-        const F r = m_sqrt(h[s]);
         F* z = Z + k * nv;
         for (int i = 0; i < nv; ++i) z[i] = F(0);
-        slot_axpy(m, rows, s, r, z);
+        slot_axpy(m, rows, cross[k], m_sqrt(h[cross[k]]), z);
         tree_ltdl_solve(m, static_cast<const F*>(H), z);
-        c[k] = r * slot_dot(m, rows, s, dir);
       }
       for (int k = 0; k < ncross; ++k) {
         const F r = m_sqrt(h[cross[k]]);
         for (int j = 0; j <= k; ++j)
           S[k * ncross + j] = r * slot_dot(m, rows, cross[k], Z + j * nv) + F(j == k ? 1.0f : 0.0f);
       }
-      for (int k = 0; k < ncross; ++k) {  // S = L D L^T (unit L below the diagonal, D on it)
+      for (int k = 0; k < ncross; ++k) {  // (unit L below the diagonal, D on it)
         for (int j = 0; j < k; ++j) {
           F v = S[k * ncross + j];
           for (int i = 0; i < j; ++i) v -= S[k * ncross + i] * S[j * ncross + i] * S[i * ncross + i];
@@ -402,6 +402,11 @@ RLT_HD int slot_newton_solve(const ModelView<F>& m, const DataView<F>& d, const 
         for (int i = 0; i < k; ++i) v -= S[k * ncross + i] * S[k * ncross + i] * S[i * ncross + i];
         S[k * ncross + k] = v;
       }
+    }
+    for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+    tree_ltdl_solve(m, static_cast<const F*>(H), dir);
+    if (ncross > 0) {
+      for (int k = 0; k < ncross; ++k) c[k] = m_sqrt(h[cross[k]]) * slot_dot(m, rows, cross[k], dir);
       for (int k = 0; k < ncross; ++k)
         for (int i = 0; i < k; ++i) c[k] -= S[k * ncross + i] * c[i];
       for (int k = 0; k < ncross; ++k) c[k] /= S[k * ncross + k];
