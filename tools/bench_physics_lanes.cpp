@@ -51,6 +51,7 @@
 #include "sim/newton_lanes.h"
 #include "sim/physics_lanes.h"
 #include "sim/physics_step.h"
+#include "sim/slot_rows.h"
 
 namespace {
 
@@ -254,6 +255,64 @@ void bench_solver(const ModelView<float>& m, const std::vector<float>& states, i
       sn, ln, sn / ln, 100.0 * sn / full_ns, row_sum / (fit * kL), kL, slot_sum / fit,
       100.0 * row_sum / (fit * kL) / (slot_sum / fit), fit, blocks, fit < blocks ? ": the others " : "",
       fit < blocks ? why.c_str() : "");
+
+  // The rows: constraint_rows one env at a time against build_slot_rows over kLanes envs (from the
+  // contact candidates of the forward passes, untimed), then rows and solve together.
+  rlt::SlotLayout layout;
+  if (!layout.build(m, &why)) {
+    std::printf("  rows in slots: not measured (%s)\n", why.c_str());
+    return;
+  }
+  std::vector<rlt::ContactSlotsHost> cands(static_cast<size_t>(blocks));
+  std::vector<LaneFloat> blocks_lanes(static_cast<size_t>(blocks) * n);
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<DataView<float>> views;
+    std::vector<const float*> ptrs;
+    for (int l = 0; l < kL; ++l) {
+      float* p = rows.data() + static_cast<size_t>(b * kL + l) * n;
+      views.push_back(rlt::data_view(m, p)), ptrs.push_back(p);
+    }
+    if (!rlt::contact_slots_from_envs(m, layout, views.data(), &cands[static_cast<size_t>(b)], &why)) {
+      std::printf("  rows in slots: not measured (%s)\n", why.c_str());
+      return;
+    }
+    rlt::gather_lanes(blocks_lanes.data() + static_cast<size_t>(b) * n, ptrs.data(), n);
+  }
+  const float h = static_cast<float>(m.timestep);
+  rlt::SlotRowsBuffer<LaneFloat> buf(layout);
+  scratch.assign(static_cast<size_t>(rlt::slot_newton_scratch(m.nv, layout.max_slots)), LaneFloat(0.0f));
+  double rows_s = 1e30, lrows_s = 1e30, both_s = 1e30, lboth_s = 1e30, slots_sum = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (int with_solve = 0; with_solve < 2; ++with_solve) {
+      double t0 = thread_seconds();
+      for (int k = 0; k < reps; ++k)
+        for (int e = 0; e < num_envs; ++e) {
+          const DataView<float> d = rlt::data_view(m, rows.data() + static_cast<size_t>(e) * n);
+          const int nre = rlt::constraint_rows(m, d, h);
+          if (!with_solve) continue;
+          rlt::constraint_detail::newton_solve(m, d, nre);
+          rlt::constraint_detail::newton_constraint_force(m, d, nre);
+        }
+      (with_solve ? both_s : rows_s) = std::min(with_solve ? both_s : rows_s, thread_seconds() - t0);
+      t0 = thread_seconds();
+      for (int k = 0; k < reps; ++k)
+        for (int b = 0; b < blocks; ++b) {
+          const DataView<LaneFloat> ld = rlt::data_view(lm, blocks_lanes.data() + static_cast<size_t>(b) * n);
+          const int ns =
+              rlt::build_slot_rows(m, lm, ld, layout, cands[static_cast<size_t>(b)].view(layout), h, buf.out());
+          if (r == 0 && k == 0 && !with_solve) slots_sum += ns;
+          if (with_solve) rlt::slot_newton_solve(lm, ld, buf.rows(ns), scratch.data());
+        }
+      (with_solve ? lboth_s : lrows_s) = std::min(with_solve ? lboth_s : lrows_s, thread_seconds() - t0);
+    }
+  }
+  const double env_reps = static_cast<double>(blocks) * kL * reps;
+  const double rn = 1e9 * rows_s / env_reps, lrn = 1e9 * lrows_s / env_reps;
+  const double bn = 1e9 * both_s / env_reps, lbn = 1e9 * lboth_s / env_reps;
+  std::printf(
+      "  rows (constraint_rows) %.1f ns per env, in slots and lanes (build_slot_rows) %.1f ns: %.2fx; rows and "
+      "solve %.1f -> %.1f ns: %.2fx (%.0f%% of a substep); %.1f slots per group of %d from the layout's %d\n",
+      rn, lrn, rn / lrn, bn, lbn, bn / lbn, 100.0 * bn / full_ns, slots_sum / blocks, kL, layout.max_slots);
 }
 
 void bench_model(const std::string& path, int num_envs, int rounds, int reps) {
