@@ -52,6 +52,7 @@
 #include "sim/physics_lanes.h"
 #include "sim/physics_step.h"
 #include "sim/slot_rows.h"
+#include "sim/slot_step.h"
 
 namespace {
 
@@ -315,6 +316,57 @@ void bench_solver(const ModelView<float>& m, const std::vector<float>& states, i
       rn, lrn, rn / lrn, bn, lbn, bn / lbn, 100.0 * bn / full_ns, slots_sum / blocks, kL, layout.max_slots);
 }
 
+// The whole inner substep: physics_substep one env at a time against slot_substep over kLanes envs
+// (and its float instance one env at a time), `reps` substeps from the same states, best of `rounds`.
+void bench_substep(const ModelView<float>& m, const std::vector<float>& states, int num_envs, int rounds, int reps) {
+  std::string why;
+  rlt::SlotLayout layout;
+  if (!layout.build(m, &why) || !rlt::slot_step_supported(m, &why)) {
+    std::printf("  substep in slots: not measured (%s)\n", why.c_str());
+    return;
+  }
+  const ModelView<LaneFloat> lm = rlt::lane_model_view(m);
+  const int n = rlt::data_size(m), kL = rlt::kLanes, blocks = num_envs / kL;
+  std::vector<float> ctrl(static_cast<size_t>(m.nu) + 1, 0.0f);
+  const std::vector<LaneFloat> lctrl(static_cast<size_t>(m.nu) + 1, LaneFloat(0.0f));
+  double scalar_s = 1e30, alone_s = 1e30, lanes_s = 1e30;
+  rlt::SlotStepWork<float> fw(m, layout);
+  rlt::SlotStepWork<LaneFloat> lw(m, layout);
+  std::vector<LaneFloat> lanes(static_cast<size_t>(blocks) * n);
+  std::vector<float> work;
+  for (int r = 0; r < rounds; ++r) {
+    work = states;
+    double t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k)
+      for (int e = 0; e < num_envs; ++e)
+        rlt::physics_substep(m, rlt::data_view(m, work.data() + static_cast<size_t>(e) * n), ctrl.data(), false, false);
+    scalar_s = std::min(scalar_s, thread_seconds() - t0);
+    work = states;
+    t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k)
+      for (int e = 0; e < num_envs; ++e)
+        rlt::slot_substep(m, m, rlt::data_view(m, work.data() + static_cast<size_t>(e) * n), ctrl.data(), layout, fw);
+    alone_s = std::min(alone_s, thread_seconds() - t0);
+    std::vector<const float*> ptrs(static_cast<size_t>(kL));
+    for (int b = 0; b < blocks; ++b) {
+      for (int l = 0; l < kL; ++l) ptrs[static_cast<size_t>(l)] = states.data() + static_cast<size_t>(b * kL + l) * n;
+      rlt::gather_lanes(lanes.data() + static_cast<size_t>(b) * n, ptrs.data(), n);
+    }
+    t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k)
+      for (int b = 0; b < blocks; ++b)
+        rlt::slot_substep(m, lm, rlt::data_view(lm, lanes.data() + static_cast<size_t>(b) * n), lctrl.data(), layout,
+                          lw);
+    lanes_s = std::min(lanes_s, thread_seconds() - t0);
+  }
+  const double steps = static_cast<double>(blocks) * kL * reps;
+  const double sn = 1e9 * scalar_s / steps, an = 1e9 * alone_s / steps, ln = 1e9 * lanes_s / steps;
+  std::printf(
+      "  inner substep: physics_substep %.1f ns per env, slot_substep one env at a time %.1f ns, in lanes %.1f ns: "
+      "%.2fx physics_substep\n",
+      sn, an, ln, sn / ln);
+}
+
 void bench_model(const std::string& path, int num_envs, int rounds, int reps) {
   const rlt::Model model = rlt::load_mjcf(path);
   const rlt::HostModel<float> host(model);
@@ -462,6 +514,7 @@ void bench_model(const std::string& path, int num_envs, int rounds, int reps) {
       rows_sum / (static_cast<double>(num_envs / kL * kL) * (warm_substeps - warm_substeps / 2)),
       iter_sum / (static_cast<double>(num_envs / kL * kL) * (warm_substeps - warm_substeps / 2)));
   bench_solver(m, states, num_envs, rounds, reps, full_ns);
+  bench_substep(m, states, num_envs, rounds, reps);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "sim/physics_lanes.h"
 #include "sim/physics_step.h"
 #include "sim/slot_rows.h"
+#include "sim/slot_step.h"
 
 #if defined(RLT_LANES)
 namespace rlt {
@@ -330,6 +331,73 @@ TEST(SlotRowsTest, LayoutRefusesWhatItDoesNotCoverWithTheReason) {
   std::string why;
   const Model model = parse_mjcf(spheres, "spheres.xml");
   EXPECT_TRUE(lay.build(HostModel<float>(model).view(), &why)) << why;
+}
+
+// The inner substep in slots (sim/slot_step.h): in lanes every env gets the bits of the float
+// instance on its env alone, substep after substep; against physics_substep (newton_solve) one
+// substep from the same state lands within float rounding.
+TEST(SlotStep, LanesStepEachEnvAsItsFloatStepDoes) {
+  const Scene robots[] = {kScenes[0], kScenes[1], kScenes[2]};
+  for (const Scene& sc : robots) {
+    Envs e(load(sc), sc.substeps, 5u);
+    const ModelView<float>& m = e.host.view();
+    const ModelView<LaneFloat> lm = lane_model_view(m);
+    SlotLayout lay;
+    std::string why;
+    ASSERT_TRUE(lay.build(m, &why)) << name(sc) << ": " << why;
+    ASSERT_TRUE(slot_step_supported(m, &why)) << name(sc) << ": " << why;
+    const int nd = data_size(m);
+    std::vector<LaneFloat> block(static_cast<size_t>(nd));
+    std::vector<const float*> rows;
+    for (int l = 0; l < kLanes; ++l) rows.push_back(e.blocks[static_cast<size_t>(l)].data());
+    gather_lanes(block.data(), rows.data(), nd);
+    std::vector<std::vector<float>> alone = e.blocks, reference = e.blocks;
+    // per lane controls in the actuators' ranges
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::vector<LaneFloat> ctrl(static_cast<size_t>(m.nu) + 1, LaneFloat(0.0f));
+    for (int a = 0; a < m.nu; ++a)
+      for (int l = 0; l < kLanes; ++l) {
+        const float lo = m.actuator_ctrllimited[a] ? static_cast<float>(m.actuator_ctrlrange[2 * a]) : -1.0f;
+        const float hi = m.actuator_ctrllimited[a] ? static_cast<float>(m.actuator_ctrlrange[2 * a + 1]) : 1.0f;
+        ctrl[static_cast<size_t>(a)].set_lane(l, lo + (hi - lo) * u(rng));
+      }
+    SlotStepWork<LaneFloat> lw(m, lay);
+    const DataView<LaneFloat> ld = data_view(lm, block.data());
+    double worst = 0;
+    for (int step = 0; step < 10; ++step) {
+      slot_substep(m, lm, ld, ctrl.data(), lay, lw);
+      for (int l = 0; l < kLanes; ++l) {
+        std::vector<float> c(static_cast<size_t>(m.nu) + 1, 0.0f);
+        for (int a = 0; a < m.nu; ++a) c[static_cast<size_t>(a)] = ctrl[static_cast<size_t>(a)].lane(l);
+        const DataView<float> d = data_view(m, alone[static_cast<size_t>(l)].data());
+        SlotStepWork<float> fw(m, lay);
+        slot_substep(m, m, d, c.data(), lay, fw);
+        for (int i = 0; i < m.nq; ++i)
+          ASSERT_EQ(ld.qpos[i].lane(l), d.qpos[i])
+              << name(sc) << " substep " << step << " lane " << l << " qpos[" << i << "]";
+        for (int i = 0; i < m.nv; ++i) {
+          ASSERT_EQ(ld.qvel[i].lane(l), d.qvel[i])
+              << name(sc) << " substep " << step << " lane " << l << " qvel[" << i << "]";
+          ASSERT_EQ(ld.qacc[i].lane(l), d.qacc[i])
+              << name(sc) << " substep " << step << " lane " << l << " qacc[" << i << "]";
+        }
+        if (step > 0) continue;
+        // the first substep against physics_substep from the same state
+        const DataView<float> r = data_view(m, reference[static_cast<size_t>(l)].data());
+        physics_substep(m, r, c.data(), false, false);
+        double err = 0, scale = 1;
+        for (int i = 0; i < m.nv; ++i) {
+          err = std::max(err, std::fabs(static_cast<double>(d.qacc[i]) - r.qacc[i]));
+          scale = std::max(scale, 1.0 + std::fabs(static_cast<double>(r.qacc[i])));
+        }
+        EXPECT_LE(err / scale, kAgainstNewtonSolve) << name(sc) << " lane " << l;
+        worst = std::max(worst, err / scale);
+      }
+    }
+    std::printf("  %s: one substep against physics_substep: worst |a - a_ref|_inf / (1 + |a_ref|_inf) %.2e\n", name(sc),
+                worst);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,225 @@
+// An inner physics substep with the constraint rows in slots (sim/slot_rows.h) and MuJoCo's Newton
+// solve on them (sim/newton_lanes.h), for one env (F = float: the scalar reference) or kLanes envs
+// in SIMD lanes (F = LaneFloat), from one source: measured, not yet wired into a batch
+// (docs/ARCHITECTURE.md "Physics in lanes: measured").
+//
+// slot_substep is physics_substep's Euler substep without sensors (physics_step's inner substeps:
+// smooth forces placing only the poses a substep reads, contacts, actuator forces, the soft
+// constraints, the implicit damping, the Euler update) with two changes: the rows come from
+// build_slot_rows and the solve is slot_newton_solve, so an env's step equals newton_solve's to
+// float rounding, not bit for bit. In lanes the narrow phase runs per lane, in the scalar code
+// (detect_contacts) on that lane's poses: the candidate pairs are the model's, but their contacts
+// branch on the geometry. Every other stage runs in lanes, and each lane gets the bits the float
+// instance gives its env (tests/sim/test_newton_lanes.cpp).
+//
+// Scope: SlotLayout's (the rows of MuJoCo Playground's scenes) and slot_step_supported's: Euler,
+// joint-transmission actuators (motor, position, velocity, general with fixed or affine gain and
+// no or affine bias) without activation dynamics, no applied body wrenches, no kinetic-energy or
+// clock sensors.
+#pragma once
+
+#if !defined(__CUDACC__)
+#include <string>
+#include <vector>
+#endif
+
+#include "sim/actuators.h"
+#include "sim/contact.h"
+#include "sim/dynamics.h"
+#include "sim/newton_lanes.h"
+#include "sim/slot_rows.h"
+
+namespace rlt {
+
+#if !defined(__CUDACC__)
+// Host: whether slot_substep covers the model (with SlotLayout::build's checks); the reason if not.
+inline bool slot_step_supported(const ModelView<float>& m, std::string* why) {
+  if (m.integrator != kIntEuler) return *why = "an integrator other than Euler", false;
+  if (m.nbody_xfrc > 0) return *why = "applied body wrenches", false;
+  if (m.nenergy_lag > 0 || m.nclock > 0) return *why = "kinetic-energy or clock sensors", false;
+  for (int a = 0; a < m.nu; ++a) {
+    const int k = m.actuator_kind[a];
+    if (m.actuator_trntype[a] != kTrnJoint || moment_transmission(m, a))
+      return *why = "an actuator on other than a hinge or slide joint", false;
+    if (k == kActGeneral && (m.actuator_dyntype[a] != kDynNone || m.actuator_gaintype[a] == kGainMuscle ||
+                             m.actuator_biastype[a] == kBiasMuscle))
+      return *why = "an actuator with activation dynamics or a muscle", false;
+  }
+  return true;
+}
+
+// Host: the workspace of slot_substep for one group (one env with F = float): the contact
+// candidates, the rows, the solver's scratch, and (lanes) one env's float block for the narrow phase.
+template <class F>
+struct SlotStepWork {
+  std::vector<F> depth, pos, normal;
+  SlotRowsBuffer<F> rows;
+  std::vector<F> scratch;
+  std::vector<float> env;  // a lane's poses for detect_contacts (F = LaneFloat)
+  std::vector<int> first;  // per geom_collide pair: its first candidate
+  int nrows = 0;           // the last substep's slots
+
+  SlotStepWork(const ModelView<float>& m, const SlotLayout& lay)
+      : depth(lay.cand_pair.size(), F(-1.0f)),
+        pos(3 * lay.cand_pair.size(), F(0.0f)),
+        normal(3 * lay.cand_pair.size(), F(0.0f)),
+        rows(lay),
+        scratch(static_cast<size_t>(slot_newton_scratch(m.nv, lay.max_slots)), F(0.0f)),
+        env(static_cast<size_t>(data_size(m)), 0.0f),
+        first(static_cast<size_t>(m.ncollide), -1) {
+    for (size_t k = lay.cand_pair.size(); k-- > 0;) first[static_cast<size_t>(lay.cand_pair[k])] = static_cast<int>(k);
+  }
+  ContactSlots<F> contacts(const SlotLayout& lay) const {
+    ContactSlots<F> c;
+    c.n = static_cast<int>(lay.cand_pair.size()), c.pair = lay.cand_pair.data();
+    c.depth = depth.data(), c.pos = pos.data(), c.normal = normal.data();
+    return c;
+  }
+};
+
+namespace slot_step_detail {
+
+// One env's contact list (detect_contacts' in d) into lane l of the candidates: rank r of
+// geom_collide pair k into candidate first[k] + r (the list holds a pair's contacts together, in
+// the pair list's order, so the rank counts within the run).
+template <class F>
+void contacts_to_slots(const ModelView<float>& m, const DataView<float>& d, int lane, SlotStepWork<F>& w) {
+  int k = 0, rank = 0, last = -1;
+  for (int i = 0; i < static_cast<int>(d.ncon[0]); ++i) {
+    const float* con = d.contact + kContactStride * i;
+    const int key = (static_cast<int>(con[kConGeom1]) << kGeomCollideShift) | static_cast<int>(con[kConGeom2]);
+    if (key != last) {
+      while (m.geom_collide[k] != key) ++k;  // (the list follows the pair order)
+      last = key, rank = 0;
+    }
+    const size_t c = static_cast<size_t>(w.first[static_cast<size_t>(k)] + rank++);
+    set_lane_value(w.depth[c], lane, con[kConDepth]);
+    for (size_t j = 0; j < 3; ++j) {
+      set_lane_value(w.pos[3 * c + j], lane, con[kConPos + j]);
+      set_lane_value(w.normal[3 * c + j], lane, con[kConNormal + j]);
+    }
+  }
+}
+
+// The narrow phase into the candidates: for one env, detect_contacts on its data; in lanes, on each
+// lane's poses (the colliders' geom frames, the bodies' frames and velocities: what detect_contacts
+// reads) copied into a float block.
+inline void slot_collide(const ModelView<float>& fm, const ModelView<float>&, const DataView<float>& d,
+                         SlotStepWork<float>& w) {
+  for (float& x : w.depth) x = -1.0f;
+  detect_contacts(fm, d);
+  contacts_to_slots(fm, d, 0, w);
+}
+#if defined(RLT_LANES)
+inline void slot_collide(const ModelView<float>& fm, const ModelView<LaneFloat>&, const DataView<LaneFloat>& d,
+                         SlotStepWork<LaneFloat>& w) {
+  for (LaneFloat& x : w.depth) x = LaneFloat(-1.0f);
+  const DataView<float> e = data_view(fm, w.env.data());
+  for (int l = 0; l < kLanes; ++l) {
+    for (int k = 0; k < fm.ncollider; ++k) {
+      const int g = fm.geom_collider[k];
+      for (int j = 0; j < 3; ++j) e.geom_xpos[3 * g + j] = d.geom_xpos[3 * g + j].lane(l);
+      for (int j = 0; j < 9; ++j) e.geom_xmat[9 * g + j] = d.geom_xmat[9 * g + j].lane(l);
+    }
+    for (int j = 0; j < 3 * fm.nbody; ++j) e.xpos[j] = d.xpos[j].lane(l);
+    for (int j = 0; j < 6 * fm.nbody; ++j) e.cvel[j] = d.cvel[j].lane(l);
+    detect_contacts(fm, e);
+    contacts_to_slots(fm, e, l, w);
+  }
+}
+#endif
+
+// actuator_forces for slot_step_supported's actuators, lane by lane: the same operations.
+template <class F>
+void slot_actuator_forces(const ModelView<float>& fm, const DataView<F>& d, const F* ctrl) {
+  for (int i = 0; i < fm.nv; ++i) d.qfrc_actuator[i] = F(0);
+  if (fm.disable_actuation) {
+    for (int a = 0; a < fm.nu; ++a) d.actuator_force[a] = d.act_dot[a] = F(0);
+    return;
+  }
+  auto clampf = [](F x, float lo, float hi) { return select(x < F(lo), F(lo), select(x > F(hi), F(hi), x)); };
+  for (int a = 0; a < fm.nu; ++a) {
+    const int j = fm.actuator_trnid[a], dof = fm.jnt_dofadr[j];
+    const float gear = fm.actuator_gear[a];
+    F u = ctrl ? ctrl[a] : F(0);
+    if (fm.actuator_ctrllimited[a] && !fm.disable_clampctrl)
+      u = clampf(u, fm.actuator_ctrlrange[2 * a], fm.actuator_ctrlrange[2 * a + 1]);
+    const F length = F(gear) * d.qpos[fm.jnt_qposadr[j]], velocity = F(gear) * d.qvel[dof];
+    F force;
+    switch (fm.actuator_kind[a]) {
+      case kActPosition:
+        force = F(fm.actuator_kp[a]) * (u - length) - F(fm.actuator_kv[a]) * velocity;
+        break;
+      case kActVelocity:
+        force = F(fm.actuator_kv[a]) * (u - velocity);
+        break;
+      case kActGeneral: {
+        const float* gp = fm.actuator_gainprm + kNumGainPrm * a;
+        const float* bp = fm.actuator_biasprm + kNumGainPrm * a;
+        const F gain =
+            fm.actuator_gaintype[a] == kGainAffine ? F(gp[0]) + F(gp[1]) * length + F(gp[2]) * velocity : F(gp[0]);
+        force = gain * u;
+        if (fm.actuator_biastype[a] == kBiasAffine) force += F(bp[0]) + F(bp[1]) * length + F(bp[2]) * velocity;
+        break;
+      }
+      default:
+        force = u;
+        break;
+    }
+    if (fm.actuator_forcelimited[a])
+      force = clampf(force, fm.actuator_forcerange[2 * a], fm.actuator_forcerange[2 * a + 1]);
+    d.actuator_force[a] = force;
+    d.qfrc_actuator[dof] += F(gear) * force;
+  }
+  for (int jj = 0; jj < fm.njnt; ++jj) {  // clamp_joint_actuator_forces
+    if (!fm.jnt_actfrclimited[jj]) continue;
+    const int t = fm.jnt_type[jj], n = t == kJointFree ? 6 : t == kJointBall ? 3 : 1;
+    for (int k = 0; k < n; ++k) {
+      F& f = d.qfrc_actuator[fm.jnt_dofadr[jj] + k];
+      f = clampf(f, fm.jnt_actfrcrange[2 * jj], fm.jnt_actfrcrange[2 * jj + 1]);
+    }
+  }
+}
+
+}  // namespace slot_step_detail
+
+// One inner substep (see the top of this file) of every lane of d: fm is the float view of the
+// model, m its view for F (lane_model_view for LaneFloat), ctrl nu values of F.
+template <class F>
+void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const F* ctrl,
+                  const SlotLayout& lay, SlotStepWork<F>& w) {
+  using namespace slot_step_detail;
+  const int nv = fm.nv;
+  const float h = static_cast<float>(fm.timestep);
+  smooth_forces(m, d, false);
+  slot_collide(fm, m, d, w);
+  slot_actuator_forces(fm, d, ctrl);
+  // soft_constraint_acceleration, with the rows and the solve in slots
+  factor_mass_load(m, d, F(0));
+  factor_mass_eliminate(m, d);
+  for (int i = 0; i < nv; ++i) d.qLDiagSqrtInv[i] = F(1) / m_sqrt(d.qLD[i * nv + i]);
+  for (int i = 0; i < nv; ++i)
+    d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
+  solve_mass(m, d, d.qacc_smooth);
+  w.nrows = build_slot_rows(fm, m, d, lay, w.contacts(lay), h, w.rows.out());
+  slot_newton_solve(m, d, w.rows.rows(w.nrows), w.scratch.data());
+  for (int i = 0; i < (fm.newton_warmstart ? nv : 0); ++i) d.qacc_solver[i] = d.qacc[i];
+  for (int i = 0; i < nv && fm.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];
+  const float hd = fm.implicit_damping ? h : 0.0f;  // (Euler)
+  bool damped = false;
+  for (int i = 0; i < nv && hd > 0.0f; ++i) damped = damped || fm.dof_damping[i] != 0.0f;
+  if (damped) {
+    factor_mass_load(m, d, F(hd));
+    factor_mass_eliminate(m, d);
+    for (int i = 0; i < nv; ++i)
+      d.qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
+    solve_mass(m, d, d.qacc);
+  }
+  // physics_substep's end: the warm start, then Euler
+  for (int i = 0; i < (fm.newton_warmstart ? nv : 0); ++i) d.qacc_warmstart[i] = d.qacc_solver[i];
+  for (int i = 0; i < nv; ++i) d.qvel[i] += F(h) * d.qacc[i];
+  integrate_positions(m, d.qpos, d.qvel, F(h));
+}
+#endif
+
+}  // namespace rlt
