@@ -252,6 +252,13 @@ int run_model_bench(const BenchOptions& opts) {
   Runtime rt(bench_placement(opts), opts.threads);
   if (!rt.note().empty()) std::fprintf(stderr, "%s\n", rt.note().c_str());
   const bool on_cuda = rt.env_device() == Device::kCuda;  // the batch steps on the envs' device
+  if (opts.lanes) {  // (refused before any timing: one line naming the file and why)
+    if (on_cuda)
+      throw ConfigError("--lanes: the physics in SIMD lanes is the CPU executor's (this bench runs on cuda)");
+    std::string why;
+    if (!make_physics_lanes(HostModel<float>(model).view(), &why))
+      throw ConfigError("--lanes: " + opts.model_path + ": not in lanes yet: " + why);
+  }
   if (memory_check_enabled()) {
     // The batch, and the copy of its rows and contact counts read back after the timing (host).
     EnvMemory mem = physics_batch_memory(model);
@@ -278,6 +285,7 @@ int run_model_bench(const BenchOptions& opts) {
   out["control_dt"] = opts.control_dt;
   out["substeps"] = substeps;
   out["scalar"] = "float";
+  out["lanes"] = opts.lanes;
   out["results"] = nlohmann::json::array();
   if (on_cuda) {
     std::printf(
@@ -286,8 +294,10 @@ int run_model_bench(const BenchOptions& opts) {
         opts.model_path.c_str(), static_cast<long long>(rt.device_threads()), model.timestep, substeps,
         opts.control_dt);
   } else {
-    std::printf("rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step\n",
-                opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt);
+    std::printf(
+        "rltrain bench --model %s: cpu, %d threads, float, timestep %g s, %d substeps per %g s control step%s\n",
+        opts.model_path.c_str(), threads, model.timestep, substeps, opts.control_dt,
+        opts.lanes ? ", in SIMD lanes (rows and solve in slots)" : "");
   }
   // Memory per env (what the batch allocates, physics_batch_memory, as the memory check counts it):
   // its physics row (float; the contacts sized from the model's capacity, sim/model_view.h:
@@ -325,6 +335,8 @@ int run_model_bench(const BenchOptions& opts) {
   for (const std::int64_t n : opts.num_envs) {
     // The same batch on either executor: random controls drawn on it (seed 7), then the physics.
     auto batch = rt.make_physics_batch(model, n, substeps, 7);
+    std::string why;
+    if (opts.lanes && !batch->set_lanes(true, &why)) throw ConfigError("--lanes: " + opts.model_path + ": " + why);
     for (u32 w = 0; w < 2; ++w) batch->control_step(CtrlMode::kRandom, w);  // warm-up: first touch
     batch->synchronize();
     // Time-boxed unless --steps: at least 3 control steps and about a second.

@@ -26,6 +26,7 @@ struct BenchOptions {
   std::string gemm_precision;            // the PPO rows' ppo.gemm_precision ("": each config's own)
   std::string model_path;                // MJCF model for run_model_bench
   double control_dt = 0.05;              // s per control step (run_model_bench); a multiple of the model's timestep
+  bool lanes = false;                    // run_model_bench: the physics in SIMD lanes (PhysicsBatch::set_lanes)
 };
 
 int run_bench(const BenchOptions& opts);

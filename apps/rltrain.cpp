@@ -356,6 +356,10 @@ Command add_bench(CLI::App& app) {
                                 "MJCF model: measure physics and control steps/s with random controls instead of envs");
   b->add_option("--control-dt", bench.control_dt,
                 "With --model: seconds per control step (a whole number of physics steps)");
+  auto* b_lanes = b->add_flag("--lanes", bench.lanes,
+                              "With --model: step 8 envs at once in SIMD lanes, constraint rows and solve in slots "
+                              "(CPU; MuJoCo Playground's scenes; docs/ARCHITECTURE.md)");
+  b_lanes->needs(b_model);
   b_model->excludes(b_env);
   b_model->excludes(b_mpi);
   return {b, [o, b_sizes]() {

@@ -32,6 +32,19 @@
 namespace rlt {
 
 class CudaExecutor;
+class CpuExecutor;
+
+// The CPU executor's batch physics in SIMD lanes (sim/slot_step.h; envs/physics_batch.cpp): groups
+// of kLanes envs step every substep in lanes (the last one's sensors and Euler update alone), every
+// substep's rows and solve in slots. make_physics_lanes: null, with the reason in *why, for a model
+// the slots do not cover (sim/slot_rows.h, sim/slot_step.h). physics_lanes_step: a control step of
+// every env of the batch (rows of layout.row floats, ctrl nu floats per env or null, ncon one int
+// per env).
+struct PhysicsLanes;
+std::shared_ptr<PhysicsLanes> make_physics_lanes(const ModelView<float>& m, std::string* why);
+void physics_lanes_step(const PhysicsLanes& lanes, const CpuExecutor& exec, const ModelView<float>& m,
+                        const DataLayout& layout, float* data, const float* ctrl, int substeps, int* ncon,
+                        i64 num_envs);
 
 enum class CtrlMode : int { kZero = 0, kRandom = 1, kManual = 2 };
 
@@ -119,6 +132,9 @@ class PhysicsBatch {
   // One control step: every env's controls (mode; manual: the values set_manual_ctrl gave), then
   // substeps() physics steps with them held. Queued on the executor.
   virtual void control_step(CtrlMode mode, std::uint32_t step) = 0;
+  // The physics in SIMD lanes from the next control step on (on: make_physics_lanes' path, CPU only;
+  // off: one env at a time, newton_solve). False, with the reason in *why, where lanes cannot run.
+  virtual bool set_lanes(bool on, std::string* why) = 0;
   virtual void set_manual_ctrl(const std::vector<float>& ctrl) = 0;  // nu values (fewer: zeros)
   // Envs whose state went non-finite start over; reset_counts() says how often, per env.
   virtual void reset_nonfinite() = 0;
@@ -194,10 +210,28 @@ class PhysicsBatchT final : public PhysicsBatch {
       parallel_for(
           m_exec, m_num_envs,
           ModelCtrlEnvs{m_ctrl.data(), m_range.data(), m_manual.data(), nu, static_cast<int>(mode), m_seed, step});
+    if constexpr (Exec::kDevice == Device::kCpu) {
+      if (m_lanes) {
+        physics_lanes_step(*m_lanes, m_exec, m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr,
+                           m_substeps, m_ncon.data(), m_num_envs);
+        return;
+      }
+    }
     parallel_for(m_exec, m_num_envs,
                  PhysicsStepEnvs<float>{m_view, m_layout, m_data.data(), nu > 0 ? m_ctrl.data() : nullptr, m_substeps,
                                         m_ncon.data(), workspace()},
                  Items::kCostly);
+  }
+  bool set_lanes(bool on, std::string* why) override {
+    m_lanes.reset();
+    if (!on) return true;
+    if constexpr (Exec::kDevice == Device::kCpu) {
+      m_lanes = make_physics_lanes(m_view, why);
+      return m_lanes != nullptr;
+    } else {
+      *why = "the physics in lanes is the CPU executor's";
+      return false;
+    }
   }
   void set_manual_ctrl(const std::vector<float>& ctrl) override {
     std::vector<float> c(static_cast<size_t>(m_manual.size()), 0.0f);
@@ -273,6 +307,8 @@ class PhysicsBatchT final : public PhysicsBatch {
   Buffer<float> m_ctrl;            // (num_envs x nu)
   Buffer<int> m_ncon;              // (num_envs) contacts after the last physics step
   Buffer<std::uint32_t> m_resets;  // (num_envs) non-finite resets
+  // set_lanes (CPU): the slots' layout of the model
+  std::shared_ptr<PhysicsLanes> m_lanes;
   typename Exec::template Readback<float> m_pose_readback;
   bool m_pose_requested = false;
 };

@@ -171,7 +171,8 @@ struct SlotRowsOut {
   F* aref;
   F* R;
   F* fl;
-  F* real;  // 1 in the lanes that have the slot's row, 0 in those holding an inert one
+  F* real;    // 1 in the lanes that have the slot's row, 0 in those holding an inert one
+  int* cand;  // the contact candidate a slot is an edge of, -1 for a friction loss or a limit
 };
 #if !defined(__CUDACC__)
 template <class F>
@@ -182,6 +183,7 @@ int build_slot_rows(const ModelView<float>& fm, const ModelView<F>& m, const Dat
   int n = 0;
   auto open = [&](int s, int kind, int deep, int top, int deep_b, int top_b) {  // slot s, J zero
     out.deep[s] = deep, out.top[s] = top, out.deep_b[s] = deep_b, out.top_b[s] = top_b, out.kind[s] = kind;
+    out.cand[s] = -1;
     F* J = out.J + s * nv;
     for (int i = 0; i < nv; ++i) J[i] = F(0);
     out.fl[s] = F(0), out.real[s] = F(1);
@@ -247,9 +249,11 @@ int build_slot_rows(const ModelView<float>& fm, const ModelView<F>& m, const Dat
     t = select(flat, a - dot(a, nrm) * nrm, t);
     const Vec3<F> t1 = (F(1) / m_sqrt(dot(t, t))) * t, t2 = cross(nrm, t1);
     const int s0 = n;
-    for (int e = 0; e < edges; ++e)
+    for (int e = 0; e < edges; ++e) {
       open(s0 + e, kScalarInequality, layout.cand_deep[static_cast<size_t>(c)], layout.cand_top[static_cast<size_t>(c)],
            layout.cand_deep_b[static_cast<size_t>(c)], layout.cand_top_b[static_cast<size_t>(c)]);
+      out.cand[s0 + e] = c;
+    }
     for (int side = 0; side < 2; ++side) {
       const int b = side == 0 ? b2 : b1;
       const float sign = side == 0 ? 1.0f : -1.0f;
@@ -339,17 +343,17 @@ inline bool contact_slots_from_envs(const ModelView<float>& m, const SlotLayout&
 // Host: room for a layout's rows (build_slot_rows' output) and the solve's forces.
 template <class F>
 struct SlotRowsBuffer {
-  std::vector<int> deep, top, deep_b, top_b, kind;
+  std::vector<int> deep, top, deep_b, top_b, kind, cand;
   std::vector<F> J, aref, R, fl, real, force;
   explicit SlotRowsBuffer(const SlotLayout& lay) {
     const size_t n = static_cast<size_t>(lay.max_slots);
-    deep.resize(n), top.resize(n), deep_b.resize(n), top_b.resize(n), kind.resize(n);
+    deep.resize(n), top.resize(n), deep_b.resize(n), top_b.resize(n), kind.resize(n), cand.resize(n);
     J.resize(n * static_cast<size_t>(lay.nv)), aref.resize(n), R.resize(n), fl.resize(n), real.resize(n),
         force.resize(n);
   }
   SlotRowsOut<F> out() {
-    return {deep.data(), top.data(),  deep_b.data(), top_b.data(), kind.data(),
-            J.data(),    aref.data(), R.data(),      fl.data(),    real.data()};
+    return {deep.data(), top.data(), deep_b.data(), top_b.data(), kind.data(), J.data(),
+            aref.data(), R.data(),   fl.data(),     real.data(),  cand.data()};
   }
   SlotRows<F> rows(int n) {
     SlotRows<F> r;

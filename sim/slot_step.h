@@ -19,6 +19,7 @@
 #pragma once
 
 #if !defined(__CUDACC__)
+#include <algorithm>
 #include <string>
 #include <vector>
 #endif
@@ -27,7 +28,10 @@
 #include "sim/contact.h"
 #include "sim/dynamics.h"
 #include "sim/newton_lanes.h"
+#include "sim/physics_step.h"
+#include "sim/sensors.h"
 #include "sim/slot_rows.h"
+#include "sim/transmission.h"
 
 namespace rlt {
 
@@ -55,9 +59,13 @@ struct SlotStepWork {
   std::vector<F> depth, pos, normal;
   SlotRowsBuffer<F> rows;
   std::vector<F> scratch;
-  std::vector<float> env;  // a lane's poses for detect_contacts (F = LaneFloat)
-  std::vector<int> first;  // per geom_collide pair: its first candidate
-  int nrows = 0;           // the last substep's slots
+  std::vector<float> env;   // a lane's poses for detect_contacts (F = LaneFloat)
+  std::vector<int> first;   // per geom_collide pair: its first candidate
+  int nrows = 0;            // the last substep's slots
+  SlotNewtonStats stats{};  // the last solve's, per lane
+  // (lanes, the last substep) each lane's contact list as detect_contacts left it
+  std::vector<float> lists;
+  int ncon[16] = {};
 
   SlotStepWork(const ModelView<float>& m, const SlotLayout& lay)
       : depth(lay.cand_pair.size(), F(-1.0f)),
@@ -66,7 +74,8 @@ struct SlotStepWork {
         rows(lay),
         scratch(static_cast<size_t>(slot_newton_scratch(m.nv, lay.max_slots)), F(0.0f)),
         env(static_cast<size_t>(data_size(m)), 0.0f),
-        first(static_cast<size_t>(m.ncollide), -1) {
+        first(static_cast<size_t>(m.ncollide), -1),
+        lists(static_cast<size_t>(LaneCount<F>::value) * kContactStride * static_cast<size_t>(m.ncon_max) + 1, 0.0f) {
     for (size_t k = lay.cand_pair.size(); k-- > 0;) first[static_cast<size_t>(lay.cand_pair[k])] = static_cast<int>(k);
   }
   ContactSlots<F> contacts(const SlotLayout& lay) const {
@@ -105,14 +114,14 @@ void contacts_to_slots(const ModelView<float>& m, const DataView<float>& d, int 
 // lane's poses (the colliders' geom frames, the bodies' frames and velocities: what detect_contacts
 // reads) copied into a float block.
 inline void slot_collide(const ModelView<float>& fm, const ModelView<float>&, const DataView<float>& d,
-                         SlotStepWork<float>& w) {
+                         SlotStepWork<float>& w, bool = false) {
   for (float& x : w.depth) x = -1.0f;
   detect_contacts(fm, d);
   contacts_to_slots(fm, d, 0, w);
 }
 #if defined(RLT_LANES)
 inline void slot_collide(const ModelView<float>& fm, const ModelView<LaneFloat>&, const DataView<LaneFloat>& d,
-                         SlotStepWork<LaneFloat>& w) {
+                         SlotStepWork<LaneFloat>& w, bool keep_lists = false) {
   for (LaneFloat& x : w.depth) x = LaneFloat(-1.0f);
   const DataView<float> e = data_view(fm, w.env.data());
   for (int l = 0; l < kLanes; ++l) {
@@ -125,6 +134,10 @@ inline void slot_collide(const ModelView<float>& fm, const ModelView<LaneFloat>&
     for (int j = 0; j < 6 * fm.nbody; ++j) e.cvel[j] = d.cvel[j].lane(l);
     detect_contacts(fm, e);
     contacts_to_slots(fm, e, l, w);
+    if (!keep_lists) continue;
+    w.ncon[l] = static_cast<int>(e.ncon[0]);
+    std::copy(e.contact, e.contact + kContactStride * w.ncon[l],
+              w.lists.data() + size_t(l) * kContactStride * fm.ncon_max);
   }
 }
 #endif
@@ -183,18 +196,13 @@ void slot_actuator_forces(const ModelView<float>& fm, const DataView<F>& d, cons
 
 }  // namespace slot_step_detail
 
-// One inner substep (see the top of this file) of every lane of d: fm is the float view of the
-// model, m its view for F (lane_model_view for LaneFloat), ctrl nu values of F.
+// The constrained acceleration of a substep whose forces and contact candidates are in d and w
+// (soft_constraint_acceleration's steps, the rows and the solve in slots), then the implicit damping.
 template <class F>
-void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const F* ctrl,
-                  const SlotLayout& lay, SlotStepWork<F>& w) {
-  using namespace slot_step_detail;
+void slot_acceleration(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const SlotLayout& lay,
+                       SlotStepWork<F>& w) {
   const int nv = fm.nv;
   const float h = static_cast<float>(fm.timestep);
-  smooth_forces(m, d, false);
-  slot_collide(fm, m, d, w);
-  slot_actuator_forces(fm, d, ctrl);
-  // soft_constraint_acceleration, with the rows and the solve in slots
   factor_mass_load(m, d, F(0));
   factor_mass_eliminate(m, d);
   for (int i = 0; i < nv; ++i) d.qLDiagSqrtInv[i] = F(1) / m_sqrt(d.qLD[i * nv + i]);
@@ -202,23 +210,152 @@ void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataV
     d.qacc_smooth[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] - d.qfrc_bias[i];
   solve_mass(m, d, d.qacc_smooth);
   w.nrows = build_slot_rows(fm, m, d, lay, w.contacts(lay), h, w.rows.out());
-  slot_newton_solve(m, d, w.rows.rows(w.nrows), w.scratch.data());
+  slot_newton_solve(m, d, w.rows.rows(w.nrows), w.scratch.data(), &w.stats);
   for (int i = 0; i < (fm.newton_warmstart ? nv : 0); ++i) d.qacc_solver[i] = d.qacc[i];
   for (int i = 0; i < nv && fm.nbody_acc > 0; ++i) d.sensor_qacc[i] = d.qacc[i];
   const float hd = fm.implicit_damping ? h : 0.0f;  // (Euler)
   bool damped = false;
   for (int i = 0; i < nv && hd > 0.0f; ++i) damped = damped || fm.dof_damping[i] != 0.0f;
-  if (damped) {
-    factor_mass_load(m, d, F(hd));
-    factor_mass_eliminate(m, d);
-    for (int i = 0; i < nv; ++i)
-      d.qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
-    solve_mass(m, d, d.qacc);
-  }
-  // physics_substep's end: the warm start, then Euler
-  for (int i = 0; i < (fm.newton_warmstart ? nv : 0); ++i) d.qacc_warmstart[i] = d.qacc_solver[i];
-  for (int i = 0; i < nv; ++i) d.qvel[i] += F(h) * d.qacc[i];
+  if (!damped) return;
+  factor_mass_load(m, d, F(hd));
+  factor_mass_eliminate(m, d);
+  for (int i = 0; i < nv; ++i)
+    d.qacc[i] = d.qfrc_applied[i] + d.qfrc_actuator[i] + d.qfrc_passive[i] + d.qfrc_constraint[i] - d.qfrc_bias[i];
+  solve_mass(m, d, d.qacc);
+}
+
+// physics_substep's end: the next substep's warm start, then Euler.
+template <class F>
+void slot_advance(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d) {
+  const float h = static_cast<float>(fm.timestep);
+  for (int i = 0; i < (fm.newton_warmstart ? fm.nv : 0); ++i) d.qacc_warmstart[i] = d.qacc_solver[i];
+  for (int i = 0; i < fm.nv; ++i) d.qvel[i] += F(h) * d.qacc[i];
   integrate_positions(m, d.qpos, d.qvel, F(h));
+}
+
+// One inner substep (see the top of this file) of every lane of d: fm is the float view of the
+// model, m its view for F (lane_model_view for LaneFloat), ctrl nu values of F.
+template <class F>
+void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const F* ctrl,
+                  const SlotLayout& lay, SlotStepWork<F>& w) {
+  using namespace slot_step_detail;
+  smooth_forces(m, d, false);
+  slot_collide(fm, m, d, w);
+  slot_actuator_forces(fm, d, ctrl);
+  slot_acceleration(fm, m, d, lay, w);
+  slot_advance(fm, m, d);
+}
+
+// An env's rows (lane `lane` of the slots of the last solve) into its d.efc in constraint_rows'
+// order, each with its force and owner (a contact edge: the contact's index in d's list, as the
+// list is in the candidates' order), d.nefc and d.solver_niter; then the contacts' forces
+// (constraint_contact_forces), which the sensors and cfrc_ext read.
+template <class F>
+void slot_env_forces(const ModelView<float>& m, const DataView<float>& d, const SlotStepWork<F>& w, int lane) {
+  int r = 0, con = -1, last = -1;
+  for (int s = 0; s < w.nrows; ++s) {
+    if (lane_value(w.rows.real[static_cast<size_t>(s)], lane) == 0.0f) continue;
+    const int c = w.rows.cand[static_cast<size_t>(s)];
+    if (c >= 0 && c != last) ++con, last = c;
+    const int dof = w.rows.deep[static_cast<size_t>(s)];
+    float* e = d.efc + r * kEfcStride;
+    e[kEfcOwner] = c >= 0                                                                      ? float(con)
+                   : w.rows.kind[static_cast<size_t>(s)] == constraint_detail::kScalarFriction ? float(-2 - dof)
+                                                                                               : -1.0f;
+    e[kEfcForce] = lane_value(w.rows.force[static_cast<size_t>(s)], lane);
+    ++r;
+  }
+  d.nefc[0] = float(r);
+  d.solver_niter[0] = float(w.stats.iterations[lane]);
+  constraint_contact_forces(m, d, r);
+}
+
+// The last substep of a control step for one env with the rows and the solve in slots:
+// physics_substep's (every pose placed, the model's sensors computed), the contact list with its
+// forces for the sensors and cfrc_ext.
+inline void slot_last_substep(const ModelView<float>& m, const DataView<float>& d, const float* ctrl,
+                              const SlotLayout& lay, SlotStepWork<float>& w) {
+  using namespace slot_step_detail;
+  smooth_forces(m, d, true);
+  slot_collide(m, m, d, w);
+  slot_actuator_forces(m, d, ctrl);
+  slot_acceleration(m, m, d, lay, w);
+  slot_env_forces(m, d, w, 0);
+  if (m.nsensor > 0) compute_sensors(m, d);
+  slot_advance(m, m, d);
+}
+
+// A control step of one env with every substep's rows and solve in slots: physics_step's (cfrc_ext,
+// the pushing contacts' count), the inner substeps by slot_substep, the last by slot_last_substep.
+// A batch in lanes gives each env these bits.
+inline void slot_physics_step(const ModelView<float>& m, const DataView<float>& d, const float* ctrl, int substeps,
+                              int* num_contacts, const SlotLayout& lay, SlotStepWork<float>& w) {
+  for (int s = 0; s + 1 < substeps; ++s) slot_substep(m, m, d, ctrl, lay, w);
+  if (substeps > 0) {
+    slot_last_substep(m, d, ctrl, lay, w);
+    contact_external_forces(m, d, m.timestep);
+  } else {
+    for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = 0.0f;
+  }
+  if (num_contacts) *num_contacts = substeps > 0 ? active_contacts(d) : 0;
+}
+#endif
+
+#if defined(RLT_LANES) && !defined(__CUDACC__)
+// Host: the workspace of a batch thread stepping groups of kLanes envs in lanes.
+struct SlotLanesWork {
+  SlotStepWork<LaneFloat> lanes;
+  SlotStepWork<float> alone;
+  std::vector<LaneFloat> block;  // the group's data, field-major (data_size(m) lanes)
+  std::vector<LaneFloat> ctrl;
+  std::vector<float> workspace;  // one env's constraint workspace (DataLayout::workspace)
+  SlotLanesWork(const ModelView<float>& m, const SlotLayout& lay)
+      : lanes(m, lay),
+        alone(m, lay),
+        block(static_cast<size_t>(data_size(m)), LaneFloat(0.0f)),
+        ctrl(static_cast<size_t>(m.nu) + 1, LaneFloat(0.0f)),
+        workspace(static_cast<size_t>(data_layout(m).workspace) + 1, 0.0f) {}
+};
+
+// A control step of kLanes envs (rows[l]: env l's data row, DataLayout::row floats; ctrl[l] its nu
+// controls or null): every substep's physics in lanes; in the last, after the constrained
+// acceleration, each env alone takes its contact list and forces, its sensors and the Euler update.
+// Each env gets slot_physics_step's bits (tests/sim/test_newton_lanes.cpp).
+inline void slot_physics_step_lanes(const ModelView<float>& m, const ModelView<LaneFloat>& lm, float* const* rows,
+                                    const float* const* ctrl, int substeps, int* const* num_contacts,
+                                    const SlotLayout& lay, SlotLanesWork& w) {
+  using namespace slot_step_detail;
+  const DataLayout layout = data_layout(m);
+  if (substeps > 0) {
+    gather_lanes(w.block.data(), const_cast<const float* const*>(rows), layout.row);
+    for (int a = 0; a < m.nu; ++a)
+      for (int l = 0; l < kLanes; ++l) w.ctrl[static_cast<size_t>(a)].set_lane(l, ctrl[l] ? ctrl[l][a] : 0.0f);
+    const DataView<LaneFloat> d = data_view(lm, w.block.data());
+    for (int s = 0; s + 1 < substeps; ++s) slot_substep(m, lm, d, w.ctrl.data(), lay, w.lanes);
+    smooth_forces(lm, d, true);
+    slot_collide(m, lm, d, w.lanes, true);
+    slot_actuator_forces(m, d, w.ctrl.data());
+    slot_acceleration(m, lm, d, lay, w.lanes);
+    scatter_lanes(rows, w.block.data(), layout.row);
+  }
+  const DataView<LaneFloat> ld = data_view(lm, w.block.data());
+  for (int l = 0; l < kLanes; ++l) {
+    const DataView<float> d = data_view(layout, rows[l], w.workspace.data());
+    if (substeps > 0) {
+      // (the scatter moved the rows; the solver's acceleration lives in the workspace)
+      for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i) d.qacc_solver[i] = ld.qacc_solver[i].lane(l);
+      d.ncon[0] = float(w.lanes.ncon[l]);
+      const float* list = w.lanes.lists.data() + size_t(l) * kContactStride * m.ncon_max;
+      std::copy(list, list + kContactStride * w.lanes.ncon[l], d.contact);
+      slot_env_forces(m, d, w.lanes, l);
+      if (m.nsensor > 0) compute_sensors(m, d);
+      slot_advance(m, m, d);
+      contact_external_forces(m, d, m.timestep);
+    } else {
+      for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = 0.0f;
+    }
+    if (num_contacts[l]) *num_contacts[l] = substeps > 0 ? active_contacts(d) : 0;
+  }
 }
 #endif
 

@@ -742,6 +742,29 @@ TEST(CliBench, PhasesSplitThePpoIterationsCpuTime) {
   EXPECT_NE(no.err.find("--no-ppo excludes --phases"), std::string::npos) << no.err;
 }
 
+// bench --model --lanes: the physics in SIMD lanes on a Playground scene, the JSON says so; a model the
+// slots do not cover (the Ant: no iterations budget) and --lanes without --model are refused, exit 2.
+TEST(CliBench, ModelInLanes) {
+  TempDir tmp;
+  const std::string go1 = std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/go1/scene_mjx_feetonly_flat_terrain.xml";
+  const Args bench = {"bench", "--model", go1, "--device", "cpu", "--threads", "1", "--num-envs", "9", "--steps", "2",
+                      "--control-dt", "0.02", "--lanes", "--json", tmp / "b.json"};
+  const CliResult r = run_cli(bench, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(bench, r);
+  EXPECT_NE(r.out.find("in SIMD lanes"), std::string::npos) << r.out;
+  const auto js = read_json(tmp / "b.json");
+  EXPECT_TRUE(js["lanes"].get<bool>());
+  EXPECT_EQ(js["results"][0]["nonfinite_envs"].get<long>(), 0);
+  const std::string ant = std::string(RLTRAIN_SOURCE_DIR) + "/envs/assets/ant.xml";
+  CliResult no = run_cli({"bench", "--model", ant, "--device", "cpu", "--num-envs", "8", "--lanes"}, tmp.path());
+  EXPECT_EQ(no.exit_code, 2);
+  EXPECT_NE(no.err.find("--lanes: " + ant + ": not in lanes yet: no iterations budget"), std::string::npos) << no.err;
+  EXPECT_EQ(no.out.find("num_envs"), std::string::npos) << "it measured before refusing: " << no.out;
+  no = run_cli({"bench", "--env", "cartpole", "--num-envs", "8", "--lanes", "--no-ppo"}, tmp.path());
+  EXPECT_EQ(no.exit_code, 2);
+  EXPECT_NE(no.err.find("--lanes requires --model"), std::string::npos) << no.err;
+}
+
 TEST_F(CliBadInput, BenchBadNumEnvs) {
   for (const std::string sizes : {"0,x", "4,x", "", "4,,8", "-1", "1.5"})
     bad({"bench", "--num-envs", sizes, "--no-ppo"},

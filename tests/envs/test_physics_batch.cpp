@@ -1,6 +1,7 @@
 // PhysicsBatch (envs/physics_batch.h) on the CPU executor: the batch steps exactly what the per-env
-// functors step by hand, one env resets alone, manual controls reach every env, poses come in the
-// VecEnv layout, bad indices are refused. (Its CUDA twin is compared in tests/sim/test_contacts_cuda.cpp.)
+// functors step by hand (one env at a time, and in SIMD lanes with set_lanes), one env resets alone,
+// manual controls reach every env, poses come in the VecEnv layout, bad indices are refused. (Its CUDA twin is compared
+// in tests/sim/test_contacts_cuda.cpp.)
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "envs/physics_batch.h"
 #include "sim/cpu_executor.h"
 #include "sim/mjcf.h"
+#include "sim/slot_step.h"
 
 namespace rlt {
 namespace {
@@ -91,6 +93,70 @@ TEST(PhysicsBatch, PosesAreEachGeomsPositionThenRotation) {
   }
   EXPECT_EQ(batch->draw_geoms().size(), static_cast<size_t>(ng));
   EXPECT_THROW(batch->request_draw_poses({{2, 2}}), std::out_of_range);
+}
+
+// set_lanes: groups of eight envs in SIMD lanes and the rest alone give every env slot_physics_step's
+// bits (13 envs: one group and five alone), on one thread or two alike; a model the slots do not
+// cover is refused with the reason, and the batch steps on as before.
+TEST(PhysicsBatch, InLanesEachEnvStepsAsSlotPhysicsStepAlone) {
+  const Model model = load_mjcf(std::string(RLT_SOURCE_DIR) + "/envs/assets/go1/scene_mjx_feetonly_flat_terrain.xml");
+  const int n = 13, substeps = 5;
+  const HostModel<float> host(model);
+  const ModelView<float>& m = host.view();
+  const DataLayout layout = data_layout(m);
+  SlotLayout lay;
+  std::string why;
+  ASSERT_TRUE(lay.build(m, &why)) << why;
+  SlotStepWork<float> w(m, lay);
+  std::vector<std::vector<float>> got;
+  for (int threads : {1, 2}) {
+    CpuExecutor exec(threads);
+    auto batch = make_physics_batch(model, n, substeps, 5, exec);
+    ASSERT_TRUE(batch->set_lanes(true, &why)) << why;
+    // by hand: each env's row with a workspace of its own, the batch's controls
+    std::vector<std::vector<float>> env(n);
+    for (int e = 0; e < n; ++e) {
+      env[static_cast<size_t>(e)] = batch->row(e);
+      env[static_cast<size_t>(e)].resize(static_cast<size_t>(layout.total), 0.0f);
+    }
+    for (u32 k = 0; k < 6; ++k) {
+      batch->control_step(CtrlMode::kRandom, k);
+      for (int e = 0; e < n; ++e) {
+        const std::vector<float> c = batch->ctrl_row(e);
+        int ncon = 0;
+        slot_physics_step(m, data_view(m, env[static_cast<size_t>(e)].data()), c.data(), substeps, &ncon, lay, w);
+      }
+    }
+    std::vector<float> data;
+    std::vector<int> ncon;
+    batch->download(&data, &ncon);
+    for (int e = 0; e < n; ++e) {
+      const DataView<float> a = data_view(layout, data.data() + e * layout.row, static_cast<float*>(nullptr));
+      const DataView<float> b = data_view(m, env[static_cast<size_t>(e)].data());
+      for (int i = 0; i < m.nq; ++i)
+        ASSERT_EQ(a.qpos[i], b.qpos[i]) << threads << " threads, env " << e << " qpos " << i;
+      for (int i = 0; i < m.nv; ++i)
+        ASSERT_EQ(a.qvel[i], b.qvel[i]) << threads << " threads, env " << e << " qvel " << i;
+      for (int i = 0; i < m.nsensordata; ++i)
+        ASSERT_EQ(a.sensordata[i], b.sensordata[i]) << "env " << e << " sensor " << i;
+      EXPECT_EQ(ncon[static_cast<size_t>(e)], active_contacts(b)) << "env " << e;
+    }
+    std::vector<float> state;
+    for (int e = 0; e < n; ++e) {
+      const float* row = data.data() + e * layout.row;
+      state.insert(state.end(), row + layout.qpos, row + layout.qpos + m.nq);
+      state.insert(state.end(), row + layout.qvel, row + layout.qvel + m.nv);
+    }
+    got.push_back(state);
+  }
+  EXPECT_EQ(got[0], got[1]) << "the thread count changed the bits";
+  // the Ant (solved to convergence: no iterations budget) is refused, and steps on one env at a time
+  CpuExecutor exec(1);
+  auto ant_batch = make_physics_batch(ant(), 2, 5, 5, exec);
+  EXPECT_FALSE(ant_batch->set_lanes(true, &why));
+  EXPECT_NE(why.find("no iterations budget"), std::string::npos) << why;
+  ant_batch->control_step(CtrlMode::kRandom, 0);
+  EXPECT_TRUE(ant_batch->set_lanes(false, &why));
 }
 
 }  // namespace

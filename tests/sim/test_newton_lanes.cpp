@@ -400,6 +400,77 @@ TEST(SlotStep, LanesStepEachEnvAsItsFloatStepDoes) {
   }
 }
 
+// A control step in lanes (slot_physics_step_lanes: the inner substeps in lanes, the last per env)
+// gives each env slot_physics_step's bits: the state, the sensors, cfrc_ext, the contact list and
+// the count of pushing contacts; against physics_step (newton_solve) one control step lands within
+// float rounding grown over its substeps.
+TEST(SlotStep, ControlStepInLanesIsEachEnvsSlotPhysicsStep) {
+  const Scene robots[] = {kScenes[0], kScenes[1], kScenes[2]};
+  for (const Scene& sc : robots) {
+    Envs e(load(sc), sc.substeps, 6u);
+    const ModelView<float>& m = e.host.view();
+    const ModelView<LaneFloat> lm = lane_model_view(m);
+    SlotLayout lay;
+    std::string why;
+    ASSERT_TRUE(lay.build(m, &why) && slot_step_supported(m, &why)) << name(sc) << ": " << why;
+    const int substeps = 5;
+    std::vector<std::vector<float>> lanes = e.blocks, alone = e.blocks, reference = e.blocks;
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> u(-0.3f, 0.3f);
+    std::vector<std::vector<float>> ctrl(kLanes, std::vector<float>(static_cast<size_t>(m.nu) + 1, 0.0f));
+    for (auto& c : ctrl)
+      for (int a = 0; a < m.nu; ++a) c[static_cast<size_t>(a)] = u(rng);
+    SlotLanesWork lw(m, lay);
+    SlotStepWork<float> fw(m, lay);
+    double worst = 0;
+    for (int step = 0; step < 3; ++step) {
+      float* rows[kLanes];
+      const float* cptr[kLanes];
+      int ncon_lanes[kLanes], ncon_alone[kLanes];
+      int* nptr[kLanes];
+      for (int l = 0; l < kLanes; ++l)
+        rows[l] = lanes[static_cast<size_t>(l)].data(), cptr[l] = ctrl[static_cast<size_t>(l)].data(),
+        nptr[l] = &ncon_lanes[l];
+      slot_physics_step_lanes(m, lm, rows, cptr, substeps, nptr, lay, lw);
+      for (int l = 0; l < kLanes; ++l) {
+        const DataView<float> a = data_view(m, alone[static_cast<size_t>(l)].data());
+        slot_physics_step(m, a, cptr[l], substeps, &ncon_alone[l], lay, fw);
+        const DataView<float> b = data_view(data_layout(m), rows[l], lw.workspace.data());
+        const std::string where =
+            std::string(name(sc)) + " step " + std::to_string(step) + " lane " + std::to_string(l);
+        ASSERT_EQ(ncon_lanes[l], ncon_alone[l]) << where;
+        ASSERT_EQ(b.ncon[0], a.ncon[0]) << where;
+        for (int i = 0; i < m.nq; ++i) ASSERT_EQ(b.qpos[i], a.qpos[i]) << where << " qpos[" << i << "]";
+        for (int i = 0; i < (m.newton_warmstart ? m.nv : 0); ++i)
+          ASSERT_EQ(b.qacc_warmstart[i], a.qacc_warmstart[i]) << where << " qacc_warmstart[" << i << "]";
+        for (int i = 0; i < m.nv; ++i) {
+          ASSERT_EQ(b.qvel[i], a.qvel[i]) << where << " qvel[" << i << "]";
+          ASSERT_EQ(b.qacc[i], a.qacc[i]) << where << " qacc[" << i << "]";
+        }
+        for (int i = 0; i < m.nsensordata; ++i)
+          ASSERT_EQ(b.sensordata[i], a.sensordata[i]) << where << " sensordata[" << i << "]";
+        for (int i = 0; i < 6 * m.nbody; ++i)
+          ASSERT_EQ(b.cfrc_ext[i], a.cfrc_ext[i]) << where << " cfrc_ext[" << i << "]";
+        for (int i = 0; i < kContactStride * static_cast<int>(a.ncon[0]); ++i)
+          ASSERT_EQ(b.contact[i], a.contact[i]) << where << " contact[" << i << "]";
+        if (step > 0) continue;
+        const DataView<float> r = data_view(m, reference[static_cast<size_t>(l)].data());
+        physics_step(m, r, cptr[l], substeps, static_cast<int*>(nullptr));
+        double err = 0, scale = 1;
+        for (int i = 0; i < m.nv; ++i) {
+          err = std::max(err, std::fabs(static_cast<double>(a.qvel[i]) - r.qvel[i]));
+          scale = std::max(scale, 1.0 + std::fabs(static_cast<double>(r.qvel[i])));
+        }
+        EXPECT_LE(err / scale, kAgainstNewtonSolve) << where << ": qvel against physics_step";
+        worst = std::max(worst, err / scale);
+      }
+    }
+    std::printf(
+        "  %s: one control step (%d substeps) against physics_step: worst |v - v_ref|_inf / (1 + |v_ref|_inf) %.2e\n",
+        name(sc), substeps, worst);
+  }
+}
+
 }  // namespace
 }  // namespace rlt
 #endif
