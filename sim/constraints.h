@@ -1436,6 +1436,31 @@ RLT_HD void newton_hessian(const ModelView<T>& m, const DataView<T>& d, int nr, 
 // rather than H's envelope.
 constexpr int kNewtonLowRank = 4;
 
+// A small symmetric positive definite k x k matrix C (row-major; its lower triangle is read) as
+// L D L^T in place: unit L below the diagonal, D on it (the Woodbury systems of newton_low_rank_solve
+// and sim/newton_lanes.h); then t <- C^-1 t with those factors.
+template <class T>
+RLT_HD void small_ldlt_factor(T* C, int k) {
+  for (int x = 0; x < k; ++x) {
+    for (int y = 0; y < x; ++y) {
+      T v = C[x * k + y];
+      for (int q = 0; q < y; ++q) v -= C[x * k + q] * C[q * k + q] * C[y * k + q];
+      C[x * k + y] = v / C[y * k + y];
+    }
+    T v = C[x * k + x];
+    for (int q = 0; q < x; ++q) v -= C[x * k + q] * C[x * k + q] * C[q * k + q];
+    C[x * k + x] = v;
+  }
+}
+template <class T>
+RLT_HD void small_ldlt_solve(const T* C, int k, T* t) {
+  for (int x = 0; x < k; ++x)
+    for (int q = 0; q < x; ++q) t[x] -= C[x * k + q] * t[q];
+  for (int x = 0; x < k; ++x) t[x] /= C[x * k + x];
+  for (int x = k - 1; x >= 0; --x)
+    for (int q = x + 1; q < k; ++q) t[x] -= C[q * k + x] * t[q];
+}
+
 // dir <- (H_tree + sum_x h_x J_x^T J_x)^-1 (H_tree dir) for the k scalar rows x in `rows` (their h in
 // kNewtonH, > 0), given dir = H_tree^-1 b and H_tree's tree factors in ld (Woodbury's identity):
 // z_x = H_tree^-1 J_x^T, C = diag(1 / h_x) + J Z (k x k, symmetric positive definite), C t = J dir,
@@ -1465,21 +1490,8 @@ RLT_HD void newton_low_rank_solve(const ModelView<T>& m, const DataView<T>& d, c
     C[x * k + x] += T(1) / d.efc_newton[rows[x] * kNewtonStride + kNewtonH];
   }
   // C = L D L^T in place (k <= kNewtonLowRank; C is positive definite), then t <- C^-1 t
-  for (int x = 0; x < k; ++x) {
-    for (int y = 0; y < x; ++y) {
-      T v = C[x * k + y];
-      for (int q = 0; q < y; ++q) v -= C[x * k + q] * C[q * k + q] * C[y * k + q];
-      C[x * k + y] = v / C[y * k + y];
-    }
-    T v = C[x * k + x];
-    for (int q = 0; q < x; ++q) v -= C[x * k + q] * C[x * k + q] * C[q * k + q];
-    C[x * k + x] = v;
-  }
-  for (int x = 0; x < k; ++x)
-    for (int q = 0; q < x; ++q) t[x] -= C[x * k + q] * t[q];
-  for (int x = 0; x < k; ++x) t[x] /= C[x * k + x];
-  for (int x = k - 1; x >= 0; --x)
-    for (int q = x + 1; q < k; ++q) t[x] -= C[q * k + x] * t[q];
+  small_ldlt_factor(C, k);
+  small_ldlt_solve(static_cast<const T*>(C), k, t);
   for (int x = 0; x < k; ++x) {
     const T* z = scratch + x * nv;
     for (int i = 0; i < nv; ++i) dir[i] -= t[x] * z[i];

@@ -1,6 +1,6 @@
 // MuJoCo's Newton solve on constraint rows in slots, written once for one env (F = float: the
-// CUDA thread, the scalar reference) and for kLanes envs in SIMD lanes (F = LaneFloat): measured,
-// not yet wired into a batch (docs/ARCHITECTURE.md "Physics in lanes: measured").
+// CUDA thread, the scalar reference) and for kLanes envs in SIMD lanes (F = LaneFloat): the CPU
+// PhysicsBatch's physics in lanes (sim/slot_step.h; docs/ARCHITECTURE.md "Physics in lanes").
 //
 // Slots. Lanes step one instruction stream, so every lane must see the same rows: slot s holds the
 // same constraint in every lane (an edge of a contact between the same two geoms, a joint's limit,
@@ -392,26 +392,13 @@ RLT_HD int slot_newton_solve(const ModelView<F>& m, const DataView<F>& d, const 
         for (int j = 0; j <= k; ++j)
           S[k * ncross + j] = r * slot_dot(m, rows, cross[k], Z + j * nv) + F(j == k ? 1.0f : 0.0f);
       }
-      for (int k = 0; k < ncross; ++k) {  // (unit L below the diagonal, D on it)
-        for (int j = 0; j < k; ++j) {
-          F v = S[k * ncross + j];
-          for (int i = 0; i < j; ++i) v -= S[k * ncross + i] * S[j * ncross + i] * S[i * ncross + i];
-          S[k * ncross + j] = v / S[j * ncross + j];
-        }
-        F v = S[k * ncross + k];
-        for (int i = 0; i < k; ++i) v -= S[k * ncross + i] * S[k * ncross + i] * S[i * ncross + i];
-        S[k * ncross + k] = v;
-      }
+      small_ldlt_factor(S, ncross);
     }
     for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
     tree_ltdl_solve(m, static_cast<const F*>(H), dir);
     if (ncross > 0) {
       for (int k = 0; k < ncross; ++k) c[k] = m_sqrt(h[cross[k]]) * slot_dot(m, rows, cross[k], dir);
-      for (int k = 0; k < ncross; ++k)
-        for (int i = 0; i < k; ++i) c[k] -= S[k * ncross + i] * c[i];
-      for (int k = 0; k < ncross; ++k) c[k] /= S[k * ncross + k];
-      for (int k = ncross - 1; k >= 0; --k)
-        for (int i = k + 1; i < ncross; ++i) c[k] -= S[i * ncross + k] * c[i];
+      small_ldlt_solve(static_cast<const F*>(S), ncross, c);
       for (int k = 0; k < ncross; ++k)
         for (int i = 0; i < nv; ++i) dir[i] -= c[k] * Z[k * nv + i];
     }

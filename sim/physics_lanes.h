@@ -1,5 +1,5 @@
-// The robots' physics in SIMD lanes (measured, not wired into a batch: docs/ARCHITECTURE.md
-// "Physics in lanes: measured"): the templates of sim/dynamics.h instantiated with T = LaneFloat
+// The robots' physics in SIMD lanes (docs/ARCHITECTURE.md "Physics in lanes"; a whole substep:
+// sim/slot_step.h): the templates of sim/dynamics.h instantiated with T = LaneFloat
 // (sim/lanes.h) step kLanes envs of one model at once, every lane computing the bits that T = float
 // computes for its env (tests/sim/test_physics_lanes.cpp, tools/bench_physics_lanes.cpp).
 //

@@ -1,6 +1,6 @@
 // Constraint rows built in slots (sim/newton_lanes.h's SlotRows) for one env (F = float) or kLanes
-// envs in SIMD lanes (F = LaneFloat), from one source: measured, not yet wired into a batch
-// (docs/ARCHITECTURE.md "Physics in lanes: measured").
+// envs in SIMD lanes (F = LaneFloat), from one source: the CPU PhysicsBatch's physics in lanes
+// (sim/slot_step.h; docs/ARCHITECTURE.md "Physics in lanes").
 //
 // A model's row candidates, in MuJoCo's order (constraint_rows): each dof's friction loss, each
 // limited hinge or slide joint's lower then upper limit, then per geom pair the model may collide

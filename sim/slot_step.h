@@ -1,16 +1,19 @@
-// An inner physics substep with the constraint rows in slots (sim/slot_rows.h) and MuJoCo's Newton
-// solve on them (sim/newton_lanes.h), for one env (F = float: the scalar reference) or kLanes envs
-// in SIMD lanes (F = LaneFloat), from one source: measured, not yet wired into a batch
-// (docs/ARCHITECTURE.md "Physics in lanes: measured").
+// A physics substep and a control step with the constraint rows in slots (sim/slot_rows.h) and
+// MuJoCo's Newton solve on them (sim/newton_lanes.h), for one env (F = float: the reference, and
+// the batch's last envs) or kLanes envs in SIMD lanes (F = LaneFloat), from one source: the CPU
+// PhysicsBatch's physics in lanes (envs/physics_batch.cpp, set_lanes; docs/ARCHITECTURE.md
+// "Physics in lanes").
 //
-// slot_substep is physics_substep's Euler substep without sensors (physics_step's inner substeps:
-// smooth forces placing only the poses a substep reads, contacts, actuator forces, the soft
-// constraints, the implicit damping, the Euler update) with two changes: the rows come from
-// build_slot_rows and the solve is slot_newton_solve, so an env's step equals newton_solve's to
-// float rounding, not bit for bit. In lanes the narrow phase runs per lane, in the scalar code
-// (detect_contacts) on that lane's poses: the candidate pairs are the model's, but their contacts
-// branch on the geometry. Every other stage runs in lanes, and each lane gets the bits the float
-// instance gives its env (tests/sim/test_newton_lanes.cpp).
+// slot_substep is physics_substep's inner Euler substep (smooth forces placing only the poses a
+// substep reads, contacts, actuator forces, the soft constraints, the implicit damping, the Euler
+// update) with two changes: the rows come from build_slot_rows and the solve is
+// slot_newton_solve, so an env's step equals newton_solve's to float rounding, not bit for bit.
+// The control step's last substep (slot_last_substep, slot_physics_step_lanes) places every pose,
+// gives the contact list its forces and computes the sensors, as physics_step's. In lanes the
+// narrow phase runs per lane, in the scalar code (detect_contacts) on that lane's poses: the
+// candidate pairs are the model's, but their contacts branch on the geometry. Every other stage
+// runs in lanes, and each lane gets the bits the float instance gives its env
+// (tests/sim/test_newton_lanes.cpp, tests/envs/test_physics_batch.cpp).
 //
 // Scope: SlotLayout's (the rows of MuJoCo Playground's scenes) and slot_step_supported's: Euler,
 // joint-transmission actuators (motor, position, velocity, general with fixed or affine gain and
@@ -98,9 +101,13 @@ void contacts_to_slots(const ModelView<float>& m, const DataView<float>& d, int 
     const float* con = d.contact + kContactStride * i;
     const int key = (static_cast<int>(con[kConGeom1]) << kGeomCollideShift) | static_cast<int>(con[kConGeom2]);
     if (key != last) {
-      while (m.geom_collide[k] != key) ++k;  // (the list follows the pair order)
+      while (k < m.ncollide && m.geom_collide[k] != key) ++k;  // (the list follows the pair order)
       last = key, rank = 0;
     }
+    // (pair_contact_capacity bounds what a pair emits, and sizes the candidates: never past them)
+    if (k == m.ncollide || rank >= pair_contact_capacity(m.geom_type[key >> kGeomCollideShift],
+                                                         m.geom_type[key & kGeomCollideMask]))
+      continue;
     const size_t c = static_cast<size_t>(w.first[static_cast<size_t>(k)] + rank++);
     set_lane_value(w.depth[c], lane, con[kConDepth]);
     for (size_t j = 0; j < 3; ++j) {
@@ -233,16 +240,25 @@ void slot_advance(const ModelView<float>& fm, const ModelView<F>& m, const DataV
   integrate_positions(m, d.qpos, d.qvel, F(h));
 }
 
+// A substep up to its acceleration: smooth forces, the narrow phase, the actuator forces, the
+// constrained acceleration; in the last substep of a control step (`last`) every pose placed and,
+// in lanes, each lane's contact list kept (SlotStepWork::lists).
+template <class F>
+void slot_forward(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const F* ctrl,
+                  const SlotLayout& lay, SlotStepWork<F>& w, bool last) {
+  using namespace slot_step_detail;
+  smooth_forces(m, d, last);
+  slot_collide(fm, m, d, w, last);
+  slot_actuator_forces(fm, d, ctrl);
+  slot_acceleration(fm, m, d, lay, w);
+}
+
 // One inner substep (see the top of this file) of every lane of d: fm is the float view of the
 // model, m its view for F (lane_model_view for LaneFloat), ctrl nu values of F.
 template <class F>
 void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataView<F>& d, const F* ctrl,
                   const SlotLayout& lay, SlotStepWork<F>& w) {
-  using namespace slot_step_detail;
-  smooth_forces(m, d, false);
-  slot_collide(fm, m, d, w);
-  slot_actuator_forces(fm, d, ctrl);
-  slot_acceleration(fm, m, d, lay, w);
+  slot_forward(fm, m, d, ctrl, lay, w, false);
   slot_advance(fm, m, d);
 }
 
@@ -275,11 +291,7 @@ void slot_env_forces(const ModelView<float>& m, const DataView<float>& d, const 
 // forces for the sensors and cfrc_ext.
 inline void slot_last_substep(const ModelView<float>& m, const DataView<float>& d, const float* ctrl,
                               const SlotLayout& lay, SlotStepWork<float>& w) {
-  using namespace slot_step_detail;
-  smooth_forces(m, d, true);
-  slot_collide(m, m, d, w);
-  slot_actuator_forces(m, d, ctrl);
-  slot_acceleration(m, m, d, lay, w);
+  slot_forward(m, m, d, ctrl, lay, w, true);
   slot_env_forces(m, d, w, 0);
   if (m.nsensor > 0) compute_sensors(m, d);
   slot_advance(m, m, d);
@@ -332,10 +344,7 @@ inline void slot_physics_step_lanes(const ModelView<float>& m, const ModelView<L
       for (int l = 0; l < kLanes; ++l) w.ctrl[static_cast<size_t>(a)].set_lane(l, ctrl[l] ? ctrl[l][a] : 0.0f);
     const DataView<LaneFloat> d = data_view(lm, w.block.data());
     for (int s = 0; s + 1 < substeps; ++s) slot_substep(m, lm, d, w.ctrl.data(), lay, w.lanes);
-    smooth_forces(lm, d, true);
-    slot_collide(m, lm, d, w.lanes, true);
-    slot_actuator_forces(m, d, w.ctrl.data());
-    slot_acceleration(m, lm, d, lay, w.lanes);
+    slot_forward(m, lm, d, w.ctrl.data(), lay, w.lanes, true);
     scatter_lanes(rows, w.block.data(), layout.row);
   }
   const DataView<LaneFloat> ld = data_view(lm, w.block.data());

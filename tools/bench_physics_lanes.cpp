@@ -2,7 +2,7 @@
 // (T = float) against kLanes envs in SIMD lanes (T = LaneFloat, sim/physics_lanes.h), one thread,
 // per stage and in all, on the same states; and the whole physics_step (contacts and the
 // constraint solver included) for the share the smooth stages take of it (Amdahl). See
-// docs/ARCHITECTURE.md "Physics in lanes: measured".
+// docs/ARCHITECTURE.md "Physics in lanes".
 //
 //   bench_physics_lanes [--envs 1024] [--rounds 5] [--reps 20] [MODEL.xml ...]
 //
