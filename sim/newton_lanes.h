@@ -7,11 +7,12 @@
 // a dof's friction loss), whose Jacobian is zero off one dof chain (deep up to top), or off two
 // (a contact between two limbs: the second from deep_b up to top_b, below where it meets the
 // first), that do not depend on the lane. A lane where that constraint is not active holds an
-// inert row: J = 0 and aref = -1, so J a - aref = 1 > 0, an inequality that never pushes (force 0,
-// h 0, cost 0). The robots MuJoCo Playground trains have only such rows (feet against the floor,
-// joint limits, friction losses; the G1's hands against its thighs on two chains); a row over
-// three branches (a tendon across three limbs) or an elliptic cone does not fit, and
-// such models keep sim/constraints.h's newton_solve.
+// inert row: J = 0, aref = -1, R = 1 and no friction-loss bound, so J a - aref = 1 whatever a: an
+// inequality slot's row never pushes (force 0, h 0), a friction slot's sits on its constant side
+// (force -0, h 0), an equality slot's reports force -1 with h 1; with J = 0 none of them reaches
+// the gradient, H or the line search's cost. The robots MuJoCo Playground trains have only such rows (feet against the
+// floor, joint limits, friction losses; the G1's hands against its thighs on two chains); a row over three branches (a
+// tendon across three limbs) or an elliptic cone does not fit, and such models keep sim/constraints.h's newton_solve.
 //
 // The algorithm is newton_solve's under a model's iterations budget (m.newton_iterations, float):
 // MuJoCo's warm start, then per iteration the rows' forces and h at a, g = M (a - a0) - J^T f,
@@ -21,10 +22,12 @@
 // points and decisions, here a state machine per lane, LaneLineSearch: every lane asks for one
 // point per round and all of them are evaluated by one pass over the slots), and MuJoCo's stopping
 // tests (gradient, improvement, Newton decrement) with newton_solve's guards (a non-finite step,
-// no descent, a step below rounding). What decides is scalar code per lane; what costs (rows,
-// H, its factors, the products with M and J) runs in lanes. Each lane computes the bits that
-// F = float computes for that env on the same slots (tests/sim/test_newton_lanes.cpp); against
-// newton_solve the answers differ by float rounding (H's factors, the order of the sums).
+// no descent, a step below rounding). Not newton_solve's refinement stop (no row changed piece since
+// the last step, and the correction is below rounding or no longer shrinking): where that stops,
+// this takes one more line search, whose step is of the rounding's size. What decides is scalar code per lane; what
+// costs (rows, H, its factors, the products with M and J) runs in lanes. Each lane computes the bits that F = float
+// computes for that env on the same slots (tests/sim/test_newton_lanes.cpp); against newton_solve the answers differ by
+// float rounding (H's factors, the order of the sums).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -77,8 +80,9 @@ struct SlotRows {
   F* force = nullptr;
 };
 
-// The most two-chain slots a solve takes (their low-rank correction is a k x k system).
-constexpr int kSlotMaxCross = 16;
+// The most two-chain slots a solve takes (their low-rank correction is a k x k system; SlotLayout
+// and slot_rows_from_envs refuse a model or a group that could have more).
+constexpr int kSlotMaxCross = 32;
 // Scratch of slot_newton_solve: values of F.
 RLT_HD RLT_INLINE int slot_newton_scratch(int nv, int n) {
   return 6 * n + 4 * nv + nv * nv + kSlotMaxCross * nv + kSlotMaxCross * kSlotMaxCross + kSlotMaxCross;

@@ -121,6 +121,7 @@ struct SlotLayout {
       if (m.jnt_limited[j] && (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide))
         limited_joints.push_back(j);
     max_slots = static_cast<int>(friction_dofs.size() + 2 * limited_joints.size());
+    int two_chain = 0;  // contact rows that can lie on two chains (newton_lanes.h: at most kSlotMaxCross)
     for (int k = 0; k < m.ncollide; ++k) {
       const int g1 = m.geom_collide[k] >> kGeomCollideShift, g2 = m.geom_collide[k] & kGeomCollideMask;
       const ContactParams<float> cp = contact_params(m, g1, g2);
@@ -144,6 +145,8 @@ struct SlotLayout {
       if (pa.empty()) pa.swap(pb);
       const int deep = pa.empty() ? -1 : pa.front(), top = pa.empty() ? 0 : pa.back();
       const int deep_b = pb.empty() ? -1 : pb.front(), top_b = pb.empty() ? 0 : pb.back();
+      if (deep_b >= 0) two_chain += pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]) * edges;
+      if (two_chain > kSlotMaxCross) return *why = "more contact rows on two chains than kSlotMaxCross", false;
       for (int r = 0; r < pair_contact_capacity(m.geom_type[g1], m.geom_type[g2]); ++r) {
         cand_pair.push_back(k), cand_edges.push_back(edges);
         cand_deep.push_back(deep), cand_top.push_back(top), cand_deep_b.push_back(deep_b), cand_top_b.push_back(top_b);

@@ -60,6 +60,7 @@ inline bool slot_step_supported(const ModelView<float>& m, std::string* why) {
 template <class F>
 struct SlotStepWork {
   std::vector<F> depth, pos, normal;
+  std::vector<F> index;  // per candidate and lane: the contact's index in that env's contact list
   SlotRowsBuffer<F> rows;
   std::vector<F> scratch;
   std::vector<float> env;   // a lane's poses for detect_contacts (F = LaneFloat)
@@ -74,6 +75,7 @@ struct SlotStepWork {
       : depth(lay.cand_pair.size(), F(-1.0f)),
         pos(3 * lay.cand_pair.size(), F(0.0f)),
         normal(3 * lay.cand_pair.size(), F(0.0f)),
+        index(lay.cand_pair.size(), F(-1.0f)),
         rows(lay),
         scratch(static_cast<size_t>(slot_newton_scratch(m.nv, lay.max_slots)), F(0.0f)),
         env(static_cast<size_t>(data_size(m)), 0.0f),
@@ -104,12 +106,14 @@ void contacts_to_slots(const ModelView<float>& m, const DataView<float>& d, int 
       while (k < m.ncollide && m.geom_collide[k] != key) ++k;  // (the list follows the pair order)
       last = key, rank = 0;
     }
-    // (pair_contact_capacity bounds what a pair emits, and sizes the candidates: never past them)
-    if (k == m.ncollide || rank >= pair_contact_capacity(m.geom_type[key >> kGeomCollideShift],
-                                                         m.geom_type[key & kGeomCollideMask]))
+    // (cannot happen: detect_contacts lists the geom_collide pairs in order, and pair_contact_capacity,
+    // which sizes the candidates, bounds what a pair emits; a guard against writing past them)
+    if (k == m.ncollide ||
+        rank >= pair_contact_capacity(m.geom_type[key >> kGeomCollideShift], m.geom_type[key & kGeomCollideMask]))
       continue;
     const size_t c = static_cast<size_t>(w.first[static_cast<size_t>(k)] + rank++);
     set_lane_value(w.depth[c], lane, con[kConDepth]);
+    set_lane_value(w.index[c], lane, float(i));
     for (size_t j = 0; j < 3; ++j) {
       set_lane_value(w.pos[3 * c + j], lane, con[kConPos + j]);
       set_lane_value(w.normal[3 * c + j], lane, con[kConNormal + j]);
@@ -263,21 +267,30 @@ void slot_substep(const ModelView<float>& fm, const ModelView<F>& m, const DataV
 }
 
 // An env's rows (lane `lane` of the slots of the last solve) into its d.efc in constraint_rows'
-// order, each with its force and owner (a contact edge: the contact's index in d's list, as the
-// list is in the candidates' order), d.nefc and d.solver_niter; then the contacts' forces
-// (constraint_contact_forces), which the sensors and cfrc_ext read.
+// order, each with its force and owner (a contact edge: its contact's index in d's list, which also
+// holds contacts within the margin that make no rows), d.nefc and d.solver_niter; the contact list
+// as constraint_rows leaves it (each contact's force, flag and friction cleared, its mu the pair's,
+// no torsion row); then the contacts' forces (constraint_contact_forces), which the sensors and
+// cfrc_ext read.
 template <class F>
 void slot_env_forces(const ModelView<float>& m, const DataView<float>& d, const SlotStepWork<F>& w, int lane) {
-  int r = 0, con = -1, last = -1;
+  using namespace constraint_detail;
+  for (int i = 0; i < static_cast<int>(d.ncon[0]); ++i) {
+    float* con = d.contact + kContactStride * i;
+    con[kConForce] = con[kConActive] = 0.0f;
+    con[kConFriction] = con[kConFriction + 1] = con[kConFriction + 2] = 0.0f;
+    con[kConMu] = contact_params(m, static_cast<int>(con[kConGeom1]), static_cast<int>(con[kConGeom2])).mu_raw;
+    con[kConTorqueRow] = 0.0f;  // (SlotLayout refuses condim 4 and 6)
+  }
+  int r = 0;
   for (int s = 0; s < w.nrows; ++s) {
     if (lane_value(w.rows.real[static_cast<size_t>(s)], lane) == 0.0f) continue;
     const int c = w.rows.cand[static_cast<size_t>(s)];
-    if (c >= 0 && c != last) ++con, last = c;
     const int dof = w.rows.deep[static_cast<size_t>(s)];
     float* e = d.efc + r * kEfcStride;
-    e[kEfcOwner] = c >= 0                                                                      ? float(con)
-                   : w.rows.kind[static_cast<size_t>(s)] == constraint_detail::kScalarFriction ? float(-2 - dof)
-                                                                                               : -1.0f;
+    e[kEfcOwner] = c >= 0 ? lane_value(w.index[static_cast<size_t>(c)], lane)
+                   : w.rows.kind[static_cast<size_t>(s)] == kScalarFriction ? float(-2 - dof)
+                                                                            : -1.0f;
     e[kEfcForce] = lane_value(w.rows.force[static_cast<size_t>(s)], lane);
     ++r;
   }

@@ -4,6 +4,7 @@
 // in tests/sim/test_contacts_cuda.cpp.)
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -150,13 +151,74 @@ TEST(PhysicsBatch, InLanesEachEnvStepsAsSlotPhysicsStepAlone) {
     got.push_back(state);
   }
   EXPECT_EQ(got[0], got[1]) << "the thread count changed the bits";
-  // the Ant (solved to convergence: no iterations budget) is refused, and steps on one env at a time
+  // the Ant (solved to convergence: no iterations budget) is refused with the reason
   CpuExecutor exec(1);
   auto ant_batch = make_physics_batch(ant(), 2, 5, 5, exec);
   EXPECT_FALSE(ant_batch->set_lanes(true, &why));
   EXPECT_NE(why.find("no iterations budget"), std::string::npos) << why;
-  ant_batch->control_step(CtrlMode::kRandom, 0);
-  EXPECT_TRUE(ant_batch->set_lanes(false, &why));
+}
+
+// Two batches in lanes stepped in turns on one executor (each thread's workspace made again for the
+// other model) give each env slot_physics_step's bits; after set_lanes(false) a batch steps one env
+// at a time again, as PhysicsStepEnvs by hand; and a refused batch steps on that way.
+TEST(PhysicsBatch, LanesBatchesInTurnsAndBackToOneEnvAtATime) {
+  const std::string dir = std::string(RLT_SOURCE_DIR) + "/envs/assets/";
+  const Model models[2] = {load_mjcf(dir + "go1/scene_mjx_feetonly_flat_terrain.xml"),
+                           load_mjcf(dir + "g1/scene_mjx_feetonly_flat_terrain.xml")};
+  CpuExecutor exec(2);
+  const int n = 9, substeps = 4;
+  std::string why;
+  std::vector<std::unique_ptr<PhysicsBatch>> batches;
+  std::vector<std::unique_ptr<HostModel<float>>> hosts;
+  std::vector<SlotLayout> layouts(2);
+  std::vector<std::vector<std::vector<float>>> env(2);
+  for (int b = 0; b < 2; ++b) {
+    batches.push_back(make_physics_batch(models[b], n, substeps, 9, exec));
+    ASSERT_TRUE(batches[static_cast<size_t>(b)]->set_lanes(true, &why)) << why;
+    hosts.push_back(std::make_unique<HostModel<float>>(models[b]));
+    ASSERT_TRUE(layouts[static_cast<size_t>(b)].build(hosts.back()->view(), &why)) << why;
+    const DataLayout l = data_layout(hosts.back()->view());
+    for (int e = 0; e < n; ++e) {
+      env[static_cast<size_t>(b)].push_back(batches.back()->row(e));
+      env[static_cast<size_t>(b)].back().resize(static_cast<size_t>(l.total), 0.0f);
+    }
+  }
+  for (u32 k = 0; k < 3; ++k)
+    for (int b = 0; b < 2; ++b) {
+      PhysicsBatch& batch = *batches[static_cast<size_t>(b)];
+      const ModelView<float>& m = hosts[static_cast<size_t>(b)]->view();
+      batch.control_step(CtrlMode::kRandom, k);
+      SlotStepWork<float> w(m, layouts[static_cast<size_t>(b)]);
+      for (int e = 0; e < n; ++e) {
+        const std::vector<float> c = batch.ctrl_row(e);
+        const DataView<float> d = data_view(m, env[static_cast<size_t>(b)][static_cast<size_t>(e)].data());
+        slot_physics_step(m, d, c.data(), substeps, nullptr, layouts[static_cast<size_t>(b)], w);
+        const std::vector<float> row = batch.row(e);
+        for (int i = 0; i < m.nq; ++i)
+          ASSERT_EQ(row[static_cast<size_t>(batch.layout().qpos + i)], d.qpos[i]) << "batch " << b << " env " << e;
+      }
+    }
+  // back to one env at a time: the next step as PhysicsStepEnvs by hand from the batch's rows
+  PhysicsBatch& go1 = *batches[0];
+  const ModelView<float>& m = hosts[0]->view();
+  const DataLayout& l = go1.layout();
+  EXPECT_TRUE(go1.set_lanes(false, &why));
+  std::vector<float> data, by_hand;
+  std::vector<int> ncon, ncon_hand(n);
+  go1.download(&by_hand, &ncon);
+  go1.control_step(CtrlMode::kRandom, 3);
+  std::vector<float> ctrl;
+  for (int e = 0; e < n; ++e) {
+    const std::vector<float> c = go1.ctrl_row(e);
+    ctrl.insert(ctrl.end(), c.begin(), c.end());
+  }
+  for (int e = 0; e < n; ++e) PhysicsStepEnvs<float>{m, l, by_hand.data(), ctrl.data(), substeps, ncon_hand.data()}(e);
+  go1.download(&data, &ncon);
+  for (int e = 0; e < n; ++e)
+    for (int i = 0; i < m.nq; ++i)
+      ASSERT_EQ(data[static_cast<size_t>(e * l.row + l.qpos + i)], by_hand[static_cast<size_t>(e * l.row + l.qpos + i)])
+          << "env " << e << " after set_lanes(false)";
+  EXPECT_EQ(ncon, ncon_hand);
 }
 
 }  // namespace

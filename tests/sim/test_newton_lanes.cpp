@@ -113,6 +113,9 @@ const char* const kStackedSpheres = R"(<mujoco><option iterations="2" ls_iterati
     </worldbody></mujoco>)";
 
 constexpr double kAgainstNewtonSolve = 1e-4;
+// A control step's contact forces, cfrc_ext and sensors against physics_step's, relative to the
+// largest of each (measured worst in the test's output).
+constexpr double kStepAgainstPhysicsStep = 1e-3;
 
 struct Scene {
   const char* file;  // under envs/assets, or (xml) the model's text
@@ -229,6 +232,71 @@ TEST(SlotNewton, RowsThatDoNotFitAreRefusedWithTheReason) {
 }
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// LaneLineSearch (one lane, its points from slot_line_point) against mujoco_line_search on the same
+// rows: the same steps and gains, bit for bit, over random problems whose searches stop at every
+// exit (the first point, the one-sided steps, the bracket's candidates, its midpoint at rounding,
+// the budget) and budgets of 2 to 9 points.
+TEST(SlotNewton, LineSearchIsMujocosStepForStep) {
+  using namespace constraint_detail;
+  using namespace slot_newton_detail;
+  const Model model = load(kScenes[0]);
+  const HostModel<float> host(model);
+  ModelView<float> m = host.view();
+  ASSERT_NE(m.cone, kConeElliptic);
+  std::vector<float> block(static_cast<size_t>(data_size(m)), 0.0f);
+  const DataView<float> d = data_view(m, block.data());
+  const int nr = std::min(12, m.nefc_max);
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<int> kind(static_cast<size_t>(nr)), deep(static_cast<size_t>(nr), -1), top(static_cast<size_t>(nr), 0);
+  std::vector<float> R(static_cast<size_t>(nr)), fl(static_cast<size_t>(nr)), D(static_cast<size_t>(nr)),
+      jar(static_cast<size_t>(nr)), jv(static_cast<size_t>(nr)), state(static_cast<size_t>(nr));
+  int exits[8] = {};
+  for (int trial = 0; trial < 3000; ++trial) {
+    m.newton_ls_iterations = 2 + trial % 8;
+    for (int r = 0; r < nr; ++r) {
+      float* e = d.efc + r * kEfcStride;
+      float* w = d.efc_newton + r * kNewtonStride;
+      const int k = static_cast<int>(3.0f * (0.5f + 0.5f * u(rng))) % 3;
+      kind[static_cast<size_t>(r)] = k == 2 ? kScalarFriction : k == 1 ? kScalarEquality : kScalarInequality;
+      e[kEfcR] = R[static_cast<size_t>(r)] = std::pow(10.0f, 2.0f * u(rng) - 1.0f);
+      e[kEfcOwner] = -1.0f;
+      w[kNewtonD] = D[static_cast<size_t>(r)] = 1.0f / e[kEfcR];
+      w[kNewtonKind] = float(kind[static_cast<size_t>(r)]);
+      w[kNewtonFl] = fl[static_cast<size_t>(r)] =
+          kind[static_cast<size_t>(r)] == kScalarFriction ? 0.5f + u(rng) : 0.0f;
+      w[kNewtonJar] = jar[static_cast<size_t>(r)] = 3.0f * u(rng);
+      w[kNewtonJv] = jv[static_cast<size_t>(r)] = 2.0f * u(rng);
+      float f, h;
+      w[kNewtonState] = float(scalar_row_force(w, e[kEfcR], w[kNewtonJar], &f, &h));
+      state[static_cast<size_t>(r)] = w[kNewtonState];
+    }
+    const float dMa = -std::fabs(4.0f * u(rng)) - 1e-3f, dMd = std::fabs(3.0f * u(rng)) + 1e-2f;
+    const float gtol = trial % 3 == 0 ? 1e-9f : std::pow(10.0f, -4.0f + 3.0f * u(rng));
+    float gain = 0.0f;
+    const float alpha = mujoco_line_search(m, d, nr, dMa, dMd, gtol, &gain);
+    SlotRows<float> rows;
+    rows.n = nr, rows.kind = kind.data(), rows.R = R.data(), rows.fl = fl.data(), rows.deep = deep.data();
+    rows.top = top.data();
+    LaneLineSearch ls;
+    ls.start(m.newton_ls_iterations, gtol);
+    int points = 0;
+    while (!ls.done() && points < 64) {
+      LanePoints<float> p;
+      p.alpha = ls.want;
+      slot_line_point(m, rows, D.data(), jar.data(), jv.data(), state.data(), dMa, dMd, &p);
+      ls.feed({p.alpha, p.cost, p.slope, p.curv, p.noise});
+      ++points;
+    }
+    ASSERT_TRUE(ls.done()) << "trial " << trial;
+    ASSERT_TRUE(same_bits(ls.alpha, alpha)) << "trial " << trial << ": " << ls.alpha << " against " << alpha;
+    ASSERT_TRUE(same_bits(ls.gain, gain)) << "trial " << trial << ": gain " << ls.gain << " against " << gain;
+    ++exits[std::min(points, 7)];
+  }
+  // the searches ended after 2 to 7+ points: every exit taken
+  for (int k = 2; k < 7; ++k) EXPECT_GT(exits[k], 0) << "no search ended after " << k << " points";
+}
 
 // The rows built in slots: in every lane, the slots it has are constraint_rows' rows for its env in
 // their order, bit for bit, in lanes and alone (F = float, its own rows only); and the solve on
@@ -422,7 +490,7 @@ TEST(SlotStep, ControlStepInLanesIsEachEnvsSlotPhysicsStep) {
       for (int a = 0; a < m.nu; ++a) c[static_cast<size_t>(a)] = u(rng);
     SlotLanesWork lw(m, lay);
     SlotStepWork<float> fw(m, lay);
-    double worst = 0;
+    double worst = 0, worst_read = 0;
     for (int step = 0; step < 3; ++step) {
       float* rows[kLanes];
       const float* cptr[kLanes];
@@ -463,11 +531,39 @@ TEST(SlotStep, ControlStepInLanesIsEachEnvsSlotPhysicsStep) {
         }
         EXPECT_LE(err / scale, kAgainstNewtonSolve) << where << ": qvel against physics_step";
         worst = std::max(worst, err / scale);
+        // what the task reads after the step: the contact list with its forces, cfrc_ext, the sensors
+        ASSERT_EQ(a.ncon[0], r.ncon[0]) << where;
+        auto rel = [](const float* x, const float* y, int n, int stride, int at) {
+          double e = 0, big = 1;
+          for (int i = 0; i < n; ++i) {
+            e = std::max(e, std::fabs(static_cast<double>(x[i * stride + at]) - y[i * stride + at]));
+            big = std::max(big, 1.0 + std::fabs(static_cast<double>(y[i * stride + at])));
+          }
+          return e / big;
+        };
+        for (int i = 0; i < static_cast<int>(a.ncon[0]); ++i) {
+          const float* ca = a.contact + kContactStride * i;
+          const float* cr = r.contact + kContactStride * i;
+          ASSERT_EQ(ca[kConGeom1], cr[kConGeom1]) << where << " contact " << i;
+          ASSERT_EQ(ca[kConGeom2], cr[kConGeom2]) << where << " contact " << i;
+          EXPECT_EQ(ca[kConMu], cr[kConMu]) << where << " contact " << i;
+        }
+        const int nc = static_cast<int>(a.ncon[0]);
+        const double force = std::max(rel(a.contact, r.contact, nc, kContactStride, kConForce),
+                                      std::max(rel(a.contact, r.contact, nc, kContactStride, kConFriction),
+                                               rel(a.contact, r.contact, nc, kContactStride, kConFriction + 1)));
+        const double wrench = rel(a.cfrc_ext, r.cfrc_ext, 6 * m.nbody, 1, 0);
+        const double sensors = rel(a.sensordata, r.sensordata, m.nsensordata, 1, 0);
+        EXPECT_LE(force, kStepAgainstPhysicsStep) << where << ": contact forces against physics_step";
+        EXPECT_LE(wrench, kStepAgainstPhysicsStep) << where << ": cfrc_ext against physics_step";
+        EXPECT_LE(sensors, kStepAgainstPhysicsStep) << where << ": sensordata against physics_step";
+        worst_read = std::max(worst_read, std::max(force, std::max(wrench, sensors)));
       }
     }
     std::printf(
-        "  %s: one control step (%d substeps) against physics_step: worst |v - v_ref|_inf / (1 + |v_ref|_inf) %.2e\n",
-        name(sc), substeps, worst);
+        "  %s: one control step (%d substeps) against physics_step: worst |v - v_ref|_inf / (1 + |v_ref|_inf) %.2e; "
+        "contact forces, cfrc_ext, sensordata %.2e\n",
+        name(sc), substeps, worst, worst_read);
   }
 }
 
