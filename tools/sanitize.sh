@@ -42,6 +42,11 @@ long_runs+='|IncrementalSolveAnswersAsFreshG1'
 # Twenty-eighth session: the classic VecEnv's thread-count bit check (8 s under ASan; the robot envs'
 # one is left out above; multi-threaded VecEnv steps still run here in test_vec_env and test_executor).
 long_runs+='|VecEnv.ResultsDoNotDependOnThreadCount'
+# Twenty-ninth session: the lanes' bit checks on many states (38 s under ASan: each case steps eight
+# robots to the floor first); their code runs here in SlotStep.ControlStepInLanesIsEachEnvsSlotPhysicsStep
+# (rows, solve, lanes, the last substep's forces and sensors), the line-search test and the batch's.
+long_runs+='|SlotNewton.EachLaneIsItsEnvSolvedAlone|SlotNewton.LandsWhereNewtonSolveLands'
+long_runs+='|SlotRowsTest.EachLaneHoldsItsEnvsRowsInOrder|SlotStep.LanesStepEachEnvAsItsFloatStepDoes'
 # Twenty-fifth session: the shipped Go1 policy's 16 episodes (its subject is the walking, not memory;
 # the eval path runs here in CliEvalTracking's and CliExport's shorter runs).
 long_runs+='|CliEvalTracking.ShippedGo1PolicyStillWalks'
